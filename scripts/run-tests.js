@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// Runs every compiled test file under dist/test with node's own test runner.
+// Node 20 has no glob support in `node --test`, so we list the files ourselves.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+function findTests(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return findTests(path);
+    return name.endsWith('.test.js') ? [path] : [];
+  });
+}
+
+const filter = process.argv[2];
+const files = findTests('dist/test')
+  .filter((file) => !filter || file.includes(filter))
+  .sort();
+if (files.length === 0) {
+  console.error(`no test files found${filter ? ` matching ${filter}` : ''}`);
+  process.exit(1);
+}
+const result = spawnSync(
+  process.execPath,
+  ['--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  { stdio: 'inherit' },
+);
+process.exit(result.status ?? 1);

@@ -1,0 +1,12 @@
+import type { Command } from 'commander';
+import { registerLabDropbox } from './lab-dropbox.js';
+import { registerLabHook } from './lab-hook.js';
+import { registerLabNotes } from './lab-notes.js';
+
+/** `oncely lab …`: the printed fixtures and demos of the seed documents. */
+export function registerLab(program: Command): void {
+  const lab = program.command('lab').description('run the printed fixtures and demos');
+  registerLabDropbox(lab);
+  registerLabHook(lab);
+  registerLabNotes(lab);
+}

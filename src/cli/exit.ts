@@ -1,0 +1,28 @@
+import { isOncelyError } from '../contract/errors.js';
+
+/** Exit codes shared by every command. Distinct codes let scripts tell the stops apart. */
+export const EXIT = {
+  ok: 0,
+  /** An unexpected failure, or a failure with no code of its own. */
+  failure: 1,
+  /** Bad arguments or options. */
+  usage: 2,
+  /** The server refused the request (fatal or unlisted status). */
+  fatalStatus: 3,
+  /** Every allowed attempt was used (or the retry budget ran dry). */
+  budgetExhausted: 4,
+  /** The deadline passed, or the server asked to wait past it. */
+  deadlinePassed: 5,
+  /** The outcome is unknown: the work may have happened. */
+  unknown: 6,
+  /** A check (such as `sim batch --check`) did not hold. */
+  checkFailed: 7,
+} as const;
+
+/** Prints one line, `oncely: message`, and sets a non-zero exit code. Never a stack trace for bad input. */
+export function exitWithError(error: unknown, code: number = isOncelyError(error) && error.code === 'invalid_option' ? EXIT.usage : EXIT.failure): void {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`oncely: ${message}\n`);
+  if (process.env['ONCELY_DEBUG'] && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  process.exitCode = code;
+}

@@ -1,0 +1,7 @@
+export * from './errors.js';
+export * from './headers.js';
+export * from './idempotency-key.js';
+export * from './fingerprint.js';
+export * from './status-class.js';
+export * from './retry-after.js';
+export * from './receipt.js';

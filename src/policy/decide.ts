@@ -1,0 +1,153 @@
+import { outcomeOfStatus, type Outcome } from '../contract/status-class.js';
+import { parseRetryAfter, type RetryAfter } from '../contract/retry-after.js';
+import type { Random } from '../time/random.js';
+import { backoffDelayMs } from './backoff.js';
+import type { RetryPolicyOptions } from './retry-options.js';
+
+/** What one attempt came back with, as the policy sees it. */
+export type Observation =
+  /** The server answered. */
+  | { readonly kind: 'response'; readonly status: number; readonly retryAfter?: string | null | undefined; readonly date?: string | null | undefined }
+  /**
+   * No answer we can trust: a timeout, a reset, a swallowed ack. The work may have happened.
+   * `status` is the synthetic one chosen at the adapter boundary (408).
+   */
+  | { readonly kind: 'unknown'; readonly status: number; readonly detail: string }
+  /** The operation failed in a way no retry can mend (a bug, a refused input). */
+  | { readonly kind: 'failure'; readonly detail: string };
+
+/** Why a retry loop ended. A closed set: callers switch on it. */
+export const STOP_REASONS = [
+  'ok',
+  'fatal_status',
+  'unlisted_status',
+  'operation_failed',
+  'budget_exhausted',
+  'deadline_passed',
+  'retry_budget_drained',
+  'retry_after_too_long',
+  'unsafe_to_retry',
+  'aborted',
+] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+/** Why a delay has the length it has. */
+export const DELAY_REASONS = ['backoff', 'retry-after', 'retry-after-unparsed'] as const;
+export type DelayReason = (typeof DELAY_REASONS)[number];
+
+/** The final word on an intent: done, refused, or perhaps done (never "refused" after an unknown). */
+export type FinalOutcome = 'ok' | 'fail' | 'unknown';
+
+export type Decision =
+  | {
+      readonly action: 'stop';
+      readonly reason: StopReason;
+      readonly outcome: FinalOutcome;
+      /** How this attempt was classified. */
+      readonly attemptOutcome: Outcome;
+      readonly retryAfter: RetryAfter;
+    }
+  | {
+      readonly action: 'retry';
+      readonly attemptOutcome: Outcome;
+      readonly delayMs: number;
+      readonly delayReason: DelayReason;
+      readonly retryAfter: RetryAfter;
+      /** A retry after a timeout or transport failure: it costs more retry tokens. */
+      readonly afterTimeout: boolean;
+    };
+
+/** What the policy remembers between attempts. */
+export interface RetryState {
+  /** Attempts made so far, the one being judged included. */
+  readonly attempt: number;
+  /** The last delay chosen (decorrelated jitter grows from it). */
+  readonly previousDelayMs: number;
+  /** Whether any attempt ended unknown: then a give-up is reported as unknown, not failed. */
+  readonly sawUnknown: boolean;
+}
+
+export const INITIAL_RETRY_STATE: RetryState = { attempt: 0, previousDelayMs: 0, sawUnknown: false };
+
+/** May an attempt start now? None starts at or after the deadline. */
+export function mayStartAttempt(nowMs: number, policy: Pick<RetryPolicyOptions, 'closesAt'>): boolean {
+  return nowMs < policy.closesAt;
+}
+
+/**
+ * The retry policy as a pure step: given what attempt number `state.attempt + 1` observed, the
+ * time and a source of randomness, decide whether to stop or how long to wait. Nothing here
+ * sleeps or reads a clock, so a schedule can be tested as a list of delays.
+ *
+ * Order matters and follows seed 003: success, then fatal statuses (never retried, however much
+ * budget is left), then the attempt budget, then the wait (Retry-After before backoff), then
+ * the deadline.
+ */
+export function decide(
+  state: RetryState,
+  observation: Observation,
+  nowMs: number,
+  random: Random,
+  policy: RetryPolicyOptions,
+): [Decision, RetryState] {
+  const attempt = state.attempt + 1;
+  const attemptOutcome = classify(observation, policy);
+  const sawUnknown = state.sawUnknown || attemptOutcome === 'unknown';
+  const retryAfter =
+    observation.kind === 'response' ? parseRetryAfter(observation.retryAfter, nowMs, observation.date) : ABSENT;
+  const next: RetryState = { attempt, previousDelayMs: state.previousDelayMs, sawUnknown };
+  const stop = (reason: StopReason, outcome: FinalOutcome = sawUnknown ? 'unknown' : 'fail'): [Decision, RetryState] => [
+    { action: 'stop', reason, outcome, attemptOutcome, retryAfter },
+    next,
+  ];
+
+  if (attemptOutcome === 'ok') return stop('ok', 'ok');
+  if (attemptOutcome === 'fail') {
+    if (observation.kind === 'failure') return stop('operation_failed');
+    return stop(policy.statusTable.fatal.has(observation.status) ? 'fatal_status' : 'unlisted_status');
+  }
+  if (attempt >= policy.maxAttempts) return stop('budget_exhausted');
+
+  const timeLeftMs = policy.closesAt - nowMs;
+  let delayMs: number;
+  let delayReason: DelayReason;
+  if (retryAfter.kind === 'delay') {
+    // Never retry earlier than the server asked. If its ask is more than we may wait, stop now
+    // rather than come back early: an early retry is the storm seed 003 describes.
+    if (retryAfter.delayMs > policy.maxRetryAfterMs || retryAfter.delayMs >= timeLeftMs) return stop('retry_after_too_long');
+    const stretch = random.next() * policy.retryAfterJitterRatio * retryAfter.delayMs;
+    // Jitter may lengthen the wait but must not push the next attempt onto or past the deadline.
+    delayMs = Math.min(Math.ceil(retryAfter.delayMs + stretch), Math.ceil(timeLeftMs) - 1);
+    delayMs = Math.max(delayMs, retryAfter.delayMs);
+    delayReason = 'retry-after';
+  } else {
+    delayMs = backoffDelayMs(attempt, policy, random, state.previousDelayMs);
+    delayReason = retryAfter.kind === 'unparsed' ? 'retry-after-unparsed' : 'backoff';
+  }
+  if (delayMs >= timeLeftMs) return stop('deadline_passed');
+
+  return [
+    {
+      action: 'retry',
+      attemptOutcome,
+      delayMs,
+      delayReason,
+      retryAfter,
+      afterTimeout: attemptOutcome === 'unknown',
+    },
+    { ...next, previousDelayMs: delayMs },
+  ];
+}
+
+const ABSENT: RetryAfter = { kind: 'absent' };
+
+function classify(observation: Observation, policy: RetryPolicyOptions): Outcome {
+  switch (observation.kind) {
+    case 'response':
+      return outcomeOfStatus(observation.status, policy.statusTable);
+    case 'unknown':
+      return 'unknown';
+    case 'failure':
+      return 'fail';
+  }
+}

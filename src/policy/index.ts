@@ -1,0 +1,16 @@
+export { backoffDelayMs, JITTERS, type Jitter, type BackoffOptions } from './backoff.js';
+export { RetryTokenBucket, DEFAULT_RETRY_TOKEN_BUCKET, type RetryTokenBucketOptions } from './retry-token-bucket.js';
+export { resolveRetryPolicy, DEFAULT_RETRY_POLICY, type RetryPolicyOptions } from './retry-options.js';
+export {
+  decide,
+  mayStartAttempt,
+  INITIAL_RETRY_STATE,
+  STOP_REASONS,
+  DELAY_REASONS,
+  type Decision,
+  type DelayReason,
+  type FinalOutcome,
+  type Observation,
+  type RetryState,
+  type StopReason,
+} from './decide.js';

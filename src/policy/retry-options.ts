@@ -1,0 +1,68 @@
+import { InvalidOptionError } from '../contract/errors.js';
+import { DEFAULT_STATUS_TABLE, type StatusTable } from '../contract/status-class.js';
+import { JITTERS, type Jitter } from './backoff.js';
+
+/** Everything that shapes one intent's retries. Durations end in Ms, instants in At. */
+export interface RetryPolicyOptions {
+  /** Attempts in all, the first included. @default 3 */
+  readonly maxAttempts: number;
+  /** First backoff step. @default 100 */
+  readonly baseDelayMs: number;
+  /** Cap on a computed backoff (a server's Retry-After may ask for more). @default 10000 */
+  readonly maxDelayMs: number;
+  /** @default 'full' */
+  readonly jitter: Jitter;
+  /** The longest Retry-After we will honour; past it we stop instead of retrying early. @default 30000 */
+  readonly maxRetryAfterMs: number;
+  /**
+   * How far jitter may stretch a server-given delay, as a fraction of it: Retry-After 2 s waits
+   * between 2 s and 3 s at 0.5. Never shortens it. @default 0.5
+   */
+  readonly retryAfterJitterRatio: number;
+  /** No attempt starts at or after this instant, and no sleep ends past it. @default Infinity */
+  readonly closesAt: number;
+  /** @default the table of seed 003 */
+  readonly statusTable: StatusTable;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicyOptions = {
+  maxAttempts: 3,
+  baseDelayMs: 100,
+  maxDelayMs: 10_000,
+  jitter: 'full',
+  maxRetryAfterMs: 30_000,
+  retryAfterJitterRatio: 0.5,
+  closesAt: Number.POSITIVE_INFINITY,
+  statusTable: DEFAULT_STATUS_TABLE,
+};
+
+/** Fills defaults and checks every option once, at the edge; errors name the option and range. */
+export function resolveRetryPolicy(options: Partial<RetryPolicyOptions> = {}): RetryPolicyOptions {
+  const o = { ...DEFAULT_RETRY_POLICY, ...dropUndefined(options) };
+  if (!Number.isInteger(o.maxAttempts) || o.maxAttempts < 1) {
+    throw new InvalidOptionError('maxAttempts', o.maxAttempts, 'an integer >= 1');
+  }
+  nonNegative('baseDelayMs', o.baseDelayMs);
+  nonNegative('maxDelayMs', o.maxDelayMs);
+  nonNegative('maxRetryAfterMs', o.maxRetryAfterMs);
+  if (!Number.isFinite(o.retryAfterJitterRatio) || o.retryAfterJitterRatio < 0 || o.retryAfterJitterRatio > 10) {
+    throw new InvalidOptionError('retryAfterJitterRatio', o.retryAfterJitterRatio, 'a number from 0 to 10');
+  }
+  if (!JITTERS.includes(o.jitter)) {
+    throw new InvalidOptionError('jitter', o.jitter, `one of ${JITTERS.join(', ')}`);
+  }
+  if (typeof o.closesAt !== 'number' || Number.isNaN(o.closesAt)) {
+    throw new InvalidOptionError('closesAt', o.closesAt, 'an instant in ms since the epoch, or Infinity');
+  }
+  return o;
+}
+
+function nonNegative(option: string, value: number): void {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new InvalidOptionError(option, value, 'a finite number of milliseconds >= 0');
+  }
+}
+
+function dropUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
