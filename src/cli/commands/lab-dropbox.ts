@@ -1,8 +1,19 @@
 import type { Command } from 'commander';
+import { runDropboxFixtures } from '../../lab/dropbox/dropbox-fixtures.js';
+import { dropboxPrintout } from '../../lab/dropbox/dropbox-printout.js';
 
-// Placeholder until its issue lands: the command is listed so --help shows the whole tool.
-export function registerLabDropbox(program: Command): void {
-  program.command('dropbox').description('(not built yet)').action(() => {
-    throw new Error('dropbox: not built yet');
-  });
+/** `oncely lab dropbox`: seed 000's fixtures A–C, character for character, then the deadline fixture D. */
+export function registerLabDropbox(lab: Command): void {
+  lab
+    .command('dropbox')
+    .description("seed 000's course dropbox: a swallowed ack, naive vs budgeted retry, and the deadline")
+    .option('--json', 'print the same facts as JSON')
+    .action(async (options: { json?: boolean }) => {
+      const fixtures = await runDropboxFixtures();
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(fixtures, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(`${dropboxPrintout(fixtures).join('\n')}\n`);
+    });
 }

@@ -1,0 +1,63 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { CLI, repoPath } from '../support/repo-path.js';
+import { runDropboxFixtures, CLOSES_AT } from '../../src/lab/dropbox/dropbox-fixtures.js';
+import { InMemoryDropbox, ClosedError } from '../../src/lab/dropbox/in-memory-dropbox.js';
+import { pythonRepr } from '../../src/lab/dropbox/python-repr.js';
+
+// Seed 000's "Expected output", copied verbatim from the seed into the fixture file.
+const expectedAtoC = readFileSync(repoPath('test', 'lab', 'dropbox-expected-a-c.txt'), 'utf8').trimEnd().split('\n');
+
+test('oncely lab dropbox prints fixtures A-C exactly as seed 000 expects', () => {
+  const out = execFileSync(process.execPath, [CLI, 'lab', 'dropbox'], { encoding: 'utf8' });
+  const lines = out.trimEnd().split('\n');
+  assert.deepEqual(lines.slice(0, expectedAtoC.length), expectedAtoC);
+});
+
+test('fixture D stops at the deadline with one row and a lookup that shows the accepted submission', async () => {
+  const { D } = await runDropboxFixtures();
+  assert.equal(D.report.stopReason, 'deadline_passed');
+  assert.equal(D.report.outcome, 'unknown', 'a swallowed ack is unknown, never rejected');
+  assert.equal(D.report.attemptCount, 1);
+  assert.equal(D.report.attempts[0]?.startedAt, CLOSES_AT - 1_000);
+  assert.equal(D.report.totalSleptMs, 0, 'no sleep is taken that would end past the deadline');
+  assert.deepEqual(D.events, ['timeout:accepted, but the ack never came back', 'stop:deadline_passed']);
+  assert.equal(D.store.length, 1);
+  assert.ok(D.lookupAt > CLOSES_AT, 'the lookup runs after the deadline');
+  assert.equal(D.lookup?.status, 'accepted');
+});
+
+test('fixture B keeps one row however many times the ack is lost, and reports the attempt count', async () => {
+  const { B } = await runDropboxFixtures();
+  assert.equal(B.store.length, 1);
+  assert.equal(B.report.attemptCount, 2);
+  assert.equal(B.report.outcome, 'ok');
+  assert.ok(B.report.attempts.every((a) => a.attempt >= 1));
+});
+
+test('--json prints the same facts', () => {
+  const out = execFileSync(process.execPath, [CLI, 'lab', 'dropbox', '--json'], { encoding: 'utf8' });
+  const facts = JSON.parse(out) as { A: { store: unknown[] }; B: { store: unknown[] }; C: { caught: string }; D: { report: { stopReason: string }; store: unknown[] } };
+  assert.equal(facts.A.store.length, 2);
+  assert.equal(facts.B.store.length, 1);
+  assert.equal(facts.C.caught, 'empty idempotency key');
+  assert.equal(facts.D.report.stopReason, 'deadline_passed');
+  assert.equal(facts.D.store.length, 1);
+});
+
+test('the dropbox refuses new submissions after the close but still answers a replay', () => {
+  let now = CLOSES_AT - 1;
+  const box = new InMemoryDropbox({ swallowFirstAck: false, closesAt: CLOSES_AT, now: () => now });
+  assert.equal(box.submit('k1', 'achen', 'lab3'), 'accepted');
+  now = CLOSES_AT;
+  assert.throws(() => box.submit('k2', 'achen', 'lab3'), ClosedError);
+  assert.equal(box.submit('k1', 'achen', 'lab3'), 'accepted');
+  assert.equal(box.dump().length, 1);
+});
+
+test('pythonRepr quotes like Python', () => {
+  assert.equal(pythonRepr(["it's", 'a"b', 1, true, null]), `["it's", 'a"b', 1, True, None]`);
+  assert.equal(pythonRepr({ k: ['x'] }), `{'k': ['x']}`);
+});
