@@ -93,6 +93,11 @@ export async function retry<T>(
     throw new RetryError(finish(stopReason, outcome), lastValue, lastError);
   };
   const outcomeSoFar = (): RetryReport['outcome'] => (state.sawUnknown ? 'unknown' : 'fail');
+  // Every attempt is recorded and shown to onAttempt exactly once, however the loop ends.
+  const keep = (record: AttemptRecord): void => {
+    attempts.push(record);
+    options.onAttempt?.(record);
+  };
 
   for (;;) {
     if (signal?.aborted) giveUp('aborted', attempts.length === 0 ? 'fail' : outcomeSoFar());
@@ -101,13 +106,15 @@ export async function retry<T>(
     const attemptStartedAt = clock.now();
     let observation: Observation;
     let value: T | undefined;
+    let abortedInFlight = false;
     try {
       value = await operation({ attempt: state.attempt + 1, key, signal });
       lastValue = value;
       observation = observe(value);
     } catch (error) {
       lastError = error;
-      observation = signal?.aborted ? { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, detail: 'aborted' } : classifyError(error);
+      abortedInFlight = signal?.aborted === true;
+      observation = abortedInFlight ? { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, detail: 'aborted' } : classifyError(error);
     }
     const endedAt = clock.now();
     const [decision, nextState] = decide(state, observation, endedAt, random, policy);
@@ -125,32 +132,31 @@ export async function retry<T>(
     };
 
     if (decision.action === 'stop') {
-      attempts.push(record);
-      options.onAttempt?.(record);
+      keep(record);
       if (decision.reason === 'ok') {
         retryBudget?.recordSuccess(lastRetryCost);
         return { value: value as T, report: finish('ok', 'ok') };
       }
-      return giveUp(decision.reason, decision.outcome);
+      // Cancelled mid-flight: the caller's abort is the reason, not the budget the attempt used.
+      return giveUp(abortedInFlight ? 'aborted' : decision.reason, decision.outcome);
     }
     if (signal?.aborted) {
-      attempts.push(withoutDelay(record));
+      keep(withoutDelay(record));
       giveUp('aborted', outcomeSoFar());
     }
     if (options.mayRetry === false) {
-      attempts.push(withoutDelay(record));
+      keep(withoutDelay(record));
       giveUp('unsafe_to_retry', outcomeSoFar());
     }
     if (retryBudget) {
       const cost = retryBudget.costOf(decision.afterTimeout);
       if (!retryBudget.tryAcquire(cost)) {
-        attempts.push(withoutDelay(record));
+        keep(withoutDelay(record));
         giveUp('retry_budget_drained', outcomeSoFar());
       }
       lastRetryCost = cost;
     }
-    attempts.push(record);
-    options.onAttempt?.(record);
+    keep(record);
     const sleepStartedAt = clock.now();
     try {
       await clock.sleep(decision.delayMs, signal);

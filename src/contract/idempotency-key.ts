@@ -37,7 +37,9 @@ export function validateKey(key: unknown): string {
  * after a crash or restart is recognised as the same intent.
  */
 export function keyFor(intent: unknown, prefix = 'ik'): string {
-  return `${prefix}_${sha256Hex(canonicalJson(intent)).slice(0, 40)}`;
+  // Validated like any other key: a prefix with a space or a non-ASCII letter, or one too long,
+  // must fail here, where it is made, not as a 400 from the receiver.
+  return validateKey(`${prefix}_${sha256Hex(canonicalJson(intent)).slice(0, 40)}`);
 }
 
 /** A fresh key for a new intent. Keep it with the intent and reuse it on every retry. */

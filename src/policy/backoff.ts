@@ -23,7 +23,8 @@ export interface BackoffOptions {
  */
 export function backoffDelayMs(retry: number, options: BackoffOptions, random: Random, previousDelayMs = 0): number {
   const { baseDelayMs, maxDelayMs, jitter } = options;
-  const exponential = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, retry - 1));
+  // A zero base stays zero: 0 * 2^1024 would be 0 * Infinity = NaN after about a thousand retries.
+  const exponential = baseDelayMs === 0 ? 0 : Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, retry - 1));
   switch (jitter) {
     case 'none':
       return exponential;

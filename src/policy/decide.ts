@@ -80,8 +80,8 @@ export function mayStartAttempt(nowMs: number, policy: Pick<RetryPolicyOptions, 
  * sleeps or reads a clock, so a schedule can be tested as a list of delays.
  *
  * Order matters and follows seed 003: success, then fatal statuses (never retried, however much
- * budget is left), then the attempt budget, then the wait (Retry-After before backoff), then
- * the deadline.
+ * budget is left), then the attempt budget, then the deadline, then the wait (Retry-After before
+ * backoff), which must also end before the deadline.
  */
 export function decide(
   state: RetryState,
@@ -109,6 +109,9 @@ export function decide(
   if (attempt >= policy.maxAttempts) return stop('budget_exhausted');
 
   const timeLeftMs = policy.closesAt - nowMs;
+  // The attempt came back at or after the deadline: nothing may start any more, so say so,
+  // rather than blame a Retry-After that any wait at all would have overrun.
+  if (timeLeftMs <= 0) return stop('deadline_passed');
   let delayMs: number;
   let delayReason: DelayReason;
   if (retryAfter.kind === 'delay') {

@@ -38,7 +38,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicyOptions = {
 
 /** Fills defaults and checks every option once, at the edge; errors name the option and range. */
 export function resolveRetryPolicy(options: Partial<RetryPolicyOptions> = {}): RetryPolicyOptions {
-  const o = { ...DEFAULT_RETRY_POLICY, ...dropUndefined(options) };
+  const o = { ...DEFAULT_RETRY_POLICY, ...pickPolicy(options) };
   if (!Number.isInteger(o.maxAttempts) || o.maxAttempts < 1) {
     throw new InvalidOptionError('maxAttempts', o.maxAttempts, 'an integer >= 1');
   }
@@ -63,6 +63,15 @@ function nonNegative(option: string, value: number): void {
   }
 }
 
-function dropUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+/**
+ * The policy's own options, undefined ones dropped (they mean "the default"). `retry()` passes its
+ * whole options object; its clock, signal, callbacks and key do not belong in the policy.
+ */
+function pickPolicy(options: Partial<RetryPolicyOptions>): Partial<RetryPolicyOptions> {
+  const picked: Record<string, unknown> = {};
+  for (const name of Object.keys(DEFAULT_RETRY_POLICY)) {
+    const value = (options as Record<string, unknown>)[name];
+    if (value !== undefined) picked[name] = value;
+  }
+  return picked as Partial<RetryPolicyOptions>;
 }

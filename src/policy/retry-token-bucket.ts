@@ -32,16 +32,19 @@ export class RetryTokenBucket {
   #balance: number;
 
   constructor(options: RetryTokenBucketOptions = {}) {
-    const o = { ...DEFAULT_RETRY_TOKEN_BUCKET, ...options };
-    for (const name of ['capacity', 'retryCost', 'timeoutRetryCost', 'noRetryIncrement'] as const) {
-      const v = o[name];
-      if (!Number.isFinite(v) || v < 0) throw new InvalidOptionError(`retryBudget.${name}`, v, 'a finite number >= 0');
-    }
-    this.capacity = o.capacity;
-    this.retryCost = o.retryCost;
-    this.timeoutRetryCost = o.timeoutRetryCost;
-    this.noRetryIncrement = o.noRetryIncrement;
-    this.#balance = o.capacity;
+    // An option given as undefined means "the default", as everywhere else.
+    const pick = (name: keyof RetryTokenBucketOptions): number => {
+      const v = options[name] ?? DEFAULT_RETRY_TOKEN_BUCKET[name];
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+        throw new InvalidOptionError(`retryBudget.${name}`, v, 'a finite number >= 0');
+      }
+      return v;
+    };
+    this.capacity = pick('capacity');
+    this.retryCost = pick('retryCost');
+    this.timeoutRetryCost = pick('timeoutRetryCost');
+    this.noRetryIncrement = pick('noRetryIncrement');
+    this.#balance = this.capacity;
   }
 
   /** Tokens left. */

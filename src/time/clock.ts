@@ -17,6 +17,12 @@ export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
 
+/**
+ * The longest delay one `setTimeout` can hold (2^31 - 1 ms, about 24.8 days). Node and browsers
+ * turn anything longer into 1 ms, which would retry at once instead of waiting; we chain timers.
+ */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** The real clock: `Date.now()` and `setTimeout`. The only place real time is read. */
 export const systemClock: Clock = {
   now: () => Date.now(),
@@ -26,15 +32,32 @@ export const systemClock: Clock = {
         reject(abortReason(signal));
         return;
       }
+      // NaN would become a 1 ms timer; treat it as no wait, like a negative duration.
+      let remainingMs = Number.isNaN(ms) ? 0 : Math.max(0, ms);
+      // A zero wait skips the timer queue, which would stretch it to about 1 ms in Node.
+      if (remainingMs === 0) {
+        resolve();
+        return;
+      }
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const onAbort = (): void => {
         clearTimeout(timer);
         reject(abortReason(signal!));
       };
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.max(0, ms));
+      const arm = (): void => {
+        const stepMs = Math.min(remainingMs, MAX_TIMER_MS);
+        remainingMs -= stepMs;
+        timer = setTimeout(() => {
+          if (remainingMs > 0) {
+            arm();
+            return;
+          }
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        }, stepMs);
+      };
       signal?.addEventListener('abort', onAbort, { once: true });
+      arm();
     });
   },
 };

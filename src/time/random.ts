@@ -16,7 +16,14 @@ export const systemRandom: Random = { next: () => Math.random() };
  */
 export function seededRandom(...seedParts: readonly number[]): Random & { int(min: number, max: number): number } {
   let h = 0x9e3779b9;
-  for (const part of seedParts) h = splitmix32(h ^ (Math.trunc(part) >>> 0));
+  for (const part of seedParts) {
+    const n = Math.trunc(part);
+    h = splitmix32(h ^ (n >>> 0));
+    // `>>> 0` keeps only the low 32 bits, so seeds 1 and 2^32 + 1 (a Date.now() seed, say) would
+    // share a stream. Mix the high bits too, only when there are any, so every stream of a seed
+    // in the 32-bit range (all published ones) stays exactly as it was.
+    if (Math.abs(n) >= 2 ** 32) h = splitmix32(h ^ (Math.floor(n / 2 ** 32) >>> 0));
+  }
   let a = splitmix32(h);
   let b = splitmix32(a);
   let c = splitmix32(b);

@@ -44,7 +44,8 @@ export class VirtualClock implements Clock {
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    const duration = Math.max(0, ms);
+    // NaN would poison the clock (every later instant NaN); treat it as no wait, as systemClock does.
+    const duration = Number.isNaN(ms) ? 0 : Math.max(0, ms);
     this.sleeps.push(duration);
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     if (this.#autoAdvance) {
@@ -74,22 +75,27 @@ export class VirtualClock implements Clock {
     await this.advanceTo(this.#now + ms);
   }
 
-  /** Moves time to `instant`, waking sleeps due by then one by one and letting each continue. */
+  /**
+   * Moves time to `instant`, waking sleeps due by then one by one and letting each continue.
+   * Work already under way (say a retry loop started just before this call, not yet asleep) runs
+   * first, so its sleep is counted from the right instant instead of from `instant`.
+   */
   async advanceTo(instant: number): Promise<void> {
     for (;;) {
+      await settle();
       const next = this.#nextDue(instant);
       if (!next) break;
       this.#pending = this.#pending.filter((p) => p !== next);
       this.#now = Math.max(this.#now, next.wakeAt);
       next.resolve();
-      await flushMicrotasks();
     }
     this.#now = Math.max(this.#now, instant);
-    await flushMicrotasks();
+    await settle();
   }
 
   /** Wakes every pending sleep (and any taken while waking), however far away. */
   async runAll(): Promise<void> {
+    await settle();
     while (this.#pending.length > 0) {
       const last = Math.max(...this.#pending.map((p) => p.wakeAt));
       await this.advanceTo(last);
@@ -106,7 +112,15 @@ export class VirtualClock implements Clock {
   }
 }
 
-/** Lets promise chains that were just resolved run before time moves again. */
-async function flushMicrotasks(): Promise<void> {
-  for (let i = 0; i < 20; i++) await Promise.resolve();
+/**
+ * Lets every continuation that is ready run before time moves again. A fixed number of
+ * `await Promise.resolve()` turns was not enough: an operation with a few nested awaits had not
+ * reached its next sleep yet, so that sleep was taken after time had already jumped. Waiting for
+ * the next macrotask drains the whole microtask queue, however deep the chain.
+ */
+function settle(): Promise<void> {
+  return new Promise((resolve) => {
+    if (typeof setImmediate === 'function') setImmediate(resolve);
+    else setTimeout(resolve, 0);
+  });
 }

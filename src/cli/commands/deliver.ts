@@ -1,8 +1,263 @@
-import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import { createClient } from '../../client/fetch-client.js';
+import { formatAttempt } from '../../client/format-report.js';
+import { isRetryError, summarizeReport, type RetryReport } from '../../client/retry-report.js';
+import { InvalidOptionError } from '../../contract/errors.js';
+import { HEADER } from '../../contract/headers.js';
+import { keyFor } from '../../contract/idempotency-key.js';
+import { systemClock, type Clock } from '../../time/clock.js';
+import type { Random } from '../../time/random.js';
+import { EXIT } from '../exit.js';
+import { parseDeadline, parseDurationMs, parseHeader, parsePositiveInt } from './deliver-options.js';
 
-// Placeholder until its issue lands: the command is listed so --help shows the whole tool.
-export function registerDeliver(program: Command): void {
-  program.command('deliver').description('(not built yet)').action(() => {
-    throw new Error('deliver: not built yet');
+export const DELIVER_METHODS = ['POST', 'PUT', 'PATCH'] as const;
+
+/** Defaults of `oncely deliver`. */
+export const DEFAULT_DELIVER = {
+  /** @default 'POST' */
+  method: 'POST',
+  /** Seed 003: cap attempts; twelve was the storm. @default 5 */
+  maxAttempts: 5,
+  /** @default 10000 */
+  attemptTimeoutMs: 10_000,
+} as const;
+
+/** One notification to deliver, already parsed. */
+export interface DeliverRequest {
+  readonly url: string;
+  /** JSON text, sent byte for byte. */
+  readonly data: string;
+  readonly method: string;
+  /** Absent: derived from method, URL and the canonical data, so a rerun is the same intent. */
+  readonly key?: string | undefined;
+  readonly headers?: ReadonlyArray<readonly [string, string]>;
+  readonly maxAttempts?: number;
+  readonly closesAt?: number;
+  readonly attemptTimeoutMs?: number;
+  readonly baseDelayMs?: number;
+  readonly json?: boolean;
+}
+
+export interface DeliverIo {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  readonly fetch?: typeof globalThis.fetch;
+  readonly clock?: Clock;
+  readonly random?: Random;
+  readonly signal?: AbortSignal;
+}
+
+export interface ResponseSummary {
+  readonly status: number;
+  readonly idempotentReplayed: boolean;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  /** The body parsed, when it is JSON. */
+  readonly bodyJson?: unknown;
+}
+
+/** What `--json` prints: the whole report and the final response, for scripts and end-to-end tests. */
+export interface DeliverResult {
+  readonly url: string;
+  readonly method: string;
+  readonly key: string;
+  readonly delivered: boolean;
+  readonly exitCode: number;
+  readonly report: RetryReport;
+  /** The last response, or null when the last attempt got none (a lost ack, a timeout). */
+  readonly response: ResponseSummary | null;
+}
+
+/**
+ * Exit codes: 0 only on a 2xx. A refusal (fatal or unlisted status) is 3 whatever came before;
+ * an unknown outcome (the work may have happened) is 6 before the budget (4) and deadline (5)
+ * codes, because a script must not resend as new what may already be done.
+ */
+export function exitCodeFor(report: RetryReport): number {
+  if (report.stopReason === 'ok') return EXIT.ok;
+  if (report.stopReason === 'fatal_status' || report.stopReason === 'unlisted_status') return EXIT.fatalStatus;
+  if (report.outcome === 'unknown') return EXIT.unknown;
+  if (report.stopReason === 'budget_exhausted' || report.stopReason === 'retry_budget_drained') return EXIT.budgetExhausted;
+  if (report.stopReason === 'deadline_passed' || report.stopReason === 'retry_after_too_long') return EXIT.deadlinePassed;
+  return EXIT.failure;
+}
+
+/** Delivers one notification and prints every attempt; resolves with the result instead of exiting. */
+export async function deliver(request: DeliverRequest, io: DeliverIo): Promise<DeliverResult> {
+  const url = checkUrl(request.url);
+  const method = request.method.toUpperCase();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(request.data);
+  } catch (error) {
+    throw new InvalidOptionError('--data', request.data.length > 60 ? `${request.data.slice(0, 60)}…` : request.data, `JSON text (${(error as Error).message})`);
+  }
+  const derived = request.key === undefined;
+  const key = request.key ?? keyFor({ method, url, data: parsed }, 'deliver');
+  const clock = io.clock ?? systemClock;
+  const headers = new Headers([[HEADER.contentType, 'application/json']]);
+  for (const [name, value] of request.headers ?? []) headers.set(name, value);
+
+  const client = createClient({
+    clock,
+    ...(io.fetch ? { fetch: io.fetch } : {}),
+    ...(io.random ? { random: io.random } : {}),
+    ...(request.baseDelayMs === undefined ? {} : { baseDelayMs: request.baseDelayMs }),
   });
+  const startedAt = clock.now();
+  if (!request.json) {
+    io.out(`${method} ${url}\n`);
+    io.out(`  key ${key}${derived ? ' (derived from method, URL and data; pass --key to choose)' : ''}\n`);
+  }
+  let report: RetryReport;
+  let response: Response | undefined;
+  try {
+    ({ report, response } = await client.request(url, {
+      method,
+      headers,
+      body: request.data,
+      idempotencyKey: key,
+      maxAttempts: request.maxAttempts ?? DEFAULT_DELIVER.maxAttempts,
+      attemptTimeoutMs: request.attemptTimeoutMs ?? DEFAULT_DELIVER.attemptTimeoutMs,
+      ...(request.closesAt === undefined ? {} : { closesAt: request.closesAt }),
+      ...(io.signal ? { signal: io.signal } : {}),
+      ...(request.json ? {} : { onAttempt: (record) => io.out(`  ${formatAttempt(record, startedAt)}\n`) }),
+    }));
+  } catch (error) {
+    if (!isRetryError(error)) throw error;
+    report = error.report;
+    // Only a response to the last attempt is "the" response; after a lost ack there is none.
+    const last = report.attempts[report.attempts.length - 1];
+    response = last?.outcome !== 'unknown' && error.lastValue instanceof Response ? error.lastValue : undefined;
+  }
+
+  const exitCode = exitCodeFor(report);
+  const result: DeliverResult = {
+    url,
+    method,
+    key,
+    delivered: exitCode === EXIT.ok,
+    exitCode,
+    report,
+    response: response ? await summarize(response) : null,
+  };
+  if (request.json) {
+    io.out(`${JSON.stringify(result, null, 2)}\n`);
+  } else {
+    io.out(`${result.delivered ? 'delivered' : 'not delivered'}: ${summarizeReport(report)}\n`);
+    if (result.response) {
+      const replayed = result.response.idempotentReplayed ? ` (${HEADER.idempotentReplayed}: true)` : '';
+      io.out(`response ${result.response.status}${replayed}\n${result.response.body}${result.response.body.endsWith('\n') ? '' : '\n'}`);
+    } else {
+      io.out('response: none (the last attempt got no reply)\n');
+    }
+  }
+  if (!result.delivered) io.err(`oncely: not delivered: ${explain(report)}\n`);
+  return result;
+}
+
+function explain(report: RetryReport): string {
+  const why = report.outcome === 'unknown' ? 'outcome unknown, the receiver may have done the work; resend only under the same key' : report.stopReason.replaceAll('_', ' ');
+  return `${why} (${summarizeReport(report)})`;
+}
+
+async function summarize(response: Response): Promise<ResponseSummary> {
+  const body = await response.text();
+  let bodyJson: unknown;
+  try {
+    bodyJson = JSON.parse(body);
+  } catch {
+    bodyJson = undefined;
+  }
+  return {
+    status: response.status,
+    idempotentReplayed: response.headers.get(HEADER.idempotentReplayed) === 'true',
+    headers: Object.fromEntries(response.headers),
+    body,
+    ...(bodyJson === undefined ? {} : { bodyJson }),
+  };
+}
+
+function checkUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new InvalidOptionError('url', text, 'an absolute http:// or https:// URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidOptionError('url', text, 'an absolute http:// or https:// URL');
+  return url.href;
+}
+
+function readData(text: string): string {
+  if (!text.startsWith('@')) return text;
+  try {
+    return readFileSync(text.slice(1), 'utf8');
+  } catch (error) {
+    throw new InvalidOptionError('--data', text, `@FILE naming a readable file (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+}
+
+interface DeliverFlags {
+  data: string;
+  key?: string;
+  method: string;
+  header: string[];
+  maxAttempts?: string;
+  deadline?: string;
+  attemptTimeout?: string;
+  baseDelay?: string;
+  json?: boolean;
+}
+
+export function registerDeliver(program: Command): void {
+  program
+    .command('deliver')
+    .description('deliver one notification: one key on every attempt, Retry-After obeyed, every attempt printed')
+    .argument('<url>', 'where to send it, e.g. http://127.0.0.1:8765/hooks/run-complete')
+    .requiredOption('-d, --data <json>', 'the JSON body, sent byte for byte (@FILE reads a file)')
+    .option('-k, --key <key>', 'the Idempotency-Key (default: derived from method, URL and data)')
+    .addOption(new Option('-X, --method <method>', 'HTTP method').choices(DELIVER_METHODS).default(DEFAULT_DELIVER.method))
+    .option('-H, --header <name: value>', 'an extra request header (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('-n, --max-attempts <n>', `attempts in all, the first included (default: ${DEFAULT_DELIVER.maxAttempts})`)
+    .option('--deadline <when>', 'no attempt starts after this: a duration (30s, 1500ms) or an ISO instant')
+    .option('--attempt-timeout <duration>', 'one attempt may take this long (default: 10s)')
+    .option('--base-delay <duration>', 'first backoff step when the server gives no Retry-After (default: 100ms)')
+    .option('--json', 'print the result as JSON: report (every attempt), final status, body, Idempotent-Replayed')
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 delivered (2xx); ${EXIT.fatalStatus} refused (fatal or unlisted status); ${EXIT.budgetExhausted} attempts or retry budget used up;
+${EXIT.deadlinePassed} deadline passed (or the server asked to wait past it); ${EXIT.unknown} outcome unknown (the work may have happened); ${EXIT.usage} bad input.
+
+Example:
+  oncely hook --port 8765 --script 429@1x3,200 &
+  oncely deliver http://127.0.0.1:8765/hooks/run-complete --data '{"run_id":"run-9"}' --key run-9 --deadline 30s`,
+    )
+    .action(async (url: string, flags: DeliverFlags) => {
+      const controller = new AbortController();
+      const onSignal = (): void => controller.abort();
+      process.once('SIGINT', onSignal);
+      try {
+        const result = await deliver(
+          {
+            url,
+            data: readData(flags.data),
+            method: flags.method,
+            key: flags.key,
+            headers: flags.header.map(parseHeader),
+            ...(flags.maxAttempts === undefined ? {} : { maxAttempts: parsePositiveInt('--max-attempts', flags.maxAttempts) }),
+            ...(flags.deadline === undefined ? {} : { closesAt: parseDeadline(flags.deadline, systemClock.now()) }),
+            ...(flags.attemptTimeout === undefined ? {} : { attemptTimeoutMs: parseDurationMs('--attempt-timeout', flags.attemptTimeout) }),
+            ...(flags.baseDelay === undefined ? {} : { baseDelayMs: parseDurationMs('--base-delay', flags.baseDelay) }),
+            json: flags.json === true,
+          },
+          { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), signal: controller.signal },
+        );
+        process.exitCode = result.exitCode;
+      } finally {
+        process.off('SIGINT', onSignal);
+      }
+    });
 }

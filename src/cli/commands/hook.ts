@@ -1,8 +1,76 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { InvalidOptionError } from '../../contract/errors.js';
+import { formatHit } from '../../services/hook/format-hit.js';
+import { startHookServer } from '../../services/hook/hook-server.js';
+import { HOOK_SCRIPT_GRAMMAR, parseHookScript } from '../../services/hook/hook-script.js';
+import { RETRY_AFTER_FORMATS, type HookHit, type RetryAfterFormat } from '../../services/hook/hook-service.js';
 
-// Placeholder until its issue lands: the command is listed so --help shows the whole tool.
+interface HookFlags {
+  port: string;
+  host: string;
+  script: string;
+  retryAfterFormat: RetryAfterFormat;
+  quiet?: boolean;
+}
+
+/** `oncely hook`: seed 003's hostile receiver on a real port, logging every arrival. */
 export function registerHook(program: Command): void {
-  program.command('hook').description('(not built yet)').action(() => {
-    throw new Error('hook: not built yet');
-  });
+  program
+    .command('hook')
+    .description('run the hostile webhook receiver: answers from a script, records every arrival')
+    .option('-p, --port <port>', 'port to listen on (0 picks one)', '8765')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('-s, --script <script>', HOOK_SCRIPT_GRAMMAR, '200')
+    .addOption(
+      new Option('--retry-after-format <format>', 'write Retry-After as delay-seconds or as an HTTP-date')
+        .choices(RETRY_AFTER_FORMATS)
+        .default('seconds'),
+    )
+    .option('-q, --quiet', 'do not log each arrival')
+    .addHelpText(
+      'after',
+      `
+Every path except the debug routes is a hook: any method is recorded (time, method, path,
+Idempotency-Key, body hash) and answered by the script. A key that already completed is
+answered from the stored ack with Idempotent-Replayed: true (a different body under it: 422).
+
+Routes:
+  GET  /debug/hits    the hits and the counts (arrivals, completions, replays) as JSON
+  POST /debug/reset   clear the hits, the keys and the script position
+
+Examples:
+  oncely hook --script 429@1x3,200       three 429s with Retry-After: 1, then 200
+  oncely hook --script throttle:5s,200   429 until 5 s after the first hit
+  oncely hook --script swallow,200       do the work, drop the connection, then 200`,
+    )
+    .action(async (flags: HookFlags) => {
+      const port = Number(flags.port);
+      if (!/^\d+$/.test(flags.port) || port > 65_535) throw new InvalidOptionError('--port', flags.port, 'an integer from 0 to 65535');
+      const script = parseHookScript(flags.script);
+      let originAt: number | undefined;
+      const log = (hit: HookHit): void => {
+        originAt ??= hit.at;
+        process.stdout.write(`${formatHit(hit, originAt)}\n`);
+      };
+      const hook = await startHookServer({
+        port,
+        host: flags.host,
+        script,
+        retryAfterFormat: flags.retryAfterFormat,
+        ...(flags.quiet ? {} : { onHit: log }),
+      });
+      process.stdout.write(`oncely hook: listening on ${hook.url} (script ${script.text}); hits at ${hook.url}/debug/hits\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      const { arrivals, completions, replays } = hook.service.counts();
+      await hook.close();
+      process.stdout.write(`oncely hook: stopped after ${arrivals} arrivals, ${completions} completions, ${replays} replays\n`);
+    });
 }

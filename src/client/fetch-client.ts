@@ -1,0 +1,194 @@
+import { InvalidOptionError } from '../contract/errors.js';
+import { HEADER } from '../contract/headers.js';
+import { validateKey } from '../contract/idempotency-key.js';
+import { SYNTHETIC_TIMEOUT_STATUS } from '../contract/status-class.js';
+import type { Observation } from '../policy/decide.js';
+import { resolveRetryPolicy, type RetryPolicyOptions } from '../policy/retry-options.js';
+import type { RetryTokenBucket } from '../policy/retry-token-bucket.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import { systemRandom, type Random } from '../time/random.js';
+import { retry } from './retry.js';
+import type { AttemptRecord, RetryReport } from './retry-report.js';
+import { describeError, isTransportError } from './transport-error.js';
+
+/**
+ * Methods whose repetition has the effect of one send (RFC 9110 section 9.2.2): retried freely.
+ * POST and PATCH are not; they are retried only under an Idempotency-Key.
+ */
+export const IDEMPOTENT_METHODS = ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'] as const;
+
+export interface ClientOptions extends Partial<Omit<RetryPolicyOptions, 'closesAt'>> {
+  /** @default globalThis.fetch */
+  readonly fetch?: typeof globalThis.fetch;
+  /** Reads the time for deadlines and Retry-After, and sleeps between attempts. @default systemClock */
+  readonly clock?: Clock;
+  /**
+   * Times each attempt out. Kept apart from `clock` because an attempt is real I/O: a virtual
+   * clock that jumps forward on every sleep would time every attempt out at once. Pass the same
+   * manual VirtualClock to drive timeouts in a test. @default systemClock
+   */
+  readonly timer?: Clock;
+  /** @default Math.random */
+  readonly random?: Random;
+  /** Shared by every request of this client: when drained, retries are refused. */
+  readonly retryBudget?: RetryTokenBucket;
+  /** @default 10000 */
+  readonly attemptTimeoutMs?: number;
+  /** Called after every attempt is decided, for progress output. */
+  readonly onAttempt?: (record: AttemptRecord) => void;
+}
+
+export const DEFAULT_CLIENT_OPTIONS = {
+  /** One attempt may take this long, body included, and never longer than the deadline allows. */
+  attemptTimeoutMs: 10_000,
+} as const;
+
+/** fetch's options, plus what makes a retry the same intent. */
+export interface OncelyRequestInit extends RequestInit {
+  /** Sent as Idempotency-Key on every attempt; makes POST and PATCH retryable. */
+  idempotencyKey?: string;
+  maxAttempts?: number;
+  /** No attempt starts at or after this instant (ms since the epoch, on the client's clock). */
+  closesAt?: number;
+  attemptTimeoutMs?: number;
+  onAttempt?: (record: AttemptRecord) => void;
+}
+
+export interface ClientResult {
+  /** The final response, its body already read once within the attempt's timeout and still readable. */
+  readonly response: Response;
+  readonly report: RetryReport;
+}
+
+export interface Client {
+  /**
+   * Sends one intent until a 2xx or the policy stops. Resolves with the response and the report;
+   * otherwise rejects with a RetryError whose `report` lists every attempt and whose `lastValue`
+   * is the last Response, if any came back.
+   */
+  request(url: string | URL, init?: OncelyRequestInit): Promise<ClientResult>;
+}
+
+export function createClient(options: ClientOptions = {}): Client {
+  const { fetch: fetchOption, clock: clockOption, timer: timerOption, random: randomOption, retryBudget, onAttempt, attemptTimeoutMs: timeoutOption, ...policyOptions } = options;
+  resolveRetryPolicy(policyOptions); // validate once, at the edge
+  const fetchImpl = fetchOption ?? globalThis.fetch;
+  if (typeof fetchImpl !== 'function') throw new InvalidOptionError('fetch', fetchImpl, 'a fetch function');
+  const clock = clockOption ?? systemClock;
+  const timer = timerOption ?? systemClock;
+  const random = randomOption ?? systemRandom;
+  const defaultTimeoutMs = checkTimeout(timeoutOption ?? DEFAULT_CLIENT_OPTIONS.attemptTimeoutMs);
+
+  return {
+    async request(url, init = {}) {
+      const { idempotencyKey, maxAttempts, closesAt, attemptTimeoutMs, onAttempt: onRequestAttempt, signal, headers: headersInit, ...fetchInit } = init;
+      const method = (fetchInit.method ?? 'GET').toUpperCase();
+      const headers = new Headers(headersInit);
+      const key = resolveKey(idempotencyKey, headers.get(HEADER.idempotencyKey));
+      if (key !== undefined) headers.set(HEADER.idempotencyKey, key);
+      if (fetchInit.body instanceof ReadableStream) {
+        throw new InvalidOptionError('body', 'a ReadableStream', 'a string, bytes, Blob, FormData or URLSearchParams: a stream cannot be sent twice');
+      }
+      const timeoutMs = attemptTimeoutMs === undefined ? defaultTimeoutMs : checkTimeout(attemptTimeoutMs);
+      const deadlineAt = closesAt ?? Number.POSITIVE_INFINITY;
+      const outer = signal ?? undefined;
+
+      const attempt = async (): Promise<Response> => {
+        // The per-attempt timeout never outlives the deadline: an attempt still running at the
+        // deadline is cut there and counts as unknown.
+        const limitMs = Math.max(1, Math.min(timeoutMs, deadlineAt - clock.now()));
+        const controller = new AbortController();
+        const stopTimer = new AbortController();
+        const onOuterAbort = (): void => controller.abort(outer?.reason);
+        if (outer?.aborted) onOuterAbort();
+        else outer?.addEventListener('abort', onOuterAbort, { once: true });
+        timer.sleep(limitMs, stopTimer.signal).then(
+          () => controller.abort(new DOMException(`attempt timed out after ${limitMs} ms`, 'TimeoutError')),
+          () => undefined,
+        );
+        try {
+          return await untilAborted(controller.signal, async () => {
+            const response = await fetchImpl(url, { ...fetchInit, method, headers, signal: controller.signal });
+            // Read the body inside the timeout: a reply cut mid-body is a lost ack (unknown), not
+            // a success. The clone keeps the returned response readable.
+            await response.clone().arrayBuffer();
+            return response;
+          });
+        } finally {
+          stopTimer.abort();
+          outer?.removeEventListener('abort', onOuterAbort);
+        }
+      };
+
+      const onEachAttempt = onAttempt || onRequestAttempt
+        ? (record: AttemptRecord) => {
+            onAttempt?.(record);
+            onRequestAttempt?.(record);
+          }
+        : undefined;
+      const { value, report } = await retry(attempt, {
+        ...policyOptions,
+        ...(maxAttempts === undefined ? {} : { maxAttempts }),
+        closesAt: deadlineAt,
+        key,
+        clock,
+        random,
+        signal: outer,
+        retryBudget,
+        mayRetry: key !== undefined || (IDEMPOTENT_METHODS as readonly string[]).includes(method),
+        observe: observeResponse,
+        classifyError: classifyFetchError,
+        ...(onEachAttempt ? { onAttempt: onEachAttempt } : {}),
+      });
+      return { response: value, report };
+    },
+  };
+}
+
+/** A response as the policy sees it: its status, and the Retry-After and Date that measure the wait. */
+export function observeResponse(response: Response): Observation {
+  return {
+    kind: 'response',
+    status: response.status,
+    retryAfter: response.headers.get(HEADER.retryAfter),
+    date: response.headers.get(HEADER.date),
+  };
+}
+
+/**
+ * The adapter boundary of seed 003: a transport failure (reset, refused, hang-up, undici's codes,
+ * our own timeout) is not a status. It becomes the unknown outcome with a synthetic 408 here, so
+ * the pure classifier only ever sees statuses. Anything else (a bad URL, a bug) fails at once.
+ */
+export function classifyFetchError(error: unknown): Observation {
+  if (isTransportError(error)) return { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, detail: describeError(error) };
+  return { kind: 'failure', detail: describeError(error) };
+}
+
+function resolveKey(fromOption: string | undefined, fromHeader: string | null): string | undefined {
+  if (fromOption !== undefined && fromHeader !== null && fromOption !== fromHeader) {
+    throw new InvalidOptionError('idempotencyKey', fromOption, `the same key as the Idempotency-Key header (${JSON.stringify(fromHeader)})`);
+  }
+  const key = fromOption ?? fromHeader ?? undefined;
+  return key === undefined ? undefined : validateKey(key);
+}
+
+function checkTimeout(value: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new InvalidOptionError('attemptTimeoutMs', value, 'a finite number of milliseconds > 0');
+  }
+  return value;
+}
+
+/** Rejects with the signal's reason as soon as it aborts, even if `work` ignores the signal. */
+function untilAborted<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    work().then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

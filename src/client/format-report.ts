@@ -1,0 +1,44 @@
+import type { AttemptRecord, RetryReport } from './retry-report.js';
+
+/**
+ * One attempt as a line a person reads: when, what came back, and the wait chosen after it and
+ * why. Seed 003: a summary that hides the eleven 429s is how the twelve-POST bug shipped.
+ *
+ *   #1  +0.000s  429 retry    wait 1000 ms (retry-after 1 s)
+ *   #2  +1.004s  408 unknown  fetch failed: other side closed (UND_ERR_SOCKET); wait 37 ms (backoff)
+ *   #3  +1.043s  200 ok
+ */
+export function formatAttempt(record: AttemptRecord, startedAt: number): string {
+  const offset = `+${((record.startedAt - startedAt) / 1000).toFixed(3)}s`;
+  const status = record.status === undefined ? '---' : String(record.status);
+  const parts = [`#${record.attempt}`.padEnd(3), offset.padStart(9), status, record.outcome.padEnd(7)];
+  const notes: string[] = [];
+  if (record.detail !== undefined) notes.push(record.detail);
+  if (record.delayMs !== undefined) notes.push(`wait ${record.delayMs} ms (${describeDelay(record)})`);
+  else if (record.retryAfter?.kind === 'delay') notes.push(`server asked for ${formatMs(record.retryAfter.delayMs)}`);
+  return `${parts.join('  ')}${notes.length > 0 ? `  ${notes.join('; ')}` : ''}`.trimEnd();
+}
+
+function describeDelay(record: AttemptRecord): string {
+  const ra = record.retryAfter;
+  switch (record.delayReason) {
+    case 'retry-after':
+      if (ra?.kind !== 'delay') return 'retry-after';
+      return ra.measuredAgainst === 'delta'
+        ? `retry-after ${ra.raw} s`
+        : `retry-after date, ${formatMs(ra.delayMs)} against the ${ra.measuredAgainst === 'server-date' ? "server's Date" : 'local clock'}`;
+    case 'retry-after-unparsed':
+      return `backoff; Retry-After ${JSON.stringify(ra?.kind === 'unparsed' ? ra.raw : '')} unparsed`;
+    default:
+      return record.delayReason ?? 'backoff';
+  }
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/** Every attempt, one per line, timed from the report's start. */
+export function formatAttempts(report: RetryReport): string[] {
+  return report.attempts.map((a) => formatAttempt(a, report.startedAt));
+}

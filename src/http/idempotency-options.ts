@@ -1,0 +1,89 @@
+import { InvalidOptionError } from '../contract/errors.js';
+import { DEFAULT_RECEIPT_HEADERS } from '../contract/receipt.js';
+import type { Ledger } from '../ledger/ledger.js';
+import { DEFAULT_PROBLEM_TYPE_BASE } from './problem.js';
+import { requestFingerprint, type FingerprintInput } from './request-fingerprint.js';
+
+export interface IdempotencyTuning {
+  /** Methods that must carry an Idempotency-Key and go through the ledger. @default ['POST', 'PATCH'] */
+  readonly methods: readonly string[];
+  /** Larger bodies get 413 before the ledger is touched. @default 1048576 (1 MiB) */
+  readonly maxBodyBytes: number;
+  /** Response headers a receipt keeps and a replay sends. @default DEFAULT_RECEIPT_HEADERS */
+  readonly receiptHeaders: readonly string[];
+  /** What makes two requests "the same payload". @default requestFingerprint (method, path+query, body bytes) */
+  readonly fingerprintOf: (input: FingerprintInput) => string | Promise<string>;
+  /** Retry-After sent with 503 when the ledger is down. @default 1000 */
+  readonly unavailableRetryAfterMs: number;
+  /** Prefix of problem `type` URIs. @default 'urn:oncely:problem:' */
+  readonly problemTypeBase: string;
+  /** Told about handler errors and ledger outages (which the client sees only as 500/503). @default nothing */
+  readonly onError: (error: unknown, request: Request) => void;
+}
+
+export interface IdempotencyOptions<Tx> extends Partial<IdempotencyTuning> {
+  readonly ledger: Ledger<Tx>;
+  /**
+   * The authenticated caller of a request, from the app's own authentication (a bearer token's
+   * owner, a session's account). Keys are scoped by it, so one caller can never replay another's
+   * receipt. Undefined means unauthenticated: 401.
+   */
+  readonly scopeOf: (request: Request) => string | undefined | Promise<string | undefined>;
+}
+
+export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyTuning = {
+  methods: ['POST', 'PATCH'],
+  maxBodyBytes: 1_048_576,
+  receiptHeaders: DEFAULT_RECEIPT_HEADERS,
+  fingerprintOf: requestFingerprint,
+  unavailableRetryAfterMs: 1000,
+  problemTypeBase: DEFAULT_PROBLEM_TYPE_BASE,
+  onError: () => {},
+};
+
+export interface ResolvedIdempotencyOptions<Tx> extends IdempotencyTuning {
+  readonly ledger: Ledger<Tx>;
+  readonly scopeOf: IdempotencyOptions<Tx>['scopeOf'];
+  readonly methodSet: ReadonlySet<string>;
+  readonly receiptHeaderSet: ReadonlySet<string>;
+}
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Fills defaults and checks every option once; errors name the option and the allowed range. */
+export function resolveIdempotencyOptions<Tx>(options: IdempotencyOptions<Tx>): ResolvedIdempotencyOptions<Tx> {
+  if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', options, 'an object with ledger and scopeOf');
+  const o = { ...DEFAULT_IDEMPOTENCY_OPTIONS, ...definedOnly(options) } as IdempotencyTuning & IdempotencyOptions<Tx>;
+  if (typeof o.ledger?.execute !== 'function') throw new InvalidOptionError('ledger', o.ledger, 'a Ledger from createLedger()');
+  if (typeof o.scopeOf !== 'function') throw new InvalidOptionError('scopeOf', o.scopeOf, 'a function (request) => scope | undefined');
+  if (!Array.isArray(o.methods) || o.methods.length === 0 || !o.methods.every((m) => typeof m === 'string' && TOKEN.test(m))) {
+    throw new InvalidOptionError('methods', o.methods, 'a non-empty array of HTTP method names');
+  }
+  if (o.methods.some((m) => ['GET', 'HEAD', 'OPTIONS'].includes(m.toUpperCase()))) {
+    throw new InvalidOptionError('methods', o.methods, 'methods that carry a body (not GET, HEAD, OPTIONS)');
+  }
+  if (!Number.isSafeInteger(o.maxBodyBytes) || o.maxBodyBytes < 0) {
+    throw new InvalidOptionError('maxBodyBytes', o.maxBodyBytes, 'a whole number of bytes >= 0');
+  }
+  if (!Array.isArray(o.receiptHeaders) || !o.receiptHeaders.every((h) => typeof h === 'string' && TOKEN.test(h))) {
+    throw new InvalidOptionError('receiptHeaders', o.receiptHeaders, 'an array of header names');
+  }
+  if (o.receiptHeaders.some((h) => h.toLowerCase() === 'set-cookie')) {
+    throw new InvalidOptionError('receiptHeaders', o.receiptHeaders, 'header names other than set-cookie (a replay must not hand out a session)');
+  }
+  if (typeof o.fingerprintOf !== 'function') throw new InvalidOptionError('fingerprintOf', o.fingerprintOf, 'a function (input) => string');
+  if (!Number.isSafeInteger(o.unavailableRetryAfterMs) || o.unavailableRetryAfterMs < 0) {
+    throw new InvalidOptionError('unavailableRetryAfterMs', o.unavailableRetryAfterMs, 'a whole number of milliseconds >= 0');
+  }
+  if (typeof o.problemTypeBase !== 'string') throw new InvalidOptionError('problemTypeBase', o.problemTypeBase, 'a URI prefix string');
+  if (typeof o.onError !== 'function') throw new InvalidOptionError('onError', o.onError, 'a function (error, request) => void');
+  return {
+    ...o,
+    methodSet: new Set(o.methods.map((m) => m.toUpperCase())),
+    receiptHeaderSet: new Set(o.receiptHeaders.map((h) => h.toLowerCase())),
+  };
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

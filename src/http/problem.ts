@@ -1,0 +1,54 @@
+import { HEADER, PROBLEM_JSON } from '../contract/headers.js';
+
+/**
+ * Every error the middleware answers, in one table: the single place where an outcome becomes an
+ * HTTP status (DESIGN habit 8). Bodies are problem+json (RFC 9457) with type, title, status and
+ * detail, plus `code` (the kind) for programs.
+ */
+export const PROBLEMS = {
+  unauthenticated: { status: 401, title: 'Authentication required' },
+  missing_key: { status: 400, title: 'Idempotency-Key header missing' },
+  invalid_key: { status: 400, title: 'Idempotency-Key header malformed' },
+  payload_too_large: { status: 413, title: 'Request body too large' },
+  key_reused: { status: 422, title: 'Idempotency-Key reused with a different payload' },
+  in_flight: { status: 409, title: 'A request with this Idempotency-Key is in progress' },
+  ledger_unavailable: { status: 503, title: 'Idempotency ledger unavailable' },
+  internal_error: { status: 500, title: 'Internal error' },
+} as const;
+
+export type ProblemKind = keyof typeof PROBLEMS;
+export const PROBLEM_KINDS = Object.keys(PROBLEMS) as ProblemKind[];
+
+/** The prefix of each problem's `type` URI; the kind follows it. @default 'urn:oncely:problem:' */
+export const DEFAULT_PROBLEM_TYPE_BASE = 'urn:oncely:problem:';
+
+export interface ProblemDetails {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly code: ProblemKind;
+}
+
+export interface ProblemOptions {
+  /** Sent as Retry-After, in whole seconds rounded up (at least 1): RFC 9110 section 10.2.3. */
+  readonly retryAfterMs?: number | undefined;
+  readonly typeBase?: string | undefined;
+}
+
+export function problemDetails(kind: ProblemKind, detail: string, typeBase: string = DEFAULT_PROBLEM_TYPE_BASE): ProblemDetails {
+  const { status, title } = PROBLEMS[kind];
+  return { type: `${typeBase}${kind.replaceAll('_', '-')}`, title, status, detail, code: kind };
+}
+
+export function problemResponse(kind: ProblemKind, detail: string, options: ProblemOptions = {}): Response {
+  const body = problemDetails(kind, detail, options.typeBase);
+  const headers = new Headers({ [HEADER.contentType]: PROBLEM_JSON, 'cache-control': 'no-store' });
+  if (options.retryAfterMs !== undefined) headers.set(HEADER.retryAfter, String(retryAfterSeconds(options.retryAfterMs)));
+  return new Response(JSON.stringify(body), { status: body.status, headers });
+}
+
+/** Delay-seconds for a Retry-After header: never 0, which a client could read as "hammer now". */
+export function retryAfterSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}

@@ -1,0 +1,33 @@
+/** A body read in full, or the news that it was larger than allowed. */
+export type BodyRead = { readonly kind: 'ok'; readonly bytes: Uint8Array } | { readonly kind: 'too_large'; readonly limitBytes: number };
+
+/**
+ * Reads a request body, refusing one larger than `maxBytes` without buffering it: a declared
+ * Content-Length over the limit is refused before reading, and a streamed body is cut off at the
+ * first chunk past it. (The receipt needs the whole body, so there is no streaming through.)
+ */
+export async function readBodyWithin(request: Request, maxBytes: number): Promise<BodyRead> {
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) return { kind: 'too_large', limitBytes: maxBytes };
+  if (request.body === null) return { kind: 'ok', bytes: new Uint8Array(0) };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return { kind: 'too_large', limitBytes: maxBytes };
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { kind: 'ok', bytes };
+}

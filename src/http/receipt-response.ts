@@ -1,0 +1,35 @@
+import type { Receipt } from '../contract/receipt.js';
+
+/** Statuses whose responses must not carry a body (RFC 9110 sections 15.3.5, 15.3.6, 15.4.5). */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+/** Headers that describe one connection or one transfer, never the answer itself. */
+const TRANSFER_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+
+/** A response's status, allow-listed headers (lower-case, in the order Headers iterates) and bytes. */
+export async function responseToReceipt(response: Response, allowList: ReadonlySet<string>): Promise<{ receipt: Receipt; headers: Headers }> {
+  const body = new Uint8Array(await response.arrayBuffer());
+  const headers: Array<readonly [string, string]> = [];
+  for (const [name, value] of response.headers) if (allowList.has(name)) headers.push([name, value]);
+  return { receipt: { status: response.status, headers, body }, headers: response.headers };
+}
+
+/** A Response from a stored receipt, with extra headers (Idempotent-Replayed) set on top. */
+export function receiptToResponse(receipt: Receipt, extra: Record<string, string> = {}): Response {
+  const headers = new Headers();
+  for (const [name, value] of receipt.headers) headers.append(name, value);
+  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+  return new Response(bodyFor(receipt.status, receipt.body), { status: receipt.status, headers });
+}
+
+/** The first answer in full: every header the handler set, not only the allow-listed ones. */
+export function firstResponse(status: number, original: Headers, body: Uint8Array): Response {
+  const headers = new Headers();
+  for (const [name, value] of original) if (!TRANSFER_HEADERS.has(name) && name !== 'set-cookie') headers.append(name, value);
+  for (const cookie of original.getSetCookie()) headers.append('set-cookie', cookie);
+  return new Response(bodyFor(status, body), { status, headers });
+}
+
+function bodyFor(status: number, body: Uint8Array): Uint8Array<ArrayBuffer> | null {
+  return NULL_BODY_STATUSES.has(status) || body.byteLength === 0 ? null : new Uint8Array(body);
+}

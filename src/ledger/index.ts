@@ -1,0 +1,38 @@
+/**
+ * The receipt logic of oncely: (scope, key, fingerprint) -> executed once, replayed, conflict,
+ * in flight. Knows nothing of HTTP or of any database: stores implement {@link LedgerStore}.
+ */
+export { createLedger, type Ledger, type Effect } from './ledger.js';
+export {
+  resolveLedgerOptions,
+  isBusinessAnswer,
+  DEFAULT_LEDGER_OPTIONS,
+  type LedgerOptions,
+  type LedgerTuning,
+  type ResolvedLedgerOptions,
+} from './ledger-options.js';
+export {
+  EXECUTE_KINDS,
+  LOOKUP_KINDS,
+  type Claim,
+  type ExecuteKind,
+  type ExecuteResult,
+  type LedgerRequest,
+  type LookupKind,
+  type LookupResult,
+} from './ledger-result.js';
+export type { LedgerStore, SweepResult } from './ledger-store.js';
+export {
+  ENTRY_STATES,
+  versionOf,
+  tombstoneOf,
+  type EntryState,
+  type EntryVersion,
+  type LedgerEntry,
+  type InFlightEntry,
+  type CompletedEntry,
+  type ExpiredEntry,
+} from './ledger-entry.js';
+export { decideClaim, TAKE_OVER_REASONS, type ClaimDecision, type TakeOverReason } from './decide-claim.js';
+export { normalizeReceipt } from './normalize-receipt.js';
+export { jsonReceipt, receiptJson } from './receipt-json.js';

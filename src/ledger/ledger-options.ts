@@ -1,0 +1,81 @@
+import { InvalidOptionError } from '../contract/errors.js';
+import type { Receipt } from '../contract/receipt.js';
+import { DEFAULT_STATUS_TABLE } from '../contract/status-class.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import type { LedgerStore } from './ledger-store.js';
+
+/**
+ * The default storage policy: a business answer is stored, a transient failure is not.
+ * 2xx, 3xx and 4xx are stored (a 404 or a 422 is the answer, and a retry must get it again),
+ * except the 4xx that ask to come back later (408, 425, 429 in seed 003's table): storing those
+ * would replay "try later" for the whole retention. 5xx is never stored: the effect rolls back
+ * and the key is released, so a retry runs again (issue 4, "which outcomes are stored").
+ */
+export function isBusinessAnswer(receipt: Receipt): boolean {
+  return receipt.status >= 200 && receipt.status < 500 && !DEFAULT_STATUS_TABLE.retryable.has(receipt.status);
+}
+
+export interface LedgerTuning {
+  /**
+   * How long a claim guards a key before another worker may take it over. Short, so a crashed
+   * worker blocks its key for seconds, not for the retention period. @default 30000 (30 s)
+   */
+  readonly leaseMs: number;
+  /** How long a receipt is replayed after completion. @default 86400000 (24 h) */
+  readonly retentionMs: number;
+  /**
+   * How long after retention a lookup still answers "expired" rather than "never seen". Past it
+   * the tombstone is deleted. @default 604800000 (7 days)
+   */
+  readonly tombstoneMs: number;
+  /** Which outcomes are stored; the others roll back and release the key. @default isBusinessAnswer */
+  readonly shouldStore: (receipt: Receipt) => boolean;
+  /** The owner token of each claim. @default crypto.randomUUID */
+  readonly generateToken: () => string;
+}
+
+export interface LedgerOptions<Tx> extends Partial<LedgerTuning> {
+  readonly store: LedgerStore<Tx>;
+  /** Leases and retention are measured on this clock only. @default the system clock */
+  readonly clock?: Clock;
+}
+
+export const DEFAULT_LEDGER_OPTIONS: LedgerTuning = {
+  leaseMs: 30_000,
+  retentionMs: 86_400_000,
+  tombstoneMs: 604_800_000,
+  shouldStore: isBusinessAnswer,
+  generateToken: () => globalThis.crypto.randomUUID(),
+};
+
+export interface ResolvedLedgerOptions<Tx> extends LedgerTuning {
+  readonly store: LedgerStore<Tx>;
+  readonly clock: Clock;
+}
+
+/** Fills defaults and checks every option once; errors name the option and the allowed range. */
+export function resolveLedgerOptions<Tx>(options: LedgerOptions<Tx>): ResolvedLedgerOptions<Tx> {
+  if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', options, 'an object with a store');
+  const { store, clock = systemClock } = options;
+  const o = { ...DEFAULT_LEDGER_OPTIONS, ...definedOnly(options), store, clock };
+  for (const method of ['get', 'insert', 'swap', 'remove', 'transaction', 'hold', 'complete', 'sweep'] as const) {
+    if (typeof store?.[method] !== 'function') throw new InvalidOptionError('store', store, `a LedgerStore (missing ${method}())`);
+  }
+  if (typeof clock.now !== 'function') throw new InvalidOptionError('clock', clock, 'a Clock with now()');
+  wholeMs('leaseMs', o.leaseMs, 1, 'a whole number of milliseconds >= 1');
+  wholeMs('retentionMs', o.retentionMs, o.leaseMs, `a whole number of milliseconds >= leaseMs (${o.leaseMs})`);
+  wholeMs('tombstoneMs', o.tombstoneMs, 0, 'a whole number of milliseconds >= 0');
+  if (typeof o.shouldStore !== 'function') throw new InvalidOptionError('shouldStore', o.shouldStore, 'a function (receipt) => boolean');
+  if (typeof o.generateToken !== 'function') throw new InvalidOptionError('generateToken', o.generateToken, 'a function () => string');
+  return o;
+}
+
+function wholeMs(option: string, value: unknown, min: number, allowed: string): void {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new InvalidOptionError(option, value, allowed);
+  }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

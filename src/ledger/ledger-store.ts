@@ -1,0 +1,72 @@
+import type { CompletedEntry, EntryVersion, InFlightEntry, LedgerEntry } from './ledger-entry.js';
+
+/** What one sweep did (see {@link LedgerStore.sweep}). */
+export interface SweepResult {
+  /** Entries whose retention ended and that became tombstones. */
+  readonly tombstoned: number;
+  /** Tombstones past their own end, deleted. */
+  readonly deleted: number;
+}
+
+/**
+ * Where a ledger keeps its entries, and the transaction the effect runs in. A store is dumb on
+ * purpose: it reads, inserts and compare-and-swaps rows; every rule (conflict first, lease,
+ * retention) lives in the ledger, so all stores behave alike and one conformance suite checks
+ * them (DESIGN habit 5).
+ *
+ * `Tx` is the handle the effect gets for its own writes: they commit or roll back together with
+ * the receipt. Methods that take a `tx` run inside {@link transaction}; the others commit on
+ * their own (a claim must be visible to other workers before the effect starts).
+ *
+ * Every method may reject when the backing database is unreachable; the ledger turns that into
+ * an `unavailable` result and never runs the effect unguarded.
+ */
+export interface LedgerStore<Tx> {
+  /** For messages and test names: 'memory', 'sqlite', 'postgres'. */
+  readonly name: string;
+
+  /** The committed entry for (scope, key), whatever its state or age, or undefined. */
+  get(scope: string, key: string): Promise<LedgerEntry | undefined>;
+
+  /** Adds the entry if (scope, key) has none. False when one exists (whatever its state). */
+  insert(entry: InFlightEntry): Promise<boolean>;
+
+  /**
+   * Replaces the row matching `expected` (same scope, key, token and state) with `next`.
+   * False when the row changed or is gone. Waits for a transaction that holds the row.
+   */
+  swap(expected: EntryVersion, next: LedgerEntry): Promise<boolean>;
+
+  /** Deletes the row matching `expected`. False when it changed or is gone. */
+  remove(expected: EntryVersion): Promise<boolean>;
+
+  /**
+   * Runs `fn` in one transaction: commits when it resolves, rolls back when it rejects, then
+   * settles the same way. Stores whose connection cannot interleave transactions (one
+   * better-sqlite3 connection) queue them, so two async effects never share one.
+   */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+
+  /**
+   * Inside a transaction, before the effect: true when the row still matches `expected`, and
+   * from then on no other worker can take it over until the transaction ends (PostgreSQL:
+   * SELECT ... FOR UPDATE).
+   */
+  hold(tx: Tx, expected: EntryVersion): Promise<boolean>;
+
+  /**
+   * Inside the same transaction, after the effect: writes the completed entry (the receipt) in
+   * place of the in-flight row matching `expected`. False when another worker owns the key now.
+   */
+  complete(tx: Tx, expected: EntryVersion, next: CompletedEntry): Promise<boolean>;
+
+  /**
+   * Retention in bulk, against `nowMs`: every in_flight or completed row with expiresAt <= nowMs
+   * becomes a tombstone (state expired, receipt dropped, expiredAt = its old expiresAt,
+   * expiresAt = expiredAt + tombstoneMs); then every tombstone with expiresAt <= nowMs is deleted.
+   */
+  sweep(nowMs: number, tombstoneMs: number): Promise<SweepResult>;
+
+  /** Releases what the store opened itself (a connection made by a factory). Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,204 @@
+import { InvalidOptionError, OncelyError } from '../contract/errors.js';
+import { validateKey } from '../contract/idempotency-key.js';
+import type { Receipt } from '../contract/receipt.js';
+import { decideClaim } from './decide-claim.js';
+import { tombstoneOf, versionOf, type CompletedEntry, type InFlightEntry } from './ledger-entry.js';
+import { resolveLedgerOptions, type LedgerOptions, type ResolvedLedgerOptions } from './ledger-options.js';
+import type { Claim, ExecuteResult, LedgerRequest, LookupResult } from './ledger-result.js';
+import type { LedgerStore, SweepResult } from './ledger-store.js';
+import { normalizeReceipt } from './normalize-receipt.js';
+
+/** The effect: the caller's work, given the store's transaction handle for its own writes. */
+export type Effect<Tx> = (tx: Tx, claim: Claim) => Receipt | Promise<Receipt>;
+
+export interface Ledger<Tx> {
+  readonly store: LedgerStore<Tx>;
+  readonly options: ResolvedLedgerOptions<Tx>;
+  /**
+   * Answers one request: claims its key, runs `effect` and writes the receipt in one store
+   * transaction, or answers from what the key already holds. Never throws for the store's sake
+   * (that is `unavailable`); rethrows the effect's own error after rolling it back and
+   * releasing the key. Throws InvalidKeyError / InvalidOptionError for a malformed request.
+   */
+  execute(request: LedgerRequest, effect: Effect<Tx>): Promise<ExecuteResult>;
+  /** The read-only status lookup by (scope, key). Purges what it finds expired. */
+  lookup(scope: string, key: string): Promise<LookupResult>;
+  /** Turns receipts past retention into tombstones and deletes old tombstones. */
+  purgeExpired(): Promise<SweepResult>;
+}
+
+/** Claim rounds lost to other workers' concurrent writes before giving up as unavailable. */
+const MAX_CLAIM_ROUNDS = 8;
+
+/** Thrown inside the transaction only to roll it back; never escapes `execute`. */
+class Rollback {
+  constructor(readonly reason: 'lease_lost' | 'not_stored' | 'effect_failed', readonly detail?: unknown) {}
+}
+
+type ClaimOutcome = { readonly claimed: InFlightEntry; readonly tookOver: boolean } | { readonly answer: ExecuteResult };
+
+export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
+  const o = resolveLedgerOptions(options);
+  const { store, clock } = o;
+
+  async function claim(request: LedgerRequest): Promise<ClaimOutcome> {
+    for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
+      const existing = await store.get(request.scope, request.key);
+      const nowMs = clock.now();
+      const decision = decideClaim(existing, request.fingerprint, nowMs);
+      switch (decision.action) {
+        case 'conflict':
+          return { answer: { kind: 'conflict', state: decision.entry.state, firstSeenAt: decision.entry.firstSeenAt } };
+        case 'replay':
+          return { answer: completedAnswer('replayed', decision.entry) };
+        case 'wait':
+          return {
+            answer: {
+              kind: 'in_flight',
+              retryAfterMs: decision.retryAfterMs,
+              leaseExpiresAt: decision.entry.leaseExpiresAt,
+              firstSeenAt: decision.entry.firstSeenAt,
+            },
+          };
+        case 'insert':
+        case 'take_over': {
+          const tookOver = decision.action === 'take_over' && decision.reason === 'lease_expired';
+          const fresh: InFlightEntry = {
+            scope: request.scope,
+            key: request.key,
+            fingerprint: request.fingerprint,
+            state: 'in_flight',
+            token: o.generateToken(),
+            // A takeover continues the same request: it was first seen when the dead worker took it.
+            firstSeenAt: tookOver ? decision.previous.firstSeenAt : nowMs,
+            leaseExpiresAt: nowMs + o.leaseMs,
+            expiresAt: nowMs + o.retentionMs,
+          };
+          const won = decision.action === 'insert' ? await store.insert(fresh) : await store.swap(versionOf(decision.previous), fresh);
+          if (won) return { claimed: fresh, tookOver };
+          break; // someone else wrote first: read again and decide on what they wrote
+        }
+      }
+    }
+    const cause = new OncelyError('claim_contention', `could not claim key ${request.key}: it changed ${MAX_CLAIM_ROUNDS} times while claiming`);
+    return { answer: { kind: 'unavailable', stage: 'claim', cause } };
+  }
+
+  async function execute(request: LedgerRequest, effect: Effect<Tx>): Promise<ExecuteResult> {
+    checkRequest(request);
+    if (typeof effect !== 'function') throw new InvalidOptionError('effect', effect, 'a function (tx, claim) => Receipt');
+
+    let outcome: ClaimOutcome;
+    try {
+      outcome = await claim(request);
+    } catch (cause) {
+      return { kind: 'unavailable', stage: 'claim', cause };
+    }
+    if ('answer' in outcome) return outcome.answer;
+    const owned = outcome.claimed;
+    const version = versionOf(owned);
+    const claimInfo: Claim = {
+      scope: owned.scope,
+      key: owned.key,
+      fingerprint: owned.fingerprint,
+      firstSeenAt: owned.firstSeenAt, leaseExpiresAt: owned.leaseExpiresAt, tookOver: outcome.tookOver };
+
+    try {
+      const completed = await store.transaction(async (tx) => {
+        if (!(await store.hold(tx, version))) throw new Rollback('lease_lost');
+        let produced: Receipt | string;
+        try {
+          produced = normalizeReceipt(await effect(tx, claimInfo));
+        } catch (error) {
+          throw new Rollback('effect_failed', error);
+        }
+        if (typeof produced === 'string') throw new Rollback('effect_failed', new TypeError(produced));
+        if (!o.shouldStore(produced)) throw new Rollback('not_stored', produced);
+        const nowMs = clock.now();
+        const entry: CompletedEntry = {
+          scope: owned.scope,
+          key: owned.key,
+          fingerprint: owned.fingerprint,
+          state: 'completed',
+          token: owned.token,
+          firstSeenAt: owned.firstSeenAt,
+          completedAt: nowMs,
+          expiresAt: nowMs + o.retentionMs,
+          receipt: produced,
+        };
+        // The receipt joins the effect's transaction: both commit, or neither (seed 004).
+        if (!(await store.complete(tx, version, entry))) throw new Rollback('lease_lost');
+        return entry;
+      });
+      return completedAnswer('executed', completed);
+    } catch (error) {
+      if (error instanceof Rollback && error.reason === 'lease_lost') {
+        return { kind: 'lease_lost', retryAfterMs: Math.max(0, owned.leaseExpiresAt - clock.now()) };
+      }
+      // Rolled back: give the key back so a retry runs again. If the store is down the release
+      // fails too; then the lease runs out instead, in leaseMs rather than retentionMs.
+      await store.remove(version).catch(() => false);
+      if (error instanceof Rollback && error.reason === 'effect_failed') throw error.detail;
+      if (error instanceof Rollback && error.reason === 'not_stored') return { kind: 'not_stored', receipt: error.detail as Receipt };
+      return { kind: 'unavailable', stage: 'transaction', cause: error };
+    }
+  }
+
+  async function lookup(scope: string, key: string): Promise<LookupResult> {
+    checkRequest({ scope, key, fingerprint: '-' });
+    try {
+      const entry = await store.get(scope, key);
+      if (entry === undefined) return { kind: 'never_seen' };
+      const nowMs = clock.now();
+      if (entry.state === 'expired') {
+        if (entry.expiresAt > nowMs) return expiredAnswer(entry.fingerprint, entry.firstSeenAt, entry.expiredAt, entry.completedAt);
+        await store.remove(versionOf(entry)).catch(() => false); // purge on access: the tombstone's own time is over
+        return { kind: 'never_seen' };
+      }
+      if (entry.expiresAt <= nowMs) {
+        const tombstone = tombstoneOf(entry, o.tombstoneMs);
+        await store.swap(versionOf(entry), tombstone).catch(() => false); // purge on access; losing this race is harmless
+        return expiredAnswer(entry.fingerprint, entry.firstSeenAt, tombstone.expiredAt, tombstone.completedAt);
+      }
+      if (entry.state === 'completed') {
+        const { receipt, fingerprint, firstSeenAt, completedAt, expiresAt } = entry;
+        return { kind: 'found', receipt, fingerprint, firstSeenAt, completedAt, expiresAt };
+      }
+      return {
+        kind: 'in_flight',
+        fingerprint: entry.fingerprint,
+        firstSeenAt: entry.firstSeenAt,
+        leaseExpiresAt: entry.leaseExpiresAt,
+        leaseExpired: entry.leaseExpiresAt <= nowMs,
+      };
+    } catch (cause) {
+      return { kind: 'unavailable', cause };
+    }
+  }
+
+  return {
+    store,
+    options: o,
+    execute,
+    lookup,
+    purgeExpired: () => store.sweep(clock.now(), o.tombstoneMs),
+  };
+}
+
+function completedAnswer(kind: 'executed' | 'replayed', entry: CompletedEntry): ExecuteResult {
+  return { kind, receipt: entry.receipt, firstSeenAt: entry.firstSeenAt, completedAt: entry.completedAt, expiresAt: entry.expiresAt };
+}
+
+function expiredAnswer(fingerprint: string, firstSeenAt: number, expiredAt: number, completedAt: number | undefined): LookupResult {
+  return { kind: 'expired', fingerprint, firstSeenAt, expiredAt, completedAt };
+}
+
+/** The public edge of the ledger: a malformed request is a programming error, thrown at once. */
+function checkRequest(request: LedgerRequest): void {
+  if (typeof request !== 'object' || request === null) throw new InvalidOptionError('request', request, 'an object {scope, key, fingerprint}');
+  if (typeof request.scope !== 'string' || request.scope === '') throw new InvalidOptionError('scope', request.scope, 'a non-empty string');
+  validateKey(request.key);
+  if (typeof request.fingerprint !== 'string' || request.fingerprint === '') {
+    throw new InvalidOptionError('fingerprint', request.fingerprint, 'a non-empty string');
+  }
+}

@@ -1,0 +1,44 @@
+// The simulator's public surface. Pure and browser-safe: no node:*, no Date.now, no Math.random,
+// so the page can bundle this file with esbuild and run a batch in a web worker.
+export {
+  DEFAULT_WORLD_PARAMS,
+  WORLD_PARAM_NAMES,
+  resolveWorldParams,
+  type WorldParams,
+} from './world-params.js';
+export {
+  RULES,
+  RULE_IDS,
+  RULE_CHOICES,
+  RULE_TIMEOUTS,
+  ruleById,
+  type Rule,
+  type RuleId,
+  type RuleChoice,
+  type RuleTimeout,
+} from './rules.js';
+export {
+  runWorld,
+  drawsFor,
+  METRIC_NAMES,
+  type MetricName,
+  type WorldMetrics,
+  type WorldOutcome,
+  type RunWorldOptions,
+} from './run-world.js';
+export { MatchedDraws } from './matched-draws.js';
+export { RoundTripEstimator } from './round-trip-estimator.js';
+export { TRACE_KINDS, formatTraceJson, type TraceEvent, type TraceKind } from './trace.js';
+export { BATCH_SETTINGS, BATCH_SETTING_IDS, batchSettingById, type BatchSetting, type BatchSettingId } from './batch-settings.js';
+export { runBatch, DEFAULT_BATCH, type RunBatchOptions, type BatchResult } from './run-batch.js';
+export { meansTable, findRow, MeansAccumulator, type BatchOutcome, type MeansRow } from './means-table.js';
+export { checkClaims, type ClaimResult, type CheckClaimsOptions } from './claims.js';
+export {
+  closedForm,
+  closedFormCheck,
+  DEFAULT_CLOSED_FORM,
+  type ClosedFormOptions,
+  type ClosedFormResult,
+  type PerJob,
+} from './closed-form.js';
+export { SEED_002_FIGURES, compareWithSeed002, type PublishedFigure, type FigureComparison } from './seed-002.js';

@@ -1,0 +1,279 @@
+import { InvalidOptionError } from '../contract/errors.js';
+import { backoffDelayMs, type BackoffOptions } from '../policy/backoff.js';
+import { seededRandom } from '../time/random.js';
+import { MatchedDraws } from './matched-draws.js';
+import { RoundTripEstimator } from './round-trip-estimator.js';
+import { RULE_IDS, ruleById, type Rule, type RuleId } from './rules.js';
+import type { TraceEvent, TraceKind } from './trace.js';
+import { resolveWorldParams, type WorldParams } from './world-params.js';
+
+/**
+ * What an outcome is measured by, in a stable order (JSON, CSV and tables follow it):
+ * - delivered: jobs with at least one effect;
+ * - duplicates: effects beyond the first, summed over jobs;
+ * - confirmed: jobs whose sender got a receipt before the run ended;
+ * - sends, creditsSpent;
+ * - unresolved: jobs never confirmed: the sender cannot tell whether they happened.
+ */
+export const METRIC_NAMES = ['delivered', 'duplicates', 'confirmed', 'sends', 'creditsSpent', 'unresolved'] as const;
+export type MetricName = (typeof METRIC_NAMES)[number];
+export type WorldMetrics = { readonly [name in MetricName]: number };
+
+export interface WorldOutcome {
+  readonly rule: RuleId;
+  readonly seed: number;
+  readonly metrics: WorldMetrics;
+  /** Every event, in order; present when the trace was asked for. */
+  readonly trace?: readonly TraceEvent[];
+}
+
+export interface RunWorldOptions {
+  /** Record the event trace. The batch turns it off: a world is then allocation-light. @default true */
+  readonly trace?: boolean;
+  /** Draws shared by every rule run on this world (made on demand otherwise). */
+  readonly draws?: MatchedDraws;
+}
+
+/**
+ * Streams beside the matched draws, seeded by (seed, STREAM_JOB, purpose). No job has the number
+ * 0xffffffff, so these never collide with a (seed, job, attempt) stream.
+ */
+const STREAM_JOB = 0xffff_ffff;
+const RANDOM_CHOICE_STREAM = 1;
+const BACKOFF_JITTER_STREAM = 2;
+
+/** Simulates one world under one rule. Validates `params` (InvalidOptionError names the bad one). */
+export function runWorld(params: Partial<WorldParams>, rule: Rule | RuleId, options: RunWorldOptions = {}): WorldOutcome {
+  const resolved = resolveWorldParams(params);
+  const found = typeof rule === 'string' ? ruleById(rule) : rule;
+  if (!found) throw new InvalidOptionError('rule', rule, `one of ${RULE_IDS.join(', ')}`);
+  const draws = options.draws ?? drawsFor(resolved);
+  if (!draws.matches(resolved.seed, resolved.jobs, resolved.requestLoss, resolved.receiptLoss, resolved.maxDelayTicks)) {
+    throw new InvalidOptionError('draws', 'MatchedDraws', 'draws made for the same seed, jobs, losses and maxDelayTicks');
+  }
+  return simulateWorld(resolved, found, draws, options.trace ?? true);
+}
+
+/** The matched draws for a world; share one between the rules run on it. */
+export function drawsFor(params: WorldParams): MatchedDraws {
+  return new MatchedDraws(params.seed, params.jobs, params.requestLoss, params.receiptLoss, params.maxDelayTicks);
+}
+
+/**
+ * The engine, for already-validated params. Each tick, in this order (docs/simulator.md):
+ * forget keys if due, request arrivals (effects), receipt arrivals (confirmations), dispatch.
+ */
+export function simulateWorld(p: WorldParams, rule: Rule, draws: MatchedDraws, record: boolean): WorldOutcome {
+  const jobs = p.jobs;
+  const { keyed, choice, timeout } = rule;
+  const maxAttempts = p.maxAttempts ?? Number.POSITIVE_INFINITY;
+  const retentionTicks = p.retentionTicks ?? Number.POSITIVE_INFINITY;
+  const forgetKeysAt = p.forgetKeysAt ?? -1;
+  const { horizonTicks, sendsPerTick, retryAfterTicks } = p;
+  const cost = keyed ? p.keyedSendCost : p.sendCost;
+  // Every message sent by the last dispatch tick arrives within two legs of maxDelayTicks.
+  const endTick = horizonTicks + 2 * p.maxDelayTicks;
+
+  // Per-job state in plain small-integer arrays: a world is short-lived, and typed arrays cost
+  // more to allocate than these few slots are worth.
+  const attempts: number[] = new Array<number>(jobs).fill(0);
+  const lastSendAt: number[] = new Array<number>(jobs).fill(0);
+  const waitTicks: number[] = new Array<number>(jobs).fill(retryAfterTicks);
+  const confirmedAt: number[] = new Array<number>(jobs).fill(-1);
+  const effects: number[] = new Array<number>(jobs).fill(0);
+  const keyStoredAt: number[] = new Array<number>(jobs).fill(-1);
+
+  // Messages in flight, as linked lists per arrival slot. A message arrives 1 … maxDelayTicks
+  // after it leaves, so maxDelayTicks + 1 slots indexed by arrival tick hold everything; lists
+  // keep send order, which is the order same-tick arrivals are handled in.
+  const ringSize = p.maxDelayTicks + 1;
+  const queue = new MessageQueue(ringSize);
+  const requests = 0;
+  const receipts = ringSize;
+  let inFlight = 0;
+
+  const choiceRandom = choice === 'random' ? seededRandom(p.seed, STREAM_JOB, RANDOM_CHOICE_STREAM) : undefined;
+  const jitterRandom = timeout === 'backoff' ? seededRandom(p.seed, STREAM_JOB, BACKOFF_JITTER_STREAM) : undefined;
+  const backoff: BackoffOptions = { baseDelayMs: p.retryAfterTicks, maxDelayMs: p.maxRetryAfterTicks, jitter: 'full' };
+  const estimator = timeout === 'learned' ? new RoundTripEstimator(p.retryAfterTicks, p.maxRetryAfterTicks) : undefined;
+
+  const trace: TraceEvent[] | undefined = record ? [] : undefined;
+  const emit = (tick: number, kind: TraceKind, job: number, attempt: number): void => {
+    trace?.push({ tick, kind, job, attempt });
+  };
+
+  let credits = p.credits;
+  let sends = 0;
+  let nextFresh = 0;
+
+  /** Unconfirmed, under the attempt cap, and waited long enough since its last send. */
+  const eligible = (job: number, tick: number, wait: number): boolean =>
+    confirmedAt[job]! < 0 && attempts[job]! < maxAttempts && tick - lastSendAt[job]! >= (wait < 0 ? waitTicks[job]! : wait);
+
+  // After a scan that finds no eligible job, none can become eligible before this tick: sends
+  // and confirmations only push eligibility later. A new learned timeout may bring it closer,
+  // so observing a round trip resets it. A pure speed-up: the same jobs are picked without it.
+  let noneEligibleBefore = 0;
+
+  /** The job to send now, or -1: fresh jobs first, then a retry chosen by the rule. */
+  const pick = (tick: number): number => {
+    if (nextFresh < jobs) return nextFresh++;
+    if (choice === 'none' || tick < noneEligibleBefore) return -1;
+    // One wait for every job, or -1 for each job's own (backoff draws one per send).
+    const wait = timeout === 'fixed' ? retryAfterTicks : timeout === 'learned' ? estimator!.timeoutTicks : -1;
+    let count = 0;
+    let soonest = Number.POSITIVE_INFINITY;
+    for (let j = 0; j < jobs; j++) {
+      if (eligible(j, tick, wait)) {
+        // The oldest job is the lowest-numbered: jobs are created in number order at tick 0.
+        if (choice === 'oldest') return j;
+        count++;
+      } else if (confirmedAt[j]! < 0 && attempts[j]! < maxAttempts) {
+        soonest = Math.min(soonest, lastSendAt[j]! + (wait < 0 ? waitTicks[j]! : wait));
+      }
+    }
+    if (count === 0) {
+      noneEligibleBefore = soonest;
+      return -1;
+    }
+    let chosen = Math.floor(choiceRandom!.next() * count);
+    for (let j = 0; j < jobs; j++) if (eligible(j, tick, wait) && chosen-- === 0) return j;
+    return -1;
+  };
+
+  const send = (job: number, tick: number): void => {
+    const attempt = ++attempts[job]!;
+    lastSendAt[job] = tick;
+    credits -= cost;
+    sends++;
+    if (jitterRandom) waitTicks[job] = Math.max(1, backoffDelayMs(attempt, backoff, jitterRandom));
+    emit(tick, 'send', job, attempt);
+    if (draws.requestLost(job, attempt)) {
+      emit(tick, 'request-lost', job, attempt);
+      return;
+    }
+    queue.push(requests + ((tick + draws.forwardDelayTicks(job, attempt)) % ringSize), job, attempt);
+    inFlight++;
+  };
+
+  /** True while some job could still be sent: the run may end early once this is false and nothing is in flight. */
+  const mayStillSend = (tick: number): boolean => {
+    if (tick + 1 >= horizonTicks || credits < cost) return false;
+    if (nextFresh < jobs) return true;
+    if (choice === 'none') return false;
+    for (let j = 0; j < jobs; j++) if (confirmedAt[j]! < 0 && attempts[j]! < maxAttempts) return true;
+    return false;
+  };
+
+  for (let tick = 0; tick < endTick; tick++) {
+    if (tick === forgetKeysAt) keyStoredAt.fill(-1);
+
+    const slot = tick % ringSize;
+    for (let m = queue.take(requests + slot); m >= 0; m = queue.next(m)) {
+      const job = queue.job(m);
+      const attempt = queue.attempt(m);
+      inFlight--;
+      const storedAt = keyStoredAt[job]!;
+      if (keyed && storedAt >= 0 && tick - storedAt < retentionTicks) {
+        // Suppressing a repeat does not refresh the key (seed 002).
+        emit(tick, 'suppressed', job, attempt);
+      } else {
+        effects[job]!++;
+        // Stored atomically with the effect; after expiry or a reset the key is stored anew.
+        if (keyed) keyStoredAt[job] = tick;
+        emit(tick, 'effect', job, attempt);
+      }
+      emit(tick, 'receipt-sent', job, attempt);
+      if (draws.receiptLost(job, attempt)) {
+        emit(tick, 'receipt-lost', job, attempt);
+      } else {
+        queue.push(receipts + ((tick + draws.returnDelayTicks(job, attempt)) % ringSize), job, attempt);
+        inFlight++;
+      }
+    }
+
+    for (let m = queue.take(receipts + slot); m >= 0; m = queue.next(m)) {
+      const job = queue.job(m);
+      const attempt = queue.attempt(m);
+      inFlight--;
+      emit(tick, 'confirmed', job, attempt);
+      if (confirmedAt[job]! >= 0) continue;
+      confirmedAt[job] = tick;
+      // Karn's rule: after a retry, a receipt does not say which send it answers.
+      if (estimator && attempts[job] === 1) {
+        estimator.observe(tick - lastSendAt[job]!);
+        noneEligibleBefore = 0;
+      }
+    }
+
+    if (tick < horizonTicks) {
+      for (let s = 0; s < sendsPerTick && credits >= cost; s++) {
+        const job = pick(tick);
+        if (job < 0) break;
+        send(job, tick);
+      }
+    }
+    // Nothing in flight and nothing left to send: the remaining ticks would record nothing.
+    if (inFlight === 0 && !mayStillSend(tick)) break;
+  }
+
+  let delivered = 0;
+  let duplicates = 0;
+  let confirmed = 0;
+  for (let j = 0; j < jobs; j++) {
+    if (effects[j]! > 0) delivered++;
+    if (effects[j]! > 1) duplicates += effects[j]! - 1;
+    if (confirmedAt[j]! >= 0) confirmed++;
+  }
+  const metrics: WorldMetrics = { delivered, duplicates, confirmed, sends, creditsSpent: p.credits - credits, unresolved: jobs - confirmed };
+  return trace ? { rule: rule.id, seed: p.seed, metrics, trace } : { rule: rule.id, seed: p.seed, metrics };
+}
+
+/**
+ * Singly linked lists of (job, attempt) messages, one per slot, appended at the tail. Taking a
+ * slot's list empties the slot; its messages stay readable until the next world (message ids
+ * only grow within a run, so nothing is reused while being read).
+ */
+class MessageQueue {
+  readonly #jobs: number[] = [];
+  readonly #attempts: number[] = [];
+  readonly #next: number[] = [];
+  readonly #heads: number[];
+  readonly #tails: number[];
+
+  constructor(slotsPerList: number) {
+    this.#heads = new Array<number>(2 * slotsPerList).fill(-1);
+    this.#tails = new Array<number>(2 * slotsPerList).fill(-1);
+  }
+
+  push(slot: number, job: number, attempt: number): void {
+    const id = this.#jobs.length;
+    this.#jobs.push(job);
+    this.#attempts.push(attempt);
+    this.#next.push(-1);
+    const tail = this.#tails[slot]!;
+    if (tail < 0) this.#heads[slot] = id;
+    else this.#next[tail] = id;
+    this.#tails[slot] = id;
+  }
+
+  /** The first message of the slot (-1 if none), emptying the slot. */
+  take(slot: number): number {
+    const head = this.#heads[slot]!;
+    this.#heads[slot] = -1;
+    this.#tails[slot] = -1;
+    return head;
+  }
+
+  next(id: number): number {
+    return this.#next[id]!;
+  }
+
+  job(id: number): number {
+    return this.#jobs[id]!;
+  }
+
+  attempt(id: number): number {
+    return this.#attempts[id]!;
+  }
+}

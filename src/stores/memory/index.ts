@@ -1,0 +1,2 @@
+/** The in-memory LedgerStore: tests, demos, single-process tools. */
+export { createMemoryStore, type MemoryStore, type MemoryTx } from './memory-store.js';

@@ -1,0 +1,30 @@
+/**
+ * The part of a `pg` Pool the store uses (DESIGN habit 4): a structural slice, so the store does
+ * not depend on the driver's types and a test can hand it a pool that fails on purpose.
+ */
+export interface PgQueryResult {
+  readonly rows: unknown[];
+  readonly rowCount: number | null;
+}
+
+export interface PgQueryable {
+  query(text: string, values?: unknown[]): Promise<PgQueryResult>;
+}
+
+export interface PgPoolClient extends PgQueryable {
+  /** `release(true)` destroys the connection instead of returning it to the pool. */
+  release(destroy?: boolean | Error): void;
+}
+
+export interface PgPool extends PgQueryable {
+  connect(): Promise<PgPoolClient>;
+  end(): Promise<void>;
+}
+
+/**
+ * The PostgreSQL store's transaction handle: queries on the very client, inside the very
+ * transaction, that writes the receipt. Valid only while that transaction runs.
+ */
+export interface PgTx {
+  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ readonly rows: R[]; readonly rowCount: number }>;
+}

@@ -1,0 +1,5 @@
+/** The SQLite LedgerStore (better-sqlite3@12, WAL, synchronous = FULL). */
+export { createSqliteStore, DEFAULT_SQLITE_STORE_OPTIONS, type SqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
+export type { SqliteDatabase, SqliteStatement, SqliteTx } from './sqlite-database.js';
+export { openSqliteDatabase } from './open-sqlite-database.js';
+export { NestedTransactionError, TransactionEndedError, StoreClosedError } from '../store-errors.js';

@@ -1,0 +1,153 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { deliver, type DeliverRequest, type DeliverResult } from '../../src/cli/commands/deliver.js';
+import { parseDeadline, parseDurationMs, parseHeader } from '../../src/cli/commands/deliver-options.js';
+import { EXIT } from '../../src/cli/exit.js';
+import { startHookServer, type HookServer } from '../../src/services/hook/hook-server.js';
+import { VirtualClock } from '../../src/time/virtual-clock.js';
+import { seededRandom } from '../../src/time/random.js';
+
+const START = Date.UTC(2026, 8, 14, 12, 0, 0);
+const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+/** Runs `deliver` in-process against a real hook server, both sides on one virtual clock. */
+async function run(script: string, request: Partial<DeliverRequest> = {}): Promise<{ result: DeliverResult; out: string; err: string; hook: HookServer }> {
+  const clock = new VirtualClock({ startAt: START });
+  const hook = await startHookServer({ script, clock });
+  let out = '';
+  let err = '';
+  try {
+    const result = await deliver(
+      { url: `${hook.url}/hooks/run-complete`, data: '{"run_id":"run-9"}', method: 'POST', key: 'run-9', ...request },
+      { out: (t) => (out += t), err: (t) => (err += t), clock, random: seededRandom(7) },
+    );
+    return { result, out, err, hook };
+  } finally {
+    await hook.close();
+  }
+}
+
+test('prints every attempt with its status, wait and why, the attempt count and the last non-2xx status', async () => {
+  const { result, out, err, hook } = await run('429@1x3,200');
+  assert.equal(result.exitCode, EXIT.ok);
+  const attemptLines = out.split('\n').filter((l) => /^\s+#\d/.test(l));
+  assert.equal(attemptLines.length, 4);
+  assert.ok(attemptLines.slice(0, 3).every((l) => / 429 {2}retry .*wait \d+ ms \(retry-after 1 s\)/.test(l)), out);
+  assert.match(attemptLines[3]!, / 200 {2}ok/);
+  assert.match(out, /delivered: ok \(stop:ok\) after 4 attempts, last non-2xx status 429/);
+  assert.equal(err, '');
+  assert.equal(hook.service.counts().arrivals, 4);
+});
+
+test('a fatal status exits 3 after exactly one arrival and shows the refusal', async () => {
+  const { result, out, err, hook } = await run('400', { maxAttempts: 12 });
+  assert.equal(result.exitCode, EXIT.fatalStatus);
+  assert.equal(hook.service.counts().arrivals, 1);
+  assert.match(out, /response 400/);
+  assert.match(err, /^oncely: not delivered: fatal status/);
+});
+
+test('an exhausted attempt budget exits 4', async () => {
+  const { result } = await run('503', { maxAttempts: 2 });
+  assert.equal(result.exitCode, EXIT.budgetExhausted);
+  assert.equal(result.report.attemptCount, 2);
+});
+
+test('a deadline 1.5 s away against Retry-After: 5 exits 5 at once, without sleeping', async () => {
+  const { result } = await run('429@5', { closesAt: START + 1500 });
+  assert.equal(result.exitCode, EXIT.deadlinePassed);
+  assert.equal(result.report.stopReason, 'retry_after_too_long');
+  assert.equal(result.report.totalSleptMs, 0);
+});
+
+test('--json exposes the report and the final response: a swallowed ack, then the replayed receipt', async () => {
+  const { result, out } = await run('swallow,200', { json: true });
+  const printed = JSON.parse(out) as DeliverResult;
+  assert.deepEqual(printed.report.attempts.map((a) => [a.outcome, a.status]), [['unknown', 408], ['ok', 200]]);
+  assert.equal(printed.response?.status, 200);
+  assert.equal(printed.response?.idempotentReplayed, true);
+  assert.equal(printed.response?.headers['idempotent-replayed'], 'true');
+  assert.deepEqual(printed.response?.bodyJson, { received: true, completion: 1 });
+  assert.equal(printed.exitCode, 0);
+  assert.equal(result.delivered, true);
+});
+
+/** Runs `deliver` in-process with a fake fetch (no server), recording the keys it sent. */
+async function runFake(answer: () => Response | Promise<Response>, request: Partial<DeliverRequest> = {}) {
+  const keys: (string | null)[] = [];
+  const fetch = (async (_u: unknown, init?: RequestInit) => {
+    keys.push(new Headers(init?.headers).get('idempotency-key'));
+    return answer();
+  }) as typeof globalThis.fetch;
+  let out = '';
+  let err = '';
+  const result = await deliver(
+    { url: 'http://hook.test/hooks/run-complete', data: '{"run_id":"run-9"}', method: 'POST', ...request },
+    { out: (t) => (out += t), err: (t) => (err += t), fetch, clock: new VirtualClock({ startAt: START }), random: seededRandom(7) },
+  );
+  return { result, out, err, keys };
+}
+
+test('every ack lost: outcome unknown, exit 6, and no response is shown as final', async () => {
+  const reset = () => Promise.reject(Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNRESET', message: 'read ECONNRESET' } }));
+  const { result, err, keys } = await runFake(reset, { key: 'run-9', maxAttempts: 3 });
+  assert.equal(result.exitCode, EXIT.unknown);
+  assert.equal(result.response, null);
+  assert.deepEqual(keys, ['run-9', 'run-9', 'run-9']);
+  assert.match(err, /outcome unknown/);
+});
+
+test('without --key the key is derived from method, URL and canonical data, so a rerun is the same intent', async () => {
+  const ok = () => new Response('{}', { status: 200 });
+  const a = await runFake(ok, { data: '{"a":1,"b":2}' });
+  const b = await runFake(ok, { data: '{ "b": 2, "a": 1 }' });
+  const c = await runFake(ok, { data: '{"a":1,"b":3}' });
+  assert.match(a.result.key, /^deliver_[0-9a-f]{40}$/);
+  assert.equal(b.result.key, a.result.key);
+  assert.notEqual(c.result.key, a.result.key);
+  assert.deepEqual(a.keys, [a.result.key]);
+  assert.match(a.out, /derived from method, URL and data/);
+});
+
+test('deadline, duration and header parsing', () => {
+  assert.equal(parseDeadline('1500ms', 1000), 2500);
+  assert.equal(parseDeadline('30s', 0), 30_000);
+  assert.equal(parseDeadline('2026-09-14T12:00:00Z', 0), START);
+  assert.equal(parseDeadline('2026-09-14T14:00:00+02:00', 0), START);
+  assert.equal(parseDurationMs('--x', '1.5s'), 1500);
+  for (const bad of ['30', 'soon', '2026-09-14', '-1s']) assert.throws(() => parseDeadline(bad, 0), /invalid option --deadline/, bad);
+  assert.deepEqual(parseHeader('X-Run:  run-9 '), ['X-Run', 'run-9']);
+  assert.throws(() => parseHeader('no colon'), /invalid option --header/);
+  assert.throws(() => parseHeader('Bad Name: x'), /invalid option --header/);
+});
+
+function cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [MAIN, ...args], { timeout: 20_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+test('the real binary: exit codes, and one-line messages for bad input', async () => {
+  const hook = await startHookServer({ script: '400' });
+  try {
+    const refused = await cli(['deliver', `${hook.url}/h`, '--data', '{"x":1}', '--key', 'k', '-H', 'X-Run: 9']);
+    assert.equal(refused.code, EXIT.fatalStatus, refused.stderr);
+    assert.match(refused.stdout, /#1 .* 400 {2}fail/);
+
+    const badDeadline = await cli(['deliver', `${hook.url}/h`, '--data', '{}', '--deadline', 'soon']);
+    assert.equal(badDeadline.code, EXIT.usage);
+    assert.equal(badDeadline.stderr.trim().split('\n').length, 1);
+    assert.match(badDeadline.stderr, /^oncely: invalid option --deadline: got "soon"/);
+
+    const badData = await cli(['deliver', `${hook.url}/h`, '--data', '{nope']);
+    assert.equal(badData.code, EXIT.usage);
+    assert.match(badData.stderr, /^oncely: invalid option --data/);
+    assert.equal(hook.service.counts().arrivals, 1, 'bad input never reaches the wire');
+  } finally {
+    await hook.close();
+  }
+});

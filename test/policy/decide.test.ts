@@ -1,0 +1,138 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  decide,
+  INITIAL_RETRY_STATE,
+  mayStartAttempt,
+  resolveRetryPolicy,
+  type Observation,
+} from '../../src/policy/index.js';
+import { formatHttpDate } from '../../src/contract/index.js';
+import { seededRandom } from '../../src/time/index.js';
+import { expectDelays, runPolicy } from '../support/expect-delays.js';
+
+const response = (status: number, retryAfter?: string, date?: string): Observation => ({ kind: 'response', status, retryAfter, date });
+const metronome = { jitter: 'none', baseDelayMs: 100, maxDelayMs: 10_000 } as const;
+
+// Seed 003's four classifier tests, as our own tests against the pure step.
+
+test('seed 003: 200 is terminal', () => {
+  const [decision] = decide(INITIAL_RETRY_STATE, response(200), 0, seededRandom(1), resolveRetryPolicy({ maxAttempts: 5 }));
+  assert.equal(decision.action, 'stop');
+  assert.ok(decision.action === 'stop' && decision.reason === 'ok' && decision.outcome === 'ok');
+});
+
+test('seed 003: 400 is never retried and sleeps 0, even with a Retry-After and budget left', () => {
+  const trace = expectDelays({ maxAttempts: 5 }, [response(400, '2'), 200], [], { stop: 'fatal_status' });
+  assert.equal(trace.stop?.outcome, 'fail');
+  assert.equal(trace.decisions.length, 1);
+});
+
+test('seed 003: 429 with Retry-After "2" retries after at least 2 s and at most 3 s', () => {
+  for (let seed = 0; seed < 200; seed++) {
+    const trace = expectDelays({ maxAttempts: 5 }, [response(429, '2'), 200], [[2_000, 3_000]], { random: seededRandom(seed), stop: 'ok' });
+    assert.equal(trace.delayReasons[0], 'retry-after');
+  }
+});
+
+test('seed 003: the budget beats a retryable status', () => {
+  const trace = expectDelays({ maxAttempts: 5, ...metronome }, [503, 503, 503, 503, response(503, '1')], [100, 200, 400, 800], {
+    stop: 'budget_exhausted',
+  });
+  assert.equal(trace.stop?.outcome, 'fail');
+});
+
+test('an unlisted status stops as unlisted, an operation failure as operation_failed', () => {
+  expectDelays({}, [418], [], { stop: 'unlisted_status' });
+  expectDelays({}, [503, { kind: 'failure', detail: 'bug' }], [[0, 100]], { stop: 'operation_failed' });
+});
+
+test('after an unknown attempt, no stop is reported as a plain failure', () => {
+  for (const last of [400, 418, 503, { kind: 'failure', detail: 'bug' } as const]) {
+    const trace = runPolicy({ maxAttempts: 2 }, ['timeout', last]);
+    assert.equal(trace.stop?.outcome, 'unknown', `timeout then ${JSON.stringify(last)}`);
+  }
+  assert.equal(runPolicy({}, ['timeout', 200]).stop?.outcome, 'ok');
+});
+
+test('a retry after an unknown attempt is marked as after a timeout (it costs more tokens)', () => {
+  const trace = runPolicy({}, ['timeout', 503, 200]);
+  assert.deepEqual(
+    trace.decisions.map((d) => d.action === 'retry' && d.afterTimeout),
+    [true, false, false],
+  );
+});
+
+test('jitter none doubles up to the cap', () => {
+  expectDelays({ ...metronome, maxAttempts: 8, maxDelayMs: 1_000 }, [503, 502, 'timeout', 500, 504, 429, 408, 200], [100, 200, 400, 800, 1_000, 1_000, 1_000], {
+    stop: 'ok',
+  });
+});
+
+test('a Retry-After longer than maxRetryAfterMs stops at once instead of retrying early', () => {
+  const trace = expectDelays({}, [response(503, '31'), 200], [], { stop: 'retry_after_too_long' });
+  assert.equal(trace.stop?.retryAfter.kind, 'delay');
+  expectDelays({}, [response(503, '30'), 200], [[30_000, 45_000]], { stop: 'ok' });
+  expectDelays({ maxRetryAfterMs: 5_000 }, [response(503, '6'), 200], [], { stop: 'retry_after_too_long' });
+});
+
+test('a Retry-After past the time left before the deadline stops at once, without sleeping', () => {
+  expectDelays({ closesAt: 10_000 }, [response(503, '10'), 200], [], { stop: 'retry_after_too_long' });
+  expectDelays({ closesAt: 10_000 }, [response(503, '9'), 200], [], { startAt: 1_000, stop: 'retry_after_too_long' });
+});
+
+test('jitter stretches a Retry-After but never onto or past the deadline, and never below the ask', () => {
+  for (let seed = 0; seed < 100; seed++) {
+    const trace = expectDelays({ closesAt: 2_500 }, [response(503, '2'), 200], [[2_000, 2_499]], { random: seededRandom(seed) });
+    assert.equal(trace.stop?.reason, 'ok');
+  }
+});
+
+test('a Retry-After date is measured against the server Date', () => {
+  const serverNow = Date.UTC(2026, 2, 14, 12, 0, 0);
+  const localNow = serverNow + 3_600_000; // our clock is an hour fast
+  const trace = expectDelays(
+    { retryAfterJitterRatio: 0 },
+    [response(503, formatHttpDate(serverNow + 4_000), formatHttpDate(serverNow)), 200],
+    [4_000],
+    { startAt: localNow, stop: 'ok' },
+  );
+  const first = trace.decisions[0]!;
+  assert.ok(first.action === 'retry' && first.retryAfter.kind === 'delay' && first.retryAfter.measuredAgainst === 'server-date');
+});
+
+test('an unparsable Retry-After falls back to the default backoff, and says so', () => {
+  const trace = expectDelays({ ...metronome }, [response(503, 'soon'), response(503, '1.5'), 200], [100, 200], { stop: 'ok' });
+  assert.deepEqual(trace.delayReasons, ['retry-after-unparsed', 'retry-after-unparsed']);
+  const first = trace.decisions[0]!;
+  assert.deepEqual(first.retryAfter, { kind: 'unparsed', raw: 'soon' });
+  assert.deepEqual(runPolicy({ ...metronome }, [503, 200]).delayReasons, ['backoff']);
+});
+
+test('a backoff that would end at or past the deadline stops with deadline_passed', () => {
+  expectDelays({ ...metronome, closesAt: 300 }, [503, 503, 503], [100], { stop: 'deadline_passed' });
+  // Seed 000, fixture D: an ack swallowed 1 ms before the deadline; the next try would come after it.
+  expectDelays({ ...metronome, baseDelayMs: 2, closesAt: 1_000 }, ['timeout', 200], [], { startAt: 999, stop: 'deadline_passed' });
+});
+
+test('an attempt that ends after the deadline stops with deadline_passed, whatever the server asks', () => {
+  // Regression: a Retry-After used to be blamed (retry_after_too_long) when no wait could fit.
+  expectDelays({ closesAt: 1_000 }, [response(503, '1'), 200], [], { attemptDurationMs: 1_500, stop: 'deadline_passed' });
+  expectDelays({ closesAt: 1_000 }, [503, 200], [], { attemptDurationMs: 1_000, stop: 'deadline_passed' });
+});
+
+test('no attempt may start at or after the deadline', () => {
+  const policy = resolveRetryPolicy({ closesAt: 1_000 });
+  assert.equal(mayStartAttempt(999, policy), true);
+  assert.equal(mayStartAttempt(1_000, policy), false);
+  assert.equal(mayStartAttempt(1_001, policy), false);
+  assert.equal(mayStartAttempt(Number.MAX_SAFE_INTEGER, resolveRetryPolicy()), true, 'no deadline by default');
+});
+
+test('the step is pure: the same inputs give the same decision', () => {
+  const policy = resolveRetryPolicy();
+  const a = decide(INITIAL_RETRY_STATE, response(503), 10, seededRandom(3), policy);
+  const b = decide(INITIAL_RETRY_STATE, response(503), 10, seededRandom(3), policy);
+  assert.deepEqual(a, b);
+  assert.deepEqual(INITIAL_RETRY_STATE, { attempt: 0, previousDelayMs: 0, sawUnknown: false });
+});

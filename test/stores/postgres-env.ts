@@ -1,0 +1,43 @@
+import pg from 'pg';
+
+/**
+ * Which PostgreSQL the tests use (DESIGN habit 5: an environment variable chooses the backends).
+ * - ONCELY_TEST_POSTGRES_URL unset: skip, with the reason printed;
+ * - ONCELY_REQUIRE_POSTGRES=1 (CI): a missing or unreachable server is a failure, never a skip.
+ */
+export type PostgresTarget =
+  | { readonly kind: 'ready'; readonly url: string }
+  | { readonly kind: 'skip'; readonly reason: string }
+  | { readonly kind: 'fail'; readonly reason: string };
+
+export async function postgresTarget(): Promise<PostgresTarget> {
+  const url = process.env['ONCELY_TEST_POSTGRES_URL'];
+  const required = process.env['ONCELY_REQUIRE_POSTGRES'] === '1';
+  const unavailable = (reason: string): PostgresTarget => (required ? { kind: 'fail', reason: `${reason}, and ONCELY_REQUIRE_POSTGRES=1` } : { kind: 'skip', reason });
+  if (!url) return unavailable('ONCELY_TEST_POSTGRES_URL is not set (e.g. postgres://postgres@127.0.0.1:5432/test)');
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return { kind: 'ready', url };
+  } catch (error) {
+    return unavailable(`PostgreSQL at ${url} is unreachable: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** A schema of its own per test file (and process), so parallel test files never collide. */
+export function uniqueSchemaName(prefix: string): string {
+  return `${prefix}_${process.pid}_${Math.floor(Math.random() * 1e9).toString(36)}`;
+}
+
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,41 @@
+import { after, test } from 'node:test';
+import pg from 'pg';
+import { createPostgresStore, type PgTx } from '../../src/stores/postgres/index.js';
+import { runLedgerConformance } from './conformance.js';
+import { dropSchema, postgresTarget, uniqueSchemaName } from './postgres-env.js';
+
+const target = await postgresTarget();
+if (target.kind === 'fail') {
+  test('PostgreSQL is available for the ledger conformance suite', () => {
+    throw new Error(target.reason);
+  });
+} else {
+  if (target.kind === 'skip') console.log(`# skipping PostgreSQL conformance: ${target.reason}`);
+  const url = target.kind === 'ready' ? target.url : '';
+  const schema = uniqueSchemaName('oncely_conf');
+  const pool = target.kind === 'ready' ? new pg.Pool({ connectionString: url, max: 8 }) : undefined;
+  after(async () => {
+    if (!pool) return;
+    await pool.end();
+    await dropSchema(url, schema);
+  });
+  let n = 0;
+
+  runLedgerConformance<PgTx>(
+    'postgres',
+    async () => {
+      const table = `ledger_${++n}`;
+      const effects = `"${schema}".effects_${n}`;
+      const store = createPostgresStore({ pool: pool!, schema, table });
+      await store.sweep(0, 0); // creates the schema and the table
+      await pool!.query(`CREATE TABLE ${effects} (id TEXT NOT NULL)`);
+      return {
+        store,
+        writeEffect: async (tx, id) => void (await tx.query(`INSERT INTO ${effects} (id) VALUES ($1)`, [id])),
+        countEffects: async (id) => Number((await pool!.query(`SELECT count(*) AS n FROM ${effects} WHERE id = $1`, [id])).rows[0].n),
+        close: () => store.close(),
+      };
+    },
+    target.kind === 'skip' ? { skip: target.reason } : {},
+  );
+}

@@ -1,0 +1,22 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import { createSqliteStore, openSqliteDatabase, type SqliteTx } from '../../src/stores/sqlite/index.js';
+import { runLedgerConformance } from './conformance.js';
+
+// Real files, so WAL and synchronous = FULL are what is tested (":memory:" has no WAL).
+const dir = mkdtempSync(join(tmpdir(), 'oncely-sqlite-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+runLedgerConformance<SqliteTx>('sqlite', async () => {
+  const store = createSqliteStore({ database: () => openSqliteDatabase(join(dir, `ledger-${++n}.db`)) });
+  await store.read((tx) => tx.exec('CREATE TABLE IF NOT EXISTS effects (id TEXT NOT NULL)'));
+  return {
+    store,
+    writeEffect: async (tx, id) => void tx.run('INSERT INTO effects (id) VALUES (?)', id),
+    countEffects: (id) => store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM effects WHERE id = ?', id)!.n),
+    close: () => store.close(),
+  };
+});
