@@ -20,7 +20,7 @@ export const EXIT = {
 } as const;
 
 /** Prints one line, `oncely: message`, and sets a non-zero exit code. Never a stack trace for bad input. */
-export function exitWithError(error: unknown, code: number = isOncelyError(error) && error.code === 'invalid_option' ? EXIT.usage : EXIT.failure): void {
+export function exitWithError(error: unknown, code: number = isOncelyError(error) && (error.code === 'invalid_option' || error.code === 'invalid_key') ? EXIT.usage : EXIT.failure): void {
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`oncely: ${message}\n`);
   if (process.env['ONCELY_DEBUG'] && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);

@@ -11,12 +11,19 @@ export type StatusClass = (typeof STATUS_CLASSES)[number];
 export interface StatusTable {
   readonly retryable: ReadonlySet<number>;
   readonly fatal: ReadonlySet<number>;
+  /**
+   * Statuses that are fatal on their own but retryable when the answer carries Retry-After.
+   * @default {409}: the IETF Idempotency-Key draft answers 409 while the first request with the
+   * same key is still in flight, and oncely's ledger adds Retry-After to say when to come back.
+   */
+  readonly retryableWithRetryAfter?: ReadonlySet<number>;
 }
 
 /** @default retryable {408, 425, 429, 500, 502, 503, 504}; fatal {400, 401, 403, 404, 405, 409, 413, 415, 422} */
 export const DEFAULT_STATUS_TABLE: StatusTable = {
   retryable: new Set([408, 425, 429, 500, 502, 503, 504]),
   fatal: new Set([400, 401, 403, 404, 405, 409, 413, 415, 422]),
+  retryableWithRetryAfter: new Set([409]),
 };
 
 /** Builds a table from the default with some statuses moved, e.g. `{ retryable: [409] }`. */
@@ -25,7 +32,7 @@ export function statusTable(changes: { retryable?: readonly number[]; fatal?: re
   const fatal = new Set(DEFAULT_STATUS_TABLE.fatal);
   for (const s of changes.retryable ?? []) { retryable.add(s); fatal.delete(s); }
   for (const s of changes.fatal ?? []) { fatal.add(s); retryable.delete(s); }
-  return { retryable, fatal };
+  return { retryable, fatal, retryableWithRetryAfter: new Set(DEFAULT_STATUS_TABLE.retryableWithRetryAfter) };
 }
 
 export function classifyStatus(status: number, table: StatusTable = DEFAULT_STATUS_TABLE): StatusClass {
@@ -46,7 +53,8 @@ export function classifyStatus(status: number, table: StatusTable = DEFAULT_STAT
 export const OUTCOMES = ['ok', 'retry', 'fail', 'unknown'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-export function outcomeOfStatus(status: number, table: StatusTable = DEFAULT_STATUS_TABLE): Outcome {
+export function outcomeOfStatus(status: number, table: StatusTable = DEFAULT_STATUS_TABLE, hasRetryAfter = false): Outcome {
+  if (hasRetryAfter && table.retryableWithRetryAfter?.has(status)) return 'retry';
   const cls = classifyStatus(status, table);
   return cls === 'success' ? 'ok' : cls === 'retryable' ? 'retry' : 'fail';
 }

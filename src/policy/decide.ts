@@ -147,7 +147,7 @@ const ABSENT: RetryAfter = { kind: 'absent' };
 function classify(observation: Observation, policy: RetryPolicyOptions): Outcome {
   switch (observation.kind) {
     case 'response':
-      return outcomeOfStatus(observation.status, policy.statusTable);
+      return outcomeOfStatus(observation.status, policy.statusTable, observation.retryAfter != null);
     case 'unknown':
       return 'unknown';
     case 'failure':

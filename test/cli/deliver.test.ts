@@ -77,7 +77,9 @@ test('--json exposes the report and the final response: a swallowed ack, then th
 /** Runs `deliver` in-process with a fake fetch (no server), recording the keys it sent. */
 async function runFake(answer: () => Response | Promise<Response>, request: Partial<DeliverRequest> = {}) {
   const keys: (string | null)[] = [];
+  const sent: Headers[] = [];
   const fetch = (async (_u: unknown, init?: RequestInit) => {
+    sent.push(new Headers(init?.headers));
     keys.push(new Headers(init?.headers).get('idempotency-key'));
     return answer();
   }) as typeof globalThis.fetch;
@@ -87,7 +89,7 @@ async function runFake(answer: () => Response | Promise<Response>, request: Part
     { url: 'http://hook.test/hooks/run-complete', data: '{"run_id":"run-9"}', method: 'POST', ...request },
     { out: (t) => (out += t), err: (t) => (err += t), fetch, clock: new VirtualClock({ startAt: START }), random: seededRandom(7) },
   );
-  return { result, out, err, keys };
+  return { result, out, err, keys, sent };
 }
 
 test('every ack lost: outcome unknown, exit 6, and no response is shown as final', async () => {
@@ -109,6 +111,15 @@ test('without --key the key is derived from method, URL and canonical data, so a
   assert.notEqual(c.result.key, a.result.key);
   assert.deepEqual(a.keys, [a.result.key]);
   assert.match(a.out, /derived from method, URL and data/);
+});
+
+test('--header adds request headers and may replace the JSON content type', async () => {
+  const ok = () => new Response('{}', { status: 200 });
+  const { sent } = await runFake(ok, { key: 'k', headers: [['X-Run', '9'], ['Content-Type', 'application/vnd.hook+json']] });
+  assert.equal(sent[0]?.get('x-run'), '9');
+  assert.equal(sent[0]?.get('content-type'), 'application/vnd.hook+json');
+  const plain = await runFake(ok, { key: 'k' });
+  assert.equal(plain.sent[0]?.get('content-type'), 'application/json');
 });
 
 test('deadline, duration and header parsing', () => {

@@ -136,3 +136,12 @@ test('the step is pure: the same inputs give the same decision', () => {
   assert.deepEqual(a, b);
   assert.deepEqual(INITIAL_RETRY_STATE, { attempt: 0, previousDelayMs: 0, sawUnknown: false });
 });
+
+test('a 409 with Retry-After (a request still in flight) is retried after the wait; a bare 409 is fatal', () => {
+  const policy = resolveRetryPolicy({ maxAttempts: 3, jitter: 'none', retryAfterJitterRatio: 0 });
+  const [inFlight] = decide(INITIAL_RETRY_STATE, { kind: 'response', status: 409, retryAfter: '1' }, 0, seededRandom(1), policy);
+  assert.equal(inFlight.action, 'retry');
+  assert.equal(inFlight.action === 'retry' && inFlight.delayMs, 1000);
+  const [bare] = decide(INITIAL_RETRY_STATE, { kind: 'response', status: 409 }, 0, seededRandom(1), policy);
+  assert.equal(bare.action === 'stop' && bare.reason, 'fatal_status');
+});

@@ -203,7 +203,7 @@ interface DeliverFlags {
   data: string;
   key?: string;
   method: string;
-  header: string[];
+  header?: string[];
   maxAttempts?: string;
   deadline?: string;
   attemptTimeout?: string;
@@ -219,7 +219,7 @@ export function registerDeliver(program: Command): void {
     .requiredOption('-d, --data <json>', 'the JSON body, sent byte for byte (@FILE reads a file)')
     .option('-k, --key <key>', 'the Idempotency-Key (default: derived from method, URL and data)')
     .addOption(new Option('-X, --method <method>', 'HTTP method').choices(DELIVER_METHODS).default(DEFAULT_DELIVER.method))
-    .option('-H, --header <name: value>', 'an extra request header (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('-H, --header <name: value>', 'an extra request header (repeatable)', (v: string, all: string[] | undefined) => [...(all ?? []), v])
     .option('-n, --max-attempts <n>', `attempts in all, the first included (default: ${DEFAULT_DELIVER.maxAttempts})`)
     .option('--deadline <when>', 'no attempt starts after this: a duration (30s, 1500ms) or an ISO instant')
     .option('--attempt-timeout <duration>', 'one attempt may take this long (default: 10s)')
@@ -246,7 +246,7 @@ Example:
             data: readData(flags.data),
             method: flags.method,
             key: flags.key,
-            headers: flags.header.map(parseHeader),
+            headers: (flags.header ?? []).map(parseHeader),
             ...(flags.maxAttempts === undefined ? {} : { maxAttempts: parsePositiveInt('--max-attempts', flags.maxAttempts) }),
             ...(flags.deadline === undefined ? {} : { closesAt: parseDeadline(flags.deadline, systemClock.now()) }),
             ...(flags.attemptTimeout === undefined ? {} : { attemptTimeoutMs: parseDurationMs('--attempt-timeout', flags.attemptTimeout) }),
