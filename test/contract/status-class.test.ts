@@ -53,5 +53,11 @@ test('the table is configurable: statuses move between sets, the default stays a
   assert.equal(classifyStatus(429, table), 'retryable', 'untouched statuses keep their class');
   assert.equal(classifyStatus(409), 'fatal');
   assert.equal(classifyStatus(503), 'retryable');
-  assert.deepEqual(statusTable(), { retryable: DEFAULT_STATUS_TABLE.retryable, fatal: DEFAULT_STATUS_TABLE.fatal });
+  assert.deepEqual(statusTable(), DEFAULT_STATUS_TABLE);
+});
+
+test('a 409 is retryable only when it carries Retry-After (a request still in flight)', () => {
+  assert.equal(outcomeOfStatus(409), 'fail');
+  assert.equal(outcomeOfStatus(409, DEFAULT_STATUS_TABLE, true), 'retry');
+  assert.equal(outcomeOfStatus(400, DEFAULT_STATUS_TABLE, true), 'fail', 'only the listed statuses yield to Retry-After');
 });
