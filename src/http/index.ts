@@ -1,6 +1,22 @@
 /**
  * The receiver's HTTP side: a web-standard `(Request, next) -> Response` middleware speaking the
  * DESIGN.md wire contract, and thin adapters for node:http, Express and Hono.
+ *
+ * ```ts
+ * const store = createSqliteStore({ database: () => openSqliteDatabase('oncely-data/app.db') });
+ * const idempotency = createIdempotencyMiddleware({
+ *   ledger: createLedger({ store }),
+ *   scopeOf: (request) => callerOf(request.headers.get('authorization')), // undefined -> 401
+ * });
+ * const app = withIdempotency(idempotency, async (request, context) => {
+ *   if (!context) return handleRead(request);            // GET etc.: no key, no transaction
+ *   context.tx.run('INSERT INTO notes ...', ...);         // commits with the receipt, or not at all
+ *   return Response.json(note, { status: 201 });
+ * });
+ * http.createServer(toNodeListener(app)).listen(8080);
+ * ```
+ * Outside a guarded request (a GET handler), read a SQLite store through `store.read(...)`:
+ * on its single connection, a bare statement could run inside another request's transaction.
  */
 export {
   createIdempotencyMiddleware,

@@ -1,6 +1,19 @@
 /**
  * The receipt logic of oncely: (scope, key, fingerprint) -> executed once, replayed, conflict,
  * in flight. Knows nothing of HTTP or of any database: stores implement {@link LedgerStore}.
+ *
+ * ```ts
+ * const ledger = createLedger({ store: createMemoryStore(), clock, leaseMs: 30_000 });
+ * const result = await ledger.execute({ scope: caller, key: requestId, fingerprint: fingerprint(command) },
+ *   (tx) => { tx.set('notes', id, next); return jsonReceipt(200, { version: next.version }); });
+ * switch (result.kind) {
+ *   case 'executed': case 'replayed': return receiptJson(result.receipt);
+ *   case 'conflict': ...   // the request ID was used for another command
+ *   case 'in_flight': ...  // come back in result.retryAfterMs
+ *   ...
+ * }
+ * const status = await ledger.lookup(caller, requestId); // found | in_flight | expired | never_seen
+ * ```
  */
 export { createLedger, type Ledger, type Effect } from './ledger.js';
 export {
@@ -36,3 +49,4 @@ export {
 export { decideClaim, TAKE_OVER_REASONS, type ClaimDecision, type TakeOverReason } from './decide-claim.js';
 export { normalizeReceipt } from './normalize-receipt.js';
 export { jsonReceipt, receiptJson } from './receipt-json.js';
+export type { Receipt } from '../contract/receipt.js';

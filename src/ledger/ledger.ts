@@ -101,7 +101,10 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
       scope: owned.scope,
       key: owned.key,
       fingerprint: owned.fingerprint,
-      firstSeenAt: owned.firstSeenAt, leaseExpiresAt: owned.leaseExpiresAt, tookOver: outcome.tookOver };
+      firstSeenAt: owned.firstSeenAt,
+      leaseExpiresAt: owned.leaseExpiresAt,
+      tookOver: outcome.tookOver,
+    };
 
     try {
       const completed = await store.transaction(async (tx) => {

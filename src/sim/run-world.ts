@@ -2,6 +2,7 @@ import { InvalidOptionError } from '../contract/errors.js';
 import { backoffDelayMs, type BackoffOptions } from '../policy/backoff.js';
 import { seededRandom } from '../time/random.js';
 import { MatchedDraws } from './matched-draws.js';
+import { MessageQueue } from './message-queue.js';
 import { RoundTripEstimator } from './round-trip-estimator.js';
 import { RULE_IDS, ruleById, type Rule, type RuleId } from './rules.js';
 import type { TraceEvent, TraceKind } from './trace.js';
@@ -83,11 +84,12 @@ export function simulateWorld(p: WorldParams, rule: Rule, draws: MatchedDraws, r
   const effects: number[] = new Array<number>(jobs).fill(0);
   const keyStoredAt: number[] = new Array<number>(jobs).fill(-1);
 
-  // Messages in flight, as linked lists per arrival slot. A message arrives 1 … maxDelayTicks
-  // after it leaves, so maxDelayTicks + 1 slots indexed by arrival tick hold everything; lists
-  // keep send order, which is the order same-tick arrivals are handled in.
+  // Messages in flight, listed per arrival tick. A message arrives 1 … maxDelayTicks after it
+  // leaves, so a ring of maxDelayTicks + 1 slots holds everything: slots 0 … ringSize − 1 for
+  // requests, the next ringSize for receipts. Each list keeps send order, which is the order
+  // same-tick arrivals are handled in.
   const ringSize = p.maxDelayTicks + 1;
-  const queue = new MessageQueue(ringSize);
+  const queue = new MessageQueue(2 * ringSize);
   const requests = 0;
   const receipts = ringSize;
   let inFlight = 0;
@@ -227,53 +229,4 @@ export function simulateWorld(p: WorldParams, rule: Rule, draws: MatchedDraws, r
   }
   const metrics: WorldMetrics = { delivered, duplicates, confirmed, sends, creditsSpent: p.credits - credits, unresolved: jobs - confirmed };
   return trace ? { rule: rule.id, seed: p.seed, metrics, trace } : { rule: rule.id, seed: p.seed, metrics };
-}
-
-/**
- * Singly linked lists of (job, attempt) messages, one per slot, appended at the tail. Taking a
- * slot's list empties the slot; its messages stay readable until the next world (message ids
- * only grow within a run, so nothing is reused while being read).
- */
-class MessageQueue {
-  readonly #jobs: number[] = [];
-  readonly #attempts: number[] = [];
-  readonly #next: number[] = [];
-  readonly #heads: number[];
-  readonly #tails: number[];
-
-  constructor(slotsPerList: number) {
-    this.#heads = new Array<number>(2 * slotsPerList).fill(-1);
-    this.#tails = new Array<number>(2 * slotsPerList).fill(-1);
-  }
-
-  push(slot: number, job: number, attempt: number): void {
-    const id = this.#jobs.length;
-    this.#jobs.push(job);
-    this.#attempts.push(attempt);
-    this.#next.push(-1);
-    const tail = this.#tails[slot]!;
-    if (tail < 0) this.#heads[slot] = id;
-    else this.#next[tail] = id;
-    this.#tails[slot] = id;
-  }
-
-  /** The first message of the slot (-1 if none), emptying the slot. */
-  take(slot: number): number {
-    const head = this.#heads[slot]!;
-    this.#heads[slot] = -1;
-    this.#tails[slot] = -1;
-    return head;
-  }
-
-  next(id: number): number {
-    return this.#next[id]!;
-  }
-
-  job(id: number): number {
-    return this.#jobs[id]!;
-  }
-
-  attempt(id: number): number {
-    return this.#attempts[id]!;
-  }
 }

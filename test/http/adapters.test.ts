@@ -134,6 +134,7 @@ describe('adapters', () => {
     const app = new Hono<{ Variables: { idempotency: import('../../src/http/index.js').IdempotencyContext<MemoryTx> | undefined } }>();
     app.use('/notes', honoIdempotency(middleware));
     app.use('/boom', honoIdempotency(middleware));
+    app.onError((_error, c) => c.text('failed', 500));
     let runs = 0;
     let booms = 0;
     app.post('/boom', (c) => {

@@ -163,7 +163,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
           return result;
         } catch (error) {
           end();
-          if (conn.inTransaction) conn.exec('ROLLBACK');
+          rollBack(conn);
           throw error;
         }
       });
@@ -185,13 +185,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
           conn.exec('COMMIT');
           return { tombstoned, deleted };
         } catch (error) {
-          if (conn.inTransaction) conn.exec('ROLLBACK');
+          rollBack(conn);
           throw error;
         }
       }),
 
     read: (fn) =>
       exclusive('read', () => {
+        connection(); // the pragmas and the ledger table come first, whatever fn does
         const { tx, end } = handle();
         try {
           return fn(tx);
@@ -201,7 +202,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       }),
 
     close: () =>
-      mutex.run(() => {
+      exclusive('close', () => {
         if (closed) return;
         closed = true;
         statements.clear();
@@ -209,4 +210,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         db = undefined;
       }),
   };
+}
+
+/** Rolls back if a transaction is open. A failing ROLLBACK must not hide the error that caused it. */
+function rollBack(conn: SqliteDatabase): void {
+  try {
+    if (conn.inTransaction) conn.exec('ROLLBACK');
+  } catch {
+    // SQLite already rolled back on its own (e.g. after SQLITE_FULL); nothing is left open.
+  }
 }

@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { isInvalidOptionError, isOncelyError } from '../../src/contract/errors.js';
+import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
+import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'oncely-sqlite-store-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const file = () => join(dir, `s-${++n}.db`);
+
+describe('SQLite store specifics', () => {
+  it('commits durably: WAL with synchronous = FULL', async () => {
+    const db = openSqliteDatabase(file());
+    const store = createSqliteStore({ database: db });
+    await store.read(() => undefined);
+    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    assert.equal(db.pragma('synchronous', { simple: true }), 2); // 2 = FULL
+    await store.close();
+    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal', 'a connection it was given stays open');
+    db.close();
+  });
+
+  it('never lets two async transactions interleave on its one connection', async () => {
+    const store = createSqliteStore({ database: () => openSqliteDatabase(file()) });
+    await store.read((tx) => tx.exec('CREATE TABLE log (who TEXT, step INTEGER)'));
+    const order: string[] = [];
+    const work = (who: string) =>
+      store.transaction(async (tx) => {
+        for (let step = 0; step < 3; step++) {
+          tx.run('INSERT INTO log VALUES (?, ?)', who, step);
+          order.push(`${who}${step}`);
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+        if (who === 'b') throw new Error('b rolls back');
+      });
+    const results = await Promise.allSettled([work('a'), work('b'), work('c')]);
+    assert.deepEqual(order, ['a0', 'a1', 'a2', 'b0', 'b1', 'b2', 'c0', 'c1', 'c2']);
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    const rows = await store.read((tx) => tx.all<{ who: string }>('SELECT who FROM log ORDER BY rowid'));
+    assert.deepEqual(rows.map((r) => r.who).join(''), 'aaaccc', "b's rollback took none of a's or c's rows with it");
+    await store.close();
+  });
+
+  it('refuses a call to itself from inside its own transaction instead of deadlocking', async () => {
+    const store = createSqliteStore({ database: () => openSqliteDatabase(file()) });
+    const ledger = createLedger({ store });
+    const inner = await ledger.execute({ scope: 's', key: 'outer', fingerprint: 'f' }, async () => {
+      const nested = await ledger.lookup('s', 'other');
+      assert.equal(nested.kind, 'unavailable');
+      if (nested.kind === 'unavailable') assert.ok(isOncelyError(nested.cause) && nested.cause.code === 'nested_transaction');
+      return jsonReceipt(201, {});
+    });
+    assert.equal(inner.kind, 'executed');
+    await store.close();
+  });
+
+  it('validates its options and refuses use after close', async () => {
+    assert.throws(() => createSqliteStore({ database: () => openSqliteDatabase(':memory:'), table: 'x; DROP TABLE y' }), (e) => isInvalidOptionError(e) && e.option === 'table');
+    assert.throws(() => createSqliteStore({ database: 'ledger.db' as never }), (e) => isInvalidOptionError(e) && e.option === 'database');
+    const store = createSqliteStore({ database: () => openSqliteDatabase(':memory:') });
+    await store.close();
+    await assert.rejects(store.get('s', 'k'), /sqlite store is closed/);
+  });
+});
