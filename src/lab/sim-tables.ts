@@ -20,11 +20,15 @@ export const METRIC_TITLES: { readonly [name in MetricName]: string } = {
   unresolved: 'Unresolved',
 };
 
-/** A plain text table: the first column left-aligned, the others right-aligned, two spaces apart. */
-export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[], indent = ''): string {
+/**
+ * A plain text table, columns two spaces apart. `align` has one letter per column, `l` or `r`;
+ * by default the first column is left-aligned and the others (numbers) right-aligned.
+ */
+export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[], indent = '', align = 'l'): string {
   const widths = headers.map((header, c) => Math.max(header.length, ...rows.map((row) => (row[c] ?? '').length)));
+  const left = (c: number): boolean => (align[c] ?? 'r') === 'l';
   const line = (cells: readonly string[]): string =>
-    indent + cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
+    indent + cells.map((cell, c) => (left(c) ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
   return [line(headers), ...rows.map(line)].join('\n');
 }
 
@@ -56,7 +60,7 @@ export function formatRunTable(outcomes: readonly WorldOutcome[]): string {
 export function formatTraceText(outcome: WorldOutcome): string {
   const trace = outcome.trace ?? [];
   const rows = trace.map((e) => [String(e.tick), e.kind, String(e.job), String(e.attempt)]);
-  return formatTable(['Tick', 'Event', 'Job', 'Attempt'], rows, '  ');
+  return formatTable(['Tick', 'Event', 'Job', 'Attempt'], rows, '  ', 'rlrr');
 }
 
 /** The means of a batch, one block per setting, three decimals. */
@@ -83,7 +87,7 @@ export function formatSeedComparison(comparisons: readonly FigureComparison[]): 
     signed(c.difference),
     c.z === null ? '-' : signed(c.z, 2),
   ]);
-  return formatTable(['Setting', 'Rule', 'Metric', 'Seed 002', 'Ours', 'Difference', 'z'], rows, '  ');
+  return formatTable(['Setting', 'Rule', 'Metric', 'Seed 002', 'Ours', 'Difference', 'z'], rows, '  ', 'lll');
 }
 
 /** Each claim as `reproduced` or `NOT REPRODUCED`, with the numbers behind it. */
