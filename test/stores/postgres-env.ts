@@ -2,7 +2,8 @@ import pg from 'pg';
 
 /**
  * Which PostgreSQL the tests use (DESIGN habit 5: an environment variable chooses the backends).
- * - ONCELY_TEST_POSTGRES_URL unset: skip, with the reason printed;
+ * - ONCELY_TEST_POSTGRES_URL, or else the local default below: used when it answers;
+ * - no server answering: skip, with the reason printed;
  * - ONCELY_REQUIRE_POSTGRES=1 (CI): a missing or unreachable server is a failure, never a skip.
  */
 export type PostgresTarget =
@@ -10,11 +11,13 @@ export type PostgresTarget =
   | { readonly kind: 'skip'; readonly reason: string }
   | { readonly kind: 'fail'; readonly reason: string };
 
+/** Where a developer's machine usually has a throwaway database (trust auth, database `test`). */
+export const DEFAULT_TEST_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
+
 export async function postgresTarget(): Promise<PostgresTarget> {
-  const url = process.env['ONCELY_TEST_POSTGRES_URL'];
+  const url = process.env['ONCELY_TEST_POSTGRES_URL'] || DEFAULT_TEST_POSTGRES_URL;
   const required = process.env['ONCELY_REQUIRE_POSTGRES'] === '1';
   const unavailable = (reason: string): PostgresTarget => (required ? { kind: 'fail', reason: `${reason}, and ONCELY_REQUIRE_POSTGRES=1` } : { kind: 'skip', reason });
-  if (!url) return unavailable('ONCELY_TEST_POSTGRES_URL is not set (e.g. postgres://postgres@127.0.0.1:5432/test)');
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();

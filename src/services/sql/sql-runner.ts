@@ -7,7 +7,8 @@ export type SqlDialect = (typeof SQL_DIALECTS)[number];
 /**
  * The few SQL calls a service makes, the same on SQLite and PostgreSQL, so each service has one
  * code path for both. Statements use PostgreSQL's `$1, $2 …` placeholders; on SQLite they become
- * `?1, ?2 …`, which better-sqlite3 binds by position just the same.
+ * `?1, ?2 …`, which better-sqlite3 binds as named parameters `{1: …, 2: …}` (it refuses an array
+ * for numbered placeholders), so a placeholder may repeat or come out of order on both dialects.
  */
 export interface SqlRunner {
   readonly dialect: SqlDialect;
@@ -20,7 +21,8 @@ export interface SqlRunner {
 /** A runner over a SQLite transaction handle. */
 export function sqliteRunner(tx: SqliteTx): SqlRunner {
   const toSqlite = (sql: string): string => sql.replace(/\$(\d+)/g, '?$1');
-  const bind = (params: readonly unknown[]): unknown[] => params.map((p) => (typeof p === 'boolean' ? Number(p) : p));
+  const bind = (params: readonly unknown[]): unknown[] =>
+    params.length === 0 ? [] : [Object.fromEntries(params.map((p, i) => [i + 1, typeof p === 'boolean' ? Number(p) : p]))];
   return {
     dialect: 'sqlite',
     query: async <R>(sql: string, params: readonly unknown[] = []) => tx.all<R>(toSqlite(sql), ...bind(params)),
