@@ -14,6 +14,14 @@ export const PROBLEMS = {
   in_flight: { status: 409, title: 'A request with this Idempotency-Key is in progress' },
   ledger_unavailable: { status: 503, title: 'Idempotency ledger unavailable' },
   internal_error: { status: 500, title: 'Internal error' },
+  // The services' own answers (seed 004's notes). version_conflict is a business answer, stored as
+  // a receipt, and never carries Retry-After: a 409 with Retry-After means "in flight, come back".
+  not_found: { status: 404, title: 'Not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  version_conflict: { status: 409, title: 'The record changed since the expected version' },
+  invalid_json: { status: 400, title: 'Request body is not valid JSON' },
+  unsupported_media_type: { status: 415, title: 'Unsupported content type' },
+  invalid_command: { status: 422, title: 'Request body has invalid fields' },
 } as const;
 
 export type ProblemKind = keyof typeof PROBLEMS;
@@ -34,6 +42,11 @@ export interface ProblemOptions {
   /** Sent as Retry-After, in whole seconds rounded up (at least 1): RFC 9110 section 10.2.3. */
   readonly retryAfterMs?: number | undefined;
   readonly typeBase?: string | undefined;
+  /**
+   * Extension members (RFC 9457 section 3.2), e.g. `{ currentVersion: 3 }`. They never replace
+   * the standard members.
+   */
+  readonly extensions?: Readonly<Record<string, unknown>> | undefined;
 }
 
 export function problemDetails(kind: ProblemKind, detail: string, typeBase: string = DEFAULT_PROBLEM_TYPE_BASE): ProblemDetails {
@@ -42,10 +55,12 @@ export function problemDetails(kind: ProblemKind, detail: string, typeBase: stri
 }
 
 export function problemResponse(kind: ProblemKind, detail: string, options: ProblemOptions = {}): Response {
-  const body = problemDetails(kind, detail, options.typeBase);
+  const details = problemDetails(kind, detail, options.typeBase);
+  // Standard members first and last: they lead the JSON, and an extension cannot overwrite them.
+  const body = { ...details, ...options.extensions, ...details };
   const headers = new Headers({ [HEADER.contentType]: PROBLEM_JSON, 'cache-control': 'no-store' });
   if (options.retryAfterMs !== undefined) headers.set(HEADER.retryAfter, String(retryAfterSeconds(options.retryAfterMs)));
-  return new Response(JSON.stringify(body), { status: body.status, headers });
+  return new Response(JSON.stringify(body), { status: details.status, headers });
 }
 
 /** Delay-seconds for a Retry-After header: never 0, which a client could read as "hammer now". */
