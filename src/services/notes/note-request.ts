@@ -1,0 +1,58 @@
+import { fingerprint } from '../../contract/fingerprint.js';
+import { readBodyWithin } from '../../http/read-body.js';
+import { problemResponse } from '../../http/problem.js';
+import { requestFingerprint, type FingerprintInput } from '../../http/request-fingerprint.js';
+import { checkNoteCommand, NOTE_LIMITS, type NoteCommand } from './note-command.js';
+
+/** A well-formed command with the bytes it came in, or the problem to answer instead. */
+export type NoteRequestRead =
+  | { readonly kind: 'command'; readonly command: NoteCommand; readonly bytes: Uint8Array }
+  | { readonly kind: 'refused'; readonly response: Response };
+
+/**
+ * Reads and checks a PATCH body before the ledger sees it. A malformed command (413, 415, 400,
+ * 422) is refused here, so it changes nothing: no edit, and no receipt that would pin the request
+ * ID to a typo (Stripe's rule too: a request that fails validation is not saved).
+ */
+export async function readNoteRequest(request: Request): Promise<NoteRequestRead> {
+  const refuse = (response: Response): NoteRequestRead => ({ kind: 'refused', response });
+  const type = request.headers.get('content-type');
+  if (!isJsonMediaType(type)) {
+    return refuse(problemResponse('unsupported_media_type', `send the command as application/json, not ${type === null ? 'without a Content-Type' : JSON.stringify(type)}`));
+  }
+  const read = await readBodyWithin(request, NOTE_LIMITS.maxBodyBytes);
+  if (read.kind === 'too_large') return refuse(problemResponse('payload_too_large', `the body exceeds ${read.limitBytes} bytes`));
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(read.bytes));
+  } catch (error) {
+    return refuse(problemResponse('invalid_json', `the body is not valid UTF-8 JSON: ${error instanceof Error ? error.message : String(error)}`));
+  }
+  const checked = checkNoteCommand(value);
+  if (!checked.ok) return refuse(problemResponse('invalid_command', checked.errors.join('; '), { extensions: { errors: checked.errors } }));
+  return { kind: 'command', command: checked.command, bytes: read.bytes };
+}
+
+/** `application/json` or any `application/…+json` (RFC 6839), parameters such as charset allowed. */
+export function isJsonMediaType(value: string | null): boolean {
+  if (value === null) return false;
+  const essence = value.split(';', 1)[0]!.trim().toLowerCase();
+  return essence === 'application/json' || (essence.startsWith('application/') && essence.endsWith('+json'));
+}
+
+/**
+ * The notes' fingerprint: method, path and the command as canonical JSON (RFC 8785). Seed 004
+ * "serializes this fixed set of fields consistently, so changing the order of dictionary keys
+ * doesn't change its meaning": `{"title":…,"expectedVersion":1}` replays
+ * `{"expectedVersion":1,"title":…}`, while any changed value is a different command (422).
+ * A body that is not JSON never gets this far; should one, its bytes are fingerprinted.
+ */
+export function noteFingerprint(input: FingerprintInput): string {
+  let command: unknown;
+  try {
+    command = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(input.body));
+  } catch {
+    return requestFingerprint(input);
+  }
+  return fingerprint({ method: input.method.toUpperCase(), path: `${input.url.pathname}${input.url.search}`, command });
+}
