@@ -47,6 +47,6 @@ export { requestFingerprint, type FingerprintInput } from './request-fingerprint
 export { readBodyWithin, type BodyRead } from './read-body.js';
 export { keyFromHeader } from './key-header.js';
 export { responseToReceipt, receiptToResponse } from './receipt-response.js';
-export { toNodeListener, type FetchHandler, type NodeListenerOptions } from './node-listener.js';
+export { toNodeListener, type ConnectionControl, type FetchHandler, type NodeListenerOptions } from './node-listener.js';
 export { toExpressHandler } from './express-handler.js';
 export { honoIdempotency, type IdempotencyVariables } from './hono-middleware.js';

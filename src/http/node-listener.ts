@@ -3,8 +3,16 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { problemResponse } from './problem.js';
 
+/**
+ * The one thing a web-standard handler cannot do itself: drop the connection without a reply
+ * (a swallowed ack, seed 000). Given by the node adapters; after `drop()` the response is ignored.
+ */
+export interface ConnectionControl {
+  drop(): void;
+}
+
 /** A web-standard handler: what the middleware and the adapters pass around. */
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
+export type FetchHandler = (request: Request, connection?: ConnectionControl) => Response | Promise<Response>;
 
 /** Options of {@link toNodeListener}. */
 export interface NodeListenerOptions {
@@ -37,12 +45,20 @@ export async function serveNode(
     if (!res.writableFinished) aborter.abort();
   });
   let response: Response;
+  let dropped = false;
+  const connection: ConnectionControl = {
+    drop: () => {
+      dropped = true;
+      req.socket.destroy();
+    },
+  };
   try {
-    response = await handler(toRequest(req, path, body, aborter.signal));
+    response = await handler(toRequest(req, path, body, aborter.signal), connection);
   } catch (error) {
     onError?.(error);
     response = problemResponse('internal_error', 'the request failed');
   }
+  if (dropped) return;
   try {
     await writeResponse(response, res);
   } catch (error) {

@@ -22,6 +22,18 @@ export const PROBLEMS = {
   invalid_json: { status: 400, title: 'Request body is not valid JSON' },
   unsupported_media_type: { status: 415, title: 'Unsupported content type' },
   invalid_command: { status: 422, title: 'Request body has invalid fields' },
+  // The server's own refusals (oncely serve): what node's HTTP parser could not read.
+  malformed_request: { status: 400, title: 'Malformed HTTP request' },
+  request_timeout: { status: 408, title: 'Request timeout' },
+  headers_too_large: { status: 431, title: 'Request header fields too large' },
+  // The dropbox (seed 000). assignment_closed is a business answer, stored as a receipt: 403, not
+  // 409 (retried when it carries Retry-After) or 422 (a reused key); a closed assignment is final.
+  invalid_submission: { status: 422, title: 'Request body has invalid fields' },
+  invalid_fault: { status: 400, title: 'Unknown fault' },
+  assignment_closed: { status: 403, title: 'Assignment closed' },
+  // The status lookup by key (seed 004): seen and forgotten (410) is not never seen (404).
+  never_seen: { status: 404, title: 'No request with this key was seen' },
+  receipt_expired: { status: 410, title: 'Receipt expired' },
 } as const;
 
 export type ProblemKind = keyof typeof PROBLEMS;

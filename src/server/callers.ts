@@ -52,7 +52,7 @@ export interface CallersOptions {
 
 export function createCallers(options: CallersOptions): Callers {
   const pairs: Array<[string, string]> = [];
-  if (options.tokensFile) pairs.push(...parseTokenPairs(readFileSync(options.tokensFile, 'utf8'), options.tokensFile));
+  if (options.tokensFile) pairs.push(...parseTokenPairs(readTokensFile(options.tokensFile), options.tokensFile));
   if (options.tokensEnv) pairs.push(...parseTokenPairs(options.tokensEnv, 'ONCELY_TOKENS'));
   if (options.devToken) pairs.push(['dev', options.devToken]);
   // Keyed by a digest so a lookup neither leaks timing about the token nor keeps it in a Map key.
@@ -80,6 +80,14 @@ export function generateDevToken(): string {
 export function bearerToken(authorization: string | null): string | undefined {
   const match = /^Bearer[ ]+([\x21-\x7e]+)\s*$/i.exec(authorization ?? '');
   return match?.[1];
+}
+
+function readTokensFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (cause) {
+    throw new OncelyError('invalid_tokens', `cannot read the tokens file ${file}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`, { cause });
+  }
 }
 
 function sha256(text: string): Buffer {

@@ -1,0 +1,10 @@
+/** What bench/ledger and its server thread (bench/ledger-server) say to each other. */
+export type BenchTarget =
+  | { readonly kind: 'sqlite'; readonly file: string }
+  | { readonly kind: 'postgres'; readonly url: string; readonly schema: string };
+
+export type ServerMessage = { type: 'listening'; port: number } | { type: 'count'; rows: number } | { type: 'closed' };
+export type ClientMessage = { type: 'count' } | { type: 'close' };
+
+/** The bearer token the bench sends: the ledger's scope. */
+export const BENCH_TOKEN = 'bench';

@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+// Builds the simulator page into web/dist/: esbuild bundles the page and its batch worker
+// (src/sim from source, chart.js tree-shaken into a chunk loaded only when the batch runs),
+// and the html and css are copied beside them. The page's TypeScript is type-checked first
+// against web/tsconfig.json (no node types: the page and the sim it bundles run in a browser).
+//   node scripts/build-web.js            type-check, bundle, print the page weight
+//   node scripts/build-web.js --no-check bundle only (quick iteration)
+import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const web = join(root, 'web');
+const out = join(web, 'dist');
+
+if (!process.argv.includes('--no-check')) {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-p', join(web, 'tsconfig.json')], { stdio: 'inherit' });
+}
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+await build({
+  absWorkingDir: root,
+  entryPoints: { main: 'web/src/main.ts', 'batch-worker': 'web/src/batch-worker.ts' },
+  outdir: out,
+  bundle: true,
+  // Splitting lets main.js load chart.js with import() after the batch, so the first outcome
+  // waits for the simulator only.
+  splitting: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['es2022'],
+  minify: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  legalComments: 'eof',
+  logLevel: 'warning',
+});
+for (const file of ['index.html', 'styles.css']) copyFileSync(join(web, file), join(out, file));
+
+// The page weight: a first visit fetches the html, css, main.js and its shared chunk; the batch
+// adds the worker and the chart chunk when it runs.
+const files = listFiles(out);
+const batchOnly = (file) => /batch-worker\.js$|batch-chart-[^/]*\.js$/.test(file);
+const weigh = (list) => list.reduce((sum, file) => {
+  const bytes = readFileSync(file);
+  return { raw: sum.raw + bytes.length, gzip: sum.gzip + gzipSync(bytes, { level: 9 }).length };
+}, { raw: 0, gzip: 0 });
+const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
+const all = weigh(files);
+const first = weigh(files.filter((file) => !batchOnly(file)));
+console.log(
+  `web/dist: ${files.length} files, ${kb(all.raw)} raw, ${kb(all.gzip)} gzip; first visit ${kb(first.raw)} raw, ${kb(first.gzip)} gzip ` +
+    `(the batch's worker and chart.js chunk load when it runs)`,
+);
+
+function listFiles(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? listFiles(path) : [path];
+  });
+}

@@ -1,0 +1,127 @@
+import { Hono } from 'hono';
+import { secureHeaders } from 'hono/secure-headers';
+import type { ConnectionControl, FetchHandler } from '../http/node-listener.js';
+import { problemResponse } from '../http/problem.js';
+import { createLedger, type Ledger } from '../ledger/ledger.js';
+import type { LedgerTuning } from '../ledger/ledger-options.js';
+import { createDropboxApp } from '../services/dropbox/dropbox-app.js';
+import type { DropboxFault } from '../services/dropbox/dropbox-options.js';
+import { setUpDropbox } from '../services/dropbox/dropbox-table.js';
+import type { HookScript } from '../services/hook/hook-script.js';
+import { createNotesApp, setUpNotes } from '../services/notes/index.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import { BEARER_CHALLENGE, scopeOfRequest, unauthenticatedResponse, type ScopeOf } from './auth.js';
+import type { Callers } from './callers.js';
+import { createHooksApp, type HooksApp } from './hooks-app.js';
+import type { Backend } from './open-backend.js';
+import { sitePages } from './pages.js';
+import { listReceipts } from './receipt-listing.js';
+import { createRequestLog, type RequestLog } from './request-log.js';
+import { STORE_PAGE_CSP, STORE_PAGE_HTML, STORE_PAGE_PATH, STORE_PAGE_SCRIPT, STORE_SCRIPT_PATH } from './store-page.js';
+
+export interface ServerAppDeps<Tx> {
+  readonly backend: Backend<Tx>;
+  readonly callers: Callers;
+  /** Leases, retention, close times, row stamps and hook timing. @default systemClock */
+  readonly clock?: Clock;
+  /** The request log; it also observes the ledgers. @default a log that writes nothing */
+  readonly log?: RequestLog;
+  /** The dropbox's fault for every request (`--fault`). @default none */
+  readonly fault?: DropboxFault | undefined;
+  /** When each assignment closes (`--closes-at`). @default never */
+  readonly closesAtOf?: ((assignment: string) => number | undefined) | undefined;
+  /** The hook receivers' script (`--hook-script`). @default '200' */
+  readonly hookScript?: string | HookScript | undefined;
+  /** The built simulator page. @default web/dist of this package */
+  readonly webDir?: string | undefined;
+  /** The ledger's lease and retention. @default DEFAULT_LEDGER_OPTIONS */
+  readonly ledgerTuning?: Partial<LedgerTuning>;
+  /** Told about failures the client sees only as 500 or 503. @default nothing */
+  readonly onError?: (error: unknown, request: Request) => void;
+}
+
+export interface ServerApp<Tx> {
+  /** The whole server as a web-standard handler; the node adapter passes the connection. */
+  readonly fetch: FetchHandler;
+  readonly hono: Hono;
+  readonly ledger: Ledger<Tx>;
+  readonly hooks: HooksApp;
+}
+
+type ServerEnv = { Bindings: { connection?: ConnectionControl | undefined } };
+
+/**
+ * The composition root: one ledger over the backend's store, and the services mounted on it
+ * (dropbox, notes, hooks), the store view, the site pages, health. Creates the services' tables
+ * before it returns. Every route outside the services answers problem+json for a miss: 404 for
+ * an unknown path, 405 (with Allow) for a known path and another method.
+ */
+export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<ServerApp<Tx>> {
+  const { backend, callers } = deps;
+  const clock = deps.clock ?? systemClock;
+  const log = deps.log ?? createRequestLog({ clock });
+  const onError = deps.onError ?? (() => {});
+  const baseScope = scopeOfRequest(callers);
+  const scopeOf: ScopeOf = (request) => {
+    const caller = baseScope(request);
+    if (caller !== undefined) log.note({ caller });
+    return caller;
+  };
+  const ledger = createLedger<Tx>({ ...deps.ledgerTuning, store: backend.store, clock });
+  const observed = log.observe(ledger);
+
+  await setUpDropbox(backend.db);
+  await setUpNotes(backend.db as Parameters<typeof setUpNotes>[0], { clock });
+
+  const hooks = createHooksApp({ scopeOf, clock, basePath: '/hooks', onHit: (hit) => log.noteHit(hit.answer), ...(deps.hookScript === undefined ? {} : { script: deps.hookScript }) });
+  const app = new Hono<ServerEnv>();
+  // No HSTS: the server speaks plain HTTP on loopback; a browser would pin localhost to HTTPS.
+  app.use('*', secureHeaders({ strictTransportSecurity: false }));
+  // Every 401, whichever layer answered it (the notes' middleware too), names the scheme (RFC 6750 section 3).
+  app.use('*', async (c, next) => {
+    await next();
+    if (c.res.status === 401 && !c.res.headers.has('www-authenticate')) c.res.headers.set('www-authenticate', BEARER_CHALLENGE);
+  });
+
+  app.get('/healthz', async () => {
+    try {
+      await backend.db.transaction((sql) => sql.query('SELECT 1'));
+      return Response.json({ status: 'ok', store: backend.kind }, { headers: { 'cache-control': 'no-store' } });
+    } catch (error) {
+      return problemResponse('ledger_unavailable', `the ${backend.kind} store does not answer: ${error instanceof Error ? error.message : String(error)}`, { retryAfterMs: 1000 });
+    }
+  });
+
+  app.get('/ledger/receipts', async (c) => {
+    const caller = scopeOf(c.req.raw);
+    if (caller === undefined) return unauthenticatedResponse();
+    const receipts = await listReceipts(backend.db, backend.ledgerTable, caller);
+    return c.json({ caller, receipts }, 200, { 'cache-control': 'no-store' });
+  });
+
+  app.route('/dropbox', createDropboxApp({ ledger: observed, db: backend.db, scopeOf, clock, fault: deps.fault, closesAtOf: deps.closesAtOf, onError }));
+  app.route('/notes', createNotesApp({ ledger: observed, db: backend.db, scopeOf, clock, onError }));
+  app.route('/hooks', hooks.app);
+
+  app.get(STORE_PAGE_PATH, (c) => c.html(STORE_PAGE_HTML, 200, { 'content-security-policy': STORE_PAGE_CSP, 'cache-control': 'no-store' }));
+  app.get(STORE_SCRIPT_PATH, (c) => c.body(STORE_PAGE_SCRIPT, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }));
+
+  for (const path of ['/healthz', '/ledger/receipts', STORE_PAGE_PATH, STORE_SCRIPT_PATH]) {
+    app.all(path, () => {
+      const response = problemResponse('method_not_allowed', `${path} answers GET, HEAD`);
+      response.headers.set('allow', 'GET, HEAD');
+      return response;
+    });
+  }
+
+  app.get('*', sitePages(deps.webDir === undefined ? {} : { webDir: deps.webDir }));
+
+  app.notFound((c) => problemResponse('not_found', `no route for ${c.req.method} ${c.req.path}`));
+  app.onError((error, c) => {
+    onError(error, c.req.raw);
+    return problemResponse('internal_error', 'the request failed');
+  });
+
+  const fetch = log.wrap((request, connection) => app.fetch(request, { connection }));
+  return { fetch, hono: app as unknown as Hono, ledger, hooks };
+}

@@ -1,0 +1,123 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { InvalidOptionError, OncelyError } from '../contract/errors.js';
+import type { LedgerStore } from '../ledger/ledger-store.js';
+import { postgresServiceDatabase, sqliteServiceDatabase, type ServiceDatabase } from '../services/sql/service-database.js';
+import { checkIdentifier } from '../stores/ledger-row.js';
+import { createPostgresStore } from '../stores/postgres/postgres-store.js';
+import type { PgPool, PgTx } from '../stores/postgres/pg-pool.js';
+import { openSqliteDatabase } from '../stores/sqlite/open-sqlite-database.js';
+import type { SqliteTx } from '../stores/sqlite/sqlite-database.js';
+import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
+
+/** The ledger's store and the services' database over it: one database, one transaction per request. */
+export interface Backend<Tx> {
+  readonly kind: 'sqlite' | 'postgres';
+  /** For the banner: the file, or the URL without its password. */
+  readonly description: string;
+  readonly store: LedgerStore<Tx>;
+  readonly db: ServiceDatabase<Tx>;
+  /** The ledger table's name as SQL sees it (quoted and schema-qualified on PostgreSQL). */
+  readonly ledgerTable: string;
+  /** Closes the connection or ends the pool. Idempotent. */
+  close(): Promise<void>;
+}
+
+export type AnyBackend = Backend<SqliteTx> | Backend<PgTx>;
+
+export interface BackendOptions {
+  /** Where the SQLite file lives, created on demand. @default './oncely-data' */
+  readonly dataDir?: string;
+  /** A postgres:// URL: use PostgreSQL instead of SQLite. @default undefined */
+  readonly db?: string | undefined;
+  /**
+   * PostgreSQL only: a schema for the ledger and the services' tables (set as the pool's
+   * search_path). Tests use one each. @default undefined (the server's default search_path)
+   */
+  readonly pgSchema?: string | undefined;
+  /** Told about errors of idle pooled connections (which would otherwise crash the process). @default nothing */
+  readonly onPoolError?: (error: Error) => void;
+}
+
+export const DEFAULT_BACKEND_OPTIONS = {
+  dataDir: './oncely-data',
+  /** The SQLite file inside dataDir. */
+  sqliteFile: 'oncely.db',
+  /** How long to wait for PostgreSQL to accept a connection. */
+  pgConnectTimeoutMs: 5000,
+} as const;
+
+/**
+ * Opens the store the server runs on and checks it answers (one transaction), so a bad path or
+ * an unreachable database is a one-line error at start, not a 503 on the first request.
+ */
+export async function openBackend(options: BackendOptions = {}): Promise<AnyBackend> {
+  const backend = options.db === undefined ? openSqlite(options.dataDir ?? DEFAULT_BACKEND_OPTIONS.dataDir) : openPostgres(options);
+  try {
+    await backend.db.transaction((sql) => sql.query('SELECT 1'));
+  } catch (cause) {
+    await backend.close().catch(() => {});
+    const why = cause instanceof Error ? cause.message || cause.name : String(cause);
+    throw new OncelyError('store_unavailable', `cannot open the ${backend.kind} store at ${backend.description}: ${why}`, { cause });
+  }
+  return backend;
+}
+
+function openSqlite(dataDir: string): Backend<SqliteTx> {
+  const dir = resolve(dataDir);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (cause) {
+    throw new OncelyError('store_unavailable', `cannot create the data directory ${dataDir}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`, { cause });
+  }
+  const file = join(dir, DEFAULT_BACKEND_OPTIONS.sqliteFile);
+  const store = createSqliteStore({ database: () => openSqliteDatabase(file) });
+  return { kind: 'sqlite', description: file, store, db: sqliteServiceDatabase(store), ledgerTable: store.table, close: () => store.close() };
+}
+
+function openPostgres(options: BackendOptions): Backend<PgTx> {
+  const url = options.db ?? '';
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InvalidOptionError('--db', redact(url), 'a postgres:// or postgresql:// URL');
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') throw new InvalidOptionError('--db', redact(url), 'a postgres:// or postgresql:// URL');
+  const schema = options.pgSchema === undefined ? undefined : checkIdentifier('pgSchema', options.pgSchema);
+  const pool = new pg.Pool({
+    connectionString: url,
+    connectionTimeoutMillis: DEFAULT_BACKEND_OPTIONS.pgConnectTimeoutMs,
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  // An idle client's error (the server restarted) is emitted on the pool; unheard, it would end the process.
+  pool.on('error', (error) => options.onPoolError?.(error));
+  const store = createPostgresStore({ pool: pool as unknown as PgPool, ...(schema === undefined ? {} : { schema }) });
+  let ended = false;
+  return {
+    kind: 'postgres',
+    description: redact(url),
+    store,
+    db: postgresServiceDatabase(store),
+    ledgerTable: store.table,
+    async close() {
+      await store.close();
+      if (!ended) {
+        ended = true;
+        await pool.end();
+      }
+    },
+  };
+}
+
+/** The URL with its password replaced: what a banner or an error may show. */
+export function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.href;
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+  }
+}

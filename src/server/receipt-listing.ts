@@ -1,0 +1,44 @@
+import type { ServiceDatabase } from '../services/sql/service-database.js';
+
+/** One ledger entry as the store view shows it: never the receipt's body, never another caller's. */
+export interface ReceiptListing {
+  readonly key: string;
+  readonly caller: string;
+  readonly fingerprint: string;
+  /** in_flight, completed or expired (a tombstone). */
+  readonly state: string;
+  /** The stored status; null while in flight or after expiry. */
+  readonly status: number | null;
+  readonly firstSeenAt: string;
+  readonly completedAt: string | null;
+  readonly expiresAt: string;
+}
+
+/** How many entries one listing returns, newest first. @default 200 */
+export const DEFAULT_RECEIPT_LISTING_LIMIT = 200;
+
+/**
+ * A read-only listing of one caller's ledger entries, for the store view. The ledger has no list
+ * API (it answers by key); this reads its table through the service database, so on SQLite it
+ * waits its turn on the one connection instead of joining another request's transaction.
+ */
+export async function listReceipts<Tx>(db: ServiceDatabase<Tx>, ledgerTable: string, caller: string, limit = DEFAULT_RECEIPT_LISTING_LIMIT): Promise<ReceiptListing[]> {
+  const rows = await db.transaction((sql) =>
+    sql.query<Record<string, unknown>>(
+      `SELECT key, scope, fingerprint, state, status, first_seen_at, completed_at, expires_at FROM ${ledgerTable}
+       WHERE scope = $1 ORDER BY first_seen_at DESC, key LIMIT $2`,
+      [caller, limit],
+    ),
+  );
+  const iso = (value: unknown): string => new Date(Number(value)).toISOString();
+  return rows.map((row) => ({
+    key: String(row['key']),
+    caller: String(row['scope']),
+    fingerprint: String(row['fingerprint']),
+    state: String(row['state']),
+    status: row['status'] === null || row['status'] === undefined ? null : Number(row['status']),
+    firstSeenAt: iso(row['first_seen_at']),
+    completedAt: row['completed_at'] === null || row['completed_at'] === undefined ? null : iso(row['completed_at']),
+    expiresAt: iso(row['expires_at']),
+  }));
+}

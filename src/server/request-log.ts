@@ -1,0 +1,141 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { HEADER } from '../contract/headers.js';
+import type { ConnectionControl, FetchHandler } from '../http/node-listener.js';
+import type { Ledger } from '../ledger/ledger.js';
+import type { ExecuteKind } from '../ledger/ledger-result.js';
+import type { HitAnswer } from '../services/hook/hook-service.js';
+import { systemClock, type Clock } from '../time/clock.js';
+
+/**
+ * What the ledger (or the hook receiver) made of a request: a new effect, a replayed receipt, a
+ * key reused with another payload, a duplicate while the first is in flight, or none of these
+ * (a read, a refusal before the ledger, an outage).
+ */
+export const REQUEST_OUTCOMES = ['new', 'replay', 'conflict', 'in-flight', 'none'] as const;
+export type RequestOutcome = (typeof REQUEST_OUTCOMES)[number];
+
+/** One structured line per request. */
+export interface RequestLogLine {
+  /** When the request arrived, RFC 3339. */
+  readonly at: string;
+  readonly method: string;
+  readonly path: string;
+  /** The Idempotency-Key header as sent (cut at 300 characters), or null. */
+  readonly key: string | null;
+  /** The authenticated caller, or null. */
+  readonly caller: string | null;
+  /** The status sent; null when the connection was dropped without a reply. */
+  readonly status: number | null;
+  readonly durationMs: number;
+  readonly outcome: RequestOutcome;
+  /** Present when a fault dropped the connection after the work committed. */
+  readonly dropped?: true;
+}
+
+const OUTCOME_OF_EXECUTE: Record<ExecuteKind, RequestOutcome> = {
+  executed: 'new',
+  replayed: 'replay',
+  conflict: 'conflict',
+  in_flight: 'in-flight',
+  lease_lost: 'in-flight',
+  not_stored: 'none',
+  unavailable: 'none',
+};
+
+const OUTCOME_OF_HIT: Record<HitAnswer, RequestOutcome> = {
+  completed: 'new',
+  swallowed: 'new',
+  replayed: 'replay',
+  key_reused: 'conflict',
+  rejected: 'none',
+  key_invalid: 'none',
+  too_large: 'none',
+};
+
+/** Longest key written to the log: a 10 kB header must not make a 10 kB log line. */
+const MAX_LOGGED_KEY = 300;
+
+export interface RequestLogOptions {
+  /** Receives each line (JSON, without the newline). @default nothing */
+  readonly write?: (line: string) => void;
+  /** Times each request. @default systemClock */
+  readonly clock?: Clock;
+}
+
+interface Notes {
+  caller: string | null;
+  outcome: RequestOutcome;
+  dropped: boolean;
+}
+
+export interface RequestLog {
+  /** Wraps the app's handler: one line per request once its response (or its drop) is decided. */
+  wrap(handler: FetchHandler): FetchHandler;
+  /** The same ledger, telling the log what each `execute` answered. */
+  observe<Tx>(ledger: Ledger<Tx>): Ledger<Tx>;
+  /** Annotates the current request's line, from anywhere below `wrap` (the auth, the hook receiver). */
+  note(fields: { readonly caller?: string; readonly outcome?: RequestOutcome }): void;
+  /** For the hook receiver's `onHit`. */
+  noteHit(answer: HitAnswer): void;
+}
+
+/**
+ * The request log. A request's line is filled in by the layers that know each part (the ledger
+ * its outcome, the auth its caller) through an AsyncLocalStorage scoped to that request, so no
+ * layer has to return more than its Response.
+ */
+export function createRequestLog(options: RequestLogOptions = {}): RequestLog {
+  const write = options.write ?? (() => {});
+  const clock = options.clock ?? systemClock;
+  const current = new AsyncLocalStorage<Notes>();
+
+  const note: RequestLog['note'] = (fields) => {
+    const notes = current.getStore();
+    if (!notes) return;
+    if (fields.caller !== undefined) notes.caller = fields.caller;
+    if (fields.outcome !== undefined) notes.outcome = fields.outcome;
+  };
+
+  return {
+    note,
+    noteHit: (answer) => note({ outcome: OUTCOME_OF_HIT[answer] }),
+    observe: (ledger) => ({
+      ...ledger,
+      async execute(request, effect) {
+        const result = await ledger.execute(request, effect);
+        note({ outcome: OUTCOME_OF_EXECUTE[result.kind] });
+        return result;
+      },
+    }),
+    wrap: (handler) => async (request, connection) => {
+      const startedAt = clock.now();
+      const notes: Notes = { caller: null, outcome: 'none', dropped: false };
+      const watched: ConnectionControl | undefined = connection && {
+        drop() {
+          notes.dropped = true;
+          connection.drop();
+        },
+      };
+      let status: number | null = 500;
+      try {
+        const response = await current.run(notes, () => handler(request, watched));
+        status = response.status;
+        return response;
+      } finally {
+        const key = request.headers.get(HEADER.idempotencyKey);
+        const line: RequestLogLine = {
+          at: new Date(startedAt).toISOString(),
+          method: request.method,
+          path: new URL(request.url).pathname,
+          key: key === null ? null : key.slice(0, MAX_LOGGED_KEY),
+          caller: notes.caller,
+          status: notes.dropped ? null : status,
+          durationMs: clock.now() - startedAt,
+          outcome: notes.outcome,
+          ...(notes.dropped ? { dropped: true as const } : {}),
+        };
+        write(JSON.stringify(line));
+      }
+    },
+  };
+}

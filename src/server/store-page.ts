@@ -1,0 +1,139 @@
+/**
+ * The store view: the caller's dropbox rows, ledger receipts and hook hits, refreshed every
+ * second. The page asks for the token once (or takes it from `#token=…`, which the banner prints;
+ * a fragment never reaches the server or its log) and keeps it in sessionStorage. Data is shown
+ * with textContent only: rows carry whatever callers sent.
+ */
+export const STORE_PAGE_PATH = '/store';
+export const STORE_SCRIPT_PATH = '/store.js';
+
+/** The endpoints the page polls, all caller-scoped and token-guarded. */
+export const STORE_FEEDS = {
+  dropbox: '/dropbox/store',
+  receipts: '/ledger/receipts',
+  hooks: '/hooks/debug/hits',
+} as const;
+
+/** Only this origin's script and requests: nothing inline, nothing third-party. */
+export const STORE_PAGE_CSP = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+export const STORE_PAGE_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>oncely: store view</title>
+<style>
+  body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5rem; color: #1b1b1b; }
+  h1 { font-size: 1.3rem; margin: 0 0 .5rem; } h2 { font-size: 1.05rem; margin: 1.5rem 0 .4rem; }
+  table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: .2rem .6rem .2rem 0; border-bottom: 1px solid #ddd; }
+  td { font-family: ui-monospace, monospace; font-size: 12.5px; word-break: break-all; } th { font-weight: 600; }
+  #status { color: #555; } .error { color: #a40000; } .empty { color: #777; font-style: italic; }
+  form { margin: .5rem 0 1rem; } input { font: inherit; width: 24rem; max-width: 70vw; }
+</style>
+</head>
+<body>
+<h1>oncely store view</h1>
+<p><a href="/">home</a> · <span id="status">not connected</span> <button id="forget" type="button" hidden>forget token</button></p>
+<form id="token-form" hidden>
+  <label>Access token (printed by <code>oncely serve</code>): <input id="token" type="password" autocomplete="off" required></label>
+  <button type="submit">show my store</button>
+</form>
+<h2>Dropbox rows <small>(GET ${STORE_FEEDS.dropbox})</small></h2>
+<table><thead><tr><th>key</th><th>student</th><th>assignment</th><th>status</th><th>writes</th></tr></thead><tbody id="dropbox"></tbody></table>
+<h2>Ledger receipts <small>(GET ${STORE_FEEDS.receipts})</small></h2>
+<table><thead><tr><th>key</th><th>caller</th><th>fingerprint</th><th>state</th><th>status</th><th>first seen</th><th>expires</th></tr></thead><tbody id="receipts"></tbody></table>
+<h2>Hook hits <small>(GET ${STORE_FEEDS.hooks})</small></h2>
+<table><thead><tr><th>#</th><th>at</th><th>method</th><th>path</th><th>key</th><th>answer</th><th>status</th></tr></thead><tbody id="hooks"></tbody></table>
+<script type="module" src="${STORE_SCRIPT_PATH}"></script>
+</body>
+</html>
+`;
+
+export const STORE_PAGE_SCRIPT = `// oncely store view: polls the caller's feeds every second while the page is visible.
+const TOKEN_KEY = 'oncely-token';
+const FEEDS = ${JSON.stringify(STORE_FEEDS)};
+const $ = (id) => document.getElementById(id);
+
+const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
+if (fromHash) {
+  sessionStorage.setItem(TOKEN_KEY, fromHash);
+  history.replaceState(null, '', location.pathname + location.search);
+}
+
+function setStatus(text, isError) {
+  $('status').textContent = text;
+  $('status').className = isError ? 'error' : '';
+}
+
+function showForm(message) {
+  $('token-form').hidden = false;
+  $('forget').hidden = true;
+  setStatus(message, Boolean(message));
+}
+
+function fill(tbodyId, rows, cells) {
+  const tbody = $(tbodyId);
+  tbody.replaceChildren();
+  if (rows.length === 0) {
+    const tr = tbody.insertRow();
+    const td = tr.insertCell();
+    td.colSpan = 9;
+    td.className = 'empty';
+    td.textContent = 'nothing yet';
+    return;
+  }
+  for (const row of rows) {
+    const tr = tbody.insertRow();
+    for (const value of cells(row)) tr.insertCell().textContent = value === null || value === undefined ? '' : String(value);
+  }
+}
+
+async function feed(path, token) {
+  const response = await fetch(path, { headers: { authorization: 'Bearer ' + token }, cache: 'no-store' });
+  if (response.status === 401) throw Object.assign(new Error('the token was refused'), { unauthorized: true });
+  if (!response.ok) throw new Error(path + ' answered ' + response.status);
+  return response.json();
+}
+
+let timer;
+async function refresh() {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (!token) return showForm('');
+  try {
+    const [dropbox, receipts, hooks] = await Promise.all([feed(FEEDS.dropbox, token), feed(FEEDS.receipts, token), feed(FEEDS.hooks, token)]);
+    fill('dropbox', dropbox.rows, (r) => [r.key, r.student, r.assignment, r.status, r.writes]);
+    fill('receipts', receipts.receipts, (r) => [r.key, r.caller, r.fingerprint.slice(0, 16) + '…', r.state, r.status, r.firstSeenAt, r.expiresAt]);
+    fill('hooks', hooks.hits, (h) => [h.seq, new Date(h.at).toISOString(), h.method, h.path, h.key, h.answer, h.status === null ? 'dropped' : h.status]);
+    $('token-form').hidden = true;
+    $('forget').hidden = false;
+    setStatus('caller ' + dropbox.caller + ' · updated ' + new Date().toLocaleTimeString(), false);
+  } catch (error) {
+    if (error.unauthorized) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      return showForm('the token was refused; enter another');
+    }
+    setStatus(String(error.message || error), true);
+  } finally {
+    clearTimeout(timer);
+    if (sessionStorage.getItem(TOKEN_KEY) && !document.hidden) timer = setTimeout(refresh, 1000);
+  }
+}
+
+$('token-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  sessionStorage.setItem(TOKEN_KEY, $('token').value.trim());
+  $('token').value = '';
+  refresh();
+});
+$('forget').addEventListener('click', () => {
+  sessionStorage.removeItem(TOKEN_KEY);
+  clearTimeout(timer);
+  for (const id of ['dropbox', 'receipts', 'hooks']) $(id).replaceChildren();
+  showForm('');
+});
+document.addEventListener('visibilitychange', () => {
+  if (!document.hidden) refresh();
+});
+refresh();
+`;

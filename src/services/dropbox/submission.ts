@@ -1,0 +1,108 @@
+import { fingerprint } from '../../contract/fingerprint.js';
+import { readBodyWithin } from '../../http/read-body.js';
+import { problemResponse } from '../../http/problem.js';
+import { requestFingerprint, type FingerprintInput } from '../../http/request-fingerprint.js';
+import type { DropboxLimits } from './dropbox-options.js';
+
+/** What a student hands in: seed 000's `submit(key, student, assignment)` without the key. */
+export interface Submission {
+  readonly student: string;
+  readonly assignment: string;
+}
+
+export const SUBMISSION_FIELDS = ['student', 'assignment'] as const;
+
+/** A checked submission, or every reason it is not one (all of them, so one round trip fixes them). */
+export type SubmissionCheck = { readonly ok: true; readonly submission: Submission } | { readonly ok: false; readonly errors: readonly string[] };
+
+/** C0 and C1 controls, DEL and line/paragraph separators: nothing a name or a dump line should carry. */
+const CONTROL = /[\p{Cc}\u2028\u2029]/u;
+
+/**
+ * Checks a parsed body: an object with exactly `student` and `assignment`, each a string of 1 to
+ * `maxFieldLength` characters without control characters or surrounding whitespace (" achen"
+ * would be a second student in the dump).
+ */
+export function checkSubmission(value: unknown, limits: Pick<DropboxLimits, 'maxFieldLength'>): SubmissionCheck {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, errors: [`the body must be a JSON object {"student": …, "assignment": …}, not ${describe(value)}`] };
+  }
+  const record = value as Record<string, unknown>;
+  const errors: string[] = [];
+  for (const name of Object.keys(record)) {
+    if (!(SUBMISSION_FIELDS as readonly string[]).includes(name)) errors.push(`unknown field ${JSON.stringify(name)} (allowed: ${SUBMISSION_FIELDS.join(', ')})`);
+  }
+  for (const name of SUBMISSION_FIELDS) {
+    const field = record[name];
+    if (field === undefined) errors.push(`${name} is missing`);
+    else if (typeof field !== 'string') errors.push(`${name} must be a string, not ${describe(field)}`);
+    else if (field.trim() === '') errors.push(`${name} must not be blank`);
+    else if ([...field].length > limits.maxFieldLength) errors.push(`${name} is longer than ${limits.maxFieldLength} characters`);
+    else if (CONTROL.test(field)) errors.push(`${name} contains a control character`);
+    else if (field !== field.trim()) errors.push(`${name} has leading or trailing whitespace`);
+  }
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, submission: { student: record['student'] as string, assignment: record['assignment'] as string } };
+}
+
+/** A checked submission with the bytes it came in, or the problem to answer instead. */
+export type SubmissionRead =
+  | { readonly kind: 'submission'; readonly submission: Submission; readonly bytes: Uint8Array }
+  | { readonly kind: 'refused'; readonly response: Response };
+
+/**
+ * Reads and checks a POST body before the ledger sees it (415, 413, 400, 422). A malformed
+ * submission changes nothing: no row and no receipt that would pin the key to a typo (Stripe's
+ * rule too: a request that fails validation is not saved).
+ */
+export async function readSubmission(request: Request, limits: DropboxLimits): Promise<SubmissionRead> {
+  const refuse = (response: Response): SubmissionRead => ({ kind: 'refused', response });
+  const type = request.headers.get('content-type');
+  if (!isJsonMediaType(type)) {
+    return refuse(problemResponse('unsupported_media_type', `send the submission as application/json, not ${type === null ? 'without a Content-Type' : JSON.stringify(type)}`));
+  }
+  const read = await readBodyWithin(request, limits.maxBodyBytes);
+  if (read.kind === 'too_large') return refuse(problemResponse('payload_too_large', `the body exceeds ${read.limitBytes} bytes`));
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(read.bytes));
+  } catch (error) {
+    return refuse(problemResponse('invalid_json', `the body is not valid UTF-8 JSON: ${error instanceof Error ? error.message : String(error)}`));
+  }
+  const checked = checkSubmission(value, limits);
+  if (!checked.ok) return refuse(problemResponse('invalid_submission', checked.errors.join('; '), { extensions: { errors: checked.errors } }));
+  return { kind: 'submission', submission: checked.submission, bytes: read.bytes };
+}
+
+/**
+ * `application/json` with no charset or UTF-8 (RFC 8259 section 8.1: JSON between systems is
+ * UTF-8), or `application/…+json` (RFC 6839).
+ */
+export function isJsonMediaType(value: string | null): boolean {
+  if (value === null) return false;
+  const [essence = '', ...parameters] = value.split(';').map((part) => part.trim().toLowerCase());
+  const json = essence === 'application/json' || (/^application\/[a-z0-9.!#$&^_-]+\+json$/.test(essence));
+  const charset = parameters.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/^"|"$/g, '');
+  return json && (charset === undefined || charset === 'utf-8' || charset === 'utf8');
+}
+
+/**
+ * The dropbox's fingerprint: method, path and the submission as canonical JSON (RFC 8785), so a
+ * retry whose JSON differs only in key order or spacing is the same submission and replays. A
+ * body that is not JSON never gets this far; should one, its bytes are fingerprinted.
+ */
+export function submissionFingerprint(input: FingerprintInput): string {
+  let submission: unknown;
+  try {
+    submission = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(input.body));
+  } catch {
+    return requestFingerprint(input);
+  }
+  return fingerprint({ method: input.method.toUpperCase(), path: `${input.url.pathname}${input.url.search}`, submission });
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}

@@ -1,0 +1,177 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { promisify } from 'node:util';
+import type { Page } from 'playwright-core';
+import { METRIC_NAMES, RULE_IDS, runBatch, type WorldMetrics } from '../../src/sim/index.js';
+import { CLI, repoPath } from '../support/repo-path.js';
+import { browserTarget, launchChromium, type LaunchedBrowser } from './browser-env.js';
+import { startPageServer, type PageServer } from './page-server.js';
+
+/**
+ * The simulator page in headless Chromium, served by `oncely serve`: the table equals
+ * `oncely sim run --json`, the URL restores an outcome, the timelines draw every effect, the
+ * batch in the web worker equals runBatch, no console errors, no overflow at 375 px.
+ * Screenshots go to test-output/. Timings are printed, never asserted.
+ */
+const run = promisify(execFile);
+const target = browserTarget();
+const OUTPUT = repoPath('test-output');
+
+let browser: LaunchedBrowser | undefined;
+let server: PageServer | undefined;
+let page: Page;
+const consoleErrors: string[] = [];
+
+before(async () => {
+  if (target.kind !== 'ready') return;
+  assert.ok(existsSync(repoPath('web', 'dist', 'index.html')), 'web/dist is missing: run `npm run build` (it builds the page)');
+  mkdirSync(OUTPUT, { recursive: true });
+  [server, browser] = await Promise.all([startPageServer(), launchChromium(target.executablePath)]);
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') consoleErrors.push(`${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => consoleErrors.push(`pageerror: ${error.message}`));
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+// Missing browser: every test skips with the reason, except this first one, which fails under
+// ONCELY_REQUIRE_BROWSER=1.
+const skip = target.kind === 'ready' ? false : target.reason;
+if (target.kind === 'skip') console.log(`page test skipped: ${target.reason}`);
+
+test('the browser is available (or the test says why it is skipped)', { skip: target.kind === 'skip' ? target.reason : false }, () => {
+  if (target.kind === 'fail') assert.fail(target.reason);
+});
+
+/** The outcome table as the page shows it: rule → metrics, read from its data-* attributes. */
+async function readOutcomeTable(): Promise<{ rule: string; metrics: Record<string, number> }[]> {
+  return page.$$eval('#outcome-table tbody tr', (rows) =>
+    rows.map((row) => ({
+      rule: row.getAttribute('data-rule') ?? '',
+      metrics: Object.fromEntries([...row.querySelectorAll('td')].map((td) => [td.getAttribute('data-metric') ?? '', Number(td.textContent)])),
+    })),
+  );
+}
+
+async function cliOutcomes(args: string[]): Promise<{ rule: string; metrics: WorldMetrics }[]> {
+  const { stdout } = await run(process.execPath, [CLI, 'sim', 'run', ...args, '--json']);
+  const parsed = JSON.parse(stdout) as { outcomes: { rule: string; metrics: WorldMetrics }[] };
+  return parsed.outcomes.map(({ rule, metrics }) => ({ rule, metrics }));
+}
+
+test('seed and 8-tick retention: the table equals `oncely sim run`, and the URL carries it', { skip }, async () => {
+  const startedAt = Date.now();
+  await page.goto(`${server!.url}/`);
+  await page.waitForSelector('#outcome-table');
+  const timing = await page.evaluate(() => ({
+    firstOutcomeMs: performance.getEntriesByName('oncely:first-outcome')[0]?.startTime ?? Number.NaN,
+    scriptMs: performance.getEntriesByName('oncely:first-outcome-script')[0]?.duration ?? Number.NaN,
+  }));
+  console.log(
+    `page: first outcome ${timing.firstOutcomeMs.toFixed(0)} ms after navigation start, ${timing.scriptMs.toFixed(0)} ms of it in the page script (${Date.now() - startedAt} ms seen by the test)`,
+  );
+
+  await page.fill('#p-seed', '7');
+  await page.check('#p-retention-some');
+  await page.fill('#p-retention', '8');
+  const clickedAt = Date.now();
+  await page.click('#show-outcome');
+  await page.waitForSelector('#outcome[data-query="?seed=7&retention=8"]');
+  console.log(`page: Show outcome to table and timelines: ${Date.now() - clickedAt} ms`);
+
+  // The page prints the command that gives its table; run that very command.
+  const command = (await page.textContent('#outcome-cli')) ?? '';
+  assert.equal(command, 'oncely sim run --seed 7 --retention 8 --json');
+  assert.deepEqual(await readOutcomeTable(), await cliOutcomes(command.split(' ').slice(3, -1)));
+  assert.equal(new URL(page.url()).search, '?seed=7&retention=8');
+  await page.screenshot({ path: `${OUTPUT}/page-outcome.png`, fullPage: true });
+});
+
+test('the timelines draw one mark per effect and per duplicate, and tell a duplicate’s story', { skip }, async () => {
+  const table = await readOutcomeTable();
+  for (const { rule, metrics } of table) {
+    const counts = await page.$eval(`svg.timeline[data-rule="${rule}"]`, (svg) => ({
+      effects: svg.querySelectorAll('.mark-effect').length,
+      duplicates: svg.querySelectorAll('.mark-duplicate').length,
+      sends: svg.querySelectorAll('.mark-send').length,
+    }));
+    assert.deepEqual(counts, { effects: metrics['delivered'], duplicates: metrics['duplicates'], sends: metrics['sends'] }, rule);
+  }
+  // Retry + key at 8-tick retention duplicates in this world: the button walks to it and explains.
+  const keyed = table.find((row) => row.rule === 'retry-key')!;
+  assert.ok(keyed.metrics['duplicates']! > 0, 'seed 7 at retention 8 has a keyed duplicate');
+  await page.click('.next-duplicate[data-rule="retry-key"]');
+  const detail = page.locator('.timeline-figure[data-rule="retry-key"] .timeline-detail');
+  assert.equal(await detail.getAttribute('data-kind'), 'duplicate');
+  assert.match((await detail.textContent()) ?? '', /duplicate effect.*(receipt was lost|still on its way).*expired at tick \d+ \(retention 8 ticks\)/);
+  // The keyboard reaches the events: the focused timeline moves with the arrow keys.
+  await page.keyboard.press('ArrowLeft');
+  assert.notEqual(await detail.getAttribute('data-kind'), 'duplicate');
+  await page.locator('.timeline-figure[data-rule="retry-key"]').screenshot({ path: `${OUTPUT}/page-timeline-retry-key.png` });
+});
+
+test('a shared URL restores the controls and shows that outcome', { skip }, async () => {
+  await page.goto(`${server!.url}/?seed=11&credits=24&forget-at=30&policy=retry-oldest,retry-key`);
+  await page.waitForSelector('#outcome-table');
+  assert.equal(await page.inputValue('#p-seed'), '11');
+  assert.equal(await page.inputValue('#p-credits'), '24');
+  assert.equal(await page.isChecked('#p-forget-at-some'), true);
+  assert.equal(await page.inputValue('#p-forget-at'), '30');
+  assert.equal(await page.isChecked('#p-retention-none'), true);
+  assert.equal(await page.isChecked('#rule-send-once'), false);
+  assert.deepEqual(await readOutcomeTable(), await cliOutcomes(['--seed', '11', '--credits', '24', '--forget-at', '30', '--policy', 'retry-oldest,retry-key']));
+  // A guide step sets the controls from the defaults, keeps the seed, and shows all rules.
+  await page.click('button.preset[data-setting="credits-24"]');
+  await page.waitForSelector('#outcome[data-query="?seed=11&credits=24"]');
+  assert.equal((await readOutcomeTable()).length, RULE_IDS.length);
+});
+
+test('readable at 375 px: no horizontal overflow', { skip }, async () => {
+  await page.setViewportSize({ width: 375, height: 800 });
+  await page.goto(`${server!.url}/?seed=7&retention=8`);
+  await page.waitForSelector('#outcome-table');
+  const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+  assert.ok(scrollWidth <= clientWidth, `page is ${scrollWidth} px wide in a ${clientWidth} px viewport`);
+  await page.screenshot({ path: `${OUTPUT}/page-375.png`, fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+test('the batch runs in a web worker and its means equal runBatch', { skip }, async () => {
+  const seeds = 6;
+  await page.fill('#batch-seeds', String(seeds));
+  const startedAt = Date.now();
+  await page.click('#run-batch');
+  await page.waitForSelector('#batch-results[data-ready]');
+  console.log(`page: batch of ${seeds} seeds x 10 settings x 6 rules, click to chart: ${Date.now() - startedAt} ms`);
+  const expected = runBatch({ seeds });
+  for (const metric of METRIC_NAMES) {
+    await page.selectOption('#batch-metric', metric);
+    await page.waitForSelector(`#means-table[data-metric="${metric}"]`);
+    const shown = await page.$$eval('#means-table td[data-rule]', (cells) =>
+      cells.map((td) => `${td.getAttribute('data-setting')}/${td.getAttribute('data-rule')}=${td.textContent}`),
+    );
+    assert.deepEqual(
+      shown,
+      expected.means.map((row) => `${row.setting}/${row.rule}=${row.mean[metric].toFixed(3)}`),
+      metric,
+    );
+  }
+  // The downloads are the batch's every outcome.
+  const lines = await page.$eval('#download-jsonl', async (a) => (await (await fetch((a as HTMLAnchorElement).href)).text()).trim().split('\n').length);
+  assert.equal(lines, expected.outcomeCount);
+  const csvHeader = await page.$eval('#download-csv', async (a) => (await (await fetch((a as HTMLAnchorElement).href)).text()).split('\n')[0]);
+  assert.equal(csvHeader, ['setting', 'seed', 'rule', ...METRIC_NAMES].join(','));
+  assert.equal(await page.$eval('#means-chart', (canvas) => (canvas as HTMLCanvasElement).width > 0), true);
+  await page.locator('#batch').screenshot({ path: `${OUTPUT}/page-batch.png` });
+});
+
+test('no console errors or warnings', { skip }, () => {
+  assert.deepEqual(consoleErrors, []);
+});

@@ -1,0 +1,34 @@
+import type { ClaimResult, FigureComparison, MeansRow } from '../../src/sim/index.js';
+
+/** Messages between the page and web/src/batch-worker.ts. */
+export interface BatchRequest {
+  readonly type: 'run';
+  /** Worlds per setting: seeds 0 … seeds − 1, as `oncely sim batch --seeds`. */
+  readonly seeds: number;
+}
+
+/** The files `oncely sim batch --out` writes, as text (the same writers). */
+export interface BatchFiles {
+  readonly 'outcomes.jsonl': string;
+  readonly 'outcomes.csv': string;
+  readonly 'means.csv': string;
+  readonly 'summary.json': string;
+}
+
+export type BatchReply =
+  | { readonly type: 'progress'; readonly done: number; readonly total: number }
+  | {
+      readonly type: 'done';
+      readonly seeds: number;
+      readonly worlds: number;
+      readonly outcomeCount: number;
+      readonly means: readonly MeansRow[];
+      readonly comparison: readonly FigureComparison[];
+      readonly claims: readonly ClaimResult[];
+      readonly files: BatchFiles;
+      readonly elapsedMs: number;
+    }
+  | { readonly type: 'error'; readonly message: string };
+
+/** The page's limit on worlds per setting (64 is seed 002's batch; 4,096 takes a few seconds). */
+export const MAX_BATCH_SEEDS = 4096;
