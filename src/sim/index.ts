@@ -42,3 +42,4 @@ export {
   type PerJob,
 } from './closed-form.js';
 export { SEED_002_FIGURES, compareWithSeed002, type PublishedFigure, type FigureComparison } from './seed-002.js';
+export { outcomesToCsv, outcomesToJsonLines, meansToCsv } from './outcome-csv.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DEFAULT_WORLD_PARAMS, RULE_IDS, type RuleId, type WorldParams } from '../../src/sim/index.js';
-import { PARAM_CONTROLS, cliCommandFor, queryFromState, stateFromQuery } from '../../web/src/page-params.js';
+import { PARAM_CONTROLS, cliCommandFor, describeParams, queryFromState, stateFromQuery } from '../../web/src/page-params.js';
 
 /** A state the page's controls can hold: every parameter within its control's range. */
 const stateArb = fc.record({
@@ -33,6 +33,8 @@ test('the URL names the seed and only what differs from the default; the CLI lin
   assert.equal(queryFromState(state), '?seed=7&retention=8&forget-at=40&policy=retry-oldest,retry-key');
   assert.equal(cliCommandFor(state), 'oncely sim run --seed 7 --retention 8 --forget-at 40 --policy retry-oldest,retry-key');
   assert.equal(queryFromState({ params: DEFAULT_WORLD_PARAMS, rules: RULE_IDS }), '?seed=0');
+  assert.equal(describeParams(state.params), 'Seed 7, key retention 8, forget keys 40');
+  assert.equal(describeParams({ ...DEFAULT_WORLD_PARAMS, retentionTicks: null }), 'Seed 0, the default channel');
 });
 
 test('refused values are named with their range, and the defaults stand in', () => {

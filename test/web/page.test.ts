@@ -127,6 +127,13 @@ test('a shared URL restores the controls and shows that outcome', { skip }, asyn
   assert.equal(await page.isChecked('#p-retention-none'), true);
   assert.equal(await page.isChecked('#rule-send-once'), false);
   assert.deepEqual(await readOutcomeTable(), await cliOutcomes(['--seed', '11', '--credits', '24', '--forget-at', '30', '--policy', 'retry-oldest,retry-key']));
+  // A refused value is named beside its field and the outcome shown stays as it was.
+  await page.fill('#p-request-loss', '1.5');
+  await page.click('#show-outcome');
+  await page.waitForSelector('#form-problems:not([hidden])');
+  assert.match((await page.textContent('#form-problems')) ?? '', /Request loss: got “1\.5”, expected a probability from 0 to 1/);
+  assert.equal(await page.getAttribute('#p-request-loss', 'aria-invalid'), 'true');
+  assert.equal(await page.getAttribute('#outcome', 'data-query'), '?seed=11&credits=24&forget-at=30&policy=retry-oldest,retry-key');
   // A guide step sets the controls from the defaults, keeps the seed, and shows all rules.
   await page.click('button.preset[data-setting="credits-24"]');
   await page.waitForSelector('#outcome[data-query="?seed=11&credits=24"]');
@@ -170,6 +177,24 @@ test('the batch runs in a web worker and its means equal runBatch', { skip }, as
   assert.equal(csvHeader, ['setting', 'seed', 'rule', ...METRIC_NAMES].join(','));
   assert.equal(await page.$eval('#means-chart', (canvas) => (canvas as HTMLCanvasElement).width > 0), true);
   await page.locator('#batch').screenshot({ path: `${OUTPUT}/page-batch.png` });
+});
+
+test('every control has an accessible name, and Tab reaches the timelines', { skip }, async () => {
+  const unnamed = await page.$$eval('input, select, button, textarea', (controls) =>
+    controls
+      .filter((el) => {
+        const labelled = (el as HTMLInputElement).labels?.length || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby');
+        return !labelled && !(el.tagName === 'BUTTON' && el.textContent?.trim());
+      })
+      .map((el) => el.outerHTML.slice(0, 80)),
+  );
+  assert.deepEqual(unnamed, []);
+  // Tab from the "Next duplicate" button lands on its timeline, which the arrow keys then drive.
+  await page.focus('.next-duplicate[data-rule="retry-oldest"]');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-rule')), 'retry-oldest');
+  await page.keyboard.press('ArrowDown');
+  assert.match((await page.textContent('.timeline-figure[data-rule="retry-oldest"] .timeline-detail')) ?? '', /^Job 1, attempt 1/);
 });
 
 test('no console errors or warnings', { skip }, () => {

@@ -1,5 +1,5 @@
 import { BATCH_SETTINGS, checkClaims, closedFormCheck, compareWithSeed002, runBatch } from '../../src/sim/index.js';
-import { meansToCsv, outcomesToCsv, outcomesToJsonLines } from '../../src/lab/sim-csv.js';
+import { meansToCsv, outcomesToCsv, outcomesToJsonLines } from '../../src/sim/outcome-csv.js';
 import type { BatchReply, BatchRequest } from './batch-protocol.js';
 
 /**

@@ -3,7 +3,7 @@ import { setUpBatchPanel } from './batch-panel.js';
 import { byId, h } from './dom.js';
 import { GUIDE_STEPS, guideParams } from './guide.js';
 import { renderLegend, renderOutcomeTable } from './outcome-view.js';
-import { cliCommandFor, queryFromState, stateFromQuery, type PageState } from './page-params.js';
+import { cliCommandFor, describeParams, queryFromState, stateFromQuery, type PageState } from './page-params.js';
 import { buildTimeline } from './timeline-model.js';
 import { renderTimeline } from './timeline-view.js';
 import { buildWorldForm, readForm, writeForm } from './world-form.js';
@@ -28,8 +28,7 @@ function showOutcome(state: PageState): void {
   const draws = drawsFor(params);
   const outcomes: WorldOutcome[] = state.rules.map((id) => runWorld(params, id, { draws }));
   const query = queryFromState(state);
-  const caption = `Seed ${params.seed}: ${params.jobs} jobs, ${params.credits} credits, request loss ${params.requestLoss}, receipt loss ${params.receiptLoss}, retention ${params.retentionTicks === null ? 'whole run' : `${params.retentionTicks} ticks`}`;
-  byId('outcome-table-holder').replaceChildren(renderOutcomeTable(outcomes, caption));
+  byId('outcome-table-holder').replaceChildren(renderOutcomeTable(outcomes, describeParams(params)));
   byId('outcome-cli').textContent = `${cliCommandFor(state)} --json`;
   const link = byId<HTMLAnchorElement>('outcome-link');
   link.href = query;
@@ -66,6 +65,7 @@ function submit(state: PageState): void {
   const query = queryFromState(state);
   if (query !== location.search) history.pushState(null, '', query);
   byId('url-problems').hidden = true;
+  byId('form-problems').hidden = true;
   showOutcome(state);
 }
 

@@ -141,6 +141,15 @@ export function cliCommandFor(state: PageState): string {
   return parts.join(' ');
 }
 
+/** A caption for an outcome: the seed, then each parameter that differs from the default channel. */
+export function describeParams(params: WorldParams): string {
+  const changed = PARAM_CONTROLS.filter((c) => c.param !== 'seed' && params[c.param] !== DEFAULT_WORLD_PARAMS[c.param]).map((c) => {
+    const value = params[c.param];
+    return `${c.label.replace(/ \(ticks\)$/, '').toLowerCase()} ${value === null ? c.none!.noneLabel.toLowerCase() : value}`;
+  });
+  return `Seed ${params.seed}, ${changed.length === 0 ? 'the default channel' : changed.join(', ')}`;
+}
+
 /** A value as the URL and the CLI spell it. */
 export function formatValue(control: ParamControl, value: number | null): string {
   return value === null ? (control.none?.word ?? '') : String(value);

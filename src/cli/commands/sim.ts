@@ -23,7 +23,7 @@ import {
   type RunBatchOptions,
   type WorldParams,
 } from '../../sim/index.js';
-import { meansToCsv, outcomesToCsv, outcomesToJsonLines } from '../../lab/sim-csv.js';
+import { meansToCsv, outcomesToCsv, outcomesToJsonLines } from '../../sim/outcome-csv.js';
 import { formatClaims, formatMeansTables, formatParams, formatRunTable, formatSeedComparison, formatTraceText } from '../../lab/sim-tables.js';
 import { EXIT } from '../exit.js';
 

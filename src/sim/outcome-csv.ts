@@ -1,4 +1,5 @@
-import { METRIC_NAMES, type BatchOutcome, type MeansRow } from '../sim/index.js';
+import { METRIC_NAMES } from './run-world.js';
+import type { BatchOutcome, MeansRow } from './means-table.js';
 
 /** Every outcome as JSON lines, keys in a fixed order: setting, seed, rule, then the metrics. */
 export function outcomesToJsonLines(outcomes: readonly BatchOutcome[]): string {

@@ -1,0 +1,71 @@
+// The store view in headless Chromium: it takes the token from #token= (then forgets the
+// fragment), keeps it in sessionStorage, and shows new rows, receipts and hook hits without a
+// reload. Skips with the reason when Chromium is missing; fails instead under ONCELY_REQUIRE_BROWSER=1.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { browserTarget, launchChromium, type LaunchedBrowser } from '../web/browser-env.js';
+import { bearer, send, startTestServer, submissionHeaders, TOKENS, type TestServer } from './server-harness.js';
+
+const target = browserTarget();
+if (target.kind === 'skip') console.log(`store view test skipped: ${target.reason}`);
+const skip = target.kind === 'skip' ? target.reason : false;
+
+let t: TestServer | undefined;
+let browser: LaunchedBrowser | undefined;
+let page: Page;
+const pageErrors: string[] = [];
+
+before(async () => {
+  if (target.kind !== 'ready') return;
+  [t, browser] = await Promise.all([startTestServer(), launchChromium(target.executablePath)]);
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') pageErrors.push(message.text());
+  });
+});
+after(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+test('the browser is available (or the test says why it is skipped)', { skip }, () => {
+  if (target.kind === 'fail') assert.fail(target.reason);
+});
+
+test('the store view shows the caller\'s rows, receipts and hook hits live, as text', { skip }, async () => {
+  const server = t!;
+  await page.goto(`${server.url}/store#token=${TOKENS.dev}`);
+  await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('caller dev'));
+  assert.equal(new URL(page.url()).hash, '', 'the token leaves the address bar');
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('oncely-token')), TOKENS.dev);
+
+  // A row whose student is markup: it must appear as text, never as an element.
+  const student = '<img src=x onerror=alert(1)>';
+  const submitted = await send(server.port, {
+    method: 'POST',
+    path: '/dropbox/submissions',
+    headers: submissionHeaders(TOKENS.dev, 'view-key-1'),
+    body: JSON.stringify({ student, assignment: 'lab3' }),
+  });
+  assert.equal(submitted.status, 201);
+  await send(server.port, { method: 'POST', path: '/hooks/run-complete', headers: { authorization: bearer(TOKENS.dev), 'idempotency-key': 'run-9' }, body: '{}' });
+  // Another caller's row must never show.
+  await send(server.port, { method: 'POST', path: '/dropbox/submissions', headers: submissionHeaders(TOKENS.alice, 'alice-key'), body: '{"student":"alice","assignment":"lab3"}' });
+
+  await page.waitForFunction(() => document.querySelector('#hooks td')?.textContent === '1' && document.querySelectorAll('#dropbox tr').length === 1 && document.querySelector('#dropbox td')?.textContent === 'view-key-1');
+  const dropbox = await page.$$eval('#dropbox tr', (rows) => rows.map((row) => [...row.querySelectorAll('td')].map((td) => td.textContent)));
+  assert.deepEqual(dropbox, [['view-key-1', student, 'lab3', 'accepted', '1']]);
+  assert.equal(await page.$$eval('#dropbox img', (images) => images.length), 0);
+  const receipts = await page.$$eval('#receipts tr', (rows) => rows.map((row) => [...row.querySelectorAll('td')].map((td) => td.textContent)));
+  assert.deepEqual(receipts.map((r) => [r[0], r[1], r[3], r[4]]), [['view-key-1', 'dev', 'completed', '201']]);
+  assert.deepEqual(pageErrors, []);
+});
+
+test('a refused token brings the form back and is forgotten', { skip }, async () => {
+  await page.evaluate(() => sessionStorage.setItem('oncely-token', 'not-a-token-0123456789'));
+  await page.reload();
+  await page.waitForFunction(() => document.getElementById('token-form')?.hidden === false && document.getElementById('status')?.textContent?.includes('refused'));
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('oncely-token')), null);
+});
