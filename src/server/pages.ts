@@ -50,7 +50,7 @@ function indexPage(): string {
   const rows: Array<[string, string, string]> = [
     ['Store view', STORE_PAGE_PATH, 'your dropbox rows, ledger receipts and hook hits, live (asks for the token)'],
     ['Dropbox', '/dropbox/store', 'POST /dropbox/submissions {student, assignment} with an Idempotency-Key; GET /dropbox/submissions/:key; GET /dropbox/store'],
-    ['Notes', '/notes/n1', 'GET /notes/:id; PATCH /notes/:id {expectedVersion, title} with an Idempotency-Key (the request ID)'],
+    ['Notes', '/notes/note-1', 'GET /notes/:id; PATCH /notes/:id {expectedVersion, title} with an Idempotency-Key (the request ID)'],
     ['Hook receiver', '/hooks/debug/hits', 'any method on /hooks/…, answered by the hook script; GET /hooks/debug/hits'],
     ['Health', '/healthz', 'is the server up and its store reachable'],
   ];
