@@ -1,3 +1,4 @@
+import type { CommanderError } from 'commander';
 import { isOncelyError } from '../contract/errors.js';
 
 /** Exit codes shared by every command. Distinct codes let scripts tell the stops apart. */
@@ -25,4 +26,25 @@ export function exitWithError(error: unknown, code: number = isOncelyError(error
   process.stderr.write(`oncely: ${message}\n`);
   if (process.env['ONCELY_DEBUG'] && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   process.exitCode = code;
+}
+
+/** What commander adds after a refusal of its own, kept on the same line. */
+const USAGE_HINT = '(run with --help for usage)';
+
+/**
+ * Commander's own refusal (an unknown option, a bad choice, a missing argument) in the style of
+ * every other error: `error: unknown option '--x'\n(Did you mean --y?)\n` becomes one line,
+ * `oncely: unknown option '--x' (Did you mean --y?) (run with --help for usage)`.
+ */
+export function commanderErrorLine(message: string): string {
+  const text = message.trim().replace(/^error:\s*/, '').replace(/\s*\n\s*/g, ' ');
+  return `oncely: ${text} ${USAGE_HINT}\n`;
+}
+
+/**
+ * The exit code of a commander stop: 0 where commander ends well (--help, `help`, --version),
+ * 2 (usage) for everything it refuses, and for a missing command (it prints the help then).
+ */
+export function commanderExitCode(error: CommanderError): number {
+  return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
 }

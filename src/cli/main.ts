@@ -5,12 +5,18 @@ import { registerDeliver } from './commands/deliver.js';
 import { registerHook } from './commands/hook.js';
 import { registerSim } from './commands/sim.js';
 import { registerServe } from './commands/serve.js';
-import { exitWithError } from './exit.js';
+import { createRequire } from 'node:module';
+import { commanderErrorLine, commanderExitCode, exitWithError } from './exit.js';
+
+const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
 
 const program = new Command()
   .name('oncely')
   .description('Safe retries: one intent, one key, one effect.')
-  .showHelpAfterError('(run with --help for usage)')
+  .version(version, '-V, --version')
+  // Commander's own refusals read like every other error: one line, `oncely: …`, exit 2. Set
+  // before the commands are added, which inherit it.
+  .configureOutput({ outputError: (message, write) => write(commanderErrorLine(message)) })
   .exitOverride();
 
 registerServe(program);
@@ -23,8 +29,8 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {
-    // --help and --version end here too, with exit code 0.
-    process.exitCode = error.exitCode;
+    // The message is out already (commanderErrorLine); --help and --version end here too.
+    process.exitCode = commanderExitCode(error);
   } else {
     exitWithError(error);
   }

@@ -69,7 +69,7 @@ export async function serveNode(
 
 function toRequest(req: IncomingMessage, path: string, body: Uint8Array | undefined, signal: AbortSignal): Request {
   const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-  const url = new URL(path, `${encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`);
+  const url = requestUrl(`${encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`, path);
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
@@ -86,6 +86,17 @@ function toRequest(req: IncomingMessage, path: string, body: Uint8Array | undefi
     }
   }
   return new Request(url, init);
+}
+
+/**
+ * The request's URL: the origin, then the request target exactly as sent. Resolving the target
+ * against the origin instead (`new URL(path, origin)`) would read `//x/y` as a
+ * scheme-relative reference, host `x` and path `/y` (RFC 3986 section 4.2), though an
+ * origin-form target is all path (RFC 9112 section 3.2.1). An absolute-form target (a request
+ * through a proxy) is a whole URL already.
+ */
+function requestUrl(origin: string, target: string): URL {
+  return target.startsWith('/') ? new URL(`${origin}${target}`) : new URL(target, origin);
 }
 
 async function writeResponse(response: Response, res: ServerResponse): Promise<void> {

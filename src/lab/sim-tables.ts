@@ -1,24 +1,14 @@
 import {
   BATCH_SETTINGS,
   METRIC_NAMES,
+  METRIC_TITLES,
   ruleById,
   type ClaimResult,
   type FigureComparison,
   type MeansRow,
-  type MetricName,
   type WorldOutcome,
   type WorldParams,
 } from '../sim/index.js';
-
-/** Column titles of the metrics, in METRIC_NAMES order. */
-export const METRIC_TITLES: { readonly [name in MetricName]: string } = {
-  delivered: 'Delivered',
-  duplicates: 'Duplicates',
-  confirmed: 'Confirmed',
-  sends: 'Sends',
-  creditsSpent: 'Credits spent',
-  unresolved: 'Unresolved',
-};
 
 /**
  * A plain text table, columns two spaces apart. `align` has one letter per column, `l` or `r`;

@@ -8,6 +8,7 @@ import { systemClock } from '../time/clock.js';
 import { createServerApp, type ServerApp, type ServerAppDeps } from './create-server-app.js';
 import { openBackend, type AnyBackend, type Backend, type BackendOptions } from './open-backend.js';
 import { createRequestLog } from './request-log.js';
+import { startRetentionSweep } from './retention-sweep.js';
 
 export interface ServerOptions extends BackendOptions, Omit<ServerAppDeps<unknown>, 'backend' | 'log' | 'onError'> {
   /** 0 picks a free port; the real one is in the result. @default 8787 */
@@ -18,7 +19,15 @@ export interface ServerOptions extends BackendOptions, Omit<ServerAppDeps<unknow
   readonly log?: (line: string) => void;
   /** How long a shutdown waits for requests in flight before cutting them. @default 10000 */
   readonly graceMs?: number;
-  /** Told about failures the client sees only as 500 or 503 (the request, when one is known). @default nothing */
+  /**
+   * How often expired receipts are purged in the background, on `clock`; null turns the sweep
+   * off (a lookup still purges what it finds). @default 60000
+   */
+  readonly purgeIntervalMs?: number | null;
+  /**
+   * Told about failures the client sees only as 500 or 503 (the request, when one is known), and
+   * about background purges that failed (a `purge_failed` OncelyError, no request). @default nothing
+   */
   readonly onError?: (error: unknown, request?: Request) => void;
 }
 
@@ -26,6 +35,7 @@ export const DEFAULT_SERVER_OPTIONS = {
   port: 8787,
   host: '127.0.0.1',
   graceMs: 10_000,
+  purgeIntervalMs: 60_000,
 } as const;
 
 export interface RunningServer {
@@ -53,9 +63,10 @@ export function isLoopback(host: string): boolean {
 }
 
 /**
- * Opens the store, builds the app and listens. Failures are one-line OncelyErrors: a bad port
- * or host (InvalidOptionError), a store that does not answer (`store_unavailable`), a port in
- * use (`port_in_use`), a port not allowed (`port_forbidden`), an address not on this machine.
+ * Opens the store, builds the app, listens, and purges expired receipts every purgeIntervalMs.
+ * Failures are one-line OncelyErrors: a bad port or host (InvalidOptionError), a store that does
+ * not answer (`store_unavailable`), a port in use (`port_in_use`), a port not allowed
+ * (`port_forbidden`), an address not on this machine.
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const port = options.port ?? DEFAULT_SERVER_OPTIONS.port;
@@ -64,6 +75,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (typeof host !== 'string' || host.trim() === '') throw new InvalidOptionError('--host', host, 'an address or host name, e.g. 127.0.0.1');
   const graceMs = options.graceMs ?? DEFAULT_SERVER_OPTIONS.graceMs;
   if (!Number.isSafeInteger(graceMs) || graceMs < 0) throw new InvalidOptionError('graceMs', graceMs, 'a whole number of milliseconds >= 0');
+  const purgeIntervalMs = options.purgeIntervalMs === undefined ? DEFAULT_SERVER_OPTIONS.purgeIntervalMs : options.purgeIntervalMs;
+  if (purgeIntervalMs !== null && (!Number.isSafeInteger(purgeIntervalMs) || purgeIntervalMs < 1)) {
+    throw new InvalidOptionError('purgeIntervalMs', purgeIntervalMs, 'a whole number of milliseconds >= 1, or null for no background purge');
+  }
   const clock = options.clock ?? systemClock;
   const log = createRequestLog({ clock, ...(options.log ? { write: options.log } : {}) });
 
@@ -99,12 +114,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await backend.close().catch(() => {});
     throw error;
   }
+  // Retention holds for keys nobody asks about again; stopped (a purge under way finished) before the store closes.
+  const sweep = purgeIntervalMs === null ? undefined : startRetentionSweep({ ledger: app.ledger, clock, intervalMs: purgeIntervalMs, onError: (error) => onError(error) });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
   let closed: Promise<{ drained: boolean }> | undefined;
   async function shutDown(): Promise<{ drained: boolean }> {
     closing = true;
+    const swept = sweep?.stop();
     const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     let drained = active === 0;
@@ -119,6 +137,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
     server.closeAllConnections();
     await stopped;
+    await swept;
     await backend.close();
     return { drained };
   }

@@ -21,6 +21,7 @@ export {
   runWorld,
   drawsFor,
   METRIC_NAMES,
+  METRIC_TITLES,
   type MetricName,
   type WorldMetrics,
   type WorldOutcome,

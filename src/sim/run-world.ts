@@ -18,6 +18,16 @@ import { resolveWorldParams, type WorldParams } from './world-params.js';
  */
 export const METRIC_NAMES = ['delivered', 'duplicates', 'confirmed', 'sends', 'creditsSpent', 'unresolved'] as const;
 export type MetricName = (typeof METRIC_NAMES)[number];
+
+/** Column titles of the metrics, in METRIC_NAMES order: the CLI's tables and the page's show the same words. */
+export const METRIC_TITLES: { readonly [name in MetricName]: string } = {
+  delivered: 'Delivered',
+  duplicates: 'Duplicates',
+  confirmed: 'Confirmed',
+  sends: 'Sends',
+  creditsSpent: 'Credits spent',
+  unresolved: 'Unresolved',
+};
 export type WorldMetrics = { readonly [name in MetricName]: number };
 
 export interface WorldOutcome {

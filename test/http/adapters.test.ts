@@ -101,6 +101,34 @@ describe('adapters', () => {
     }
   });
 
+  it('node:http: a path that starts with // stays a path, never a host', async () => {
+    const seen: string[] = [];
+    const server = createServer(toNodeListener((request) => {
+      const url = new URL(request.url);
+      seen.push(`${url.host} ${url.pathname}${url.search}`);
+      return new Response(url.pathname);
+    }));
+    const base = await listen(server);
+    try {
+      const answered = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        // fetch would normalise the path; a raw request sends the target exactly as written.
+        const req = httpRequest(base, { path: '//x/y?z=1' }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      assert.equal(answered.status, 200);
+      assert.equal(answered.body, '//x/y');
+      assert.deepEqual(seen, [`${new URL(base).host} //x/y?z=1`]);
+    } finally {
+      await close(server);
+    }
+  });
+
   it('Express: toExpressHandler mounts the web handler; express.raw() bodies work too', async () => {
     const { store, middleware, handler } = setUp();
     const app = express();

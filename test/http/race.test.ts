@@ -6,12 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { after, describe, it, test } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { toNodeListener } from '../../src/http/index.js';
 import { createFixtureApp } from '../fixtures/ledger-app.js';
 import { openFixtureStore } from '../fixtures/ledger-fixture-store.js';
-import { dropSchema, postgresTarget, uniqueSchemaName } from '../stores/postgres-env.js';
+import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
 
 /**
  * Issue 4's race test: 50 concurrent requests with one key, over real HTTP on loopback, produce
@@ -74,19 +74,13 @@ describe('race: 50 concurrent requests, one key', () => {
   });
 });
 
-const pgTarget = await postgresTarget();
-if (pgTarget.kind === 'fail') {
-  test('PostgreSQL is available for the race test', () => {
-    throw new Error(pgTarget.reason);
-  });
-} else {
-  if (pgTarget.kind === 'skip') console.log(`# skipping PostgreSQL race test: ${pgTarget.reason}`);
+await describePostgres('the race test', ({ url, options }) => {
   const schema = uniqueSchemaName('oncely_race');
-  if (pgTarget.kind === 'ready') after(() => dropSchema(pgTarget.url, schema));
+  if (url) after(() => dropSchema(url, schema));
 
-  describe('race: 50 concurrent requests, one key, PostgreSQL', { skip: pgTarget.kind === 'skip' ? pgTarget.reason : false }, () => {
+  describe('race: 50 concurrent requests, one key, PostgreSQL', options, () => {
     it('two server processes sharing the database: exactly one effect; the rest replay or 409', { timeout: 30_000 }, async () => {
-      const target = { kind: 'postgres' as const, url: pgTarget.kind === 'ready' ? pgTarget.url : '', schema };
+      const target = { kind: 'postgres' as const, url, schema };
       const fixture = await openFixtureStore(target); // creates the tables before the servers race to
       const children: ChildProcess[] = [];
       try {
@@ -118,4 +112,4 @@ if (pgTarget.kind === 'fail') {
       }
     });
   });
-}
+});

@@ -2,24 +2,19 @@
 // Skips with the reason printed when no server answers; fails instead under ONCELY_REQUIRE_POSTGRES=1.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { dropSchema, postgresTarget, uniqueSchemaName, type PostgresTarget } from '../stores/postgres-env.js';
+import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
 import { bearer, send, startTestServer, submissionHeaders, TOKENS, type TestServer } from './server-harness.js';
 
-const target: PostgresTarget = await postgresTarget();
-if (target.kind === 'skip') process.stdout.write(`# skipping the PostgreSQL server tests: ${target.reason}\n`);
-
-describe('oncely serve on PostgreSQL', { skip: target.kind === 'skip' ? target.reason : false }, () => {
+await describePostgres('the server tests', ({ url, options }) => describe('oncely serve on PostgreSQL', options, () => {
   const schema = uniqueSchemaName('oncely_serve');
   let t: TestServer | undefined;
 
   before(async () => {
-    if (target.kind === 'fail') throw new Error(target.reason);
-    if (target.kind !== 'ready') return;
-    t = await startTestServer({ db: target.url, pgSchema: schema });
+    if (url) t = await startTestServer({ db: url, pgSchema: schema });
   });
   after(async () => {
     await t?.close();
-    if (target.kind === 'ready') await dropSchema(target.url, schema);
+    if (url) await dropSchema(url, schema);
   });
 
   it('runs the store on PostgreSQL', async () => {
@@ -45,4 +40,4 @@ describe('oncely serve on PostgreSQL', { skip: target.kind === 'skip' ? target.r
     assert.equal(lookup.json<{ lookup: string }>().lookup, 'found');
     assert.equal((await send(t!.port, { path: '/notes/note-1' })).status, 200);
   });
-});
+}));

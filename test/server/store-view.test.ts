@@ -1,41 +1,16 @@
 // The store view in headless Chromium: it takes the token from #token= (then forgets the
 // fragment), keeps it in sessionStorage, and shows new rows, receipts and hook hits without a
 // reload. Skips with the reason when Chromium is missing; fails instead under ONCELY_REQUIRE_BROWSER=1.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
-import { browserTarget, launchChromium, type LaunchedBrowser } from '../web/browser-env.js';
-import { bearer, send, startTestServer, submissionHeaders, TOKENS, type TestServer } from './server-harness.js';
+import { browserSession } from '../web/browser-env.js';
+import { bearer, send, startTestServer, submissionHeaders, TOKENS } from './server-harness.js';
 
-const target = browserTarget();
-if (target.kind === 'skip') console.log(`store view test skipped: ${target.reason}`);
-const skip = target.kind === 'skip' ? target.reason : false;
-
-let t: TestServer | undefined;
-let browser: LaunchedBrowser | undefined;
-let page: Page;
-const pageErrors: string[] = [];
-
-before(async () => {
-  if (target.kind !== 'ready') return;
-  [t, browser] = await Promise.all([startTestServer(), launchChromium(target.executablePath)]);
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  page.on('pageerror', (error) => pageErrors.push(error.message));
-  page.on('console', (message) => {
-    if (message.type() === 'error') pageErrors.push(message.text());
-  });
-});
-after(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
-test('the browser is available (or the test says why it is skipped)', { skip }, () => {
-  if (target.kind === 'fail') assert.fail(target.reason);
-});
+const session = browserSession('the store view test', { startServer: () => startTestServer() });
+const { skip } = session;
 
 test('the store view shows the caller\'s rows, receipts and hook hits live, as text', { skip }, async () => {
-  const server = t!;
+  const { page, server } = session;
   await page.goto(`${server.url}/store#token=${TOKENS.dev}`);
   await page.waitForFunction(() => document.getElementById('status')?.textContent?.startsWith('caller dev'));
   assert.equal(new URL(page.url()).hash, '', 'the token leaves the address bar');
@@ -60,10 +35,11 @@ test('the store view shows the caller\'s rows, receipts and hook hits live, as t
   assert.equal(await page.$$eval('#dropbox img', (images) => images.length), 0);
   const receipts = await page.$$eval('#receipts tr', (rows) => rows.map((row) => [...row.querySelectorAll('td')].map((td) => td.textContent)));
   assert.deepEqual(receipts.map((r) => [r[0], r[1], r[3], r[4]]), [['view-key-1', 'dev', 'completed', '201']]);
-  assert.deepEqual(pageErrors, []);
+  assert.deepEqual(session.problems, []);
 });
 
 test('a refused token brings the form back and is forgotten', { skip }, async () => {
+  const { page } = session;
   await page.evaluate(() => sessionStorage.setItem('oncely-token', 'not-a-token-0123456789'));
   await page.reload();
   await page.waitForFunction(() => document.getElementById('token-form')?.hidden === false && document.getElementById('status')?.textContent?.includes('refused'));

@@ -9,7 +9,8 @@ import { postgresServiceDatabase, sqliteServiceDatabase, type ServiceDatabase, t
 import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 import { VirtualClock } from '../../src/time/index.js';
-import { dropSchema, postgresTarget, uniqueSchemaName } from '../stores/postgres-env.js';
+import { describePostgres, dropSchema, uniqueSchemaName, type PostgresTests } from '../stores/postgres-env.js';
+import { bindStore } from '../support/bind-store.js';
 
 const START_AT = Date.UTC(2025, 0, 6, 9, 0, 0);
 const TOKENS: Record<string, string> = { 'token-alice': 'alice', 'token-bob': 'bob' };
@@ -17,7 +18,6 @@ const TOKENS: Record<string, string> = { 'token-alice': 'alice', 'token-bob': 'b
 /** One backend: a fresh ledger store and its service database, with the notes seeded. */
 interface Backend {
   readonly name: string;
-  readonly skip?: string;
   open(): Promise<{ store: LedgerStore<unknown>; db: ServiceDatabase<unknown>; close(): Promise<void> }>;
 }
 
@@ -29,35 +29,33 @@ const sqlite: Backend = {
   },
 };
 
-const target = await postgresTarget();
-if (target.kind === 'skip') console.log(`# skipping the notes service on PostgreSQL: ${target.reason}`);
-const pgUrl = target.kind === 'ready' ? target.url : '';
-let schemaCount = 0;
-const schemas: string[] = [];
-const postgres: Backend = {
-  name: 'postgres',
-  ...(target.kind === 'skip' ? { skip: target.reason } : {}),
-  async open() {
-    if (target.kind === 'fail') throw new Error(target.reason); // ONCELY_REQUIRE_POSTGRES=1: fail, never skip
-    const schema = `${uniqueSchemaName('oncely_notes')}_${++schemaCount}`;
-    schemas.push(schema);
-    // The ledger's table (store option) and the notes' table (search_path) in one schema of their own.
-    const pool = new pg.Pool({ connectionString: pgUrl, max: 4, options: `-c search_path=${schema}` });
-    await pool.query(`CREATE SCHEMA "${schema}"`);
-    const store = createPostgresStore({ pool, schema });
-    return {
-      store: store as LedgerStore<unknown>,
-      db: postgresServiceDatabase(store) as ServiceDatabase<unknown>,
-      close: async () => {
-        await store.close();
-        await pool.end();
-      },
-    };
-  },
-};
-after(async () => {
-  for (const schema of schemas) await dropSchema(pgUrl, schema);
-});
+/** PostgreSQL at `url`: each setUp gets a schema of its own, dropped after the file. */
+function postgresBackend(url: string): Backend {
+  let schemaCount = 0;
+  const schemas: string[] = [];
+  after(async () => {
+    for (const schema of schemas) await dropSchema(url, schema);
+  });
+  return {
+    name: 'postgres',
+    async open() {
+      const schema = `${uniqueSchemaName('oncely_notes')}_${++schemaCount}`;
+      schemas.push(schema);
+      // The ledger's table (store option) and the notes' table (search_path) in one schema of their own.
+      const pool = new pg.Pool({ connectionString: url, max: 4, options: `-c search_path=${schema}` });
+      await pool.query(`CREATE SCHEMA "${schema}"`);
+      const store = createPostgresStore({ pool, schema });
+      return {
+        store: store as LedgerStore<unknown>,
+        db: postgresServiceDatabase(store) as ServiceDatabase<unknown>,
+        close: async () => {
+          await store.close();
+          await pool.end();
+        },
+      };
+    },
+  };
+}
 
 interface Call {
   readonly token?: string;
@@ -104,8 +102,11 @@ function withApp(backend: Backend, fn: (s: Awaited<ReturnType<typeof setUp>>) =>
   };
 }
 
-for (const backend of [sqlite, postgres]) {
-  describe(`notes service on ${backend.name}`, { skip: backend.skip ?? false }, () => {
+notesSuite(sqlite, {});
+await describePostgres('the notes service', ({ url, options }) => notesSuite(postgresBackend(url), options));
+
+function notesSuite(backend: Backend, options: PostgresTests['options']): void {
+  describe(`notes service on ${backend.name}`, options, () => {
     it('serves the seeded notes at version 1 without a token, and 404 for an unknown note', withApp(backend, async ({ send }) => {
       for (const seeded of SEED_NOTES) {
         const got = await send('GET', seeded.id);
@@ -243,7 +244,7 @@ for (const backend of [sqlite, postgres]) {
     describe('failures roll the edit back', () => {
       it('a forced receipt-write failure rolls back the edit (seed 004): 503, and the same request ID then succeeds', async () => {
         const diskFull = new Error('forced receipt-write failure');
-        const s = await setUp(backend, { store: (store) => ({ ...bind(store), complete: async () => { throw diskFull; } }) });
+        const s = await setUp(backend, { store: (store) => ({ ...bindStore(store), complete: async () => { throw diskFull; } }) });
         try {
           const failed = await s.edit('req-1', 1, 'never saved');
           assert.equal(failed.status, 503);
@@ -300,20 +301,4 @@ for (const backend of [sqlite, postgres]) {
       });
     });
   });
-}
-
-/** The store's methods bound to it, so a test can replace one and spread the rest. */
-function bind<Tx>(store: LedgerStore<Tx>): LedgerStore<Tx> {
-  return {
-    name: store.name,
-    get: store.get.bind(store),
-    insert: store.insert.bind(store),
-    swap: store.swap.bind(store),
-    remove: store.remove.bind(store),
-    transaction: store.transaction.bind(store),
-    hold: store.hold.bind(store),
-    complete: store.complete.bind(store),
-    sweep: store.sweep.bind(store),
-    close: store.close.bind(store),
-  };
 }

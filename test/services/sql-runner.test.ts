@@ -4,7 +4,7 @@ import pg from 'pg';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { columnTypes, postgresServiceDatabase, sqliteServiceDatabase, type ServiceDatabase } from '../../src/services/sql/index.js';
-import { dropSchema, postgresTarget, uniqueSchemaName } from '../stores/postgres-env.js';
+import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
 
 /** The same statements, `$n` placeholders and all, behave alike on both dialects. */
 async function exerciseRunner(db: ServiceDatabase<unknown>, table: string): Promise<void> {
@@ -34,24 +34,17 @@ test('SqlRunner on SQLite binds $n placeholders and rolls back with the transact
   }
 });
 
-const target = await postgresTarget();
-if (target.kind === 'fail') {
-  test('PostgreSQL is available for the service SQL runner', () => {
-    throw new Error(target.reason);
-  });
-} else {
-  if (target.kind === 'skip') console.log(`# skipping PostgreSQL SqlRunner test: ${target.reason}`);
-  test('SqlRunner on PostgreSQL behaves as on SQLite', { skip: target.kind === 'skip' ? target.reason : false }, async () => {
-    if (target.kind !== 'ready') return;
+await describePostgres('the service SQL runner', ({ url, options }) => {
+  test('SqlRunner on PostgreSQL behaves as on SQLite', options, async () => {
     const schema = uniqueSchemaName('oncely_sql');
-    const pool = new pg.Pool({ connectionString: target.url, max: 2 });
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
     const store = createPostgresStore({ pool, schema });
     after(async () => {
       await store.close();
       await pool.end();
-      await dropSchema(target.url, schema);
+      await dropSchema(url, schema);
     });
     await store.sweep(0, 0);
     await exerciseRunner(postgresServiceDatabase(store) as ServiceDatabase<unknown>, `"${schema}".things`);
   });
-}
+});

@@ -5,6 +5,7 @@ import { createLedger, type Ledger, type LedgerOptions } from '../../src/ledger/
 import type { LedgerStore } from '../../src/ledger/ledger-store.js';
 import { versionOf, type InFlightEntry } from '../../src/ledger/ledger-entry.js';
 import { VirtualClock } from '../../src/time/virtual-clock.js';
+import { bindStore } from '../support/bind-store.js';
 
 /** What the suite needs from one backend: a fresh store, and a way to write and count effects. */
 export interface ConformanceHarness<Tx> {
@@ -157,7 +158,7 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
     it('a forced receipt-write failure rolls back the effect and releases the key (seed 004)', () =>
       withSetUp(async ({ h, clock, effect }) => {
         const diskFull = new Error('forced receipt-write failure');
-        const failing: LedgerStore<Tx> = { ...bind(h.store), complete: async () => { throw diskFull; } };
+        const failing: LedgerStore<Tx> = { ...bindStore(h.store), complete: async () => { throw diskFull; } };
         const broken = createLedger({ store: failing, clock, generateToken: () => 'token-f' });
         const result = await broken.execute(req('k-fail'), effect('edit'));
         assert.deepEqual(result, { kind: 'unavailable', stage: 'transaction', cause: diskFull });
@@ -246,7 +247,7 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
           entered = resolve;
         });
         const slow: LedgerStore<Tx> = {
-          ...bind(h.store),
+          ...bindStore(h.store),
           transaction: async (fn) => {
             entered(); // the claim is committed; the transaction has not begun
             await gate;
@@ -334,7 +335,7 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
     it('an unreachable store answers unavailable and never runs the effect', () =>
       withSetUp(async ({ h, clock }) => {
         const down = new Error('connection refused');
-        const failing: LedgerStore<Tx> = { ...bind(h.store), get: async () => { throw down; } };
+        const failing: LedgerStore<Tx> = { ...bindStore(h.store), get: async () => { throw down; } };
         const ledger = createLedger({ store: failing, clock });
         const result = await ledger.execute(req('k-down'), async () => assert.fail('must not run unguarded'));
         assert.deepEqual(result, { kind: 'unavailable', stage: 'claim', cause: down });
@@ -346,20 +347,4 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
 /** A dead worker's leftover: an in-flight row whose owner will never come back. */
 export function inFlight(scope: string, key: string, token: string, at: number, fingerprint = FP): InFlightEntry {
   return { scope, key, fingerprint, token, state: 'in_flight', firstSeenAt: at, leaseExpiresAt: at + LEASE_MS, expiresAt: at + RETENTION_MS };
-}
-
-/** The store's methods bound to it, so a test can replace one and spread the rest. */
-function bind<Tx>(store: LedgerStore<Tx>): LedgerStore<Tx> {
-  return {
-    name: store.name,
-    get: store.get.bind(store),
-    insert: store.insert.bind(store),
-    swap: store.swap.bind(store),
-    remove: store.remove.bind(store),
-    transaction: store.transaction.bind(store),
-    hold: store.hold.bind(store),
-    complete: store.complete.bind(store),
-    sweep: store.sweep.bind(store),
-    close: store.close.bind(store),
-  };
 }

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { after, describe, it, test } from 'node:test';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
 import { VirtualClock } from '../../src/time/index.js';
 import { openFixtureStore, type FixtureTarget } from '../fixtures/ledger-fixture-store.js';
-import { dropSchema, postgresTarget, uniqueSchemaName } from './postgres-env.js';
+import { describePostgres, dropSchema, uniqueSchemaName, type PostgresTests } from './postgres-env.js';
 
 /**
  * Issue 4's crash test: a worker killed with SIGKILL between the effect and the commit leaves
@@ -41,8 +41,8 @@ async function runAndKill(target: FixtureTarget, killPoint: string, key: string)
   return ready;
 }
 
-function crashSuite(name: string, target: () => FixtureTarget, skip: string | undefined): void {
-  describe(`crash test: ${name}`, { skip: skip ?? false }, () => {
+function crashSuite(name: string, target: () => FixtureTarget, options: PostgresTests['options']): void {
+  describe(`crash test: ${name}`, options, () => {
     it('killed between the effect and the commit: neither effect nor receipt; the key waits for the lease only', async () => {
       const t = target();
       assert.equal(await runAndKill(t, 'before-commit', 'k-before'), 'ready true');
@@ -89,16 +89,10 @@ function crashSuite(name: string, target: () => FixtureTarget, skip: string | un
 
 const dir = mkdtempSync(join(tmpdir(), 'oncely-crash-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-crashSuite('sqlite', () => ({ kind: 'sqlite', file: join(dir, 'crash.db') }), undefined);
+crashSuite('sqlite', () => ({ kind: 'sqlite', file: join(dir, 'crash.db') }), {});
 
-const pgTarget = await postgresTarget();
-if (pgTarget.kind === 'fail') {
-  test('PostgreSQL is available for the crash test', () => {
-    throw new Error(pgTarget.reason);
-  });
-} else {
-  if (pgTarget.kind === 'skip') console.log(`# skipping PostgreSQL crash test: ${pgTarget.reason}`);
+await describePostgres('the crash test', ({ url, options }) => {
   const schema = uniqueSchemaName('oncely_crash');
-  if (pgTarget.kind === 'ready') after(() => dropSchema(pgTarget.url, schema));
-  crashSuite('postgres', () => ({ kind: 'postgres', url: pgTarget.kind === 'ready' ? pgTarget.url : '', schema }), pgTarget.kind === 'skip' ? pgTarget.reason : undefined);
-}
+  if (url) after(() => dropSchema(url, schema));
+  crashSuite('postgres', () => ({ kind: 'postgres', url, schema }), options);
+});

@@ -1,3 +1,4 @@
+import { test } from 'node:test';
 import pg from 'pg';
 
 /**
@@ -28,6 +29,32 @@ export async function postgresTarget(): Promise<PostgresTarget> {
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/** How a file's PostgreSQL tests run: against `url`, or skipped with the reason in `options`. */
+export interface PostgresTests {
+  /** The server to test against; '' when the tests are skipped (they never run then). */
+  readonly url: string;
+  /** The node:test options of each PostgreSQL test or suite: `{ skip: reason }` when no server answers. */
+  readonly options: { readonly skip?: string };
+}
+
+/**
+ * Registers a file's PostgreSQL tests the one way (DESIGN habit 5), `what` naming them:
+ * - a server answers: `register` runs with its URL;
+ * - none answers: `register` runs with `options.skip` (its tests list as skipped) and the reason is printed;
+ * - none answers and ONCELY_REQUIRE_POSTGRES=1: one failing test names the reason instead.
+ */
+export async function describePostgres(what: string, register: (pg: PostgresTests) => void): Promise<void> {
+  const target = await postgresTarget();
+  if (target.kind === 'fail') {
+    test(`PostgreSQL is available for ${what}`, () => {
+      throw new Error(target.reason);
+    });
+    return;
+  }
+  if (target.kind === 'skip') console.log(`# skipping ${what} on PostgreSQL: ${target.reason}`);
+  register(target.kind === 'ready' ? { url: target.url, options: {} } : { url: '', options: { skip: target.reason } });
 }
 
 /** A schema of its own per test file (and process), so parallel test files never collide. */

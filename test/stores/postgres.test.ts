@@ -1,19 +1,12 @@
-import { after, test } from 'node:test';
+import { after } from 'node:test';
 import pg from 'pg';
 import { createPostgresStore, type PgTx } from '../../src/stores/postgres/index.js';
 import { runLedgerConformance } from './conformance.js';
-import { dropSchema, postgresTarget, uniqueSchemaName } from './postgres-env.js';
+import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
 
-const target = await postgresTarget();
-if (target.kind === 'fail') {
-  test('PostgreSQL is available for the ledger conformance suite', () => {
-    throw new Error(target.reason);
-  });
-} else {
-  if (target.kind === 'skip') console.log(`# skipping PostgreSQL conformance: ${target.reason}`);
-  const url = target.kind === 'ready' ? target.url : '';
+await describePostgres('the ledger conformance suite', ({ url, options }) => {
   const schema = uniqueSchemaName('oncely_conf');
-  const pool = target.kind === 'ready' ? new pg.Pool({ connectionString: url, max: 8 }) : undefined;
+  const pool = url ? new pg.Pool({ connectionString: url, max: 8 }) : undefined;
   after(async () => {
     if (!pool) return;
     await pool.end();
@@ -36,6 +29,6 @@ if (target.kind === 'fail') {
         close: () => store.close(),
       };
     },
-    target.kind === 'skip' ? { skip: target.reason } : {},
+    options,
   );
-}
+});

@@ -1,7 +1,9 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /**
  * Which browser the page test uses (DESIGN habit 5: an environment variable chooses).
@@ -55,5 +57,75 @@ export async function launchChromium(executablePath: string): Promise<LaunchedBr
       await context.close().catch(() => {});
       rmSync(userDataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** A test file's browser page and the server it visits. */
+export interface BrowserSession<S> {
+  /** Each browser test's `skip`: false when Chromium is there, else the reason. */
+  readonly skip: string | false;
+  /** The page, once `before` has launched the browser (a skipped test never reads it). */
+  readonly page: Page;
+  /** The server, once `before` has started it. */
+  readonly server: S;
+  /** Page errors and the console messages of the watched types so far, as `type: text`. */
+  readonly problems: readonly string[];
+}
+
+export interface BrowserSessionOptions<S> {
+  readonly startServer: () => Promise<S>;
+  /** The console message types that count as problems, besides page errors. @default ['error'] */
+  readonly watch?: readonly string[];
+  /** Runs first in `before`, only when Chromium is there. */
+  readonly prepare?: () => void | Promise<void>;
+}
+
+/**
+ * One headless Chromium page and one server for a test file: `before` starts both and watches
+ * the console, `after` closes both. Registers the file's first test, which fails under
+ * ONCELY_REQUIRE_BROWSER=1 when Chromium is missing; without Chromium every test given `skip`
+ * skips with the reason, printed once.
+ */
+export function browserSession<S extends { close(): Promise<void> }>(what: string, options: BrowserSessionOptions<S>): BrowserSession<S> {
+  const target = browserTarget();
+  if (target.kind === 'skip') console.log(`# skipping ${what}: ${target.reason}`);
+  const watch = options.watch ?? ['error'];
+  const problems: string[] = [];
+  let browser: LaunchedBrowser | undefined;
+  let server: S | undefined;
+  let page: Page | undefined;
+
+  before(async () => {
+    if (target.kind !== 'ready') return;
+    await options.prepare?.();
+    [server, browser] = await Promise.all([options.startServer(), launchChromium(target.executablePath)]);
+    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    page.on('console', (message) => {
+      if (watch.includes(message.type())) problems.push(`${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('the browser is available (or the test says why it is skipped)', { skip: target.kind === 'skip' ? target.reason : false }, () => {
+    if (target.kind === 'fail') assert.fail(target.reason);
+  });
+
+  const launched = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error(`no browser for ${what}: a test without { skip } ran`);
+    return value;
+  };
+  return {
+    skip: target.kind === 'ready' ? false : target.reason,
+    get page() {
+      return launched(page);
+    },
+    get server() {
+      return launched(server);
+    },
+    problems,
   };
 }

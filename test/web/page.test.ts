@@ -1,13 +1,12 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { promisify } from 'node:util';
-import type { Page } from 'playwright-core';
 import { METRIC_NAMES, RULE_IDS, runBatch, type WorldMetrics } from '../../src/sim/index.js';
 import { CLI, repoPath } from '../support/repo-path.js';
-import { browserTarget, launchChromium, type LaunchedBrowser } from './browser-env.js';
-import { startPageServer, type PageServer } from './page-server.js';
+import { browserSession } from './browser-env.js';
+import { startPageServer } from './page-server.js';
 
 /**
  * The simulator page in headless Chromium, served by `oncely serve`: the table equals
@@ -16,43 +15,23 @@ import { startPageServer, type PageServer } from './page-server.js';
  * Screenshots go to test-output/. Timings are printed, never asserted.
  */
 const run = promisify(execFile);
-const target = browserTarget();
 const OUTPUT = repoPath('test-output');
 
-let browser: LaunchedBrowser | undefined;
-let server: PageServer | undefined;
-let page: Page;
-const consoleErrors: string[] = [];
-
-before(async () => {
-  if (target.kind !== 'ready') return;
-  assert.ok(existsSync(repoPath('web', 'dist', 'index.html')), 'web/dist is missing: run `npm run build` (it builds the page)');
-  mkdirSync(OUTPUT, { recursive: true });
-  [server, browser] = await Promise.all([startPageServer(), launchChromium(target.executablePath)]);
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') consoleErrors.push(`${message.type()}: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => consoleErrors.push(`pageerror: ${error.message}`));
+// Missing browser: every test skips with the reason, except the session's first one, which fails
+// under ONCELY_REQUIRE_BROWSER=1.
+const session = browserSession('the page test', {
+  startServer: startPageServer,
+  watch: ['error', 'warning'],
+  prepare: () => {
+    assert.ok(existsSync(repoPath('web', 'dist', 'index.html')), 'web/dist is missing: run `npm run build` (it builds the page)');
+    mkdirSync(OUTPUT, { recursive: true });
+  },
 });
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-// Missing browser: every test skips with the reason, except this first one, which fails under
-// ONCELY_REQUIRE_BROWSER=1.
-const skip = target.kind === 'ready' ? false : target.reason;
-if (target.kind === 'skip') console.log(`page test skipped: ${target.reason}`);
-
-test('the browser is available (or the test says why it is skipped)', { skip: target.kind === 'skip' ? target.reason : false }, () => {
-  if (target.kind === 'fail') assert.fail(target.reason);
-});
+const { skip } = session;
 
 /** The outcome table as the page shows it: rule → metrics, read from its data-* attributes. */
 async function readOutcomeTable(): Promise<{ rule: string; metrics: Record<string, number> }[]> {
-  return page.$$eval('#outcome-table tbody tr', (rows) =>
+  return session.page.$$eval('#outcome-table tbody tr', (rows) =>
     rows.map((row) => ({
       rule: row.getAttribute('data-rule') ?? '',
       metrics: Object.fromEntries([...row.querySelectorAll('td')].map((td) => [td.getAttribute('data-metric') ?? '', Number(td.textContent)])),
@@ -67,8 +46,9 @@ async function cliOutcomes(args: string[]): Promise<{ rule: string; metrics: Wor
 }
 
 test('seed and 8-tick retention: the table equals `oncely sim run`, and the URL carries it', { skip }, async () => {
+  const { page, server } = session;
   const startedAt = Date.now();
-  await page.goto(`${server!.url}/`);
+  await page.goto(`${server.url}/`);
   await page.waitForSelector('#outcome-table');
   const timing = await page.evaluate(() => ({
     firstOutcomeMs: performance.getEntriesByName('oncely:first-outcome')[0]?.startTime ?? Number.NaN,
@@ -95,6 +75,7 @@ test('seed and 8-tick retention: the table equals `oncely sim run`, and the URL 
 });
 
 test('the timelines draw one mark per effect and per duplicate, and tell a duplicate’s story', { skip }, async () => {
+  const { page } = session;
   const table = await readOutcomeTable();
   for (const { rule, metrics } of table) {
     const counts = await page.$eval(`svg.timeline[data-rule="${rule}"]`, (svg) => ({
@@ -118,7 +99,8 @@ test('the timelines draw one mark per effect and per duplicate, and tell a dupli
 });
 
 test('a shared URL restores the controls and shows that outcome', { skip }, async () => {
-  await page.goto(`${server!.url}/?seed=11&credits=24&forget-at=30&policy=retry-oldest,retry-key`);
+  const { page, server } = session;
+  await page.goto(`${server.url}/?seed=11&credits=24&forget-at=30&policy=retry-oldest,retry-key`);
   await page.waitForSelector('#outcome-table');
   assert.equal(await page.inputValue('#p-seed'), '11');
   assert.equal(await page.inputValue('#p-credits'), '24');
@@ -141,8 +123,9 @@ test('a shared URL restores the controls and shows that outcome', { skip }, asyn
 });
 
 test('readable at 375 px: no horizontal overflow', { skip }, async () => {
+  const { page, server } = session;
   await page.setViewportSize({ width: 375, height: 800 });
-  await page.goto(`${server!.url}/?seed=7&retention=8`);
+  await page.goto(`${server.url}/?seed=7&retention=8`);
   await page.waitForSelector('#outcome-table');
   const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
   assert.ok(scrollWidth <= clientWidth, `page is ${scrollWidth} px wide in a ${clientWidth} px viewport`);
@@ -151,6 +134,7 @@ test('readable at 375 px: no horizontal overflow', { skip }, async () => {
 });
 
 test('the batch runs in a web worker and its means equal runBatch', { skip }, async () => {
+  const { page } = session;
   const seeds = 6;
   await page.fill('#batch-seeds', String(seeds));
   const startedAt = Date.now();
@@ -180,6 +164,7 @@ test('the batch runs in a web worker and its means equal runBatch', { skip }, as
 });
 
 test('every control has an accessible name, and Tab reaches the timelines', { skip }, async () => {
+  const { page } = session;
   const unnamed = await page.$$eval('input, select, button, textarea', (controls) =>
     controls
       .filter((el) => {
@@ -198,5 +183,5 @@ test('every control has an accessible name, and Tab reaches the timelines', { sk
 });
 
 test('no console errors or warnings', { skip }, () => {
-  assert.deepEqual(consoleErrors, []);
+  assert.deepEqual(session.problems, []);
 });

@@ -1,8 +1,8 @@
 import type { Chart } from 'chart.js';
-import { BATCH_SETTINGS, METRIC_NAMES, RULES, findRow, ruleById, type MetricName } from '../../src/sim/index.js';
-import { MAX_BATCH_SEEDS, type BatchFiles, type BatchReply } from './batch-protocol.js';
+import { BATCH_SETTINGS, METRIC_NAMES, METRIC_TITLES, RULES, findRow, ruleById, type MetricName } from '../../src/sim/index.js';
+import type { BatchFiles } from '../../src/sim/batch-summary.js';
+import { MAX_BATCH_SEEDS, type BatchReply } from './batch-protocol.js';
 import { byId, h } from './dom.js';
-import { METRIC_LABELS } from './outcome-view.js';
 
 type Done = Extract<BatchReply, { type: 'done' }>;
 
@@ -35,7 +35,7 @@ export function setUpBatchPanel(): void {
   const claimsHolder = byId('batch-claims');
 
   seedsInput.max = String(MAX_BATCH_SEEDS);
-  for (const name of METRIC_NAMES) metricSelect.append(h('option', { value: name }, METRIC_LABELS[name]));
+  for (const name of METRIC_NAMES) metricSelect.append(h('option', { value: name }, METRIC_TITLES[name]));
 
   let worker: Worker | undefined;
   let done: Done | undefined;
@@ -47,8 +47,8 @@ export function setUpBatchPanel(): void {
     const metric = metricSelect.value as MetricName;
     tableHolder.replaceChildren(meansTable(done, metric));
     const { drawMeansChart } = await import('./batch-chart.js');
-    chart = drawMeansChart(canvas, done.means, metric, METRIC_LABELS[metric], chart);
-    canvas.setAttribute('aria-label', `Bar chart of mean ${METRIC_LABELS[metric].toLowerCase()} per setting and rule; the table above holds the same numbers.`);
+    chart = drawMeansChart(canvas, done.means, metric, METRIC_TITLES[metric], chart);
+    canvas.setAttribute('aria-label', `Bar chart of mean ${METRIC_TITLES[metric].toLowerCase()} per setting and rule; the table above holds the same numbers.`);
   };
   metricSelect.addEventListener('change', () => void showMetric());
 
@@ -112,7 +112,7 @@ function meansTable(done: Done, metric: MetricName): HTMLTableElement {
   return h(
     'table',
     { id: 'means-table', class: 'numbers stack-narrow', 'data-metric': metric },
-    h('caption', {}, `Mean ${METRIC_LABELS[metric].toLowerCase()} over seeds 0–${done.seeds - 1}, per setting and rule`),
+    h('caption', {}, `Mean ${METRIC_TITLES[metric].toLowerCase()} over seeds 0–${done.seeds - 1}, per setting and rule`),
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Setting'), ...rules.map((rule) => h('th', { scope: 'col' }, rule.label)))),
     h(
       'tbody',
@@ -152,7 +152,7 @@ function comparisonTable(done: Done): HTMLTableElement {
         h(
           'tr',
           {},
-          h('th', { scope: 'row' }, `${settingLabel(c.setting)} · ${ruleById(c.rule)?.label ?? c.rule} · ${METRIC_LABELS[c.metric].toLowerCase()}`),
+          h('th', { scope: 'row' }, `${settingLabel(c.setting)} · ${ruleById(c.rule)?.label ?? c.rule} · ${METRIC_TITLES[c.metric].toLowerCase()}`),
           h('td', { 'data-label': heads[1] }, String(c.value)),
           h('td', { 'data-label': heads[2] }, Number.isNaN(c.ours) ? '—' : c.ours.toFixed(3)),
           h('td', { 'data-label': heads[3] }, c.z === null ? '—' : c.z.toFixed(2)),

@@ -1,3 +1,4 @@
+import type { BatchFiles } from '../../src/sim/batch-summary.js';
 import type { ClaimResult, FigureComparison, MeansRow } from '../../src/sim/index.js';
 
 /** Messages between the page and web/src/batch-worker.ts. */
@@ -5,14 +6,6 @@ export interface BatchRequest {
   readonly type: 'run';
   /** Worlds per setting: seeds 0 … seeds − 1, as `oncely sim batch --seeds`. */
   readonly seeds: number;
-}
-
-/** The files `oncely sim batch --out` writes, as text (the same writers). */
-export interface BatchFiles {
-  readonly 'outcomes.jsonl': string;
-  readonly 'outcomes.csv': string;
-  readonly 'means.csv': string;
-  readonly 'summary.json': string;
 }
 
 export type BatchReply =

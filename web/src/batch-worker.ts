@@ -1,5 +1,6 @@
-import { BATCH_SETTINGS, checkClaims, closedFormCheck, compareWithSeed002, runBatch } from '../../src/sim/index.js';
-import { meansToCsv, outcomesToCsv, outcomesToJsonLines } from '../../src/sim/outcome-csv.js';
+import { BATCH_SETTINGS, runBatch } from '../../src/sim/index.js';
+// Not re-exported by sim/index.ts: the page's first visit, which loads that index, never needs it.
+import { batchFiles, summarizeBatch } from '../../src/sim/batch-summary.js';
 import type { BatchReply, BatchRequest } from './batch-protocol.js';
 
 /**
@@ -24,36 +25,17 @@ scope.onmessage = (event) => {
         if (done % every === 0 || done === total) scope.postMessage({ type: 'progress', done, total });
       },
     });
-    const comparison = compareWithSeed002(result.means);
-    // The closed-form check (2,000 small worlds) completes the claims, as in the CLI's summary.
-    const closedForm = closedFormCheck();
-    const claims = checkClaims(result.means, { closedForm });
-    const summary = {
-      seeds: result.seeds,
-      firstSeed: result.firstSeed,
-      settings: BATCH_SETTINGS,
-      rules: result.rules,
-      worlds: result.worlds,
-      outcomes: result.outcomeCount,
-      means: result.means,
-      seed002: comparison,
-      closedForm,
-      claims,
-    };
+    // The CLI's very summary, its closed-form check (2,000 small worlds) and claims included.
+    const summary = summarizeBatch(result);
     scope.postMessage({
       type: 'done',
       seeds: result.seeds,
       worlds: result.worlds,
       outcomeCount: result.outcomeCount,
       means: result.means,
-      comparison,
-      claims,
-      files: {
-        'outcomes.jsonl': outcomesToJsonLines(result.outcomes),
-        'outcomes.csv': outcomesToCsv(result.outcomes),
-        'means.csv': meansToCsv(result.means),
-        'summary.json': `${JSON.stringify(summary, null, 2)}\n`,
-      },
+      comparison: summary.seed002,
+      claims: summary.claims,
+      files: batchFiles(result, summary),
       elapsedMs: performance.now() - startedAt,
     });
   } catch (error) {

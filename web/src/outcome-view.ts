@@ -1,18 +1,8 @@
-import { METRIC_NAMES, ruleById, type MetricName, type WorldOutcome } from '../../src/sim/index.js';
+import { METRIC_NAMES, METRIC_TITLES, ruleById, type WorldOutcome } from '../../src/sim/index.js';
 import { h, s } from './dom.js';
 import { MARK_LABELS } from './describe-mark.js';
 import { markShape } from './timeline-view.js';
 import { MARK_KINDS } from './timeline-model.js';
-
-/** Column headings, in METRIC_NAMES order (the CLI's and the JSON's order). */
-export const METRIC_LABELS: { readonly [name in MetricName]: string } = {
-  delivered: 'Delivered',
-  duplicates: 'Duplicates',
-  confirmed: 'Confirmed',
-  sends: 'Sends',
-  creditsSpent: 'Credits spent',
-  unresolved: 'Unresolved',
-};
 
 /**
  * The per-rule table. Each row carries data-rule and each cell data-metric, so a test reads the
@@ -23,7 +13,7 @@ export function renderOutcomeTable(outcomes: readonly WorldOutcome[], caption: s
     'table',
     { id: 'outcome-table', class: 'numbers stack-narrow' },
     h('caption', {}, caption),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Rule'), ...METRIC_NAMES.map((name) => h('th', { scope: 'col' }, METRIC_LABELS[name])))),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Rule'), ...METRIC_NAMES.map((name) => h('th', { scope: 'col' }, METRIC_TITLES[name])))),
     h(
       'tbody',
       {},
@@ -33,7 +23,7 @@ export function renderOutcomeTable(outcomes: readonly WorldOutcome[], caption: s
           { 'data-rule': outcome.rule },
           h('th', { scope: 'row' }, ruleById(outcome.rule)?.label ?? outcome.rule),
           ...METRIC_NAMES.map((name) =>
-            h('td', { 'data-metric': name, 'data-label': METRIC_LABELS[name], class: name === 'duplicates' && outcome.metrics[name] > 0 ? 'bad' : undefined }, String(outcome.metrics[name])),
+            h('td', { 'data-metric': name, 'data-label': METRIC_TITLES[name], class: name === 'duplicates' && outcome.metrics[name] > 0 ? 'bad' : undefined }, String(outcome.metrics[name])),
           ),
         ),
       ),

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { InvalidOptionError, OncelyError } from '../../contract/errors.js';
+import { InvalidOptionError, isOncelyError, OncelyError } from '../../contract/errors.js';
 import { createCallers, generateDevToken, parseTokenPairs } from '../../server/callers.js';
 import { DEFAULT_BACKEND_OPTIONS } from '../../server/open-backend.js';
 import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../../server/start-server.js';
@@ -120,7 +120,9 @@ Examples:
         ...(flags.quiet ? {} : { log: (line: string) => void process.stdout.write(`${line}\n`) }),
         onPoolError: (error) => err(`oncely serve: database connection lost: ${error.message}\n`),
         onError: (error) => {
-          err(`oncely serve: request failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          const message = error instanceof Error ? error.message : String(error);
+          // A failed background purge says so itself ("retention purge failed: …"); the rest are requests.
+          err(`oncely serve: ${isOncelyError(error) && error.code === 'purge_failed' ? message : `request failed: ${message}`}\n`);
           if (process.env['ONCELY_DEBUG'] && error instanceof Error && error.stack) err(`${error.stack}\n`);
         },
       });

@@ -11,9 +11,6 @@ import {
   DEFAULT_WORLD_PARAMS,
   RULES,
   batchSettingById,
-  checkClaims,
-  closedFormCheck,
-  compareWithSeed002,
   drawsFor,
   resolveWorldParams,
   ruleById,
@@ -23,7 +20,7 @@ import {
   type RunBatchOptions,
   type WorldParams,
 } from '../../sim/index.js';
-import { meansToCsv, outcomesToCsv, outcomesToJsonLines } from '../../sim/outcome-csv.js';
+import { batchFiles, summarizeBatch } from '../../sim/batch-summary.js';
 import { formatClaims, formatMeansTables, formatParams, formatRunTable, formatSeedComparison, formatTraceText } from '../../lab/sim-tables.js';
 import { EXIT } from '../exit.js';
 
@@ -119,27 +116,10 @@ function registerSimBatch(sim: Command): void {
       bar?.start(seeds * BATCH_SETTINGS.length, 0);
       const result = runBatch(bar ? { ...batchOptions, onProgress: (done) => bar.update(done) } : batchOptions);
       bar?.stop();
-      const closedForm = closedFormCheck();
-      const claims = checkClaims(result.means, { closedForm });
-      const comparison = compareWithSeed002(result.means);
-      const summary = {
-        seeds: result.seeds,
-        firstSeed: result.firstSeed,
-        settings: BATCH_SETTINGS,
-        rules: result.rules,
-        worlds: result.worlds,
-        outcomes: result.outcomeCount,
-        means: result.means,
-        seed002: comparison,
-        closedForm,
-        claims,
-      };
+      const summary = summarizeBatch(result);
       if (options.out !== undefined) {
         mkdirSync(options.out, { recursive: true });
-        writeFileSync(join(options.out, 'outcomes.jsonl'), outcomesToJsonLines(result.outcomes));
-        writeFileSync(join(options.out, 'outcomes.csv'), outcomesToCsv(result.outcomes));
-        writeFileSync(join(options.out, 'means.csv'), meansToCsv(result.means));
-        writeFileSync(join(options.out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+        for (const [name, text] of Object.entries(batchFiles(result, summary))) writeFileSync(join(options.out, name), text);
       }
       if (options.json === true) {
         process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
@@ -153,15 +133,15 @@ function registerSimBatch(sim: Command): void {
           formatMeansTables(result.means),
           '',
           `Seed 002's published means beside ours (|z| < 2 is sampling noise)`,
-          formatSeedComparison(comparison),
+          formatSeedComparison(summary.seed002),
           '',
           'Claims',
-          formatClaims(claims),
+          formatClaims(summary.claims),
         ];
         if (options.out !== undefined) lines.push('', `Wrote outcomes.jsonl, outcomes.csv, means.csv and summary.json to ${options.out}`);
         process.stdout.write(`${lines.join('\n')}\n`);
       }
-      if (options.check === true && claims.some((claim) => !claim.reproduced)) process.exitCode = EXIT.checkFailed;
+      if (options.check === true && summary.claims.some((claim) => !claim.reproduced)) process.exitCode = EXIT.checkFailed;
     });
 }
 

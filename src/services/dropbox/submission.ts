@@ -1,7 +1,6 @@
-import { fingerprint } from '../../contract/fingerprint.js';
-import { readBodyWithin } from '../../http/read-body.js';
+import { jsonBodyFingerprint, readJsonBody } from '../../http/json-body.js';
 import { problemResponse } from '../../http/problem.js';
-import { requestFingerprint, type FingerprintInput } from '../../http/request-fingerprint.js';
+import type { FingerprintInput } from '../../http/request-fingerprint.js';
 import type { DropboxLimits } from './dropbox-options.js';
 
 /** What a student hands in: seed 000's `submit(key, student, assignment)` without the key. */
@@ -56,49 +55,22 @@ export type SubmissionRead =
  * rule too: a request that fails validation is not saved).
  */
 export async function readSubmission(request: Request, limits: DropboxLimits): Promise<SubmissionRead> {
-  const refuse = (response: Response): SubmissionRead => ({ kind: 'refused', response });
-  const type = request.headers.get('content-type');
-  if (!isJsonMediaType(type)) {
-    return refuse(problemResponse('unsupported_media_type', `send the submission as application/json, not ${type === null ? 'without a Content-Type' : JSON.stringify(type)}`));
-  }
-  const read = await readBodyWithin(request, limits.maxBodyBytes);
-  if (read.kind === 'too_large') return refuse(problemResponse('payload_too_large', `the body exceeds ${read.limitBytes} bytes`));
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(read.bytes));
-  } catch (error) {
-    return refuse(problemResponse('invalid_json', `the body is not valid UTF-8 JSON: ${error instanceof Error ? error.message : String(error)}`));
-  }
-  const checked = checkSubmission(value, limits);
-  if (!checked.ok) return refuse(problemResponse('invalid_submission', checked.errors.join('; '), { extensions: { errors: checked.errors } }));
+  const read = await readJsonBody(request, { maxBodyBytes: limits.maxBodyBytes, what: 'submission' });
+  if (read.kind === 'refused') return read;
+  const checked = checkSubmission(read.value, limits);
+  if (!checked.ok) return { kind: 'refused', response: problemResponse('invalid_submission', checked.errors.join('; '), { extensions: { errors: checked.errors } }) };
   return { kind: 'submission', submission: checked.submission, bytes: read.bytes };
 }
 
-/**
- * `application/json` with no charset or UTF-8 (RFC 8259 section 8.1: JSON between systems is
- * UTF-8), or `application/…+json` (RFC 6839).
- */
-export function isJsonMediaType(value: string | null): boolean {
-  if (value === null) return false;
-  const [essence = '', ...parameters] = value.split(';').map((part) => part.trim().toLowerCase());
-  const json = essence === 'application/json' || (/^application\/[a-z0-9.!#$&^_-]+\+json$/.test(essence));
-  const charset = parameters.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/^"|"$/g, '');
-  return json && (charset === undefined || charset === 'utf-8' || charset === 'utf8');
-}
+/** The dropbox takes JSON in UTF-8 only: the http layer's rule (RFC 8259 section 8.1, RFC 6839). */
+export { isJsonMediaType } from '../../http/json-body.js';
 
 /**
  * The dropbox's fingerprint: method, path and the submission as canonical JSON (RFC 8785), so a
- * retry whose JSON differs only in key order or spacing is the same submission and replays. A
- * body that is not JSON never gets this far; should one, its bytes are fingerprinted.
+ * retry whose JSON differs only in key order or spacing is the same submission and replays.
  */
 export function submissionFingerprint(input: FingerprintInput): string {
-  let submission: unknown;
-  try {
-    submission = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(input.body));
-  } catch {
-    return requestFingerprint(input);
-  }
-  return fingerprint({ method: input.method.toUpperCase(), path: `${input.url.pathname}${input.url.search}`, submission });
+  return jsonBodyFingerprint(input, 'submission');
 }
 
 function describe(value: unknown): string {

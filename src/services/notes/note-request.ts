@@ -1,7 +1,6 @@
-import { fingerprint } from '../../contract/fingerprint.js';
-import { readBodyWithin } from '../../http/read-body.js';
+import { jsonBodyFingerprint, readJsonBody } from '../../http/json-body.js';
 import { problemResponse } from '../../http/problem.js';
-import { requestFingerprint, type FingerprintInput } from '../../http/request-fingerprint.js';
+import type { FingerprintInput } from '../../http/request-fingerprint.js';
 import { checkNoteCommand, NOTE_LIMITS, type NoteCommand } from './note-command.js';
 
 /** A well-formed command with the bytes it came in, or the problem to answer instead. */
@@ -15,21 +14,10 @@ export type NoteRequestRead =
  * ID to a typo (Stripe's rule too: a request that fails validation is not saved).
  */
 export async function readNoteRequest(request: Request): Promise<NoteRequestRead> {
-  const refuse = (response: Response): NoteRequestRead => ({ kind: 'refused', response });
-  const type = request.headers.get('content-type');
-  if (!isJsonMediaType(type)) {
-    return refuse(problemResponse('unsupported_media_type', `send the command as application/json, not ${type === null ? 'without a Content-Type' : JSON.stringify(type)}`));
-  }
-  const read = await readBodyWithin(request, NOTE_LIMITS.maxBodyBytes);
-  if (read.kind === 'too_large') return refuse(problemResponse('payload_too_large', `the body exceeds ${read.limitBytes} bytes`));
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(read.bytes));
-  } catch (error) {
-    return refuse(problemResponse('invalid_json', `the body is not valid UTF-8 JSON: ${error instanceof Error ? error.message : String(error)}`));
-  }
-  const checked = checkNoteCommand(value);
-  if (!checked.ok) return refuse(problemResponse('invalid_command', checked.errors.join('; '), { extensions: { errors: checked.errors } }));
+  const read = await readJsonBody(request, { maxBodyBytes: NOTE_LIMITS.maxBodyBytes, what: 'command', isJson: isJsonMediaType });
+  if (read.kind === 'refused') return read;
+  const checked = checkNoteCommand(read.value);
+  if (!checked.ok) return { kind: 'refused', response: problemResponse('invalid_command', checked.errors.join('; '), { extensions: { errors: checked.errors } }) };
   return { kind: 'command', command: checked.command, bytes: read.bytes };
 }
 
@@ -48,11 +36,5 @@ export function isJsonMediaType(value: string | null): boolean {
  * A body that is not JSON never gets this far; should one, its bytes are fingerprinted.
  */
 export function noteFingerprint(input: FingerprintInput): string {
-  let command: unknown;
-  try {
-    command = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(input.body));
-  } catch {
-    return requestFingerprint(input);
-  }
-  return fingerprint({ method: input.method.toUpperCase(), path: `${input.url.pathname}${input.url.search}`, command });
+  return jsonBodyFingerprint(input, 'command');
 }

@@ -1,0 +1,17 @@
+import type { LedgerStore } from '../../src/ledger/index.js';
+
+/** The store's methods bound to it, so a test can replace one and spread the rest. */
+export function bindStore<Tx>(store: LedgerStore<Tx>): LedgerStore<Tx> {
+  return {
+    name: store.name,
+    get: store.get.bind(store),
+    insert: store.insert.bind(store),
+    swap: store.swap.bind(store),
+    remove: store.remove.bind(store),
+    transaction: store.transaction.bind(store),
+    hold: store.hold.bind(store),
+    complete: store.complete.bind(store),
+    sweep: store.sweep.bind(store),
+    close: store.close.bind(store),
+  };
+}
