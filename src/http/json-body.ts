@@ -13,9 +13,14 @@ export interface ReadJsonBodyOptions {
   readonly maxBodyBytes: number;
   /** What the body carries, for the 415 message: "send the submission as application/json". */
   readonly what: string;
-  /** Which Content-Types count as JSON. @default isJsonMediaType */
-  readonly isJson?: (contentType: string | null) => boolean;
 }
+
+/**
+ * The Content-Types a JSON body may carry, named in every 415. JSON between systems is UTF-8
+ * (RFC 8259 section 8.1) and application/json defines no charset parameter, so only none or a
+ * redundant UTF-8 one is accepted.
+ */
+export const ACCEPTED_JSON_TYPES = ['application/json', 'application/json; charset=utf-8'] as const;
 
 /**
  * Reads a JSON body before the ledger sees it: 415 for another media type, 413 past the limit,
@@ -26,9 +31,7 @@ export interface ReadJsonBodyOptions {
 export async function readJsonBody(request: Request, options: ReadJsonBodyOptions): Promise<JsonBodyRead> {
   const refuse = (response: Response): JsonBodyRead => ({ kind: 'refused', response });
   const type = request.headers.get('content-type');
-  if (!(options.isJson ?? isJsonMediaType)(type)) {
-    return refuse(problemResponse('unsupported_media_type', `send the ${options.what} as application/json, not ${type === null ? 'without a Content-Type' : JSON.stringify(type)}`));
-  }
+  if (!isJsonMediaType(type)) return refuse(unsupportedMediaType(request.method, options.what, type));
   const read = await readBodyWithin(request, options.maxBodyBytes);
   if (read.kind === 'too_large') return refuse(problemResponse('payload_too_large', `the body exceeds ${read.limitBytes} bytes`));
   let value: unknown;
@@ -41,15 +44,29 @@ export async function readJsonBody(request: Request, options: ReadJsonBodyOption
 }
 
 /**
- * `application/json` with no charset or UTF-8 (RFC 8259 section 8.1: JSON between systems is
- * UTF-8), or `application/…+json` (RFC 6839).
+ * The one Content-Type rule of every JSON service here (readJsonBody applies it; no service has
+ * its own): `application/json` with no parameter, or with `charset=utf-8` alone; names and values
+ * case-insensitive, the value optionally quoted (RFC 9110 sections 8.3.1 and 5.6.6). JSON between
+ * systems is UTF-8 (RFC 8259 section 8.1), so `charset=latin1` is refused rather than decoded
+ * against what the sender said; so are `+json` types (`merge-patch+json` would promise RFC 7396
+ * semantics no service implements) and other parameters.
  */
 export function isJsonMediaType(value: string | null): boolean {
   if (value === null) return false;
   const [essence = '', ...parameters] = value.split(';').map((part) => part.trim().toLowerCase());
-  const json = essence === 'application/json' || (/^application\/[a-z0-9.!#$&^_-]+\+json$/.test(essence));
-  const charset = parameters.find((p) => p.startsWith('charset='))?.slice('charset='.length).replace(/^"|"$/g, '');
-  return json && (charset === undefined || charset === 'utf-8' || charset === 'utf8');
+  if (essence !== 'application/json') return false;
+  if (parameters.length === 0) return true;
+  return parameters.length === 1 && /^charset\s*=\s*(?:utf-8|"utf-8")$/.test(parameters[0]!);
+}
+
+/** 415 naming what is accepted, in the body and in Accept-Post or Accept-Patch (RFC 5789 section 3.1). */
+function unsupportedMediaType(method: string, what: string, type: string | null): Response {
+  const sent = type === null ? 'without a Content-Type' : `not ${JSON.stringify(type)}`;
+  const response = problemResponse('unsupported_media_type', `send the ${what} as application/json (no charset, or charset=utf-8), ${sent}`, {
+    extensions: { accepted: ACCEPTED_JSON_TYPES },
+  });
+  response.headers.set(method.toUpperCase() === 'PATCH' ? 'accept-patch' : 'accept-post', ACCEPTED_JSON_TYPES.join(', '));
+  return response;
 }
 
 /**

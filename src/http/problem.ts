@@ -31,6 +31,8 @@ export const PROBLEMS = {
   invalid_submission: { status: 422, title: 'Request body has invalid fields' },
   invalid_fault: { status: 400, title: 'Unknown fault' },
   assignment_closed: { status: 403, title: 'Assignment closed' },
+  // The listings' query (`?limit=` of /dropbox/store and /ledger/receipts).
+  invalid_query: { status: 400, title: 'Invalid query parameter' },
   // The status lookup by key (seed 004): seen and forgotten (410) is not never seen (404).
   never_seen: { status: 404, title: 'No request with this key was seen' },
   receipt_expired: { status: 410, title: 'Receipt expired' },

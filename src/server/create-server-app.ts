@@ -9,6 +9,7 @@ import type { DropboxFault } from '../services/dropbox/dropbox-options.js';
 import { setUpDropbox } from '../services/dropbox/dropbox-table.js';
 import type { HookScript } from '../services/hook/hook-script.js';
 import { createNotesApp, setUpNotes } from '../services/notes/index.js';
+import { readRowLimit, rowPage } from '../services/sql/row-limit.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { BEARER_CHALLENGE, scopeOfRequest, unauthenticatedResponse, type ScopeOf } from './auth.js';
 import type { Callers } from './callers.js';
@@ -50,6 +51,9 @@ export interface ServerApp<Tx> {
 
 type ServerEnv = { Bindings: { connection?: ConnectionControl | undefined } };
 
+/** The route families whose every answer is `Cache-Control: no-store` (see the middleware below). */
+export const NO_STORE_PREFIXES = ['/dropbox', '/notes', '/hooks', '/ledger'] as const;
+
 /**
  * The composition root: one ledger over the backend's store, and the services mounted on it
  * (dropbox, notes, hooks), the store view, the site pages, health. Creates the services' tables
@@ -77,6 +81,20 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
   const app = new Hono<ServerEnv>();
   // No HSTS: the server speaks plain HTTP on loopback; a browser would pin localhost to HTTPS.
   app.use('*', secureHeaders({ strictTransportSecurity: false }));
+  // Cache-Control: no-store on every answer under the caller-scoped routes, first answers and
+  // replays alike: they carry receipts, a caller's rows or hook acks, which no shared cache may
+  // keep and hand to someone else (RFC 9111 section 5.2.2.5). Here, in the server's chain, and not
+  // in the idempotency middleware's replay path: a replay sends the receipt's allow-listed headers
+  // (DEFAULT_RECEIPT_HEADERS), so adding cache-control there would mend only receipts stored from
+  // now on, and only for handlers that remember to set it (the notes' 200 never did); and the
+  // middleware is a library piece whose users choose their own caching, while "nothing under
+  // these paths is cacheable" is this server's rule, which also covers answers no ledger touched
+  // (401, 404, lookups, dumps, hook acks). Set last, after every layer has answered, so no route
+  // can forget it.
+  app.use('*', async (c, next) => {
+    await next();
+    if (NO_STORE_PREFIXES.some((prefix) => c.req.path === prefix || c.req.path.startsWith(`${prefix}/`))) c.res.headers.set('cache-control', 'no-store');
+  });
   // Every 401, whichever layer answered it (the notes' middleware too), names the scheme (RFC 6750 section 3).
   app.use('*', async (c, next) => {
     await next();
@@ -95,8 +113,10 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
   app.get('/ledger/receipts', async (c) => {
     const caller = scopeOf(c.req.raw);
     if (caller === undefined) return unauthenticatedResponse();
-    const receipts = await listReceipts(backend.db, backend.ledgerTable, caller);
-    return c.json({ caller, receipts }, 200, { 'cache-control': 'no-store' });
+    const asked = readRowLimit(new URL(c.req.url));
+    if (asked.kind === 'refused') return asked.response;
+    const { receipts, total } = await listReceipts(backend.db, backend.ledgerTable, caller, asked.limit);
+    return c.json({ caller, ...rowPage(total, asked.limit, receipts.length), receipts }, 200, { 'cache-control': 'no-store' });
   });
 
   app.route('/dropbox', createDropboxApp({ ledger: observed, db: backend.db, scopeOf, clock, fault: deps.fault, closesAtOf: deps.closesAtOf, onError }));

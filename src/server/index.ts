@@ -15,7 +15,7 @@ export { openBackend, redact, DEFAULT_BACKEND_OPTIONS, type Backend, type AnyBac
 export { createCallers, parseTokenPairs, generateDevToken, bearerToken, type Callers, type CallersOptions } from './callers.js';
 export { scopeOfRequest, unauthenticatedResponse, BEARER_CHALLENGE, type ScopeOf } from './auth.js';
 export { createRequestLog, REQUEST_OUTCOMES, type RequestLog, type RequestLogLine, type RequestLogOptions, type RequestOutcome } from './request-log.js';
-export { listReceipts, DEFAULT_RECEIPT_LISTING_LIMIT, type ReceiptListing } from './receipt-listing.js';
+export { listReceipts, type ReceiptListing } from './receipt-listing.js';
 export { createHooksApp, type HooksApp, type HooksAppOptions } from './hooks-app.js';
 export { sitePages, DEFAULT_WEB_DIR, type SitePagesOptions } from './pages.js';
 export { STORE_PAGE_PATH, STORE_SCRIPT_PATH, STORE_FEEDS } from './store-page.js';

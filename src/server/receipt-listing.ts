@@ -1,3 +1,4 @@
+import { DEFAULT_ROW_LIMITS } from '../services/sql/row-limit.js';
 import type { ServiceDatabase } from '../services/sql/service-database.js';
 
 /** One ledger entry as the store view shows it: never the receipt's body, never another caller's. */
@@ -14,24 +15,27 @@ export interface ReceiptListing {
   readonly expiresAt: string;
 }
 
-/** How many entries one listing returns, newest first. @default 200 */
-export const DEFAULT_RECEIPT_LISTING_LIMIT = 200;
-
 /**
- * A read-only listing of one caller's ledger entries, for the store view. The ledger has no list
- * API (it answers by key); this reads its table through the service database, so on SQLite it
- * waits its turn on the one connection instead of joining another request's transaction.
+ * A read-only listing of one caller's ledger entries, newest first, for the store view: the
+ * newest `limit` and how many the caller has in all (one statement, one snapshot). The ledger has
+ * no list API (it answers by key); this reads its table through the service database, so on
+ * SQLite it waits its turn on the one connection instead of joining another request's transaction.
  */
-export async function listReceipts<Tx>(db: ServiceDatabase<Tx>, ledgerTable: string, caller: string, limit = DEFAULT_RECEIPT_LISTING_LIMIT): Promise<ReceiptListing[]> {
+export async function listReceipts<Tx>(
+  db: ServiceDatabase<Tx>,
+  ledgerTable: string,
+  caller: string,
+  limit: number = DEFAULT_ROW_LIMITS.defaultLimit,
+): Promise<{ receipts: ReceiptListing[]; total: number }> {
   const rows = await db.transaction((sql) =>
     sql.query<Record<string, unknown>>(
-      `SELECT key, scope, fingerprint, state, status, first_seen_at, completed_at, expires_at FROM ${ledgerTable}
+      `SELECT key, scope, fingerprint, state, status, first_seen_at, completed_at, expires_at, COUNT(*) OVER () AS total FROM ${ledgerTable}
        WHERE scope = $1 ORDER BY first_seen_at DESC, key LIMIT $2`,
       [caller, limit],
     ),
   );
   const iso = (value: unknown): string => new Date(Number(value)).toISOString();
-  return rows.map((row) => ({
+  const receipts = rows.map((row) => ({
     key: String(row['key']),
     caller: String(row['scope']),
     fingerprint: String(row['fingerprint']),
@@ -41,4 +45,6 @@ export async function listReceipts<Tx>(db: ServiceDatabase<Tx>, ledgerTable: str
     completedAt: row['completed_at'] === null || row['completed_at'] === undefined ? null : iso(row['completed_at']),
     expiresAt: iso(row['expires_at']),
   }));
+  // The window counts before LIMIT; no row sent means the caller has none (limit is at least 1).
+  return { receipts, total: Number(rows[0]?.['total'] ?? 0) };
 }

@@ -2,7 +2,9 @@
  * The store view: the caller's dropbox rows, ledger receipts and hook hits, refreshed every
  * second. The page asks for the token once (or takes it from `#token=…`, which the banner prints;
  * a fragment never reaches the server or its log) and keeps it in sessionStorage. Data is shown
- * with textContent only: rows carry whatever callers sent.
+ * with textContent only: rows carry whatever callers sent. The rows and receipts are the newest
+ * the feeds send (100 unless the page's own URL says `?limit=N`, which it passes on), and each
+ * heading says how many there are in all.
  */
 export const STORE_PAGE_PATH = '/store';
 export const STORE_SCRIPT_PATH = '/store.js';
@@ -39,9 +41,9 @@ export const STORE_PAGE_HTML = `<!doctype html>
   <label>Access token (printed by <code>oncely serve</code>): <input id="token" type="password" autocomplete="off" required></label>
   <button type="submit">show my store</button>
 </form>
-<h2>Dropbox rows <small>(GET ${STORE_FEEDS.dropbox})</small></h2>
+<h2>Dropbox rows <span id="dropbox-count"></span> <small>(GET ${STORE_FEEDS.dropbox})</small></h2>
 <table><thead><tr><th>key</th><th>student</th><th>assignment</th><th>status</th><th>writes</th></tr></thead><tbody id="dropbox"></tbody></table>
-<h2>Ledger receipts <small>(GET ${STORE_FEEDS.receipts})</small></h2>
+<h2>Ledger receipts <span id="receipts-count"></span> <small>(GET ${STORE_FEEDS.receipts})</small></h2>
 <table><thead><tr><th>key</th><th>caller</th><th>fingerprint</th><th>state</th><th>status</th><th>first seen</th><th>expires</th></tr></thead><tbody id="receipts"></tbody></table>
 <h2>Hook hits <small>(GET ${STORE_FEEDS.hooks})</small></h2>
 <table><thead><tr><th>#</th><th>at</th><th>method</th><th>path</th><th>key</th><th>answer</th><th>status</th></tr></thead><tbody id="hooks"></tbody></table>
@@ -89,11 +91,22 @@ function fill(tbodyId, rows, cells) {
   }
 }
 
+// The listings send their newest 100 rows; /store?limit=N asks them for N (1 to 1000).
+const LIMIT = new URLSearchParams(location.search).get('limit');
+const limited = (path) => (LIMIT === null ? path : path + '?limit=' + encodeURIComponent(LIMIT));
+
 async function feed(path, token) {
   const response = await fetch(path, { headers: { authorization: 'Bearer ' + token }, cache: 'no-store' });
   if (response.status === 401) throw Object.assign(new Error('the token was refused'), { unauthorized: true });
-  if (!response.ok) throw new Error(path + ' answered ' + response.status);
+  if (!response.ok) {
+    const problem = await response.json().catch(() => ({}));
+    throw new Error(path + ' answered ' + response.status + (typeof problem.detail === 'string' ? ': ' + problem.detail : ''));
+  }
   return response.json();
+}
+
+function count(id, listing, shown) {
+  $(id).textContent = listing.truncated ? '(the newest ' + shown + ' of ' + listing.total + ')' : '(' + listing.total + ')';
 }
 
 let timer;
@@ -101,9 +114,11 @@ async function refresh() {
   const token = sessionStorage.getItem(TOKEN_KEY);
   if (!token) return showForm('');
   try {
-    const [dropbox, receipts, hooks] = await Promise.all([feed(FEEDS.dropbox, token), feed(FEEDS.receipts, token), feed(FEEDS.hooks, token)]);
+    const [dropbox, receipts, hooks] = await Promise.all([feed(limited(FEEDS.dropbox), token), feed(limited(FEEDS.receipts), token), feed(FEEDS.hooks, token)]);
     fill('dropbox', dropbox.rows, (r) => [r.key, r.student, r.assignment, r.status, r.writes]);
+    count('dropbox-count', dropbox, dropbox.rows.length);
     fill('receipts', receipts.receipts, (r) => [r.key, r.caller, r.fingerprint.slice(0, 16) + '…', r.state, r.status, r.firstSeenAt, r.expiresAt]);
+    count('receipts-count', receipts, receipts.receipts.length);
     fill('hooks', hooks.hits, (h) => [h.seq, new Date(h.at).toISOString(), h.method, h.path, h.key, h.answer, h.status === null ? 'dropped' : h.status]);
     $('token-form').hidden = true;
     $('forget').hidden = false;
@@ -129,7 +144,7 @@ $('token-form').addEventListener('submit', (event) => {
 $('forget').addEventListener('click', () => {
   sessionStorage.removeItem(TOKEN_KEY);
   clearTimeout(timer);
-  for (const id of ['dropbox', 'receipts', 'hooks']) $(id).replaceChildren();
+  for (const id of ['dropbox', 'receipts', 'hooks', 'dropbox-count', 'receipts-count']) $(id).replaceChildren();
   showForm('');
 });
 document.addEventListener('visibilitychange', () => {

@@ -76,8 +76,9 @@ const jsonCases: Case[] = [
 ].map(([name, body]): Case => ({ name: `json: ${name}`, request: POST({ body: body! }), status: 400 }));
 jsonCases.push({ name: 'json: invalid UTF-8', request: POST({ body: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]) }), status: 400 });
 
-// Content types other than JSON (in UTF-8).
-const typeCases: Case[] = [
+// Content types other than application/json with no charset or UTF-8 (RFC 8259 section 8.1): one
+// rule for both JSON services, the dropbox and the notes.
+const BAD_TYPES: Array<[string, string | undefined]> = [
   ['missing', undefined],
   ['empty', ''],
   ['text/plain', 'text/plain'],
@@ -87,8 +88,19 @@ const typeCases: Case[] = [
   ['text/json', 'text/json'],
   ['application/jsonx', 'application/jsonx'],
   ['json in latin1', 'application/json; charset=latin1'],
+  ['json in UTF-16', 'application/json; charset=utf-16'],
+  ['json with another parameter', 'application/json; profile=x'],
+  ['merge-patch+json', 'application/merge-patch+json'],
   ['bare json', 'json'],
-].map(([name, type]): Case => ({ name: `content type ${name}`, request: POST({ headers: { 'content-type': type } }), status: 415 }));
+];
+const typeCases: Case[] = [
+  ...BAD_TYPES.map(([name, type]): Case => ({ name: `dropbox content type ${name}`, request: POST({ headers: { 'content-type': type } }), status: 415 })),
+  ...BAD_TYPES.map(([name, type]): Case => ({
+    name: `notes content type ${name}`,
+    request: { method: 'PATCH', path: '/notes/note-1', headers: { ...submissionHeaders(TOKENS.dev, 'notes-type-key'), 'content-type': type }, body: '{"expectedVersion":1,"title":"changed"}' },
+    status: 415,
+  })),
+];
 
 // Bodies over the dropbox's 16 KiB limit, declared or streamed.
 const padded = (bytes: number): string => `{"student":"achen","assignment":"lab3"}${' '.repeat(bytes - VALID_BODY.length)}`;
@@ -188,7 +200,12 @@ const faultCases: Case[] = ['drop-everything', 'swallow', ''].map((value): Case 
   status: 400,
 }));
 
-const ALL = [...keyCases, ...jsonCases, ...typeCases, ...sizeCases, ...fieldCases, ...routeCases, ...authCases, ...faultCases];
+// Row limits the listings refuse (1 to 1000, given once).
+const limitCases: Case[] = ['/dropbox/store', '/ledger/receipts'].flatMap((path) =>
+  ['0', '1001', '-1', '1.5', 'all', '', '10&limit=20'].map((limit): Case => ({ name: `limit ${path}?limit=${limit}`, request: { path: `${path}?limit=${limit}`, headers: AUTH }, status: 400 })),
+);
+
+const ALL = [...keyCases, ...limitCases, ...jsonCases, ...typeCases, ...sizeCases, ...fieldCases, ...routeCases, ...authCases, ...faultCases];
 
 describe(`bad input over HTTP: ${ALL.length} cases, each a 4xx problem+json that changes nothing`, () => {
   let t: TestServer;
@@ -218,6 +235,7 @@ describe(`bad input over HTTP: ${ALL.length} cases, each a 4xx problem+json that
       for (const member of ['type', 'title', 'detail'] as const) assert.equal(typeof problem[member], 'string', `${member} in ${response.text}`);
       if (response.status === 401) assert.match(String(response.headers['www-authenticate'] ?? ''), /^Bearer/);
       if (response.status === 405) assert.ok(response.headers['allow'], 'a 405 names the allowed methods');
+      if (response.status === 415) assert.deepEqual(response.json<{ accepted: unknown }>().accepted, ['application/json', 'application/json; charset=utf-8'], 'a 415 names what is accepted');
     });
   }
 

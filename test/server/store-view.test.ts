@@ -35,7 +35,32 @@ test('the store view shows the caller\'s rows, receipts and hook hits live, as t
   assert.equal(await page.$$eval('#dropbox img', (images) => images.length), 0);
   const receipts = await page.$$eval('#receipts tr', (rows) => rows.map((row) => [...row.querySelectorAll('td')].map((td) => td.textContent)));
   assert.deepEqual(receipts.map((r) => [r[0], r[1], r[3], r[4]]), [['view-key-1', 'dev', 'completed', '201']]);
+  // Each heading says how many there are in all.
+  assert.equal(await page.textContent('#dropbox-count'), '(1)');
+  assert.equal(await page.textContent('#receipts-count'), '(1)');
   assert.deepEqual(session.problems, []);
+});
+
+test('?limit= on the page is passed to the feeds: the newest rows, and how many there are in all', { skip }, async () => {
+  const { page, server } = session;
+  const second = await send(server.port, {
+    method: 'POST',
+    path: '/dropbox/submissions',
+    headers: submissionHeaders(TOKENS.dev, 'view-key-2'),
+    body: '{"student":"achen","assignment":"lab4"}',
+  });
+  assert.equal(second.status, 201);
+  await page.goto(`${server.url}/store?limit=1#token=${TOKENS.dev}`);
+  await page.waitForFunction(() => document.getElementById('dropbox-count')?.textContent === '(the newest 1 of 2)');
+  assert.equal(new URL(page.url()).search, '?limit=1', 'the limit stays in the address bar; the token leaves it');
+  assert.deepEqual(await page.$$eval('#dropbox tr', (rows) => rows.map((row) => row.querySelector('td')?.textContent)), ['view-key-2']);
+  assert.deepEqual(await page.$$eval('#receipts tr', (rows) => rows.map((row) => row.querySelector('td')?.textContent)), ['view-key-2']);
+  assert.equal(await page.textContent('#receipts-count'), '(the newest 1 of 2)');
+
+  // A limit the feeds refuse is shown with the server's reason, not as an empty store.
+  await page.goto(`${server.url}/store?limit=5000`);
+  await page.waitForFunction(() => document.getElementById('status')?.className === 'error');
+  assert.match((await page.textContent('#status')) ?? '', /answered 400: \?limit= must be one whole number from 1 to 1000/);
 });
 
 test('a refused token brings the form back and is forgotten', { skip }, async () => {

@@ -144,6 +144,36 @@ test('requests without a known caller are 401 before anything is read', async ()
   assert.equal((await box.rows()).length, 0);
 });
 
+test('GET /store?limit=N: the newest N rows, oldest first, with how many there are in all; a bad limit is 400 naming the range', async () => {
+  const box = await dropbox();
+  // Keys in reverse alphabetical order, one a second: the order seen is by time, not by key.
+  for (const [i, key] of ['k5', 'k4', 'k3', 'k2', 'k1'].entries()) {
+    assert.equal((await box.submit(key, JSON.stringify({ student: 'achen', assignment: `lab${i}` }))).status, 201);
+    await box.clock.advance(1000);
+  }
+  const page = async (query: string) => (await box.call(`/store${query}`)).json() as Promise<{ caller: string; total: number; limit: number; truncated: boolean; rows: Array<{ key: string }> }>;
+  const all = await page('');
+  assert.deepEqual([all.total, all.limit, all.truncated], [5, 100, false]);
+  assert.deepEqual(all.rows.map((r) => r.key), ['k5', 'k4', 'k3', 'k2', 'k1']);
+  const newest = await page('?limit=2');
+  assert.deepEqual([newest.total, newest.limit, newest.truncated], [5, 2, true]);
+  assert.deepEqual(newest.rows.map((r) => r.key), ['k2', 'k1']);
+  assert.deepEqual((await page('?limit=5')).truncated, false);
+  assert.deepEqual((await page('?limit=1000')).rows.length, 5);
+
+  for (const bad of ['0', '1001', '-1', '1.5', '1e2', 'abc', '', '%205', '2&limit=3']) {
+    const refused = await box.call(`/store?limit=${bad}`);
+    assert.equal(refused.status, 400, bad);
+    assert.equal(refused.headers.get('content-type'), 'application/problem+json');
+    const problem = (await refused.json()) as { code: string; detail: string; parameter: string; minimum: number; maximum: number };
+    assert.equal(problem.code, 'invalid_query');
+    assert.deepEqual([problem.parameter, problem.minimum, problem.maximum], ['limit', 1, 1000]);
+    assert.match(problem.detail, /\?limit= must be one whole number from 1 to 1000/);
+  }
+  // Who asks comes first: no caller, no listing, whatever the limit.
+  assert.equal((await box.app.fetch(new Request('http://dropbox.test/dropbox/store?limit=abc'))).status, 401);
+});
+
 test('writes counts every run of the effect for a key, so a double effect would show in the dump', async () => {
   const box = await dropbox();
   await box.db.transaction(async (sql) => {
@@ -162,7 +192,28 @@ test('checkSubmission names every problem at once', () => {
   assert.equal(checkSubmission([], limits).ok, false);
 });
 
-test('isJsonMediaType: JSON and +json, in UTF-8 only', () => {
-  for (const ok of ['application/json', 'Application/JSON', 'application/json; charset=utf-8', 'application/json;charset="UTF-8"', 'application/merge-patch+json']) assert.ok(isJsonMediaType(ok), ok);
-  for (const no of [null, '', 'text/json', 'application/jsonx', 'application/json; charset=latin1', 'json', 'application/+json']) assert.ok(!isJsonMediaType(no), String(no));
+test('isJsonMediaType: application/json with no charset or UTF-8 only (the http layer\'s one rule)', () => {
+  for (const ok of ['application/json', 'Application/JSON', 'application/json; charset=utf-8', 'application/json;charset="UTF-8"']) assert.ok(isJsonMediaType(ok), ok);
+  for (const no of [null, '', 'text/json', 'application/jsonx', 'application/json; charset=latin1', 'json', 'application/+json', 'application/merge-patch+json']) {
+    assert.ok(!isJsonMediaType(no), String(no));
+  }
+});
+
+test('a submission in another charset is 415 naming what is accepted, before the ledger; UTF-8 in any case is accepted', async () => {
+  const box = await dropbox();
+  const send = (type: string) =>
+    box.app.fetch(
+      new Request('http://dropbox.test/dropbox/submissions', { method: 'POST', body: LAB3, headers: { authorization: 'Bearer t', 'idempotency-key': 'k-type', 'content-type': type } }),
+    );
+  const refused = await send('application/json; charset=latin1');
+  assert.equal(refused.status, 415);
+  assert.equal(refused.headers.get('accept-post'), 'application/json, application/json; charset=utf-8');
+  const problem = (await refused.json()) as { code: string; accepted: string[] };
+  assert.equal(problem.code, 'unsupported_media_type');
+  assert.deepEqual(problem.accepted, ['application/json', 'application/json; charset=utf-8']);
+  assert.deepEqual(await box.rows(), []);
+  // The refusal did not pin the key: the same key in UTF-8 is a new submission.
+  const accepted = await send('application/json; Charset=UTF-8');
+  assert.equal(accepted.status, 201);
+  assert.equal(accepted.headers.get('idempotent-replayed'), null);
 });

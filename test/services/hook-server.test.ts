@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { startHookServer } from '../../src/services/hook/hook-server.js';
 import type { HookHit } from '../../src/services/hook/hook-service.js';
@@ -37,6 +38,29 @@ test('swallow drops the TCP connection after recording the completion: the calle
     });
     assert.deepEqual(hook.service.counts(), { arrivals: 1, completions: 1, replays: 0 });
     assert.equal(hook.service.hits()[0]?.answer, 'swallowed');
+  } finally {
+    await hook.close();
+  }
+});
+
+test('over a real socket, a body over maxBodyBytes gets its 413 while the sender is still sending', { timeout: 10_000 }, async () => {
+  const hook = await startHookServer({ maxBodyBytes: 1024 });
+  try {
+    // The request body never ends: a receiver that read it in full before checking would never answer.
+    const answer = await new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port: hook.port, method: 'POST', path: '/hooks/big', agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }));
+      });
+      req.on('error', reject);
+      req.write(Buffer.alloc(64 * 1024, 0x78));
+    });
+    assert.equal(answer.status, 413);
+    assert.equal(answer.type, 'application/problem+json');
+    assert.equal((JSON.parse(answer.body) as { status: number }).status, 413);
+    assert.deepEqual(hook.service.hits().map((h) => h.answer), ['too_large']);
   } finally {
     await hook.close();
   }

@@ -86,6 +86,54 @@ test('a malformed key is refused with 400 and recorded', async () => {
   assert.equal(hook.hits()[0]?.answer, 'key_invalid');
 });
 
+/** A body of `chunks` chunks of `size` bytes, produced on demand: counts what the receiver pulled. */
+function meteredBody(chunks: number, size: number) {
+  const meter = { pulled: 0, cancelled: false };
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (meter.pulled === chunks) return controller.close();
+      meter.pulled++;
+      controller.enqueue(new Uint8Array(size).fill(0x78));
+    },
+    cancel() {
+      meter.cancelled = true;
+    },
+  });
+  return { meter, stream };
+}
+
+test('a body over maxBodyBytes is refused with 413 problem+json while reading, never buffered in full', async () => {
+  const hook = createHookService({ script: '200', clock: new VirtualClock(), maxBodyBytes: 1024 });
+  // 4 MiB offered in 1 KiB chunks: the receiver stops at the second one, past the limit.
+  const { meter, stream } = meteredBody(4096, 1024);
+  const res = await hook.handle(new Request(`${BASE}/hooks/big`, { method: 'POST', headers: { 'idempotency-key': 'big-1' }, body: stream, duplex: 'half' } as RequestInit));
+  assert.equal(res.status, 413);
+  assert.equal(res.headers.get('content-type'), 'application/problem+json');
+  const problem = (await res.json()) as { status: number; detail: string; maxBodyBytes: number };
+  assert.equal(problem.status, 413);
+  assert.equal(problem.maxBodyBytes, 1024);
+  assert.match(problem.detail, /exceeds 1024 bytes/);
+  assert.ok(meter.pulled <= 3, `pulled ${meter.pulled} of 4096 chunks`);
+  assert.equal(meter.cancelled, true, 'the rest of the body is cancelled, not drained');
+
+  // A declared Content-Length over the limit is refused before a byte is read.
+  const declared = meteredBody(4096, 1024);
+  const refused = await hook.handle(
+    new Request(`${BASE}/hooks/big`, { method: 'POST', headers: { 'content-length': String(4096 * 1024) }, body: declared.stream, duplex: 'half' } as RequestInit),
+  );
+  assert.equal(refused.status, 413);
+  assert.equal(declared.meter.pulled <= 1, true, `pulled ${declared.meter.pulled}`);
+
+  // Recorded as too_large, with no body hash (the body was never read), and no work done.
+  assert.deepEqual(hook.hits().map((h) => [h.answer, h.status, h.bodySha256]), [['too_large', 413, null], ['too_large', 413, null]]);
+  assert.deepEqual(hook.counts(), { arrivals: 2, completions: 0, replays: 0 });
+  // Exactly the limit is accepted, and the key was not pinned by the refusal.
+  const exact = meteredBody(1, 1024);
+  const ok = await hook.handle(new Request(`${BASE}/hooks/big`, { method: 'POST', headers: { 'idempotency-key': 'big-1' }, body: exact.stream, duplex: 'half' } as RequestInit));
+  assert.equal(ok.status, 200);
+  assert.equal(hook.hits()[2]?.bodySha256, sha256Hex('x'.repeat(1024)));
+});
+
 test('GET /debug/hits returns structured JSON; reset clears hits, keys and script position', async () => {
   const hook = createHookService({ script: '429,200', clock: new VirtualClock(), basePath: '/hooks' });
   await hook.handle(post('/hooks/run', 'x', 'k'));

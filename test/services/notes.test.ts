@@ -186,11 +186,15 @@ function notesSuite(backend: Backend, options: PostgresTests['options']): void {
       assert.equal((await read()).version, 1);
     }));
 
-    it('refuses a malformed command (415, 400, 422, 413) before the ledger: nothing changes and the request ID stays free', withApp(backend, async ({ send, edit, read, ledger }) => {
+    it('refuses a malformed command (415, 400, 422, 413) before the ledger: nothing changes and the request ID stays free', withApp(backend, async ({ send, read, ledger }) => {
       const alice = { token: 'token-alice', key: 'req-typo' };
       const cases: Array<[Call, number, string]> = [
         [{ ...alice, body: { expectedVersion: 1, title: 'x' }, contentType: 'text/plain' }, 415, 'unsupported_media_type'],
         [{ ...alice, body: { expectedVersion: 1, title: 'x' }, contentType: null }, 415, 'unsupported_media_type'],
+        // JSON is UTF-8 (RFC 8259 section 8.1): another charset is refused, as the dropbox refuses it.
+        [{ ...alice, body: { expectedVersion: 1, title: 'x' }, contentType: 'application/json; charset=latin1' }, 415, 'unsupported_media_type'],
+        [{ ...alice, body: { expectedVersion: 1, title: 'x' }, contentType: 'application/json; charset=utf-16' }, 415, 'unsupported_media_type'],
+        [{ ...alice, body: { expectedVersion: 1, title: 'x' }, contentType: 'application/merge-patch+json' }, 415, 'unsupported_media_type'],
         [{ ...alice, raw: '{"expectedVersion": 1, "title": ' }, 400, 'invalid_json'],
         [{ ...alice, body: { expectedVersion: 1, title: 'x', record: 'note-2' } }, 422, 'invalid_command'],
         [{ ...alice, body: { expectedVersion: 0, title: 'x' } }, 422, 'invalid_command'],
@@ -207,13 +211,18 @@ function notesSuite(backend: Backend, options: PostgresTests['options']): void {
         assert.equal(got.status, status, `${JSON.stringify(call).slice(0, 120)} -> ${got.text}`);
         assert.equal(got.json.code, code);
         assert.equal(got.headers.get('content-type'), PROBLEM_JSON);
+        if (status === 415) {
+          assert.deepEqual(got.json.accepted, ['application/json', 'application/json; charset=utf-8'], 'a 415 names what is accepted');
+          assert.equal(got.headers.get('accept-patch'), 'application/json, application/json; charset=utf-8');
+        }
       }
       const both = await send('PATCH', 'note-1', { ...alice, body: { expectedVersion: 0, title: '', extra: 1 } });
       assert.equal(both.json.errors.length, 3, 'every problem is named at once');
       assert.equal((await read()).version, 1);
       assert.deepEqual(await ledger.lookup('alice', 'req-typo'), { kind: 'never_seen' });
-      // 200 characters exactly is allowed, and the corrected command may use the same request ID.
-      const fixed = await edit('req-typo', 1, 'é'.repeat(200));
+      // 200 characters exactly is allowed (sent as UTF-8, declared in any case), and the corrected
+      // command may use the same request ID.
+      const fixed = await send('PATCH', 'note-1', { ...alice, body: { expectedVersion: 1, title: 'é'.repeat(200) }, contentType: 'application/json; charset=UTF-8' });
       assert.equal(fixed.status, 200);
       assert.equal(fixed.json.version, 2);
     }));

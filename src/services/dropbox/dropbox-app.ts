@@ -6,8 +6,9 @@ import { createIdempotencyMiddleware } from '../../http/idempotency-middleware.j
 import type { ConnectionControl } from '../../http/node-listener.js';
 import { problemResponse } from '../../http/problem.js';
 import type { LookupResult } from '../../ledger/ledger-result.js';
+import { readRowLimit, rowPage } from '../sql/row-limit.js';
 import { FAULT_HEADER, FAULT_HEADER_VALUES, resolveDropboxDeps, type DropboxAppDeps, type DropboxFault } from './dropbox-options.js';
-import { insertSubmission, listSubmissions } from './dropbox-table.js';
+import { insertSubmission, listSubmissionsPage } from './dropbox-table.js';
 import { readSubmission, submissionFingerprint, type Submission } from './submission.js';
 
 type DropboxEnv<Tx> = {
@@ -29,7 +30,8 @@ const ALLOWED = { submissions: 'POST', submission: 'GET, HEAD', store: 'GET, HEA
  *   before the close is checked. A malformed body is refused (400/413/415/422) before the ledger.
  * - `GET /submissions/:key`: the read-only status lookup (seed 000's extension: allowed after
  *   the deadline), from the ledger: 200 found or in flight, 410 expired, 404 never seen.
- * - `GET /store`: the caller's rows: key, student, assignment, status, writes.
+ * - `GET /store[?limit=N]`: the caller's newest N rows (default 100, at most 1000; 400 otherwise),
+ *   oldest first: key, student, assignment, status, writes; with `total`, `limit`, `truncated`.
  *
  * Fault `swallow-first-ack` (per app, or per request with `Oncely-Fault: swallow-first-ack`):
  * the row and the receipt commit, then the connection is dropped without a reply. The adapter
@@ -126,9 +128,11 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
 
   app.get('/store', requireCaller, async (c) => {
     const caller = c.get('caller');
+    const asked = readRowLimit(new URL(c.req.url));
+    if (asked.kind === 'refused') return asked.response;
     // Outside any request's transaction, through the store: never interleaved on one SQLite connection.
-    const rows = await db.transaction((sql) => listSubmissions(sql, caller));
-    return c.json({ caller, rows }, 200, { 'cache-control': 'no-store' });
+    const { rows, total } = await db.transaction((sql) => listSubmissionsPage(sql, caller, asked.limit));
+    return c.json({ caller, ...rowPage(total, asked.limit, rows.length), rows }, 200, { 'cache-control': 'no-store' });
   });
 
   for (const [path, allowed] of [['/submissions', ALLOWED.submissions], ['/submissions/:key', ALLOWED.submission], ['/store', ALLOWED.store]] as const) {

@@ -63,3 +63,22 @@ export async function listSubmissions(sql: SqlRunner, scope: string): Promise<Su
   );
   return rows.map((r) => ({ key: r.key, student: r.student, assignment: r.assignment, status: r.status as SubmissionStatus, writes: Number(r.writes) }));
 }
+
+/**
+ * The caller's newest `limit` rows, listed oldest first like {@link listSubmissions}, and how many
+ * rows the caller has in all. One statement, so the total and the rows are of one snapshot.
+ */
+export async function listSubmissionsPage(sql: SqlRunner, scope: string, limit: number): Promise<{ rows: SubmissionRow[]; total: number }> {
+  const rows = await sql.query<{ key: string; student: string; assignment: string; status: string; writes: number | string; total: number | string }>(
+    `SELECT key, student, assignment, status, writes, total FROM (
+       SELECT key, student, assignment, status, writes, submitted_at, COUNT(*) OVER () AS total FROM ${DROPBOX_TABLE}
+       WHERE scope = $1 ORDER BY submitted_at DESC, key DESC LIMIT $2
+     ) AS newest ORDER BY submitted_at, key`,
+    [scope, limit],
+  );
+  return {
+    rows: rows.map((r) => ({ key: r.key, student: r.student, assignment: r.assignment, status: r.status as SubmissionStatus, writes: Number(r.writes) })),
+    // The window counts before LIMIT; no row sent means the caller has none (limit is at least 1).
+    total: Number(rows[0]?.total ?? 0),
+  };
+}

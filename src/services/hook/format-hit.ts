@@ -15,7 +15,7 @@ export function formatHit(hit: HookHit, originAt: number, options: FormatHitOpti
   if (!options.compact) parts.push(`${hit.method} ${hit.path}`);
   parts.push(`${hit.status ?? '---'} ${hit.answer}`.padEnd(options.compact ? 13 : 0));
   parts.push(hit.key === null ? 'no key' : `key ${shorten(hit.key, options.compact ? 14 : 40)}`);
-  if (!options.compact) parts.push(`body ${hit.bodySha256.slice(0, 8)}`);
+  if (!options.compact) parts.push(`body ${hit.bodySha256?.slice(0, 8) ?? 'unread'}`);
   if (hit.retryAfter !== undefined) parts.push(`RA ${hit.retryAfter}`);
   return parts.join('  ').trimEnd();
 }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InvalidOptionError } from '../../contract/errors.js';
+import { toNodeListener } from '../../http/node-listener.js';
 import { createHookService, type HookService, type HookServiceOptions } from './hook-service.js';
 
 export interface HookServerOptions extends HookServiceOptions {
@@ -53,41 +54,10 @@ export async function startHookServer(options: HookServerOptions = {}): Promise<
 }
 
 /**
- * A minimal node:http adapter for the web-standard handler, plus the one thing the web standard
- * lacks: a way to drop the socket. (When the shared src/http adapters land, this can use them.)
+ * The node:http listener of a hook service: the shared adapter of src/http, which streams the
+ * body into the Request (so the service's maxBodyBytes holds while reading, and a 413 never
+ * waits for a huge body to arrive in full) and passes the connection `swallow` drops.
  */
 export function nodeListener(service: Pick<HookService, 'handle'>): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    void serve(service, req, res).catch((error: unknown) => {
-      if (res.headersSent || req.socket.destroyed) {
-        req.socket.destroy();
-        return;
-      }
-      res.writeHead(500, { 'content-type': 'text/plain' }).end(`hook: ${error instanceof Error ? error.message : String(error)}`);
-    });
-  };
-}
-
-async function serve(service: Pick<HookService, 'handle'>, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const headers = new Headers();
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-  const method = req.method ?? 'GET';
-  const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
-    method,
-    headers,
-    ...(method === 'GET' || method === 'HEAD' ? {} : { body: Buffer.concat(chunks) }),
-  });
-  let dropped = false;
-  const response = await service.handle(request, {
-    drop: () => {
-      dropped = true;
-      req.socket.destroy();
-    },
-  });
-  if (dropped) return;
-  const body = method === 'HEAD' || response.body === null ? undefined : Buffer.from(await response.arrayBuffer());
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  res.end(body);
+  return toNodeListener((request, connection) => service.handle(request, connection));
 }

@@ -3,6 +3,7 @@ import { HEADER, PROBLEM_JSON } from '../../contract/headers.js';
 import { keyProblem } from '../../contract/idempotency-key.js';
 import { sha256Hex } from '../../contract/fingerprint.js';
 import { formatHttpDate } from '../../contract/retry-after.js';
+import { readBodyWithin } from '../../http/read-body.js';
 import { systemClock, type Clock } from '../../time/clock.js';
 import { nextScriptAction, parseHookScript, SCRIPT_START, type HookScript, type ScriptCursor } from './hook-script.js';
 
@@ -28,8 +29,11 @@ export interface HookHit {
   readonly method: string;
   readonly path: string;
   readonly key: string | null;
-  /** SHA-256 of the body bytes: tells a retry of the same payload from a new payload. */
-  readonly bodySha256: string;
+  /**
+   * SHA-256 of the body bytes: tells a retry of the same payload from a new payload. Null for a
+   * body refused as too large: it was never read in full, so there is nothing to hash.
+   */
+  readonly bodySha256: string | null;
   readonly answer: HitAnswer;
   /** The status sent; null when the reply was swallowed. */
   readonly status: number | null;
@@ -128,42 +132,47 @@ export function createHookService(options: HookServiceOptions = {}): HookService
     new Headers({ [HEADER.date]: formatHttpDate(clock.now()), [HEADER.contentType]: contentType });
   const json = (status: number, body: unknown): Response =>
     new Response(JSON.stringify(body), { status, headers: headersNow('application/json') });
-  const problem = (status: number, title: string, detail: string, extra: Record<string, string> = {}): Response => {
+  const problem = (status: number, title: string, detail: string, extra: Record<string, string> = {}, members: Record<string, unknown> = {}): Response => {
     const headers = headersNow(PROBLEM_JSON);
     for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-    return new Response(JSON.stringify({ type: 'about:blank', title, status, detail }), { status, headers });
+    return new Response(JSON.stringify({ type: 'about:blank', title, status, detail, ...members }), { status, headers });
   };
 
   async function arrival(request: Request, path: string, connection: ConnectionControl | undefined): Promise<Response> {
     const at = clock.now();
-    const bytes = new Uint8Array(await request.arrayBuffer());
     const key = request.headers.get(HEADER.idempotencyKey);
-    const base = { seq: hits.length + 1, at, method: request.method, path, key, bodySha256: sha256Hex(bytes) };
-    const record = (answer: HitAnswer, status: number | null, retryAfter?: string): void => {
-      const hit: HookHit = retryAfter === undefined ? { ...base, answer, status } : { ...base, answer, status, retryAfter };
+    // The limit holds while reading (a declared Content-Length over it is refused unread, a
+    // streamed body is cut at the first chunk past it): a hostile sender cannot make the
+    // receiver buffer gigabytes only to be told 413 afterwards.
+    const read = await readBodyWithin(request, maxBodyBytes);
+    /** Records the arrival (numbered when it is answered, so hits stay in order) and returns its number. */
+    const record = (bodySha256: string | null, answer: HitAnswer, status: number | null, retryAfter?: string): number => {
+      const base = { seq: hits.length + 1, at, method: request.method, path, key, bodySha256, answer, status };
+      const hit: HookHit = retryAfter === undefined ? base : { ...base, retryAfter };
       hits.push(hit);
       options.onHit?.(hit);
+      return hit.seq;
     };
-
-    if (bytes.byteLength > maxBodyBytes) {
-      record('too_large', 413);
-      return problem(413, 'Content Too Large', `body is ${bytes.byteLength} bytes; at most ${maxBodyBytes} are accepted`);
+    if (read.kind === 'too_large') {
+      record(null, 'too_large', 413);
+      return problem(413, 'Content Too Large', `the body exceeds ${read.limitBytes} bytes, the most this receiver accepts`, {}, { maxBodyBytes: read.limitBytes });
     }
+    const bodySha256 = sha256Hex(read.bytes);
     if (key !== null) {
       const why = keyProblem(key);
       if (why !== undefined) {
-        record('key_invalid', 400);
+        record(bodySha256, 'key_invalid', 400);
         return problem(400, 'Bad Request', why);
       }
       const ack = acks.get(key);
       if (ack) {
         // DESIGN wire contract: a different payload under a used key is refused (422) before
         // anything else; the same payload is answered from the stored ack, not done twice.
-        if (ack.bodySha256 !== base.bodySha256) {
-          record('key_reused', 422);
+        if (ack.bodySha256 !== bodySha256) {
+          record(bodySha256, 'key_reused', 422);
           return problem(422, 'Unprocessable Content', 'this idempotency key was already used with a different body');
         }
-        record('replayed', ack.status);
+        record(bodySha256, 'replayed', ack.status);
         const headers = headersNow('application/json');
         headers.set(HEADER.idempotentReplayed, 'true');
         return new Response(ack.body, { status: ack.status, headers });
@@ -174,8 +183,8 @@ export function createHookService(options: HookServiceOptions = {}): HookService
     cursor = next;
     const completion = counts().completions + 1;
     if (action.kind === 'swallow') {
-      if (key !== null) acks.set(key, { bodySha256: base.bodySha256, status: 200, body: ackBody(completion) });
-      record('swallowed', null);
+      if (key !== null) acks.set(key, { bodySha256, status: 200, body: ackBody(completion) });
+      record(bodySha256, 'swallowed', null);
       if (connection) {
         connection.drop();
         return new Response(null, { status: 204 });
@@ -190,13 +199,13 @@ export function createHookService(options: HookServiceOptions = {}): HookService
     const { status } = action;
     if (status >= 200 && status < 300) {
       const body = ackBody(completion);
-      if (key !== null) acks.set(key, { bodySha256: base.bodySha256, status, body });
-      record('completed', status);
+      if (key !== null) acks.set(key, { bodySha256, status, body });
+      record(bodySha256, 'completed', status);
       return new Response(status === 204 || status === 205 ? null : body, { status, headers: headersNow('application/json') });
     }
     const retryAfter = action.retryAfterSeconds === undefined ? undefined : formatRetryAfter(action.retryAfterSeconds, at, retryAfterFormat);
-    record('rejected', status, retryAfter);
-    return problem(status, 'Scripted refusal', `hook script ${script.text} answers ${status} to hit ${base.seq}`, retryAfter === undefined ? {} : { [HEADER.retryAfter]: retryAfter });
+    const seq = record(bodySha256, 'rejected', status, retryAfter);
+    return problem(status, 'Scripted refusal', `hook script ${script.text} answers ${status} to hit ${seq}`, retryAfter === undefined ? {} : { [HEADER.retryAfter]: retryAfter });
   }
 
   async function handle(request: Request, connection?: ConnectionControl): Promise<Response> {

@@ -14,19 +14,15 @@ export type NoteRequestRead =
  * ID to a typo (Stripe's rule too: a request that fails validation is not saved).
  */
 export async function readNoteRequest(request: Request): Promise<NoteRequestRead> {
-  const read = await readJsonBody(request, { maxBodyBytes: NOTE_LIMITS.maxBodyBytes, what: 'command', isJson: isJsonMediaType });
+  const read = await readJsonBody(request, { maxBodyBytes: NOTE_LIMITS.maxBodyBytes, what: 'command' });
   if (read.kind === 'refused') return read;
   const checked = checkNoteCommand(read.value);
   if (!checked.ok) return { kind: 'refused', response: problemResponse('invalid_command', checked.errors.join('; '), { extensions: { errors: checked.errors } }) };
   return { kind: 'command', command: checked.command, bytes: read.bytes };
 }
 
-/** `application/json` or any `application/…+json` (RFC 6839), parameters such as charset allowed. */
-export function isJsonMediaType(value: string | null): boolean {
-  if (value === null) return false;
-  const essence = value.split(';', 1)[0]!.trim().toLowerCase();
-  return essence === 'application/json' || (essence.startsWith('application/') && essence.endsWith('+json'));
-}
+/** The notes take JSON in UTF-8 only, by the http layer's one rule (RFC 8259 section 8.1). */
+export { isJsonMediaType } from '../../http/json-body.js';
 
 /**
  * The notes' fingerprint: method, path and the command as canonical JSON (RFC 8785). Seed 004

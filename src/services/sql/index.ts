@@ -5,3 +5,4 @@ export {
   columnTypes,
   type ServiceDatabase,
 } from './service-database.js';
+export { readRowLimit, rowPage, DEFAULT_ROW_LIMITS, ROW_LIMIT_PARAMETER, type RowLimitRead, type RowPage } from './row-limit.js';
