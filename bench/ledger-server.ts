@@ -27,7 +27,8 @@ interface Opened {
 
 async function open(target: BenchTarget): Promise<Opened> {
   if (target.kind === 'sqlite') {
-    // A real file: WAL with synchronous = FULL, so every COMMIT is durable (an fsync), as in production.
+    // A real file in WAL mode, as in production: every transaction commits at synchronous = FULL (an
+    // fsync); the ledger's claims commit at NORMAL and ride on the next FULL commit's fsync.
     const store = createSqliteStore({ database: () => openSqliteDatabase(target.file) });
     return { store: store as LedgerStore<unknown>, db: sqliteServiceDatabase(store) as ServiceDatabase<unknown>, effects: 'bench_effects', close: () => store.close() };
   }

@@ -4,7 +4,8 @@
  *   - unkeyed: the effect in a transaction of its own; no key, no ledger (the floor);
  *   - keyed:   a fresh Idempotency-Key per request: claim, effect + receipt in one transaction;
  *   - replay:  one key for every request: the first runs, the rest are answered from the receipt.
- * SQLite always (a real file, WAL, synchronous = FULL); PostgreSQL when a URL is given.
+ * SQLite always (a real file, WAL; the effect + receipt commit at synchronous = FULL, the claim at
+ * NORMAL: one fsync per request, see sqlite-store.ts); PostgreSQL when a URL is given.
  * Prints req/s and p99 for each, the keyed/unkeyed ratio, and the effect rows each run added
  * (keyed: one per 2xx; replay: one in all).
  *
@@ -190,11 +191,11 @@ async function main(): Promise<void> {
     if (only !== 'postgres') backends.push({ backend: 'sqlite', target: { kind: 'sqlite', file: join(dir, 'bench.db') } });
     if (only !== 'sqlite' && pgUrl) backends.push({ backend: 'postgres', target: { kind: 'postgres', url: pgUrl, schema: `oncely_bench_${process.pid}` } });
     console.log(`bench/ledger: POST with one INSERT as the effect; autocannon, ${connections} connections, ${seconds} s per run, ${rounds} round(s); server in a worker thread`);
-    console.log('  sqlite: a file in the temp directory, WAL, synchronous = FULL (every COMMIT is durable)');
+    console.log('  sqlite: a file in the temp directory, WAL; effect commits at synchronous = FULL, claims at NORMAL (made durable by the next FULL commit)');
     console.log(pgUrl ? `  postgres: ${pgUrl.replace(/\/\/[^@/]*@/, '//…@')}, a schema of its own, pool of 10` : '  postgres: skipped (give --pg URL or set ONCELY_TEST_POSTGRES_URL)');
     const rows = await benchLedger({ seconds, connections, rounds, backends });
     process.stdout.write(`\n${formatLedgerBench(rows)}`);
-    console.log('keyed: a claim (its own commit) before the effect, whose transaction also writes the receipt: two commits per request against one.');
+    console.log('keyed: a claim (its own commit) before the effect, whose transaction also writes the receipt: two commits per request against one (SQLite: still one fsync).');
     console.log('replay: the first request runs; the others are answered from the stored receipt (a 409 + Retry-After while it is in flight).');
     console.log(`effect rows: added by the run; the 2xx count plus up to ${connections} requests still in flight when autocannon stopped (replay: exactly 1).`);
   } finally {

@@ -5,7 +5,7 @@ import { after } from 'node:test';
 import { createSqliteStore, openSqliteDatabase, type SqliteTx } from '../../src/stores/sqlite/index.js';
 import { runLedgerConformance } from './conformance.js';
 
-// Real files, so WAL and synchronous = FULL are what is tested (":memory:" has no WAL).
+// Real files, so WAL (FULL commits, NORMAL claims) is what is tested (":memory:" has no WAL).
 const dir = mkdtempSync(join(tmpdir(), 'oncely-sqlite-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;

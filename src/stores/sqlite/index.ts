@@ -1,4 +1,4 @@
-/** The SQLite LedgerStore (better-sqlite3@12, WAL, synchronous = FULL). */
+/** The SQLite LedgerStore (better-sqlite3@12, WAL; FULL commits for effects and receipts, NORMAL for claims). */
 export { createSqliteStore, DEFAULT_SQLITE_STORE_OPTIONS, type SqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 export type { SqliteDatabase, SqliteStatement, SqliteTx } from './sqlite-database.js';
 export { openSqliteDatabase } from './open-sqlite-database.js';

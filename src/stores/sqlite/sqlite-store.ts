@@ -34,8 +34,45 @@ export const DEFAULT_SQLITE_STORE_OPTIONS = { table: 'oncely_ledger', busyTimeou
 /**
  * The ledger on SQLite through one better-sqlite3 connection.
  *
- * Durability: WAL with `synchronous = FULL`, so a COMMIT that returned survives a power cut, not
- * only a process kill (SQLite's docs: in WAL mode NORMAL may lose the last transactions).
+ * Durability: WAL. Every transaction (the effect + receipt one included), sweep and `read` commits
+ * with `synchronous = FULL`: a COMMIT that returned survives a power cut. The ledger's single-row
+ * bookkeeping writes (`insert`, `swap`, `remove`: claim, takeover, release, purge on access)
+ * commit with `synchronous = NORMAL`, no fsync: a keyed request pays one fsync, not two. Why:
+ *  1. What survives a power cut is a prefix of the commit order, across every connection and
+ *     process on the file: recovery replays the WAL up to its last valid frame, and a frame's
+ *     checksum chains over all earlier ones (https://www.sqlite.org/fileformat2.html#walformat).
+ *     Under NORMAL, checkpoints still sync the WAL before and the database after, and the WAL
+ *     header when it is reused (https://www.sqlite.org/pragma.html#pragma_synchronous).
+ *  2. A FULL commit fsyncs the WAL before it returns ("an additional sync operation of the WAL
+ *     file happens after each transaction commit", same page), and that makes every earlier commit
+ *     durable, NORMAL ones included: "a single transaction with PRAGMA synchronous=FULL causes an
+ *     fsync() to occur on the WAL file, which makes all prior transactions durable across power
+ *     failures or OS crashes" (D. R. Hipp, https://sqlite.org/forum/forumpost/d1a6bc7c4cd2baca).
+ *  3. So after a power cut the ledger is in a state it really was in, at or after its last FULL
+ *     commit; only NORMAL bookkeeping done since can be lost, which brings back an earlier state:
+ *     - a claim (insert or takeover swap): nothing FULL committed after it, so neither did its
+ *       effect; the key is new again, or the dead owner's expired lease is back and is taken over
+ *       again. A client answered 409 meanwhile just retries.
+ *     - a release (remove after an effect that threw, a 5xx, a failed receipt write): the claim
+ *       may come back as an in-flight row and block the key until its lease expires (leaseMs, not
+ *       retentionMs), as when the release fails because the store is down. Accepted.
+ *     - a tombstone or purge on access: the row is past expiresAt and the ledger judges retention
+ *       by time, so it is tombstoned or purged again.
+ *     - a receipt is never lost: only `complete` writes it, in the effect's transaction, which
+ *       commits FULL; `executed` is answered after that COMMIT returned.
+ *  4. A NORMAL commit is visible to other processes at once and survives a process crash
+ *     ("durable across application crashes regardless of the synchronous setting", pragma page):
+ *     the claim still guards the key across processes and across a SIGKILL (the crash test).
+ * NORMAL is scoped to the one write: FULL is restored right after it, so the connection (maybe the
+ * app's own) stays at FULL between calls, and a durable write re-sends FULL first if that restore
+ * failed. The pragma is sent with `exec` between transactions: it acts when compiled (a cached
+ * prepared one does not act on re-run) and is refused inside a transaction. Without WAL
+ * (":memory:", a file system that refuses it) point 1 does not hold, so nothing is relaxed.
+ *
+ * Rejected: folding the claim into the effect's transaction (one BEGIN IMMEDIATE … COMMIT). The
+ * claim must commit before the effect, on its own (LedgerStore contract): other processes see it,
+ * and it survives a worker killed mid-effect (the crash test); folded, that kill leaves nothing,
+ * and the store-agnostic ledger's claim/transaction split would change. NORMAL saves the same fsync.
  *
  * The pitfall of issue 4: better-sqlite3 is synchronous, but an HTTP handler is async. With one
  * connection, `BEGIN; await handler(); COMMIT` lets another request's statements run inside the
@@ -61,6 +98,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const ownsConnection = typeof database === 'function';
   let db: SqliteDatabase | undefined;
   let closed = false;
+  /** True once the connection is in WAL mode: only then may bookkeeping commit with NORMAL. */
+  let wal = false;
+  /** True while the connection may be at NORMAL: from before setting it until FULL is back. */
+  let relaxedNow = false;
 
   const where = 'scope = ? AND key = ? AND token = ? AND state = ?';
   const sql = {
@@ -77,8 +118,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     if (closed) throw new StoreClosedError('sqlite');
     if (db) return db;
     const opened = typeof database === 'function' ? database() : database;
-    opened.pragma('journal_mode = WAL');
-    opened.pragma('synchronous = FULL');
+    wal = opened.pragma('journal_mode = WAL', { simple: true }) === 'wal';
+    opened.exec(SYNCHRONOUS_FULL);
     opened.pragma(`busy_timeout = ${busyTimeoutMs}`);
     opened.exec(`CREATE TABLE IF NOT EXISTS ${table} (
       scope TEXT NOT NULL,
@@ -105,6 +146,37 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     let s = statements.get(source);
     if (!s) statements.set(source, (s = connection().prepare(source)));
     return s;
+  }
+
+  /**
+   * A single-row bookkeeping write (claim, takeover, release, purge) committed with NORMAL: no
+   * fsync; the next FULL commit makes it durable (see the durability notes above). FULL is put
+   * back at once; if even that fails, the next durable write sends it again before it begins.
+   */
+  function relaxed<T>(write: () => T): T {
+    const conn = connection();
+    if (!wal) return write();
+    relaxedNow = true;
+    conn.exec(SYNCHRONOUS_NORMAL);
+    try {
+      return write();
+    } finally {
+      try {
+        conn.exec(SYNCHRONOUS_FULL);
+        relaxedNow = false;
+      } catch {
+        // Left for durable(): a write that needs FULL never runs until FULL is back.
+      }
+    }
+  }
+
+  /** Before anything that must commit durably: the connection is at FULL, or this throws. */
+  function durable(conn: SqliteDatabase): SqliteDatabase {
+    if (relaxedNow) {
+      conn.exec(SYNCHRONOUS_FULL);
+      relaxedNow = false;
+    }
+    return conn;
   }
 
   /** Every use of the connection outside a transaction: queued behind any open transaction. */
@@ -142,16 +214,16 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         return row === undefined ? undefined : rowToEntry(row);
       }),
 
-    insert: (entry) => exclusive('insert', () => statement(sql.insert).run(...entryValues(entry)).changes === 1),
+    insert: (entry) => exclusive('insert', () => relaxed(() => statement(sql.insert).run(...entryValues(entry)).changes === 1)),
 
     swap: (expected, next) =>
-      exclusive('swap', () => statement(sql.swap).run(...entryValues(next), ...versionParams(expected)).changes === 1),
+      exclusive('swap', () => relaxed(() => statement(sql.swap).run(...entryValues(next), ...versionParams(expected)).changes === 1)),
 
-    remove: (expected) => exclusive('remove', () => statement(sql.remove).run(...versionParams(expected)).changes === 1),
+    remove: (expected) => exclusive('remove', () => relaxed(() => statement(sql.remove).run(...versionParams(expected)).changes === 1)),
 
     transaction(fn) {
       return exclusive('transaction', async () => {
-        const conn = connection();
+        const conn = durable(connection()); // the effect + receipt commit: FULL, always
         // IMMEDIATE takes the write lock now, so the receipt write cannot fail with SQLITE_BUSY
         // after the effect already ran (another process sharing the file waits instead).
         conn.exec('BEGIN IMMEDIATE');
@@ -177,7 +249,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     sweep: (nowMs, tombstoneMs) =>
       exclusive('sweep', () => {
-        const conn = connection();
+        const conn = durable(connection());
         conn.exec('BEGIN IMMEDIATE');
         try {
           const tombstoned = statement(sql.tombstone).run(tombstoneMs, nowMs).changes;
@@ -192,7 +264,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     read: (fn) =>
       exclusive('read', () => {
-        connection(); // the pragmas and the ledger table come first, whatever fn does
+        durable(connection()); // the pragmas and the ledger table come first; the app's writes commit FULL
         const { tx, end } = handle();
         try {
           return fn(tx);
@@ -211,6 +283,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       }),
   };
 }
+
+/** Sent with exec, never as a cached prepared statement: a pragma acts when it is compiled. */
+const SYNCHRONOUS_FULL = 'PRAGMA synchronous = FULL';
+const SYNCHRONOUS_NORMAL = 'PRAGMA synchronous = NORMAL';
 
 /** Rolls back if a transaction is open. A failing ROLLBACK must not hide the error that caused it. */
 function rollBack(conn: SqliteDatabase): void {
