@@ -5,7 +5,9 @@
  *   - keyed:   a fresh Idempotency-Key per request: claim, effect + receipt in one transaction;
  *   - replay:  one key for every request: the first runs, the rest are answered from the receipt.
  * SQLite always (a real file, WAL; the effect + receipt commit at synchronous = FULL, the claim at
- * NORMAL: one fsync per request, see sqlite-store.ts); PostgreSQL when a URL is given.
+ * NORMAL: one fsync per request, see sqlite-store.ts); PostgreSQL when a URL is given (the effect +
+ * receipt commit synchronously, the claim with synchronous_commit = off: one WAL flush per request,
+ * see postgres-store.ts).
  * Prints req/s and p99 for each, the keyed/unkeyed ratio, and the effect rows each run added
  * (keyed: one per 2xx; replay: one in all).
  *
@@ -195,7 +197,7 @@ async function main(): Promise<void> {
     console.log(pgUrl ? `  postgres: ${pgUrl.replace(/\/\/[^@/]*@/, '//…@')}, a schema of its own, pool of 10` : '  postgres: skipped (give --pg URL or set ONCELY_TEST_POSTGRES_URL)');
     const rows = await benchLedger({ seconds, connections, rounds, backends });
     process.stdout.write(`\n${formatLedgerBench(rows)}`);
-    console.log('keyed: a claim (its own commit) before the effect, whose transaction also writes the receipt: two commits per request against one (SQLite: still one fsync).');
+    console.log('keyed: a claim (its own commit) before the effect, whose transaction also writes the receipt: two commits per request against one (still one fsync / WAL flush: the claim commits without its own).');
     console.log('replay: the first request runs; the others are answered from the stored receipt (a 409 + Retry-After while it is in flight).');
     console.log(`effect rows: added by the run; the 2xx count plus up to ${connections} requests still in flight when autocannon stopped (replay: exactly 1).`);
   } finally {

@@ -30,6 +30,42 @@ export const DEFAULT_POSTGRES_STORE_OPTIONS = { table: 'oncely_ledger' } as cons
  * worker, in any process, sees an in-flight key at once. The effect runs on one pooled client
  * between BEGIN and COMMIT; it first locks its ledger row (SELECT ... FOR UPDATE), so a takeover
  * by another worker waits for that transaction and then finds the row changed.
+ *
+ * Durability: every transaction (the effect + receipt one, the sweep, set-up) commits with
+ * synchronous commit: COMMIT returns after its WAL is flushed. The single-row bookkeeping writes
+ * (`insert`, `swap`, `remove`: claim, takeover, release, purge on access) commit asynchronously
+ * (`synchronous_commit = off`): a keyed request waits for one WAL flush, not two. Why (the same
+ * argument as sqlite-store.ts):
+ *  1. What survives a crash is a prefix of the WAL: "If the database should crash, it will recover
+ *     by replaying WAL up to the last record that was flushed ... Because the transactions are
+ *     replayed in commit order, no inconsistency can be introduced" — an asynchronous commit risks
+ *     "data loss, not data corruption" (https://www.postgresql.org/docs/15/wal-async-commit.html).
+ *  2. A synchronous commit waits until the WAL is flushed up to its own commit record, and WAL is
+ *     one sequence: every record written before it, an earlier asynchronous commit of any session
+ *     included, is flushed with it. A claim returned before its effect's transaction began, so its
+ *     commit record precedes the effect's, and the effect's COMMIT makes the claim durable too.
+ *  3. So after a crash the ledger is in a state it really was in, at or after its last synchronous
+ *     commit; only asynchronous bookkeeping done since can be lost, which brings back an earlier
+ *     state: a lost claim or takeover had no effect committed after it (the key is new again, or
+ *     the dead owner's expired lease is taken over again); a lost release may bring an in-flight
+ *     row back until its lease expires (as when the release fails); a lost tombstone or purge is
+ *     redone, retention being judged by time. A receipt is never lost: only `complete` writes it,
+ *     in the effect's transaction, and `executed` is answered after that COMMIT returned.
+ *  4. An asynchronous commit is a commit: other sessions see it at once, and a killed worker does
+ *     not undo it (the crash test); only a crash of the server itself can lose it.
+ * How: the mode "used for any one transaction depends on the value of synchronous_commit when
+ * transaction commit begins" (same page), so each bookkeeping statement sets it transaction-locally
+ * in its own implicit transaction: `set_config('synchronous_commit', 'off', true)` in a one-row
+ * FROM/USING subquery (a WITH query that nothing references is never run). One round trip, as before,
+ * and the setting ends with the statement's transaction: a pooled connection (maybe the app's
+ * own) never keeps it. Every transaction starts with `BEGIN; SELECT set_config('synchronous_commit',
+ * 'on', true) WHERE current_setting('synchronous_commit') = 'off'` (one round trip): a role or
+ * session default of off would make receipts asynchronous, while a stronger level set for
+ * replication (remote_apply, remote_write) is left as it is, and `local` still flushes locally.
+ *
+ * Rejected: `BEGIN; SET LOCAL synchronous_commit = off; <write>; COMMIT` around each claim: four
+ * round trips instead of one for the same saving; and folding the claim into the effect's
+ * transaction, which would hide the claim from other workers until the effect commits.
  */
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', options, 'an object with a pool');
@@ -48,11 +84,15 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   const n = LEDGER_COLUMNS.length;
   const where = (from: number): string => `scope = $${from} AND key = $${from + 1} AND token = $${from + 2} AND state = $${from + 3}`;
+  const set = `SET ${LEDGER_COLUMNS.map((c, i) => `${c} = $${i + 1}`).join(', ')}`;
   const sql = {
     get: `SELECT * FROM ${table} WHERE scope = $1 AND key = $2`,
-    insert: `INSERT INTO ${table} (${LEDGER_COLUMNS.join(', ')}) VALUES (${LEDGER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT (scope, key) DO NOTHING`,
-    swap: `UPDATE ${table} SET ${LEDGER_COLUMNS.map((c, i) => `${c} = $${i + 1}`).join(', ')} WHERE ${where(n + 1)}`,
-    remove: `DELETE FROM ${table} WHERE ${where(1)}`,
+    // Bookkeeping: each commits on its own, asynchronously (see above).
+    insert: `INSERT INTO ${table} (${LEDGER_COLUMNS.join(', ')}) SELECT ${LEDGER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')} FROM ${ASYNC_COMMIT} ON CONFLICT (scope, key) DO NOTHING`,
+    swap: `UPDATE ${table} ${set} FROM ${ASYNC_COMMIT} WHERE ${where(n + 1)}`,
+    remove: `DELETE FROM ${table} USING ${ASYNC_COMMIT} WHERE ${where(1)}`,
+    // The receipt: inside the effect's transaction, which commits synchronously.
+    complete: `UPDATE ${table} ${set} WHERE ${where(n + 1)}`,
     hold: `SELECT 1 FROM ${table} WHERE ${where(1)} FOR UPDATE`,
     tombstone: `UPDATE ${table} SET state = 'expired', expired_at = expires_at, expires_at = expires_at + $1, lease_expires_at = NULL, status = NULL, headers = NULL, body = NULL WHERE state <> 'expired' AND expires_at <= $2`,
     purge: `DELETE FROM ${table} WHERE state = 'expired' AND expires_at <= $1`,
@@ -138,7 +178,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
     hold: async (tx, expected) => (await tx.query(sql.hold, versionParams(expected))).rowCount === 1,
 
-    complete: async (tx, expected, next) => (await tx.query(sql.swap, [...entryValues(next), ...versionParams(expected)])).rowCount === 1,
+    complete: async (tx, expected, next) => (await tx.query(sql.complete, [...entryValues(next), ...versionParams(expected)])).rowCount === 1,
 
     async sweep(nowMs, tombstoneMs) {
       await setUp();
@@ -159,13 +199,26 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 }
 
 /**
- * BEGIN, `fn` on one client, COMMIT; ROLLBACK when anything throws. A client whose BEGIN or
+ * A one-row subquery whose evaluation makes the statement's own (implicit) transaction commit
+ * asynchronously; transaction-local, so it ends with that commit.
+ */
+const ASYNC_COMMIT = `(SELECT set_config('synchronous_commit', 'off', true)) AS oncely_async_commit`;
+
+/**
+ * Sent as the transaction's first message, one round trip (simple protocol, two statements): the
+ * transaction commits synchronously even where the session or role default is off; a stronger
+ * level (remote_write, remote_apply) is kept. Transaction-local: the client leaves as it came.
+ */
+const BEGIN_SYNCHRONOUS = `BEGIN; SELECT set_config('synchronous_commit', 'on', true) WHERE current_setting('synchronous_commit') = 'off'`;
+
+/**
+ * BEGIN (synchronous, see above), `fn` on one client, COMMIT; ROLLBACK when anything throws. A client whose BEGIN or
  * ROLLBACK failed is destroyed rather than returned to the pool in an unknown state.
  */
 async function inTransaction<T>(pool: PgPool, fn: (client: PgQueryable) => Promise<T>): Promise<T> {
   const client: PgPoolClient = await pool.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(BEGIN_SYNCHRONOUS);
   } catch (error) {
     client.release(true);
     throw error;
