@@ -162,3 +162,13 @@ test('the real binary: exit codes, and one-line messages for bad input', async (
     await hook.close();
   }
 });
+
+test('a malformed --key is refused before anything is printed or sent', async () => {
+  const { spawnSync } = await import('node:child_process');
+  for (const key of ['', '   ', 'caf\u00e9']) {
+    const result = spawnSync(process.execPath, [MAIN, 'deliver', 'http://127.0.0.1:1/x', '--data', '{}', '--key', key], { encoding: 'utf8' });
+    assert.equal(result.status, EXIT.usage, `--key ${JSON.stringify(key)}`);
+    assert.equal(result.stdout, '', 'nothing printed before the refusal');
+    assert.match(result.stderr, /^oncely: .*idempotency key/);
+  }
+});

@@ -5,7 +5,7 @@ import { formatAttempt } from '../../client/format-report.js';
 import { isRetryError, summarizeReport, type RetryReport } from '../../client/retry-report.js';
 import { InvalidOptionError } from '../../contract/errors.js';
 import { HEADER } from '../../contract/headers.js';
-import { keyFor } from '../../contract/idempotency-key.js';
+import { keyFor, validateKey } from '../../contract/idempotency-key.js';
 import { systemClock, type Clock } from '../../time/clock.js';
 import type { Random } from '../../time/random.js';
 import { EXIT } from '../exit.js';
@@ -94,7 +94,8 @@ export async function deliver(request: DeliverRequest, io: DeliverIo): Promise<D
     throw new InvalidOptionError('--data', request.data.length > 60 ? `${request.data.slice(0, 60)}…` : request.data, `JSON text (${(error as Error).message})`);
   }
   const derived = request.key === undefined;
-  const key = request.key ?? keyFor({ method, url, data: parsed }, 'deliver');
+  // Checked before anything is printed or sent: a bad key is a usage error, never a half-run.
+  const key = request.key === undefined ? keyFor({ method, url, data: parsed }, 'deliver') : validateKey(request.key);
   const clock = io.clock ?? systemClock;
   const headers = new Headers([[HEADER.contentType, 'application/json']]);
   for (const [name, value] of request.headers ?? []) headers.set(name, value);
