@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../contract/errors.js';
 import { DEFAULT_RECEIPT_HEADERS } from '../contract/receipt.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { logOncelyError } from './log-oncely-error.js';
 import { DEFAULT_PROBLEM_TYPE_BASE } from './problem.js';
 import { requestFingerprint, type FingerprintInput } from './request-fingerprint.js';
 
@@ -17,7 +18,10 @@ export interface IdempotencyTuning {
   readonly unavailableRetryAfterMs: number;
   /** Prefix of problem `type` URIs. @default 'urn:oncely:problem:' */
   readonly problemTypeBase: string;
-  /** Told about handler errors and ledger outages (which the client sees only as 500/503). @default nothing */
+  /**
+   * Told about handler errors and ledger outages, which the client sees only as 500/503.
+   * @default logOncelyError: one line on stderr with the method, the URL and the stack
+   */
   readonly onError: (error: unknown, request: Request) => void;
 }
 
@@ -38,7 +42,7 @@ export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyTuning = {
   fingerprintOf: requestFingerprint,
   unavailableRetryAfterMs: 1000,
   problemTypeBase: DEFAULT_PROBLEM_TYPE_BASE,
-  onError: () => {},
+  onError: logOncelyError,
 };
 
 export interface ResolvedIdempotencyOptions<Tx> extends IdempotencyTuning {

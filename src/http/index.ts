@@ -43,6 +43,7 @@ export {
   type ProblemKind,
   type ProblemOptions,
 } from './problem.js';
+export { logOncelyError } from './log-oncely-error.js';
 export { requestFingerprint, type FingerprintInput } from './request-fingerprint.js';
 export { readBodyWithin, type BodyRead } from './read-body.js';
 export { keyFromHeader } from './key-header.js';

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { logOncelyError } from './log-oncely-error.js';
 import { problemResponse } from './problem.js';
 
 /**
@@ -16,7 +17,7 @@ export type FetchHandler = (request: Request, connection?: ConnectionControl) =>
 
 /** Options of {@link toNodeListener}. */
 export interface NodeListenerOptions {
-  /** Told about errors the handler threw (the client gets a 500 problem). @default nothing */
+  /** Told about errors the handler threw (the client gets a 500 problem). @default logOncelyError (stderr) */
   readonly onError?: (error: unknown) => void;
 }
 
@@ -38,7 +39,7 @@ export async function serveNode(
   res: ServerResponse,
   path: string,
   body: Uint8Array | undefined,
-  onError: ((error: unknown) => void) | undefined,
+  onError: ((error: unknown) => void) = logOncelyError,
 ): Promise<void> {
   const aborter = new AbortController();
   res.on('close', () => {
@@ -55,14 +56,14 @@ export async function serveNode(
   try {
     response = await handler(toRequest(req, path, body, aborter.signal), connection);
   } catch (error) {
-    onError?.(error);
+    onError(error);
     response = problemResponse('internal_error', 'the request failed');
   }
   if (dropped) return;
   try {
     await writeResponse(response, res);
   } catch (error) {
-    onError?.(error);
+    onError(error);
     res.destroy(error instanceof Error ? error : undefined);
   }
 }

@@ -149,6 +149,7 @@ function banner(server: RunningServer, o: { devToken: string | undefined; caller
   for (const [assignment, at] of o.closes.byAssignment) lines.push(`  closes      ${assignment} at ${new Date(at).toISOString()}`);
   if (o.devToken) {
     lines.push(`  dev token   ${o.devToken}`);
+    lines.push(`  shell       export URL=${url} TOKEN=${o.devToken}`);
     lines.push('');
     lines.push('Try:');
     lines.push(`  curl -i -X POST ${url}/dropbox/submissions -H 'Authorization: Bearer ${o.devToken}' \\`);

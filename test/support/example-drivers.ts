@@ -1,0 +1,109 @@
+// How the suite runs each file of examples/: what it needs (a live `oncely serve`, requests from
+// two callers) and what it must print. The docs test runs them from dist/examples; the package
+// test runs the same files inside an app that installed the packed tarball.
+// A new example file needs an entry here (the docs test fails until it has one).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServeProcess } from '../e2e/serve-process.js';
+
+export interface NodeRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `node script` to its end (killed after 60 s) in `cwd` with extra environment. */
+export function runNode(script: string, cwd: string, env: NodeJS.ProcessEnv = {}): Promise<NodeRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script], { cwd, env: { ...process.env, ...env }, timeout: 60_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Runs `node script` until it prints `listening on URL`; resolves with the URL and a stop(). */
+async function startListening(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ url: string; stop: () => Promise<string> }> {
+  const child = spawn(process.execPath, [script], { cwd, env: { ...process.env, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    child.on('close', (code) => reject(new Error(`${script} exited (${code}) before listening:\n${stdout}${stderr}`)));
+  });
+  return {
+    url,
+    async stop() {
+      child.kill('SIGTERM');
+      await closed;
+      return stderr;
+    },
+  };
+}
+
+export type ExampleDriver = (script: string, cwd: string) => Promise<void>;
+
+export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
+  /** The README's client: one POST to a live hook receiver, under a key. */
+  'examples/client.ts': async (script, cwd) => {
+    const serve = await startServeProcess();
+    try {
+      const run = await runNode(script, cwd, { URL: serve.url, TOKEN: serve.token });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.match(run.stdout, /^200 1 attempt\(s\) ok$/m);
+      const hits = (await (await fetch(`${serve.url}/hooks/debug/hits`, { headers: { authorization: `Bearer ${serve.token}` } })).json()) as { hits: unknown[] };
+      assert.equal(hits.hits.length, 1, 'the receiver saw one request');
+    } finally {
+      await serve.cleanUp();
+    }
+  },
+
+  /** The README's ledger: two callers may use one key; a retry replays; no caller is a 401. */
+  'examples/ledger.ts': async (script, cwd) => {
+    const dir = await mkdtemp(join(tmpdir(), 'oncely-example-'));
+    const server = await startListening(script, cwd, { PORT: '0', DB_FILE: join(dir, 'ledger.db') });
+    try {
+      const post = (token: string | undefined, key: string, body: string): Promise<Response> =>
+        fetch(`${server.url}/orders`, {
+          method: 'POST',
+          body,
+          headers: { 'idempotency-key': key, 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        });
+      const alice = await post('alice-secret', 'order-1', '{"item":"tea"}');
+      assert.equal(alice.status, 201, await alice.clone().text());
+      assert.deepEqual(await alice.json(), { caller: 'alice', key: 'order-1' });
+      const bob = await post('bob-secret', 'order-1', '{"item":"cake"}');
+      assert.equal(bob.status, 201, 'the same key from another caller is another order');
+      const again = await post('alice-secret', 'order-1', '{"item":"tea"}');
+      assert.equal(again.status, 201);
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      const reused = await post('alice-secret', 'order-1', '{"item":"coffee"}');
+      assert.equal(reused.status, 422);
+      assert.equal((await post(undefined, 'order-2', '{}')).status, 401);
+    } finally {
+      const stderr = await server.stop();
+      assert.equal(stderr, '', 'nothing failed');
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+
+  /** docs/simulator.md: one world, a small batch and the claims, from `oncely/sim`. */
+  'examples/sim.ts': async (script, cwd) => {
+    const run = await runNode(script, cwd);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /delivered: \d+/);
+    assert.match(run.stdout, /^yes /m);
+  },
+};
