@@ -12,7 +12,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { createIdempotencyMiddleware, toNodeListener, withIdempotency } from '../src/http/index.js';
 import { createLedger, type LedgerStore } from '../src/ledger/index.js';
-import { postgresServiceDatabase, sqliteServiceDatabase, type ServiceDatabase, type SqlRunner } from '../src/services/sql/index.js';
+import { postgresServiceDatabase, sqliteServiceDatabase, type ServiceDatabase, type SqlHandle } from '../src/services/sql/index.js';
 import { createPostgresStore } from '../src/stores/postgres/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
 import { BENCH_TOKEN, type BenchTarget, type ClientMessage, type ServerMessage } from './ledger-protocol.js';
@@ -55,7 +55,7 @@ const { store, db, effects, close } = await open(target);
 await db.transaction((sql) => sql.run(`CREATE TABLE IF NOT EXISTS ${effects} (amount INTEGER NOT NULL, note TEXT NOT NULL)`));
 
 /** The one effect both routes share, down to the SQL text. */
-async function effect(sql: SqlRunner, body: string): Promise<Response> {
+async function effect(sql: SqlHandle, body: string): Promise<Response> {
   const { amount, note } = JSON.parse(body) as { amount: number; note: string };
   await sql.run(`INSERT INTO ${effects} (amount, note) VALUES ($1, $2)`, [amount, note]);
   return Response.json({ recorded: amount }, { status: 201 });
@@ -100,7 +100,7 @@ server.listen(0, '127.0.0.1', () => port.postMessage({ type: 'listening', port: 
 port.on('message', (message: ClientMessage) => {
   if (message.type === 'count') {
     void idle()
-      .then(() => db.transaction((sql) => sql.query<{ n: number | string }>(`SELECT count(*) AS n FROM ${effects}`)))
+      .then(() => db.transaction((sql) => sql.all<{ n: number | string }>(`SELECT count(*) AS n FROM ${effects}`)))
       .then(([row]) => port.postMessage({ type: 'count', rows: Number(row?.n ?? 0) } satisfies ServerMessage));
   } else {
     server.closeAllConnections();

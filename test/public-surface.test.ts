@@ -17,6 +17,11 @@ test('each store, the HTTP layer and the simulator have a subpath of their own',
     'oncely/stores/postgres': 'createPostgresStore',
     'oncely/sim': 'runWorld',
   };
+  const more = { 'oncely/stores/sqlite': ['sqliteSql', 'openSqliteDatabase'], 'oncely/stores/postgres': ['postgresSql', 'openPostgresPool'] };
+  for (const [path, names] of Object.entries(more)) {
+    const mod = (await import(path)) as Record<string, unknown>;
+    for (const name of names) assert.equal(typeof mod[name], 'function', `${path} exports ${name}`);
+  }
   for (const [path, name] of Object.entries(subpaths)) {
     const mod = (await import(path)) as Record<string, unknown>;
     assert.equal(typeof mod[name], 'function', `${path} exports ${name}`);

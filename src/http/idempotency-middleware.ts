@@ -1,4 +1,6 @@
 import { HEADER } from '../contract/headers.js';
+import type { SqlHandle } from '../ledger/sql-handle.js';
+import { sqlHandleOf } from './sql-handle-of.js';
 import { keyProblem } from '../contract/idempotency-key.js';
 import type { Claim, ExecuteResult } from '../ledger/ledger-result.js';
 import { resolveIdempotencyOptions, type IdempotencyOptions, type ResolvedIdempotencyOptions } from './idempotency-options.js';
@@ -15,6 +17,12 @@ import { firstResponse, receiptToResponse, responseToReceipt } from './receipt-r
  */
 export interface IdempotencyContext<Tx> {
   readonly tx: Tx;
+  /**
+   * The same transaction as a dialect-neutral SQL handle (`$1` placeholders, `run/get/all`): a
+   * handler written against it runs on SQLite and on PostgreSQL alike. On a store that is not
+   * SQL (memory) every call rejects, saying so.
+   */
+  readonly sql: SqlHandle;
   readonly scope: string;
   readonly key: string;
   readonly claim: Claim;
@@ -42,6 +50,7 @@ export type IdempotencyMiddleware<Tx> = ((request: Request, next: IdempotentHand
  */
 export function createIdempotencyMiddleware<Tx>(options: IdempotencyOptions<Tx>): IdempotencyMiddleware<Tx> {
   const o = resolveIdempotencyOptions(options);
+  const sqlOf = sqlHandleOf(o.ledger.store);
   const problem = (kind: ProblemKind, detail: string, retryAfterMs?: number): Response =>
     problemResponse(kind, detail, { retryAfterMs, typeBase: o.problemTypeBase });
 
@@ -68,7 +77,7 @@ export function createIdempotencyMiddleware<Tx>(options: IdempotencyOptions<Tx>)
         body: read.bytes.byteLength === 0 ? null : new Uint8Array(read.bytes),
         signal: request.signal,
       });
-      const response = await next(forwarded, { tx, scope, key, claim });
+      const response = await next(forwarded, { tx, sql: sqlOf(tx), scope, key, claim });
       const { receipt, headers } = await responseToReceipt(response, o.receiptHeaderSet);
       handlerHeaders = headers;
       return receipt;

@@ -1,4 +1,5 @@
 import type { CompletedEntry, EntryVersion, InFlightEntry, LedgerEntry } from './ledger-entry.js';
+import type { SqlHandle } from './sql-handle.js';
 
 /** What one sweep did (see {@link LedgerStore.sweep}). */
 export interface SweepResult {
@@ -66,6 +67,19 @@ export interface LedgerStore<Tx> {
    * expiresAt = expiredAt + tombstoneMs); then every tombstone with expiresAt <= nowMs is deleted.
    */
   sweep(nowMs: number, tombstoneMs: number): Promise<SweepResult>;
+
+  /**
+   * Opens the connection and sets up the ledger's table now, rejecting when the database cannot
+   * be reached or opened: `ledger.ready()` calls it before a server listens. Optional for stores
+   * that open nothing; the ledger then reads one key instead.
+   */
+  ready?(): Promise<void>;
+
+  /**
+   * The dialect-neutral SQL handle over a transaction handle of this store (`context.sql` in the
+   * HTTP middleware). Absent on stores that are not SQL databases (memory).
+   */
+  sql?(tx: Tx): SqlHandle;
 
   /** Releases what the store opened itself (a connection made by a factory). Idempotent. */
   close(): Promise<void>;

@@ -7,6 +7,7 @@ import { resolveLedgerOptions, type LedgerOptions, type ResolvedLedgerOptions } 
 import type { Claim, ExecuteResult, LedgerRequest, LookupResult } from './ledger-result.js';
 import type { LedgerStore, SweepResult } from './ledger-store.js';
 import { normalizeReceipt } from './normalize-receipt.js';
+import { storeReady } from './store-ready.js';
 
 /** The effect: the caller's work, given the store's transaction handle for its own writes. */
 export type Effect<Tx> = (tx: Tx, claim: Claim) => Receipt | Promise<Receipt>;
@@ -25,6 +26,11 @@ export interface Ledger<Tx> {
   lookup(scope: string, key: string): Promise<LookupResult>;
   /** Turns receipts past retention into tombstones and deletes old tombstones. */
   purgeExpired(): Promise<SweepResult>;
+  /**
+   * Opens the store and sets up its table now; rejects with a `store_unavailable` OncelyError
+   * naming the cause (bad path, bad URL, server down). Await it before listening.
+   */
+  ready(): Promise<void>;
 }
 
 /** Claim rounds lost to other workers' concurrent writes before giving up as unavailable. */
@@ -185,6 +191,7 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
     execute,
     lookup,
     purgeExpired: () => store.sweep(clock.now(), o.tombstoneMs),
+    ready: () => storeReady(store),
   };
 }
 

@@ -103,7 +103,7 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
 
   app.get('/healthz', async () => {
     try {
-      await backend.db.transaction((sql) => sql.query('SELECT 1'));
+      await backend.db.transaction((sql) => sql.all('SELECT 1'));
       return Response.json({ status: 'ok', store: backend.kind }, { headers: { 'cache-control': 'no-store' } });
     } catch (error) {
       return problemResponse('ledger_unavailable', `the ${backend.kind} store does not answer: ${error instanceof Error ? error.message : String(error)}`, { retryAfterMs: 1000 });

@@ -1,12 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
-import { InvalidOptionError, OncelyError } from '../contract/errors.js';
+import { InvalidOptionError, OncelyError, isOncelyError } from '../contract/errors.js';
 import type { LedgerStore } from '../ledger/ledger-store.js';
 import { postgresServiceDatabase, sqliteServiceDatabase, type ServiceDatabase } from '../services/sql/service-database.js';
 import { checkIdentifier } from '../stores/ledger-row.js';
 import { createPostgresStore } from '../stores/postgres/postgres-store.js';
 import type { PgPool, PgTx } from '../stores/postgres/pg-pool.js';
+import { openPostgresPool, redact } from '../stores/postgres/open-postgres-pool.js';
 import { openSqliteDatabase } from '../stores/sqlite/open-sqlite-database.js';
 import type { SqliteTx } from '../stores/sqlite/sqlite-database.js';
 import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
@@ -55,9 +55,10 @@ export const DEFAULT_BACKEND_OPTIONS = {
 export async function openBackend(options: BackendOptions = {}): Promise<AnyBackend> {
   const backend = options.db === undefined ? openSqlite(options.dataDir ?? DEFAULT_BACKEND_OPTIONS.dataDir) : openPostgres(options);
   try {
-    await backend.db.transaction((sql) => sql.query('SELECT 1'));
+    await backend.store.ready?.();
   } catch (cause) {
     await backend.close().catch(() => {});
+    if (isOncelyError(cause) && cause.code === 'store_unavailable') throw cause; // it names the file already
     const why = cause instanceof Error ? cause.message || cause.name : String(cause);
     throw new OncelyError('store_unavailable', `cannot open the ${backend.kind} store at ${backend.description}: ${why}`, { cause });
   }
@@ -78,22 +79,19 @@ function openSqlite(dataDir: string): Backend<SqliteTx> {
 
 function openPostgres(options: BackendOptions): Backend<PgTx> {
   const url = options.db ?? '';
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new InvalidOptionError('--db', redact(url), 'a postgres:// or postgresql:// URL');
-  }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') throw new InvalidOptionError('--db', redact(url), 'a postgres:// or postgresql:// URL');
   const schema = options.pgSchema === undefined ? undefined : checkIdentifier('pgSchema', options.pgSchema);
-  const pool = new pg.Pool({
-    connectionString: url,
-    connectionTimeoutMillis: DEFAULT_BACKEND_OPTIONS.pgConnectTimeoutMs,
-    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
-  });
-  // An idle client's error (the server restarted) is emitted on the pool; unheard, it would end the process.
-  pool.on('error', (error) => options.onPoolError?.(error));
-  const store = createPostgresStore({ pool: pool as unknown as PgPool, ...(schema === undefined ? {} : { schema }) });
+  let pool: PgPool;
+  try {
+    pool = openPostgresPool(url, {
+      connectTimeoutMs: DEFAULT_BACKEND_OPTIONS.pgConnectTimeoutMs,
+      ...(schema === undefined ? {} : { searchPath: schema }),
+      ...(options.onPoolError ? { onError: options.onPoolError } : {}),
+    });
+  } catch (error) {
+    if (error instanceof InvalidOptionError && error.option === 'url') throw new InvalidOptionError('--db', redact(url), error.allowed);
+    throw error;
+  }
+  const store = createPostgresStore({ pool, ...(schema === undefined ? {} : { schema }) });
   let ended = false;
   return {
     kind: 'postgres',
@@ -111,13 +109,4 @@ function openPostgres(options: BackendOptions): Backend<PgTx> {
   };
 }
 
-/** The URL with its password replaced: what a banner or an error may show. */
-export function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.href;
-  } catch {
-    return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
-  }
-}
+export { redact };

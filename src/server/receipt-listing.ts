@@ -28,7 +28,7 @@ export async function listReceipts<Tx>(
   limit: number = DEFAULT_ROW_LIMITS.defaultLimit,
 ): Promise<{ receipts: ReceiptListing[]; total: number }> {
   const rows = await db.transaction((sql) =>
-    sql.query<Record<string, unknown>>(
+    sql.all<Record<string, unknown>>(
       `SELECT key, scope, fingerprint, state, status, first_seen_at, completed_at, expires_at, COUNT(*) OVER () AS total FROM ${ledgerTable}
        WHERE scope = $1 ORDER BY first_seen_at DESC, key LIMIT $2`,
       [caller, limit],

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { PROBLEM_JSON } from '../../src/contract/headers.js';
 import { createLedger, type Ledger, type LedgerStore } from '../../src/ledger/index.js';
 import { createNotesApp, setUpNotes, SEED_NOTES } from '../../src/services/notes/index.js';
-import { postgresServiceDatabase, sqliteServiceDatabase, type ServiceDatabase, type SqlRunner } from '../../src/services/sql/index.js';
+import { postgresServiceDatabase, sqliteServiceDatabase, type ServiceDatabase, type SqlHandle } from '../../src/services/sql/index.js';
 import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 import { VirtualClock } from '../../src/time/index.js';
@@ -280,12 +280,12 @@ function notesSuite(backend: Backend, options: PostgresTests['options']): void {
         const s = await setUp(backend, {
           db: (db) => ({
             ...db,
-            within: (tx: unknown): SqlRunner => {
+            within: (tx: unknown): SqlHandle => {
               const sql = db.within(tx);
               return {
                 ...sql,
-                query: async <R>(text: string, params?: readonly unknown[]) => {
-                  const rows = await sql.query<R>(text, params);
+                all: async <R>(text: string, params?: readonly unknown[]) => {
+                  const rows = await sql.all<R>(text, params);
                   if (failNext && text.startsWith('UPDATE')) {
                     failNext = false;
                     throw new Error('crash after the write');

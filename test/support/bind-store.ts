@@ -13,5 +13,7 @@ export function bindStore<Tx>(store: LedgerStore<Tx>): LedgerStore<Tx> {
     complete: store.complete.bind(store),
     sweep: store.sweep.bind(store),
     close: store.close.bind(store),
+    ...(store.ready ? { ready: store.ready.bind(store) } : {}),
+    ...(store.sql ? { sql: store.sql.bind(store) } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import { columnTypes, type ServiceDatabase } from '../sql/service-database.js';
-import type { SqlRunner } from '../sql/sql-runner.js';
+import type { SqlHandle } from '../../ledger/sql-handle.js';
 import type { Submission } from './submission.js';
 
 /** The dropbox's table, beside the ledger's in the same database. */
@@ -25,7 +25,7 @@ export async function setUpDropbox<Tx>(db: ServiceDatabase<Tx>): Promise<void> {
   await db.transaction(async (sql) => {
     // Two servers starting on one PostgreSQL would race on CREATE TABLE IF NOT EXISTS (a unique
     // violation on pg_type); the advisory lock lets one go first, as the ledger's store does.
-    if (sql.dialect === 'postgres') await sql.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`oncely:${DROPBOX_TABLE}`]);
+    if (sql.dialect === 'postgres') await sql.all('SELECT pg_advisory_xact_lock(hashtext($1))', [`oncely:${DROPBOX_TABLE}`]);
     await sql.run(`CREATE TABLE IF NOT EXISTS ${DROPBOX_TABLE} (
       scope TEXT NOT NULL,
       key TEXT NOT NULL,
@@ -44,8 +44,8 @@ export async function setUpDropbox<Tx>(db: ServiceDatabase<Tx>): Promise<void> {
  * (which the ledger prevents) would not hide as a new row or a failed insert: it counts in
  * `writes`, which the dump shows, as seed 000's fixture A would.
  */
-export async function insertSubmission(sql: SqlRunner, scope: string, key: string, submission: Submission, nowMs: number): Promise<SubmissionRow> {
-  const rows = await sql.query<{ writes: number | string }>(
+export async function insertSubmission(sql: SqlHandle, scope: string, key: string, submission: Submission, nowMs: number): Promise<SubmissionRow> {
+  const rows = await sql.all<{ writes: number | string }>(
     `INSERT INTO ${DROPBOX_TABLE} (scope, key, student, assignment, status, writes, submitted_at)
      VALUES ($1, $2, $3, $4, 'accepted', 1, $5)
      ON CONFLICT (scope, key) DO UPDATE SET writes = ${DROPBOX_TABLE}.writes + 1
@@ -56,8 +56,8 @@ export async function insertSubmission(sql: SqlRunner, scope: string, key: strin
 }
 
 /** The caller's rows, oldest first: what `GET /dropbox/store` dumps. */
-export async function listSubmissions(sql: SqlRunner, scope: string): Promise<SubmissionRow[]> {
-  const rows = await sql.query<{ key: string; student: string; assignment: string; status: string; writes: number | string }>(
+export async function listSubmissions(sql: SqlHandle, scope: string): Promise<SubmissionRow[]> {
+  const rows = await sql.all<{ key: string; student: string; assignment: string; status: string; writes: number | string }>(
     `SELECT key, student, assignment, status, writes FROM ${DROPBOX_TABLE} WHERE scope = $1 ORDER BY submitted_at, key`,
     [scope],
   );
@@ -68,8 +68,8 @@ export async function listSubmissions(sql: SqlRunner, scope: string): Promise<Su
  * The caller's newest `limit` rows, listed oldest first like {@link listSubmissions}, and how many
  * rows the caller has in all. One statement, so the total and the rows are of one snapshot.
  */
-export async function listSubmissionsPage(sql: SqlRunner, scope: string, limit: number): Promise<{ rows: SubmissionRow[]; total: number }> {
-  const rows = await sql.query<{ key: string; student: string; assignment: string; status: string; writes: number | string; total: number | string }>(
+export async function listSubmissionsPage(sql: SqlHandle, scope: string, limit: number): Promise<{ rows: SubmissionRow[]; total: number }> {
+  const rows = await sql.all<{ key: string; student: string; assignment: string; status: string; writes: number | string; total: number | string }>(
     `SELECT key, student, assignment, status, writes, total FROM (
        SELECT key, student, assignment, status, writes, submitted_at, COUNT(*) OVER () AS total FROM ${DROPBOX_TABLE}
        WHERE scope = $1 ORDER BY submitted_at DESC, key DESC LIMIT $2

@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../../time/clock.js';
 import { columnTypes, type ServiceDatabase } from '../sql/service-database.js';
-import type { SqlRunner } from '../sql/sql-runner.js';
+import type { SqlHandle } from '../../ledger/sql-handle.js';
 import type { NoteCommand } from './note-command.js';
 
 /** The notes' table, beside the ledger's in the same database so an edit joins its transaction. */
@@ -36,7 +36,7 @@ export async function setUpNotes(db: ServiceDatabase<unknown>, options: SetUpNot
   await db.transaction(async (sql) => {
     // Two servers starting on one PostgreSQL would race on CREATE TABLE IF NOT EXISTS (a unique
     // violation on pg_type); the advisory lock lets one go first, as the ledger's store does.
-    if (sql.dialect === 'postgres') await sql.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`oncely:${NOTES_TABLE}`]);
+    if (sql.dialect === 'postgres') await sql.all('SELECT pg_advisory_xact_lock(hashtext($1))', [`oncely:${NOTES_TABLE}`]);
     await sql.run(`CREATE TABLE IF NOT EXISTS ${NOTES_TABLE} (
       id TEXT PRIMARY KEY,
       version INTEGER NOT NULL CHECK (version >= 1),
@@ -59,8 +59,8 @@ interface NoteRow {
 
 const toNote = (row: NoteRow): Note => ({ id: row.id, version: Number(row.version), title: row.title, updatedAt: Number(row.updated_at) });
 
-export async function readNote(sql: SqlRunner, id: string): Promise<Note | undefined> {
-  const [row] = await sql.query<NoteRow>(`SELECT id, version, title, updated_at FROM ${NOTES_TABLE} WHERE id = $1`, [id]);
+export async function readNote(sql: SqlHandle, id: string): Promise<Note | undefined> {
+  const [row] = await sql.all<NoteRow>(`SELECT id, version, title, updated_at FROM ${NOTES_TABLE} WHERE id = $1`, [id]);
   return row === undefined ? undefined : toNote(row);
 }
 
@@ -75,8 +75,8 @@ export type EditOutcome =
  * conditional UPDATE, so two edits racing from the same version cannot both win: on PostgreSQL
  * the second waits for the first's row lock, re-reads the row and matches nothing.
  */
-export async function editNote(sql: SqlRunner, id: string, command: NoteCommand, nowMs: number): Promise<EditOutcome> {
-  const [row] = await sql.query<NoteRow>(
+export async function editNote(sql: SqlHandle, id: string, command: NoteCommand, nowMs: number): Promise<EditOutcome> {
+  const [row] = await sql.all<NoteRow>(
     `UPDATE ${NOTES_TABLE} SET title = $1, version = version + 1, updated_at = $2 WHERE id = $3 AND version = $4 RETURNING id, version, title, updated_at`,
     [command.title, nowMs, id, command.expectedVersion],
   );

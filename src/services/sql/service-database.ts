@@ -1,7 +1,6 @@
+import { InvalidOptionError } from '../../contract/errors.js';
 import type { LedgerStore } from '../../ledger/ledger-store.js';
-import type { SqliteTx } from '../../stores/sqlite/sqlite-database.js';
-import type { PgTx } from '../../stores/postgres/pg-pool.js';
-import { postgresRunner, sqliteRunner, type SqlDialect, type SqlRunner } from './sql-runner.js';
+import type { SqlDialect, SqlHandle } from '../../ledger/sql-handle.js';
 
 /**
  * A service's view of the ledger's database: its own tables live beside the ledger's, so its
@@ -9,31 +8,25 @@ import { postgresRunner, sqliteRunner, type SqlDialect, type SqlRunner } from '.
  */
 export interface ServiceDatabase<Tx> {
   readonly dialect: SqlDialect;
-  /** The runner for an effect, over the ledger's transaction handle. */
-  within(tx: Tx): SqlRunner;
+  /** The SQL handle for an effect, over the ledger's transaction handle. */
+  within(tx: Tx): SqlHandle;
   /**
    * Runs `fn` in a transaction of its own: for reads outside a request's effect and for setup.
    * It goes through the store, so on one SQLite connection it never lands inside another
    * request's open transaction.
    */
-  transaction<T>(fn: (sql: SqlRunner) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (sql: SqlHandle) => Promise<T>): Promise<T>;
 }
 
-export function sqliteServiceDatabase(store: LedgerStore<SqliteTx>): ServiceDatabase<SqliteTx> {
-  return {
-    dialect: 'sqlite',
-    within: sqliteRunner,
-    transaction: (fn) => store.transaction((tx) => fn(sqliteRunner(tx))),
-  };
+/** The service database over a SQL store (SQLite or PostgreSQL): one code path for both dialects. */
+export function serviceDatabase<Tx>(store: LedgerStore<Tx>, dialect: SqlDialect): ServiceDatabase<Tx> {
+  const within = store.sql?.bind(store);
+  if (within === undefined) throw new InvalidOptionError('store', store.name, 'a SQL store (createSqliteStore or createPostgresStore)');
+  return { dialect, within, transaction: (fn) => store.transaction((tx) => fn(within(tx))) };
 }
 
-export function postgresServiceDatabase(store: LedgerStore<PgTx>): ServiceDatabase<PgTx> {
-  return {
-    dialect: 'postgres',
-    within: postgresRunner,
-    transaction: (fn) => store.transaction((tx) => fn(postgresRunner(tx))),
-  };
-}
+export const sqliteServiceDatabase = <Tx>(store: LedgerStore<Tx>): ServiceDatabase<Tx> => serviceDatabase(store, 'sqlite');
+export const postgresServiceDatabase = <Tx>(store: LedgerStore<Tx>): ServiceDatabase<Tx> => serviceDatabase(store, 'postgres');
 
 /** Column types that differ between the two dialects. */
 export function columnTypes(dialect: SqlDialect): { readonly instant: string; readonly bytes: string } {

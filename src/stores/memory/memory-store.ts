@@ -120,6 +120,8 @@ export function createMemoryStore(): MemoryStore {
   const store: MemoryStore = {
     name: 'memory',
 
+    ready: async () => {},
+
     get entryCount() {
       return ledger.size;
     },

@@ -4,6 +4,7 @@ import type { LedgerStore } from '../../ledger/ledger-store.js';
 import { LEDGER_COLUMNS, checkIdentifier, entryValues, rowToEntry, type LedgerRow } from '../ledger-row.js';
 import { StoreClosedError, TransactionEndedError } from '../store-errors.js';
 import type { PgPool, PgPoolClient, PgQueryable, PgTx } from './pg-pool.js';
+import { postgresSql } from './postgres-sql.js';
 
 export interface PostgresStoreOptions {
   /**
@@ -145,6 +146,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   return {
     name: 'postgres',
     table,
+
+    // Connects and creates the table: a bad URL or an unreachable server fails here.
+    ready: () => setUp(),
+
+    sql: postgresSql,
 
     async get(scope, key) {
       const { rows } = await query(sql.get, [scope, key]);

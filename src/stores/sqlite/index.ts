@@ -3,3 +3,5 @@ export { createSqliteStore, DEFAULT_SQLITE_STORE_OPTIONS, type SqliteStore, type
 export type { SqliteDatabase, SqliteStatement, SqliteTx } from './sqlite-database.js';
 export { openSqliteDatabase } from './open-sqlite-database.js';
 export { NestedTransactionError, TransactionEndedError, StoreClosedError } from '../store-errors.js';
+export { sqliteSql } from './sqlite-sql.js';
+export type { SqlHandle, SqlRunResult, SqlDialect } from '../../ledger/sql-handle.js';

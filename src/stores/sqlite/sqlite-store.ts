@@ -6,6 +6,7 @@ import { AsyncMutex } from '../async-mutex.js';
 import { LEDGER_COLUMNS, checkIdentifier, entryValues, rowToEntry, type LedgerRow } from '../ledger-row.js';
 import { NestedTransactionError, StoreClosedError, TransactionEndedError } from '../store-errors.js';
 import type { SqliteDatabase, SqliteStatement, SqliteTx } from './sqlite-database.js';
+import { sqliteSql } from './sqlite-sql.js';
 
 export interface SqliteStoreOptions {
   /**
@@ -207,6 +208,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   return {
     name: 'sqlite',
     table,
+
+    // Opening runs the pragmas and creates the table: a bad path fails here, not on a request.
+    ready: () => exclusive('ready', () => void durable(connection())),
+
+    sql: sqliteSql,
 
     get: (scope, key) =>
       exclusive('get', () => {
