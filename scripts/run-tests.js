@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs every compiled test file under dist/test with node's own test runner.
 // Node 20 has no glob support in `node --test`, so we list the files ourselves.
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -14,7 +14,10 @@ function findTests(dir) {
 }
 
 const filter = process.argv[2];
+// tsc never deletes output: a test whose source was moved or removed leaves a stale .js behind.
+const hasSource = (file) => existsSync(file.replace(/^dist[\\/]/, '').replace(/\.js$/, '.ts'));
 const files = findTests('dist/test')
+  .filter(hasSource)
   .filter((file) => !filter || file.includes(filter))
   .sort();
 if (files.length === 0) {
