@@ -22,3 +22,4 @@ export {
   type OncelyRequestInit,
 } from './client/fetch-client.js';
 export * from './ledger/index.js';
+export * from './journal/index.js';

@@ -5,3 +5,4 @@ export * from './fingerprint.js';
 export * from './status-class.js';
 export * from './retry-after.js';
 export * from './receipt.js';
+export * from './standard-webhooks.js';

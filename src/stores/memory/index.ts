@@ -1,2 +1,3 @@
 /** The in-memory LedgerStore: tests, demos, single-process tools. */
 export { createMemoryStore, type MemoryStore, type MemoryTx } from './memory-store.js';
+export { createMemoryJournalStore } from './memory-journal-store.js';

@@ -5,3 +5,4 @@ export { TransactionEndedError, StoreClosedError } from '../store-errors.js';
 export { openPostgresPool, redact, DEFAULT_OPEN_POSTGRES_POOL_OPTIONS, type OpenPostgresPoolOptions } from './open-postgres-pool.js';
 export { postgresSql } from './postgres-sql.js';
 export type { SqlHandle, SqlRunResult, SqlDialect } from '../../ledger/sql-handle.js';
+export { createPostgresJournalStore, type PostgresJournalStoreOptions } from './postgres-journal-store.js';

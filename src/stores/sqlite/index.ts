@@ -5,3 +5,4 @@ export { openSqliteDatabase } from './open-sqlite-database.js';
 export { NestedTransactionError, TransactionEndedError, StoreClosedError } from '../store-errors.js';
 export { sqliteSql } from './sqlite-sql.js';
 export type { SqlHandle, SqlRunResult, SqlDialect } from '../../ledger/sql-handle.js';
+export { createSqliteJournalStore, type SqliteJournalStoreOptions, type SqliteJournalTx } from './sqlite-journal-store.js';

@@ -1,0 +1,75 @@
+import type { AttemptEntry, AttemptStart, ClaimedIntent, FinalRecord, IntentRecord, IntentState, NewIntent, Settlement, StateCounts } from './intent.js';
+
+/** Which intents a listing shows, newest first. */
+export interface IntentFilter {
+  readonly state?: IntentState | undefined;
+  /** @default 100 */
+  readonly limit?: number | undefined;
+}
+
+/** What `reopen` resets: a dead intent gets a fresh budget and deadline, under the same key. */
+export interface Reopening {
+  readonly maxAttempts: number;
+  readonly deadlineAt: number | null;
+  readonly nextAttemptAt: number;
+}
+
+/**
+ * Where the sender keeps its intents (the journal): on the ledger's backends, memory, SQLite and
+ * PostgreSQL. Like the ledger's store it is dumb on purpose: it inserts, claims under a lease and
+ * writes what the worker decided; every retry rule lives in the worker and the policy.
+ *
+ * Every write that a later step relies on has committed durably when its promise resolves: an
+ * intent before its first attempt, an attempt's start before the request leaves (a worker killed
+ * mid-attempt leaves an open attempt that the next claim sees as `interrupted`), a settlement
+ * before the worker moves on. `Tx` is the application's own transaction handle
+ * ({@link recordWithin}: the transactional outbox).
+ */
+export interface JournalStore<Tx = unknown> {
+  /** 'memory', 'sqlite', 'postgres'. */
+  readonly name: string;
+
+  /** Creates the tables if missing; `recordWithin` needs them to exist. Idempotent. */
+  ready(): Promise<void>;
+
+  /** Adds the intent unless its key exists. False when it does (whatever its state). */
+  record(intent: NewIntent): Promise<boolean>;
+
+  /**
+   * Adds the intent inside the caller's open transaction (same connection): it commits or rolls
+   * back with the caller's own writes. False when the key exists.
+   */
+  recordWithin(tx: Tx, intent: NewIntent): Promise<boolean>;
+
+  get(key: string): Promise<IntentRecord | undefined>;
+  attempts(key: string): Promise<AttemptEntry[]>;
+  list(filter?: IntentFilter): Promise<IntentRecord[]>;
+  counts(): Promise<StateCounts>;
+
+  /**
+   * Leases up to `limit` pending intents whose next attempt is due and whose lease is free or
+   * expired, to `owner` until `nowMs + leaseMs`. Two workers never hold one intent at once
+   * (PostgreSQL: FOR UPDATE SKIP LOCKED; SQLite: one writer at a time).
+   */
+  claim(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedIntent[]>;
+
+  /** Appends each attempt and counts it, while the lease (key, token) holds. False where it does not. */
+  startAttempts(starts: readonly AttemptStart[]): Promise<boolean[]>;
+
+  /** Closes each attempt and writes what comes next, releasing the lease. False where the lease was lost. */
+  settle(settlements: readonly Settlement[]): Promise<boolean[]>;
+
+  /**
+   * Finishes a pending intent that no live lease holds with `final` (state `cancelled`). False
+   * when it is finished already or a worker holds it right now.
+   */
+  cancel(key: string, final: FinalRecord, nowMs: number): Promise<boolean>;
+
+  /** Makes a finished intent pending again under the same key. False unless it was finished (not delivered). */
+  reopen(key: string, reopening: Reopening): Promise<boolean>;
+
+  /** The earliest `nextAttemptAt` among pending intents, or undefined when none is pending. */
+  nextDueAt(): Promise<number | undefined>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,102 @@
+import { OncelyError } from '../contract/errors.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import type { AttemptEntry, IntentRecord, StateCounts } from './intent.js';
+import type { IntentFilter, JournalStore } from './journal-store.js';
+import { prepareIntent, sameIntent, type IntentInput } from './prepare-intent.js';
+
+/** A key recorded before with a different send (target, method, headers or payload): seed 004's request-ID conflict. */
+export class IntentConflictError extends OncelyError {
+  readonly key: string;
+  constructor(key: string) {
+    super('intent_conflict', `intent ${key} is already recorded with a different target, method, headers or payload; use a new key for a new intent`);
+    this.name = 'IntentConflictError';
+    this.key = key;
+  }
+}
+
+/** An intent that is not in the journal, or not in a state that allows the operation. */
+export class IntentStateError extends OncelyError {
+  readonly key: string;
+  constructor(key: string, message: string) {
+    super('intent_state', message);
+    this.name = 'IntentStateError';
+    this.key = key;
+  }
+}
+
+export interface RecordResult {
+  readonly intent: IntentRecord;
+  /** False when the key was already recorded with the same send: nothing new was written. */
+  readonly created: boolean;
+}
+
+/** An intent and every attempt, for `oncely outbox show`. */
+export interface IntentReport {
+  readonly intent: IntentRecord;
+  readonly attempts: readonly AttemptEntry[];
+}
+
+export interface Journal<Tx> {
+  readonly store: JournalStore<Tx>;
+  /**
+   * Records the intent durably before anything is sent. Recording the same key with the same send
+   * again is a no-op that returns the stored intent (a restarted program resumes rather than
+   * sending a second intent); with a different send it throws {@link IntentConflictError}.
+   */
+  record(input: IntentInput): Promise<RecordResult>;
+  /** The transactional outbox: records inside the caller's open transaction. False when the key exists. */
+  recordWithin(tx: Tx, input: IntentInput): Promise<boolean>;
+  get(key: string): Promise<IntentRecord | undefined>;
+  report(key: string): Promise<IntentReport | undefined>;
+  list(filter?: IntentFilter): Promise<IntentRecord[]>;
+  counts(): Promise<StateCounts>;
+  /** Cancels a pending intent no worker is sending right now. */
+  cancel(key: string, reason?: string): Promise<IntentRecord>;
+  /** Gives a dead intent (refused, gave up, unknown, cancelled) a fresh budget under the same key. */
+  retry(key: string, options?: { maxAttempts?: number; deadlineAt?: number | null }): Promise<IntentRecord>;
+  close(): Promise<void>;
+}
+
+export function createJournal<Tx>(options: { store: JournalStore<Tx>; clock?: Clock }): Journal<Tx> {
+  const { store } = options;
+  const clock = options.clock ?? systemClock;
+  const must = async (key: string): Promise<IntentRecord> => {
+    const intent = await store.get(key);
+    if (!intent) throw new IntentStateError(key, `no intent with key ${JSON.stringify(key)} in the journal`);
+    return intent;
+  };
+  return {
+    store,
+    async record(input) {
+      const intent = prepareIntent(input, clock.now());
+      if (await store.record(intent)) return { intent: await must(intent.key), created: true };
+      const existing = await must(intent.key);
+      if (!sameIntent(existing, intent)) throw new IntentConflictError(intent.key);
+      return { intent: existing, created: false };
+    },
+    recordWithin: (tx, input) => store.recordWithin(tx, prepareIntent(input, clock.now())),
+    get: (key) => store.get(key),
+    async report(key) {
+      const intent = await store.get(key);
+      return intent && { intent, attempts: await store.attempts(key) };
+    },
+    list: (filter) => store.list(filter),
+    counts: () => store.counts(),
+    async cancel(key, reason = 'cancelled by hand') {
+      const intent = await must(key);
+      if (intent.state !== 'pending') throw new IntentStateError(key, `intent ${key} is ${intent.state}, not pending: nothing to cancel`);
+      const final = { stopReason: 'cancelled' as const, status: null, body: null, detail: reason, finishedAt: clock.now() };
+      if (!(await store.cancel(key, final, clock.now()))) throw new IntentStateError(key, `intent ${key} is being sent right now; try again when its attempt ends`);
+      return must(key);
+    },
+    async retry(key, retryOptions = {}) {
+      const intent = await must(key);
+      if (intent.state === 'pending' || intent.state === 'delivered') throw new IntentStateError(key, `intent ${key} is ${intent.state}: only a refused, given-up, unknown or cancelled intent can be retried`);
+      const maxAttempts = intent.attemptCount + (retryOptions.maxAttempts ?? intent.policy.maxAttempts);
+      const reopened = await store.reopen(key, { maxAttempts, deadlineAt: retryOptions.deadlineAt ?? null, nextAttemptAt: clock.now() });
+      if (!reopened) throw new IntentStateError(key, `intent ${key} changed meanwhile; look again`);
+      return must(key);
+    },
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,195 @@
+import { hostname } from 'node:os';
+import { InvalidOptionError } from '../contract/errors.js';
+import { newKey } from '../contract/idempotency-key.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import { systemRandom, type Random } from '../time/random.js';
+import type { ClaimedIntent, IntentRecord, IntentState, Settlement, StateCounts } from './intent.js';
+import type { JournalStore } from './journal-store.js';
+import { INTERRUPTED, settleAttempt, stopBeforeAttempt } from './next-step.js';
+import { clientFor, sendAttempt } from './send-attempt.js';
+
+export interface OutboxWorkerOptions {
+  readonly store: JournalStore<never> | JournalStore<unknown>;
+  /** Names this worker in leases and attempt rows. @default host:pid:random */
+  readonly owner?: string;
+  /** @default globalThis.fetch */
+  readonly fetch?: typeof globalThis.fetch;
+  /** Schedules attempts, stamps the journal, sleeps until the next one is due. @default systemClock */
+  readonly clock?: Clock;
+  /** Times each attempt out (real I/O; see the client's `timer`). @default systemClock */
+  readonly timer?: Clock;
+  /** @default Math.random */
+  readonly random?: Random;
+  /**
+   * How long a claim keeps other workers away. Longer than any attempt may run, so a lease never
+   * ends while its attempt is in flight: that is what keeps two workers from sending one intent
+   * at the same time. @default 60000
+   */
+  readonly leaseMs?: number;
+  /** Intents claimed and sent together. @default 16 */
+  readonly batchSize?: number;
+  /** How long an idle `run()` waits before looking again (other processes may record intents). @default 1000 */
+  readonly pollMs?: number;
+  /** Values of the secret headers intents name, re-supplied at send time. */
+  readonly secrets?: Readonly<Record<string, string>> | ((name: string, intent: IntentRecord) => string | undefined);
+  /** Standard Webhooks signing secret (`whsec_…`): every attempt is signed, webhook-id = the key. */
+  readonly signingSecret?: string;
+  /** Called after every settlement: for progress output. */
+  readonly onSettled?: (event: SettledEvent) => void;
+}
+
+export const DEFAULT_OUTBOX_WORKER_OPTIONS = { leaseMs: 60_000, batchSize: 16, pollMs: 1000 } as const;
+
+/** One intent settled by this worker: after an attempt, or without one (deadline, budget). */
+export interface SettledEvent {
+  readonly key: string;
+  readonly state: IntentState;
+  /** The attempt just closed, if one was. */
+  readonly attempt: number | undefined;
+  readonly status: number | null;
+  readonly detail: string | null;
+  /** False when the lease had been lost: another worker owns the intent now. */
+  readonly written: boolean;
+}
+
+/** What one pass did. */
+export interface PassResult {
+  readonly claimed: number;
+  readonly sent: number;
+  /** Claimed intents skipped because a secret header had no value: left pending, never sent without it. */
+  readonly missingSecrets: readonly string[];
+}
+
+export interface OutboxWorker {
+  readonly owner: string;
+  /** Claims one batch of due intents, sends them, writes down every attempt and what follows. */
+  runOnce(): Promise<PassResult>;
+  /**
+   * Carries every unfinished intent on, under its own key, until none is pending: waits on the
+   * clock for the next due one, honouring each intent's deadline and attempt budget (attempts
+   * made before a crash count). Resolves with the final counts.
+   */
+  resume(signal?: AbortSignal): Promise<StateCounts>;
+  /** Like resume(), but keeps polling for new intents until `signal` aborts. */
+  run(signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * The outbox worker: intents are claimed under a lease, each attempt is written down before it
+ * leaves and settled after, and the next attempt's time goes into the journal rather than into a
+ * sleeping loop, so a Retry-After of 30 s holds no worker and survives a restart (pg-boss's
+ * `startAfter`; graphile-worker's `run_at`). The send itself is the client's, with a budget of one.
+ */
+export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
+  const store = options.store as JournalStore<unknown>;
+  const clock = options.clock ?? systemClock;
+  const timer = options.timer ?? systemClock;
+  const random = options.random ?? systemRandom;
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const owner = options.owner ?? `${hostname()}:${process.pid}:${newKey().slice(0, 8)}`;
+  const leaseMs = options.leaseMs ?? DEFAULT_OUTBOX_WORKER_OPTIONS.leaseMs;
+  const batchSize = options.batchSize ?? DEFAULT_OUTBOX_WORKER_OPTIONS.batchSize;
+  const pollMs = options.pollMs ?? DEFAULT_OUTBOX_WORKER_OPTIONS.pollMs;
+  if (!Number.isSafeInteger(leaseMs) || leaseMs < 1) throw new InvalidOptionError('leaseMs', leaseMs, 'a whole number of milliseconds >= 1');
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new InvalidOptionError('batchSize', batchSize, 'a whole number >= 1');
+  if (!Number.isSafeInteger(pollMs) || pollMs < 1) throw new InvalidOptionError('pollMs', pollMs, 'a whole number of milliseconds >= 1');
+  const client = clientFor({ fetch: fetchImpl, clock, timer });
+
+  const secretsFor = (intent: IntentRecord): Record<string, string> | undefined => {
+    const values: Record<string, string> = {};
+    for (const name of intent.secretHeaders) {
+      const value = typeof options.secrets === 'function' ? options.secrets(name, intent) : options.secrets?.[name];
+      if (value === undefined) return undefined;
+      values[name] = value;
+    }
+    return values;
+  };
+
+  const report = (settlement: Settlement, written: boolean): void => {
+    options.onSettled?.({
+      key: settlement.key,
+      state: settlement.next.state,
+      attempt: settlement.attempt?.attempt,
+      status: settlement.attempt?.status ?? null,
+      detail: settlement.attempt?.detail ?? null,
+      written,
+    });
+  };
+  const write = async (settlements: Settlement[]): Promise<void> => {
+    const written = await store.settle(settlements);
+    settlements.forEach((s, i) => report(s, written[i] === true));
+  };
+
+  async function runOnce(): Promise<PassResult> {
+    const claimed = await store.claim(owner, clock.now(), leaseMs, batchSize);
+    const early: Settlement[] = [];
+    const toSend: { claim: ClaimedIntent; secrets: Record<string, string> }[] = [];
+    const missingSecrets: string[] = [];
+    for (const claim of claimed) {
+      const { intent, token } = claim;
+      // Its last attempt never came back to the journal: count it as unknown (it may have
+      // happened) and let the policy decide, as if that answer had just been lost.
+      if (claim.interrupted) {
+        early.push(settleAttempt(intent, token, intent.attemptCount, { observation: INTERRUPTED, body: null }, clock.now(), random));
+        continue;
+      }
+      const stop = stopBeforeAttempt(intent, token, clock.now());
+      if (stop) {
+        early.push(stop);
+        continue;
+      }
+      const secrets = secretsFor(intent);
+      if (secrets === undefined) {
+        missingSecrets.push(intent.key);
+        continue;
+      }
+      toSend.push({ claim, secrets });
+    }
+    if (early.length > 0) await write(early);
+    // Missing secrets: the lease simply runs out; nothing is sent without the header.
+    const startedAt = clock.now();
+    const started = await store.startAttempts(
+      toSend.map(({ claim }) => ({ key: claim.intent.key, token: claim.token, attempt: claim.intent.attemptCount + 1, worker: owner, startedAt })),
+    );
+    const sending = toSend.filter((_, i) => started[i] === true);
+    const settlements = await Promise.all(
+      sending.map(async ({ claim, secrets }) => {
+        const result = await sendAttempt(claim.intent, { fetch: fetchImpl, clock, timer, secretHeaders: secrets, signingSecret: options.signingSecret }, client);
+        return settleAttempt(claim.intent, claim.token, claim.intent.attemptCount + 1, result, clock.now(), random);
+      }),
+    );
+    if (settlements.length > 0) await write(settlements);
+    return { claimed: claimed.length, sent: sending.length, missingSecrets };
+  }
+
+  /** Sleeps until the next intent is due, at most `pollMs` (another worker may finish it first). */
+  async function waitForWork(signal: AbortSignal | undefined, keepPolling: boolean): Promise<boolean> {
+    const due = await store.nextDueAt();
+    if (due === undefined && !keepPolling) return false;
+    const waitMs = due === undefined ? pollMs : Math.max(0, Math.min(due - clock.now(), pollMs));
+    if (waitMs > 0) await clock.sleep(waitMs, signal);
+    return true;
+  }
+
+  return {
+    owner,
+    runOnce,
+    async resume(signal) {
+      for (;;) {
+        if (signal?.aborted) break;
+        const pass = await runOnce();
+        if (pass.claimed > pass.missingSecrets.length) continue;
+        if (pass.missingSecrets.length > 0) break; // nothing else can move without those secrets
+        if (!(await waitForWork(signal, false).catch(() => false))) break;
+      }
+      return store.counts();
+    },
+    async run(signal) {
+      while (!signal.aborted) {
+        const pass = await runOnce();
+        if (pass.claimed > pass.missingSecrets.length) continue;
+        await waitForWork(signal, true).catch(() => undefined);
+      }
+    },
+  };
+}

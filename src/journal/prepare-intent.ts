@@ -1,0 +1,89 @@
+import { InvalidOptionError } from '../contract/errors.js';
+import { newKey, validateKey } from '../contract/idempotency-key.js';
+import { DEFAULT_CLIENT_OPTIONS } from '../client/fetch-client.js';
+import { resolveRetryPolicy } from '../policy/retry-options.js';
+import type { Jitter } from '../policy/backoff.js';
+import type { IntentPolicy, NewIntent } from './intent.js';
+
+/** What a caller says about one intent. Only `target` is required. */
+export interface IntentInput {
+  /** @default a fresh UUID; pass your own to make re-recording the same intent a no-op */
+  readonly key?: string;
+  readonly target: string | URL;
+  /** @default 'POST' */
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Header names whose values are secrets (Authorization, an API key): never written to the
+   * journal (seed 004: "don't log secrets"); the worker re-supplies them at send time.
+   */
+  readonly secretHeaders?: readonly string[];
+  /** The complete payload. @default empty */
+  readonly body?: string | Uint8Array;
+  /** @default 3 */
+  readonly maxAttempts?: number;
+  readonly baseDelayMs?: number;
+  readonly maxDelayMs?: number;
+  readonly jitter?: Jitter;
+  readonly maxRetryAfterMs?: number;
+  /** @default 10000 */
+  readonly attemptTimeoutMs?: number;
+  /** No attempt starts at or after this instant. @default none */
+  readonly deadlineAt?: number | null;
+  /** @default 'oncely' */
+  readonly createdBy?: string;
+}
+
+/** Headers the worker writes itself on every attempt: a caller's copy would be stale or wrong. */
+const RESERVED = new Set(['idempotency-key', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-length', 'host']);
+
+/** Validates an intent once, at the edge, and strips its secrets. */
+export function prepareIntent(input: IntentInput, nowMs: number): NewIntent {
+  if (typeof input !== 'object' || input === null) throw new InvalidOptionError('intent', input, 'an object with a target');
+  const key = input.key === undefined ? newKey() : validateKey(input.key);
+  let target: URL;
+  try {
+    target = new URL(input.target);
+  } catch {
+    throw new InvalidOptionError('target', String(input.target), 'an absolute http(s) URL');
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new InvalidOptionError('target', String(input.target), 'an absolute http(s) URL');
+  const method = (input.method ?? 'POST').toUpperCase();
+  if (!/^[A-Z]+$/.test(method)) throw new InvalidOptionError('method', input.method, 'an HTTP method');
+  const secretHeaders = [...new Set((input.secretHeaders ?? []).map((name) => name.toLowerCase()))];
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(input.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (RESERVED.has(lower)) throw new InvalidOptionError(`headers.${name}`, value, `no ${name}: the worker sets it on every attempt`);
+    if (!secretHeaders.includes(lower)) headers[lower] = String(value);
+  }
+  const { maxAttempts, baseDelayMs, maxDelayMs, jitter, maxRetryAfterMs } = resolveRetryPolicy({
+    ...(input.maxAttempts === undefined ? {} : { maxAttempts: input.maxAttempts }),
+    ...(input.baseDelayMs === undefined ? {} : { baseDelayMs: input.baseDelayMs }),
+    ...(input.maxDelayMs === undefined ? {} : { maxDelayMs: input.maxDelayMs }),
+    ...(input.jitter === undefined ? {} : { jitter: input.jitter }),
+    ...(input.maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs: input.maxRetryAfterMs }),
+  });
+  const attemptTimeoutMs = input.attemptTimeoutMs ?? DEFAULT_CLIENT_OPTIONS.attemptTimeoutMs;
+  if (!Number.isFinite(attemptTimeoutMs) || attemptTimeoutMs <= 0) throw new InvalidOptionError('attemptTimeoutMs', attemptTimeoutMs, 'a finite number of milliseconds > 0');
+  const deadlineAt = input.deadlineAt ?? null;
+  if (deadlineAt !== null && !Number.isFinite(deadlineAt)) throw new InvalidOptionError('deadlineAt', deadlineAt, 'an instant in ms since the epoch, or null');
+  const policy: IntentPolicy = { maxAttempts, baseDelayMs, maxDelayMs, jitter, maxRetryAfterMs, attemptTimeoutMs };
+  const body = typeof input.body === 'string' ? new TextEncoder().encode(input.body) : (input.body ?? new Uint8Array()).slice();
+  const createdBy = input.createdBy ?? 'oncely';
+  if (typeof createdBy !== 'string' || createdBy === '') throw new InvalidOptionError('createdBy', createdBy, 'a non-empty string');
+  return { key, target: target.href, method, headers, secretHeaders, body, policy, deadlineAt, createdBy, createdAt: nowMs };
+}
+
+/** True when a stored intent and a new one ask for the same send (seed 004: same key, same command). */
+export function sameIntent(a: NewIntent, b: NewIntent): boolean {
+  return (
+    a.target === b.target &&
+    a.method === b.method &&
+    Buffer.compare(Buffer.from(a.body), Buffer.from(b.body)) === 0 &&
+    JSON.stringify(sortedEntries(a.headers)) === JSON.stringify(sortedEntries(b.headers))
+  );
+}
+
+const sortedEntries = (headers: Readonly<Record<string, string>>): [string, string][] => Object.entries(headers).sort(([x], [y]) => (x < y ? -1 : 1));
+

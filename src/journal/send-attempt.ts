@@ -1,0 +1,59 @@
+import { createClient, classifyFetchError, observeResponse, type Client } from '../client/fetch-client.js';
+import { isRetryError } from '../client/retry-report.js';
+import { HEADER } from '../contract/headers.js';
+import { signWebhook } from '../contract/standard-webhooks.js';
+import type { Clock } from '../time/clock.js';
+import type { IntentRecord } from './intent.js';
+import type { AttemptResult } from './next-step.js';
+
+/** The longest receipt body kept in the journal; a longer one is cut (the status is what counts). */
+export const MAX_RECEIPT_BYTES = 64 * 1024;
+
+export interface SendContext {
+  readonly fetch: typeof globalThis.fetch;
+  readonly clock: Clock;
+  readonly timer: Clock;
+  /** The secret headers' values, re-supplied now (never read from the journal). */
+  readonly secretHeaders: Readonly<Record<string, string>>;
+  /** Standard Webhooks signing secret (`whsec_…`); unsigned when absent. */
+  readonly signingSecret: string | undefined;
+}
+
+/**
+ * One attempt of an intent, through the client's own request path (timeouts, body read within
+ * the timeout, transport failures classified as unknown), with a budget of one: the journal, not
+ * an in-process loop, decides whether another follows. The key goes out as Idempotency-Key and,
+ * when signing, as webhook-id: the same on every attempt, across restarts.
+ */
+export async function sendAttempt(intent: IntentRecord, context: SendContext, client: Client = clientFor(context)): Promise<AttemptResult> {
+  const bodyText = new TextDecoder().decode(intent.body);
+  const headers: Record<string, string> = { ...intent.headers, ...context.secretHeaders, [HEADER.idempotencyKey.toLowerCase()]: intent.key };
+  if (context.signingSecret !== undefined) Object.assign(headers, signWebhook(context.signingSecret, intent.key, context.clock.now(), bodyText));
+  try {
+    const { response } = await client.request(intent.target, {
+      method: intent.method,
+      headers,
+      ...(intent.method === 'GET' || intent.method === 'HEAD' ? {} : { body: intent.body as Uint8Array<ArrayBuffer> }),
+      idempotencyKey: intent.key,
+      maxAttempts: 1,
+      attemptTimeoutMs: intent.policy.attemptTimeoutMs,
+      ...(intent.deadlineAt === null ? {} : { closesAt: intent.deadlineAt }),
+    });
+    return { observation: observeResponse(response), body: await receiptBody(response) };
+  } catch (error) {
+    if (isRetryError(error)) {
+      if (error.lastValue instanceof Response) return { observation: observeResponse(error.lastValue), body: null };
+      return { observation: classifyFetchError(error.cause), body: null };
+    }
+    return { observation: classifyFetchError(error), body: null };
+  }
+}
+
+export function clientFor(context: Pick<SendContext, 'fetch' | 'clock' | 'timer'>): Client {
+  return createClient({ fetch: context.fetch, clock: context.clock, timer: context.timer });
+}
+
+async function receiptBody(response: Response): Promise<Uint8Array> {
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  return bytes.byteLength > MAX_RECEIPT_BYTES ? bytes.slice(0, MAX_RECEIPT_BYTES) : bytes;
+}

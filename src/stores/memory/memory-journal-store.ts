@@ -1,0 +1,161 @@
+import type { AttemptEntry, ClaimedIntent, IntentRecord } from '../../journal/intent.js';
+import { emptyCounts } from '../../journal/intent.js';
+import type { JournalStore } from '../../journal/journal-store.js';
+import { StoreClosedError } from '../store-errors.js';
+
+interface Row {
+  intent: IntentRecord;
+  leaseOwner: string | null;
+  leaseToken: string | null;
+  leaseExpiresAt: number | null;
+  openAttempt: boolean;
+  seq: number;
+}
+
+/**
+ * The journal in memory: for tests and one-process demos. It survives nothing, so it is not a
+ * journal in seed 000's sense ("you need a disk"); use SQLite or PostgreSQL for real work.
+ * `recordWithin` has no transaction to join and records at once.
+ */
+export function createMemoryJournalStore(): JournalStore<unknown> {
+  const rows = new Map<string, Row>();
+  const attempts = new Map<string, AttemptEntry[]>();
+  let seq = 0;
+  let tokens = 0;
+  let closed = false;
+  const open = (): void => {
+    if (closed) throw new StoreClosedError('memory');
+  };
+  const holds = (row: Row | undefined, token: string): row is Row => row !== undefined && row.leaseToken === token;
+
+  const store: JournalStore<unknown> = {
+    name: 'memory',
+    ready: async () => open(),
+    async record(intent) {
+      open();
+      if (rows.has(intent.key)) return false;
+      const record: IntentRecord = {
+        ...intent,
+        body: intent.body.slice(),
+        state: 'pending',
+        attemptCount: 0,
+        nextAttemptAt: intent.createdAt,
+        previousDelayMs: 0,
+        sawUnknown: false,
+        outcome: null,
+      };
+      rows.set(intent.key, { intent: record, leaseOwner: null, leaseToken: null, leaseExpiresAt: null, openAttempt: false, seq: ++seq });
+      attempts.set(intent.key, []);
+      return true;
+    },
+    recordWithin: (_tx, intent) => store.record(intent),
+    get: async (key) => (open(), rows.get(key)?.intent),
+    attempts: async (key) => (open(), [...(attempts.get(key) ?? [])]),
+    async list(filter = {}) {
+      open();
+      return [...rows.values()]
+        .filter((row) => filter.state === undefined || row.intent.state === filter.state)
+        .sort((a, b) => b.seq - a.seq)
+        .slice(0, filter.limit ?? 100)
+        .map((row) => row.intent);
+    },
+    async counts() {
+      open();
+      const counts = emptyCounts();
+      for (const row of rows.values()) counts[row.intent.state] += 1;
+      return counts;
+    },
+    async claim(owner, nowMs, leaseMs, limit) {
+      open();
+      const due = [...rows.values()]
+        .filter((row) => row.intent.state === 'pending' && row.intent.nextAttemptAt <= nowMs && (row.leaseExpiresAt === null || row.leaseExpiresAt <= nowMs))
+        .sort((a, b) => a.intent.nextAttemptAt - b.intent.nextAttemptAt || a.seq - b.seq)
+        .slice(0, limit);
+      const token = `${owner}#${++tokens}`;
+      return due.map((row): ClaimedIntent => {
+        row.leaseOwner = owner;
+        row.leaseToken = token;
+        row.leaseExpiresAt = nowMs + leaseMs;
+        return { intent: row.intent, token, interrupted: row.openAttempt };
+      });
+    },
+    async startAttempts(starts) {
+      open();
+      return starts.map((start) => {
+        const row = rows.get(start.key);
+        if (!holds(row, start.token) || row.openAttempt) return false;
+        row.openAttempt = true;
+        row.intent = { ...row.intent, attemptCount: start.attempt };
+        attempts.get(start.key)!.push({
+          key: start.key,
+          attempt: start.attempt,
+          worker: start.worker,
+          startedAt: start.startedAt,
+          endedAt: null,
+          outcome: null,
+          status: null,
+          detail: null,
+          delayMs: null,
+        });
+        return true;
+      });
+    },
+    async settle(settlements) {
+      open();
+      return settlements.map((settlement) => {
+        const row = rows.get(settlement.key);
+        if (!holds(row, settlement.token)) return false;
+        const ended = settlement.attempt;
+        if (ended) {
+          const list = attempts.get(settlement.key)!;
+          const index = list.findIndex((a) => a.attempt === ended.attempt);
+          if (index >= 0) list[index] = { ...list[index]!, ...ended };
+        }
+        const { next } = settlement;
+        row.intent =
+          next.state === 'pending'
+            ? { ...row.intent, nextAttemptAt: next.nextAttemptAt, previousDelayMs: next.previousDelayMs, sawUnknown: next.sawUnknown }
+            : { ...row.intent, state: next.state, sawUnknown: next.sawUnknown, outcome: next.final };
+        row.leaseOwner = row.leaseToken = row.leaseExpiresAt = null;
+        row.openAttempt = false;
+        return true;
+      });
+    },
+    async cancel(key, final, nowMs) {
+      open();
+      const row = rows.get(key);
+      if (!row || row.intent.state !== 'pending' || (row.leaseExpiresAt !== null && row.leaseExpiresAt > nowMs)) return false;
+      row.intent = { ...row.intent, state: 'cancelled', outcome: final };
+      row.leaseOwner = row.leaseToken = row.leaseExpiresAt = null;
+      row.openAttempt = false;
+      return true;
+    },
+    async reopen(key, reopening) {
+      open();
+      const row = rows.get(key);
+      if (!row || row.intent.state === 'pending' || row.intent.state === 'delivered') return false;
+      row.intent = {
+        ...row.intent,
+        state: 'pending',
+        outcome: null,
+        policy: { ...row.intent.policy, maxAttempts: reopening.maxAttempts },
+        deadlineAt: reopening.deadlineAt,
+        nextAttemptAt: reopening.nextAttemptAt,
+        previousDelayMs: 0,
+      };
+      return true;
+    },
+    async nextDueAt() {
+      open();
+      let earliest: number | undefined;
+      for (const row of rows.values()) {
+        if (row.intent.state !== 'pending') continue;
+        const at = Math.max(row.intent.nextAttemptAt, row.leaseExpiresAt ?? 0);
+        if (earliest === undefined || at < earliest) earliest = at;
+      }
+      return earliest;
+    },
+    close: async () => void (closed = true),
+  };
+  return store;
+}
