@@ -6,8 +6,8 @@ import { postgresServiceDatabase, sqliteServiceDatabase, type ServiceDatabase } 
 import { checkIdentifier } from '../stores/ledger-row.js';
 import { createPostgresStore } from '../stores/postgres/postgres-store.js';
 import type { PgPool, PgTx } from '../stores/postgres/pg-pool.js';
-import { openPostgresPool, redact } from '../stores/postgres/open-postgres-pool.js';
-import { openSqliteDatabase } from '../stores/sqlite/open-sqlite-database.js';
+import { redact } from '../stores/postgres/redact-url.js';
+import { importOptionalDriver } from '../stores/optional-driver.js';
 import type { SqliteTx } from '../stores/sqlite/sqlite-database.js';
 import { createSqliteStore } from '../stores/sqlite/sqlite-store.js';
 
@@ -53,7 +53,7 @@ export const DEFAULT_BACKEND_OPTIONS = {
  * an unreachable database is a one-line error at start, not a 503 on the first request.
  */
 export async function openBackend(options: BackendOptions = {}): Promise<AnyBackend> {
-  const backend = options.db === undefined ? openSqlite(options.dataDir ?? DEFAULT_BACKEND_OPTIONS.dataDir) : openPostgres(options);
+  const backend = options.db === undefined ? await openSqlite(options.dataDir ?? DEFAULT_BACKEND_OPTIONS.dataDir) : await openPostgres(options);
   try {
     await backend.store.ready?.();
   } catch (cause) {
@@ -65,7 +65,9 @@ export async function openBackend(options: BackendOptions = {}): Promise<AnyBack
   return backend;
 }
 
-function openSqlite(dataDir: string): Backend<SqliteTx> {
+async function openSqlite(dataDir: string): Promise<Backend<SqliteTx>> {
+  // The drivers are optional peers: loaded when a store needs one (src/stores/optional-driver.ts).
+  const { openSqliteDatabase } = await importOptionalDriver('better-sqlite3', 'the SQLite store', () => import('../stores/sqlite/open-sqlite-database.js'));
   const dir = resolve(dataDir);
   try {
     mkdirSync(dir, { recursive: true });
@@ -77,7 +79,8 @@ function openSqlite(dataDir: string): Backend<SqliteTx> {
   return { kind: 'sqlite', description: file, store, db: sqliteServiceDatabase(store), ledgerTable: store.table, close: () => store.close() };
 }
 
-function openPostgres(options: BackendOptions): Backend<PgTx> {
+async function openPostgres(options: BackendOptions): Promise<Backend<PgTx>> {
+  const { openPostgresPool } = await importOptionalDriver('pg', 'the PostgreSQL store (--db)', () => import('../stores/postgres/open-postgres-pool.js'));
   const url = options.db ?? '';
   const schema = options.pgSchema === undefined ? undefined : checkIdentifier('pgSchema', options.pgSchema);
   let pool: PgPool;

@@ -8,7 +8,7 @@ import { createNotesApp } from '../../services/notes/notes-app.js';
 import { setUpNotes } from '../../services/notes/notes-table.js';
 import { sqliteServiceDatabase } from '../../services/sql/service-database.js';
 import { createSqliteStore } from '../../stores/sqlite/sqlite-store.js';
-import { openSqliteDatabase } from '../../stores/sqlite/open-sqlite-database.js';
+import { importOptionalDriver } from '../../stores/optional-driver.js';
 import { seededRandom } from '../../time/random.js';
 import { VirtualClock } from '../../time/virtual-clock.js';
 import { lostReplyFetch } from './lost-reply-fetch.js';
@@ -76,6 +76,7 @@ const HOUR_MS = 60 * MINUTE_MS;
 export async function runNotesStory(): Promise<NotesStory> {
   const S = NOTES_STORY;
   const clock = new VirtualClock({ startAt: S.startAt });
+  const { openSqliteDatabase } = await importOptionalDriver('better-sqlite3', 'the notes lab (SQLite)', () => import('../../stores/sqlite/open-sqlite-database.js'));
   const store = createSqliteStore({ database: () => openSqliteDatabase(':memory:') });
   try {
     const db = sqliteServiceDatabase(store);

@@ -1,6 +1,9 @@
 import pg from 'pg';
 import { InvalidOptionError } from '../../contract/errors.js';
 import type { PgPool } from './pg-pool.js';
+import { redact } from './redact-url.js';
+
+export { redact };
 
 export interface OpenPostgresPoolOptions {
   /** How long to wait for the server to accept a connection. @default 5000 */
@@ -42,16 +45,5 @@ function isPostgresUrl(url: unknown): url is string {
     return protocol === 'postgres:' || protocol === 'postgresql:';
   } catch {
     return false;
-  }
-}
-
-/** The URL with its password replaced: what a banner or an error may show. */
-export function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.href;
-  } catch {
-    return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
   }
 }

@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// What `npm pack` and a git install ship: dist/src (fresh: no file of a removed source survives)
+// and the simulator page in web/dist. The tests, benches and examples are not built here.
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+rmSync(join(root, 'dist', 'src'), { recursive: true, force: true });
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.package.json')], { cwd: root, stdio: 'inherit' });
+execFileSync(process.execPath, [join(root, 'scripts', 'build-web.js')], { cwd: root, stdio: 'inherit' });
