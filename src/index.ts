@@ -21,5 +21,6 @@ export {
   type ClientResult,
   type OncelyRequestInit,
 } from './client/fetch-client.js';
+export { attemptSpanEvents, ATTEMPT_SPAN_EVENT } from './client/attempt-span-events.js';
 export * from './ledger/index.js';
 export * from './journal/index.js';

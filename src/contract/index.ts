@@ -6,3 +6,4 @@ export * from './status-class.js';
 export * from './retry-after.js';
 export * from './receipt.js';
 export * from './standard-webhooks.js';
+export type { TraceApi, SpanEventAttributes } from './trace-api.js';

@@ -49,5 +49,7 @@ export {
 } from './ledger-entry.js';
 export { decideClaim, TAKE_OVER_REASONS, type ClaimDecision, type TakeOverReason } from './decide-claim.js';
 export { normalizeReceipt } from './normalize-receipt.js';
+export { observeLedger, type LedgerDecision, type LedgerObserver } from './observe-ledger.js';
+export { ledgerSpanEvents, LEDGER_SPAN_EVENT } from './ledger-span-events.js';
 export { jsonReceipt, receiptJson } from './receipt-json.js';
 export type { Receipt } from '../contract/receipt.js';

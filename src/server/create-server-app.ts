@@ -17,6 +17,8 @@ import { createHooksApp, type HooksApp } from './hooks-app.js';
 import type { Backend } from './open-backend.js';
 import { sitePages } from './pages.js';
 import { listReceipts } from './receipt-listing.js';
+import { createServerMetrics } from './server-metrics.js';
+import { observeLedger } from '../ledger/observe-ledger.js';
 import { createRequestLog, type RequestLog } from './request-log.js';
 import { STORE_PAGE_CSP, STORE_PAGE_HTML, STORE_PAGE_PATH, STORE_PAGE_SCRIPT, STORE_SCRIPT_PATH } from './store-page.js';
 
@@ -73,6 +75,8 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
   };
   const ledger = createLedger<Tx>({ ...deps.ledgerTuning, store: backend.store, clock });
   const observed = log.observe(ledger);
+  const metrics = createServerMetrics();
+  log.listen(metrics.countRequest);
 
   await setUpDropbox(backend.db);
   await setUpNotes(backend.db as Parameters<typeof setUpNotes>[0], { clock });
@@ -119,14 +123,16 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
     return c.json({ caller, ...rowPage(total, asked.limit, receipts.length), receipts }, 200, { 'cache-control': 'no-store' });
   });
 
-  app.route('/dropbox', createDropboxApp({ ledger: observed, db: backend.db, scopeOf, clock, fault: deps.fault, closesAtOf: deps.closesAtOf, onError }));
-  app.route('/notes', createNotesApp({ ledger: observed, db: backend.db, scopeOf, clock, onError }));
+  app.get('/metrics', () => metrics.respond());
+
+  app.route('/dropbox', createDropboxApp({ ledger: observeLedger(observed, metrics.ledgerObserver('dropbox')), db: backend.db, scopeOf, clock, fault: deps.fault, closesAtOf: deps.closesAtOf, onError }));
+  app.route('/notes', createNotesApp({ ledger: observeLedger(observed, metrics.ledgerObserver('notes')), db: backend.db, scopeOf, clock, onError }));
   app.route('/hooks', hooks.app);
 
   app.get(STORE_PAGE_PATH, (c) => c.html(STORE_PAGE_HTML, 200, { 'content-security-policy': STORE_PAGE_CSP, 'cache-control': 'no-store' }));
   app.get(STORE_SCRIPT_PATH, (c) => c.body(STORE_PAGE_SCRIPT, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }));
 
-  for (const path of ['/healthz', '/ledger/receipts', STORE_PAGE_PATH, STORE_SCRIPT_PATH]) {
+  for (const path of ['/healthz', '/metrics', '/ledger/receipts', STORE_PAGE_PATH, STORE_SCRIPT_PATH]) {
     app.all(path, () => {
       const response = problemResponse('method_not_allowed', `${path} answers GET, HEAD`);
       response.headers.set('allow', 'GET, HEAD');

@@ -77,6 +77,8 @@ export interface RequestLog {
   note(fields: { readonly caller?: string; readonly outcome?: RequestOutcome }): void;
   /** For the hook receiver's `onHit`. */
   noteHit(answer: HitAnswer): void;
+  /** Also hands every finished line to `listener` (the metrics). */
+  listen(listener: (line: RequestLogLine) => void): void;
 }
 
 /**
@@ -88,6 +90,7 @@ export function createRequestLog(options: RequestLogOptions = {}): RequestLog {
   const write = options.write ?? (() => {});
   const clock = options.clock ?? systemClock;
   const current = new AsyncLocalStorage<Notes>();
+  const listeners: Array<(line: RequestLogLine) => void> = [];
 
   const note: RequestLog['note'] = (fields) => {
     const notes = current.getStore();
@@ -99,6 +102,7 @@ export function createRequestLog(options: RequestLogOptions = {}): RequestLog {
   return {
     note,
     noteHit: (answer) => note({ outcome: OUTCOME_OF_HIT[answer] }),
+    listen: (listener) => void listeners.push(listener),
     observe: (ledger) => ({
       ...ledger,
       async execute(request, effect) {
@@ -135,6 +139,7 @@ export function createRequestLog(options: RequestLogOptions = {}): RequestLog {
           ...(notes.dropped ? { dropped: true as const } : {}),
         };
         write(JSON.stringify(line));
+        for (const listener of listeners) listener(line);
       }
     },
   };
