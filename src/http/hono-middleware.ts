@@ -2,8 +2,8 @@ import type { MiddlewareHandler } from 'hono';
 import type { IdempotencyContext, IdempotencyMiddleware } from './idempotency-middleware.js';
 
 /** Hono variables set by {@link honoIdempotency}: `c.get('idempotency')?.tx` in a handler. */
-export interface IdempotencyVariables<Tx> {
-  idempotency: IdempotencyContext<Tx> | undefined;
+export interface IdempotencyVariables<Tx, V = unknown> {
+  idempotency: IdempotencyContext<Tx, V> | undefined;
 }
 
 /**
@@ -11,7 +11,7 @@ export interface IdempotencyVariables<Tx> {
  * transaction handle with `c.get('idempotency')`; their response becomes the receipt. (Only
  * Hono's types are imported: Hono stays a dependency of the app, not of oncely.)
  */
-export function honoIdempotency<Tx>(middleware: IdempotencyMiddleware<Tx>): MiddlewareHandler<{ Variables: IdempotencyVariables<Tx> }> {
+export function honoIdempotency<Tx, V = unknown>(middleware: IdempotencyMiddleware<Tx, V>): MiddlewareHandler<{ Variables: IdempotencyVariables<Tx, V> }> {
   return async (c, next) => {
     const response = await middleware(c.req.raw, async (request, context) => {
       c.req.raw = request; // the middleware read the body; handlers read this identical copy

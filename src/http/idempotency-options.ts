@@ -1,9 +1,11 @@
 import { InvalidOptionError } from '../contract/errors.js';
 import { DEFAULT_RECEIPT_HEADERS } from '../contract/receipt.js';
 import type { Ledger } from '../ledger/ledger.js';
+import { unauthenticatedResponse } from './common-responses.js';
 import { logOncelyError } from './log-oncely-error.js';
 import { DEFAULT_PROBLEM_TYPE_BASE } from './problem.js';
 import { requestFingerprint, type FingerprintInput } from './request-fingerprint.js';
+import type { AdmittedRequest, Validate } from './request-validation.js';
 
 export interface IdempotencyTuning {
   /** Methods that must carry an Idempotency-Key and go through the ledger. @default ['POST', 'PATCH'] */
@@ -23,9 +25,14 @@ export interface IdempotencyTuning {
    * @default logOncelyError: one line on stderr with the method, the URL and the stack
    */
   readonly onError: (error: unknown, request: Request) => void;
+  /**
+   * The 401 for a request without a caller. It must carry a WWW-Authenticate challenge
+   * (RFC 9110 section 15.5.2). @default unauthenticatedResponse (a Bearer challenge)
+   */
+  readonly unauthenticated: (request: Request) => Response;
 }
 
-export interface IdempotencyOptions<Tx> extends Partial<IdempotencyTuning> {
+export interface IdempotencyOptions<Tx, V = unknown> extends Partial<IdempotencyTuning> {
   readonly ledger: Ledger<Tx>;
   /**
    * The authenticated caller of a request, from the app's own authentication (a bearer token's
@@ -33,6 +40,18 @@ export interface IdempotencyOptions<Tx> extends Partial<IdempotencyTuning> {
    * receipt. Undefined means unauthenticated: 401.
    */
   readonly scopeOf: (request: Request) => string | undefined | Promise<string | undefined>;
+  /**
+   * The service's own check of the body, after the key and before the ledger: its refusal is
+   * answered and nothing is stored; its value reaches the handler as `context.value` and the
+   * fingerprint as `input.value`. @default every body is accepted, value undefined
+   */
+  readonly validate?: Validate<V>;
+  /**
+   * Answers a request that carries no Idempotency-Key outside the ledger (the hook receiver
+   * records keyless deliveries). It is still scoped, read once and validated first.
+   * @default none: a missing key is 400 missing_key
+   */
+  readonly onKeyless?: ((request: Request, admitted: AdmittedRequest<V>) => Response | Promise<Response>) | undefined;
 }
 
 export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyTuning = {
@@ -43,11 +62,14 @@ export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyTuning = {
   unavailableRetryAfterMs: 1000,
   problemTypeBase: DEFAULT_PROBLEM_TYPE_BASE,
   onError: logOncelyError,
+  unauthenticated: () => unauthenticatedResponse('this request needs an authenticated caller: keys are scoped by caller'),
 };
 
-export interface ResolvedIdempotencyOptions<Tx> extends IdempotencyTuning {
+export interface ResolvedIdempotencyOptions<Tx, V = unknown> extends IdempotencyTuning {
   readonly ledger: Ledger<Tx>;
-  readonly scopeOf: IdempotencyOptions<Tx>['scopeOf'];
+  readonly scopeOf: IdempotencyOptions<Tx, V>['scopeOf'];
+  readonly validate: Validate<V>;
+  readonly onKeyless: IdempotencyOptions<Tx, V>['onKeyless'];
   readonly methodSet: ReadonlySet<string>;
   readonly receiptHeaderSet: ReadonlySet<string>;
 }
@@ -55,9 +77,9 @@ export interface ResolvedIdempotencyOptions<Tx> extends IdempotencyTuning {
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Fills defaults and checks every option once; errors name the option and the allowed range. */
-export function resolveIdempotencyOptions<Tx>(options: IdempotencyOptions<Tx>): ResolvedIdempotencyOptions<Tx> {
+export function resolveIdempotencyOptions<Tx, V = unknown>(options: IdempotencyOptions<Tx, V>): ResolvedIdempotencyOptions<Tx, V> {
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', options, 'an object with ledger and scopeOf');
-  const o = { ...DEFAULT_IDEMPOTENCY_OPTIONS, ...definedOnly(options) } as IdempotencyTuning & IdempotencyOptions<Tx>;
+  const o = { ...DEFAULT_IDEMPOTENCY_OPTIONS, ...definedOnly(options) } as IdempotencyTuning & IdempotencyOptions<Tx, V>;
   if (typeof o.ledger?.execute !== 'function') throw new InvalidOptionError('ledger', o.ledger, 'a Ledger from createLedger()');
   if (typeof o.scopeOf !== 'function') throw new InvalidOptionError('scopeOf', o.scopeOf, 'a function (request) => scope | undefined');
   if (!Array.isArray(o.methods) || o.methods.length === 0 || !o.methods.every((m) => typeof m === 'string' && TOKEN.test(m))) {
@@ -81,11 +103,23 @@ export function resolveIdempotencyOptions<Tx>(options: IdempotencyOptions<Tx>): 
   }
   if (typeof o.problemTypeBase !== 'string') throw new InvalidOptionError('problemTypeBase', o.problemTypeBase, 'a URI prefix string');
   if (typeof o.onError !== 'function') throw new InvalidOptionError('onError', o.onError, 'a function (error, request) => void');
+  if (typeof o.unauthenticated !== 'function') throw new InvalidOptionError('unauthenticated', o.unauthenticated, 'a function (request) => 401 Response');
+  const validate = o.validate ?? acceptAnyBody<V>;
+  if (typeof validate !== 'function') throw new InvalidOptionError('validate', o.validate, 'a function ({request, scope, body}) => {ok, value} | {ok: false, response}');
+  if (o.onKeyless !== undefined && typeof o.onKeyless !== 'function') {
+    throw new InvalidOptionError('onKeyless', o.onKeyless, 'a function (request, admitted) => Response');
+  }
   return {
     ...o,
+    validate,
+    onKeyless: o.onKeyless,
     methodSet: new Set(o.methods.map((m) => m.toUpperCase())),
     receiptHeaderSet: new Set(o.receiptHeaders.map((h) => h.toLowerCase())),
   };
+}
+
+function acceptAnyBody<V>(): { ok: true; value: V } {
+  return { ok: true, value: undefined as V };
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

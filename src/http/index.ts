@@ -34,16 +34,20 @@ export {
 } from './idempotency-options.js';
 export {
   PROBLEMS,
-  PROBLEM_KINDS,
   DEFAULT_PROBLEM_TYPE_BASE,
+  defineProblem,
   problemDetails,
   problemResponse,
   retryAfterSeconds,
   type ProblemDetails,
   type ProblemKind,
   type ProblemOptions,
+  type ProblemType,
 } from './problem.js';
 export { logOncelyError } from './log-oncely-error.js';
+export { BEARER_CHALLENGE, unauthenticatedResponse, methodNotAllowedResponse, requestWithBody } from './common-responses.js';
+export type { AdmittedRequest, Validate, Validation, ValidationInput } from './request-validation.js';
+export { jsonValidator, jsonBodyFingerprint, isJsonMediaType, ACCEPTED_JSON_TYPES, type JsonCheck, type JsonValidatorOptions } from './json-body.js';
 export { requestFingerprint, type FingerprintInput } from './request-fingerprint.js';
 export { readBodyWithin, type BodyRead } from './read-body.js';
 export { keyFromHeader } from './key-header.js';

@@ -1,19 +1,7 @@
 import { fingerprint } from '../contract/fingerprint.js';
-import { problemResponse } from './problem.js';
-import { readBodyWithin } from './read-body.js';
+import { problemResponse, type ProblemType } from './problem.js';
 import { requestFingerprint, type FingerprintInput } from './request-fingerprint.js';
-
-/** A JSON body read in full and parsed, with the bytes it came in; or the problem to answer instead. */
-export type JsonBodyRead =
-  | { readonly kind: 'json'; readonly value: unknown; readonly bytes: Uint8Array }
-  | { readonly kind: 'refused'; readonly response: Response };
-
-export interface ReadJsonBodyOptions {
-  /** Largest body accepted, in bytes (413 past it). */
-  readonly maxBodyBytes: number;
-  /** What the body carries, for the 415 message: "send the submission as application/json". */
-  readonly what: string;
-}
+import type { Validate } from './request-validation.js';
 
 /**
  * The Content-Types a JSON body may carry, named in every 415. JSON between systems is UTF-8
@@ -22,29 +10,46 @@ export interface ReadJsonBodyOptions {
  */
 export const ACCEPTED_JSON_TYPES = ['application/json', 'application/json; charset=utf-8'] as const;
 
-/**
- * Reads a JSON body before the ledger sees it: 415 for another media type, 413 past the limit,
- * 400 for bytes that are not UTF-8 JSON. The services check the fields of the value themselves
- * (422); a refused body changes nothing, so it never pins a key (Stripe's rule too: a request
- * that fails validation is not saved).
- */
-export async function readJsonBody(request: Request, options: ReadJsonBodyOptions): Promise<JsonBodyRead> {
-  const refuse = (response: Response): JsonBodyRead => ({ kind: 'refused', response });
-  const type = request.headers.get('content-type');
-  if (!isJsonMediaType(type)) return refuse(unsupportedMediaType(request.method, options.what, type));
-  const read = await readBodyWithin(request, options.maxBodyBytes);
-  if (read.kind === 'too_large') return refuse(problemResponse('payload_too_large', `the body exceeds ${read.limitBytes} bytes`));
-  let value: unknown;
-  try {
-    value = decodeJson(read.bytes);
-  } catch (error) {
-    return refuse(problemResponse('invalid_json', `the body is not valid UTF-8 JSON: ${error instanceof Error ? error.message : String(error)}`));
-  }
-  return { kind: 'json', value, bytes: read.bytes };
+/** A service's check of a parsed JSON value: the typed value, or every reason it is not one. */
+export type JsonCheck<V> = (value: unknown) => { readonly ok: true; readonly value: V } | { readonly ok: false; readonly errors: readonly string[] };
+
+export interface JsonValidatorOptions<V> {
+  /** What the body carries, for the 415 message: "send the submission as application/json". */
+  readonly what: string;
+  /** The service's own field check. */
+  readonly check: JsonCheck<V>;
+  /** The service's 422 kind for a value that fails `check` (`invalid_submission`, `invalid_command`). */
+  readonly invalid: ProblemType;
 }
 
 /**
- * The one Content-Type rule of every JSON service here (readJsonBody applies it; no service has
+ * A JSON service's `validate` step for the idempotency middleware: 415 for another media type,
+ * 400 for bytes that are not UTF-8 JSON, the service's 422 (with every error, so one round trip
+ * fixes them all) for a value its `check` refuses. The body is parsed here once; the handler gets
+ * the checked value.
+ */
+export function jsonValidator<V>(options: JsonValidatorOptions<V>): Validate<V> {
+  return ({ request, body }) => {
+    const type = request.headers.get('content-type');
+    if (!isJsonMediaType(type)) return { ok: false, response: unsupportedMediaType(request.method, options.what, type) };
+    let value: unknown;
+    try {
+      value = decodeJson(body);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return { ok: false, response: problemResponse('invalid_json', `the body is not valid UTF-8 JSON: ${why}`) };
+    }
+    const checked = options.check(value);
+    if (!checked.ok) {
+      const response = problemResponse(options.invalid, checked.errors.join('; '), { extensions: { errors: checked.errors } });
+      return { ok: false, response };
+    }
+    return { ok: true, value: checked.value };
+  };
+}
+
+/**
+ * The one Content-Type rule of every JSON service here (jsonValidator applies it; no service has
  * its own): `application/json` with no parameter, or with `charset=utf-8` alone; names and values
  * case-insensitive, the value optionally quoted (RFC 9110 sections 8.3.1 and 5.6.6). JSON between
  * systems is UTF-8 (RFC 8259 section 8.1), so `charset=latin1` is refused rather than decoded
@@ -62,25 +67,27 @@ export function isJsonMediaType(value: string | null): boolean {
 /** 415 naming what is accepted, in the body and in Accept-Post or Accept-Patch (RFC 5789 section 3.1). */
 function unsupportedMediaType(method: string, what: string, type: string | null): Response {
   const sent = type === null ? 'without a Content-Type' : `not ${JSON.stringify(type)}`;
-  const response = problemResponse('unsupported_media_type', `send the ${what} as application/json (no charset, or charset=utf-8), ${sent}`, {
+  return problemResponse('unsupported_media_type', `send the ${what} as application/json (no charset, or charset=utf-8), ${sent}`, {
     extensions: { accepted: ACCEPTED_JSON_TYPES },
+    headers: { [method.toUpperCase() === 'PATCH' ? 'accept-patch' : 'accept-post']: ACCEPTED_JSON_TYPES.join(', ') },
   });
-  response.headers.set(method.toUpperCase() === 'PATCH' ? 'accept-patch' : 'accept-post', ACCEPTED_JSON_TYPES.join(', '));
-  return response;
 }
 
 /**
  * A JSON service's fingerprint: method, path and the body as canonical JSON (RFC 8785) under
  * `field`, so a retry whose JSON differs only in key order or spacing is the same request and
- * replays, while any changed value is a different one (422). A body that is not JSON never gets
- * this far (readJsonBody refuses it); should one, its bytes are fingerprinted.
+ * replays, while any changed value is a different one (422). The middleware passes the value its
+ * `validate` step parsed, so the body is not parsed twice; called without one (a direct call),
+ * the bytes are decoded, and bytes that are not JSON are fingerprinted as bytes.
  */
 export function jsonBodyFingerprint(input: FingerprintInput, field: string): string {
-  let value: unknown;
-  try {
-    value = decodeJson(input.body);
-  } catch {
-    return requestFingerprint(input);
+  let value: unknown = input.value;
+  if (value === undefined) {
+    try {
+      value = decodeJson(input.body);
+    } catch {
+      return requestFingerprint(input);
+    }
   }
   return fingerprint({ method: input.method.toUpperCase(), path: `${input.url.pathname}${input.url.search}`, [field]: value });
 }

@@ -6,6 +6,8 @@ export interface FingerprintInput {
   readonly url: URL;
   readonly headers: Headers;
   readonly body: Uint8Array;
+  /** The value the service's `validate` step made of the body, when it has one. */
+  readonly value?: unknown;
 }
 
 /**

@@ -106,7 +106,7 @@ async function withReceiver<T extends object>(
   const hook = await startHookServer({ script, clock });
   try {
     const value = await body(`${hook.url}${PATH}`, clock);
-    return { ...value, hits: hook.service.hits(), counts: hook.service.counts() };
+    return { ...value, hits: await hook.service.hits(), counts: await hook.service.counts() };
   } finally {
     await hook.close();
   }

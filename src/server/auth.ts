@@ -1,4 +1,3 @@
-import { problemResponse } from '../http/problem.js';
 import { bearerToken, type Callers } from './callers.js';
 
 /** The caller of a request, from its `Authorization: Bearer …` header; undefined when absent or unknown. */
@@ -12,12 +11,5 @@ export function scopeOfRequest(callers: Callers): ScopeOf {
   };
 }
 
-/** The WWW-Authenticate challenge every 401 carries (RFC 6750 section 3). */
-export const BEARER_CHALLENGE = 'Bearer realm="oncely"';
-
-/** 401 problem+json with the challenge. */
-export function unauthenticatedResponse(): Response {
-  const response = problemResponse('unauthenticated', 'send Authorization: Bearer <token>; oncely serve prints a dev token at start');
-  response.headers.set('www-authenticate', BEARER_CHALLENGE);
-  return response;
-}
+/** The 401 and its challenge live with the other shared answers, in the http layer. */
+export { BEARER_CHALLENGE, unauthenticatedResponse } from '../http/common-responses.js';

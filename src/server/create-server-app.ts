@@ -1,17 +1,19 @@
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import type { ConnectionControl, FetchHandler } from '../http/node-listener.js';
+import { methodNotAllowedResponse } from '../http/common-responses.js';
 import { problemResponse } from '../http/problem.js';
 import { createLedger, type Ledger } from '../ledger/ledger.js';
 import type { LedgerTuning } from '../ledger/ledger-options.js';
 import { createDropboxApp } from '../services/dropbox/dropbox-app.js';
 import type { DropboxFault } from '../services/dropbox/dropbox-options.js';
 import { setUpDropbox } from '../services/dropbox/dropbox-table.js';
+import { setUpHookHits } from '../services/hook/hook-hits-table.js';
 import type { HookScript } from '../services/hook/hook-script.js';
 import { createNotesApp, setUpNotes } from '../services/notes/index.js';
 import { readRowLimit, rowPage } from '../services/sql/row-limit.js';
 import { systemClock, type Clock } from '../time/clock.js';
-import { BEARER_CHALLENGE, scopeOfRequest, unauthenticatedResponse, type ScopeOf } from './auth.js';
+import { scopeOfRequest, unauthenticatedResponse, type ScopeOf } from './auth.js';
 import type { Callers } from './callers.js';
 import { createHooksApp, type HooksApp } from './hooks-app.js';
 import type { Backend } from './open-backend.js';
@@ -81,7 +83,17 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
   await setUpDropbox(backend.db);
   await setUpNotes(backend.db as Parameters<typeof setUpNotes>[0], { clock });
 
-  const hooks = createHooksApp({ scopeOf, clock, basePath: '/hooks', onHit: (hit) => log.noteHit(hit.answer), ...(deps.hookScript === undefined ? {} : { script: deps.hookScript }) });
+  await setUpHookHits(backend.db);
+  const hooks = createHooksApp({
+    ledger,
+    db: backend.db,
+    scopeOf,
+    clock,
+    basePath: '/hooks',
+    onHit: (hit) => log.noteHit(hit.answer),
+    onError,
+    ...(deps.hookScript === undefined ? {} : { script: deps.hookScript }),
+  });
   const app = new Hono<ServerEnv>();
   // No HSTS: the server speaks plain HTTP on loopback; a browser would pin localhost to HTTPS.
   app.use('*', secureHeaders({ strictTransportSecurity: false }));
@@ -98,11 +110,6 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
   app.use('*', async (c, next) => {
     await next();
     if (NO_STORE_PREFIXES.some((prefix) => c.req.path === prefix || c.req.path.startsWith(`${prefix}/`))) c.res.headers.set('cache-control', 'no-store');
-  });
-  // Every 401, whichever layer answered it (the notes' middleware too), names the scheme (RFC 6750 section 3).
-  app.use('*', async (c, next) => {
-    await next();
-    if (c.res.status === 401 && !c.res.headers.has('www-authenticate')) c.res.headers.set('www-authenticate', BEARER_CHALLENGE);
   });
 
   app.get('/healthz', async () => {
@@ -133,11 +140,7 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
   app.get(STORE_SCRIPT_PATH, (c) => c.body(STORE_PAGE_SCRIPT, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }));
 
   for (const path of ['/healthz', '/metrics', '/ledger/receipts', STORE_PAGE_PATH, STORE_SCRIPT_PATH]) {
-    app.all(path, () => {
-      const response = problemResponse('method_not_allowed', `${path} answers GET, HEAD`);
-      response.headers.set('allow', 'GET, HEAD');
-      return response;
-    });
+    app.all(path, () => methodNotAllowedResponse('GET, HEAD', `${path} answers GET, HEAD`));
   }
 
   app.get('*', sitePages(deps.webDir === undefined ? {} : { webDir: deps.webDir }));

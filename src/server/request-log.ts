@@ -50,6 +50,9 @@ const OUTCOME_OF_HIT: Record<HitAnswer, RequestOutcome> = {
   rejected: 'none',
   key_invalid: 'none',
   too_large: 'none',
+  in_flight: 'in-flight',
+  unavailable: 'none',
+  failed: 'none',
 };
 
 /** Longest key written to the log: a 10 kB header must not make a 10 kB log line. */

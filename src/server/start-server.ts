@@ -115,7 +115,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     throw error;
   }
   // Retention holds for keys nobody asks about again; stopped (a purge under way finished) before the store closes.
-  const sweep = purgeIntervalMs === null ? undefined : startRetentionSweep({ ledger: app.ledger, clock, intervalMs: purgeIntervalMs, onError: (error) => onError(error) });
+  // Receipts and hook hits share one retention: both are purged at each turn of the sweep.
+  const retention = {
+    async purgeExpired() {
+      const swept = await app.ledger.purgeExpired();
+      await app.hooks.service.purgeExpired();
+      return swept;
+    },
+  };
+  const sweep = purgeIntervalMs === null ? undefined : startRetentionSweep({ ledger: retention, clock, intervalMs: purgeIntervalMs, onError: (error) => onError(error) });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 

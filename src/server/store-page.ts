@@ -114,7 +114,7 @@ async function refresh() {
   const token = sessionStorage.getItem(TOKEN_KEY);
   if (!token) return showForm('');
   try {
-    const [dropbox, receipts, hooks] = await Promise.all([feed(limited(FEEDS.dropbox), token), feed(limited(FEEDS.receipts), token), feed(FEEDS.hooks, token)]);
+    const [dropbox, receipts, hooks] = await Promise.all([feed(limited(FEEDS.dropbox), token), feed(limited(FEEDS.receipts), token), feed(limited(FEEDS.hooks), token)]);
     fill('dropbox', dropbox.rows, (r) => [r.key, r.student, r.assignment, r.status, r.writes]);
     count('dropbox-count', dropbox, dropbox.rows.length);
     fill('receipts', receipts.receipts, (r) => [r.key, r.caller, r.fingerprint.slice(0, 16) + '…', r.state, r.status, r.firstSeenAt, r.expiresAt]);

@@ -37,7 +37,7 @@ test('seed 003 over real sockets: 429 with Retry-After: 1 three times, then 200:
       idempotencyKey: 'run-9',
     });
     assert.equal(response.status, 200);
-    const hits = hook.service.hits();
+    const hits = (await hook.service.hits());
     assert.equal(hits.length, 4);
     assert.deepEqual(new Set(hits.map((h) => h.key)), new Set(['run-9']));
     assert.equal(new Set(hits.map((h) => h.bodySha256)).size, 1, 'the same payload every time');
@@ -45,7 +45,7 @@ test('seed 003 over real sockets: 429 with Retry-After: 1 three times, then 200:
     assert.equal(report.attemptCount, 4);
     assert.equal(report.lastNon2xxStatus, 429);
     assert.deepEqual(report.attempts.map((a) => a.delayReason), ['retry-after', 'retry-after', 'retry-after', undefined]);
-    assert.deepEqual(hook.service.counts(), { arrivals: 4, completions: 1, replays: 0 });
+    assert.deepEqual((await hook.service.counts()), { arrivals: 4, completions: 1, replays: 0 });
   });
 });
 
@@ -57,7 +57,7 @@ test('Retry-After as an HTTP-date from a receiver whose clock is an hour ahead: 
     const { report } = await client.request(`${hook.url}/h`, { method: 'POST', body: BODY, idempotencyKey: 'run-9' });
     assert.equal(report.attempts[0]?.delayMs, 2000);
     assert.equal(clientClock.now() - START, 2000);
-    assert.equal(hook.service.counts().arrivals, 2);
+    assert.equal((await hook.service.counts()).arrivals, 2);
   });
 });
 
@@ -69,7 +69,7 @@ test('a fatal 400 over the wire is sent exactly once', async () => {
       assert.equal(e.report.stopReason, 'fatal_status');
       return true;
     });
-    assert.equal(hook.service.counts().arrivals, 1);
+    assert.equal((await hook.service.counts()).arrivals, 1);
   });
 });
 
@@ -80,7 +80,7 @@ test('a swallowed ack: the attempt is unknown, the retry under the same key is a
     const { response, report } = await client.request(`${hook.url}/h`, { method: 'POST', body: BODY, idempotencyKey: 'run-9' });
     assert.deepEqual(report.attempts.map((a) => [a.outcome, a.status]), [['unknown', 408], ['ok', 200]]);
     assert.equal(response.headers.get('idempotent-replayed'), 'true');
-    assert.deepEqual(hook.service.counts(), { arrivals: 2, completions: 1, replays: 1 });
+    assert.deepEqual((await hook.service.counts()), { arrivals: 2, completions: 1, replays: 1 });
   });
 });
 
@@ -105,7 +105,7 @@ test('real-time smoke: the same script on the system clock waits about 3 s in al
   await withHook({ script: '429@1x3,200' }, async (hook) => {
     const client = createClient({ clock: systemClock, retryAfterJitterRatio: 0, maxAttempts: 5 });
     const { report } = await client.request(`${hook.url}/h`, { method: 'POST', body: BODY, idempotencyKey: 'run-9' });
-    const hits = hook.service.hits();
+    const hits = (await hook.service.hits());
     assert.equal(hits.length, 4);
     // Node timers may fire a fraction of a millisecond early against Date.now(); allow 2 ms.
     for (const gap of gaps(hits.map((h) => h.at))) assert.ok(gap >= 998, `gap ${gap} ms`);

@@ -3,7 +3,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PROBLEM_JSON } from '../../src/contract/headers.js';
-import { ACCEPTED_JSON_TYPES, isJsonMediaType, readJsonBody } from '../../src/http/json-body.js';
+import { ACCEPTED_JSON_TYPES, isJsonMediaType, jsonValidator } from '../../src/http/json-body.js';
+import { defineProblem } from '../../src/http/problem.js';
+import type { Validation } from '../../src/http/request-validation.js';
 
 const ACCEPTED = [
   'application/json',
@@ -42,21 +44,29 @@ describe('isJsonMediaType', () => {
   for (const type of REFUSED) it(`refuses ${JSON.stringify(type)}`, () => assert.equal(isJsonMediaType(type), false));
 });
 
-describe('readJsonBody', () => {
-  it('reads and parses a body under every accepted type', async () => {
+const validate = jsonValidator<unknown>({
+  what: 'thing',
+  invalid: defineProblem('invalid_thing', 422, 'Invalid thing'),
+  check: (value) => (typeof value === 'object' && value !== null && 'a' in value ? { ok: true, value } : { ok: false, errors: ['a is missing', 'b too'] }),
+});
+const run = async (request: Request): Promise<Validation<unknown>> =>
+  validate({ request, scope: 'alice', body: new Uint8Array(await request.arrayBuffer()) });
+
+describe('jsonValidator', () => {
+  it('parses and checks a body under every accepted type', async () => {
     for (const type of ACCEPTED) {
-      const read = await readJsonBody(request('POST', type), { maxBodyBytes: 64, what: 'thing' });
-      assert.equal(read.kind, 'json', type);
-      assert.deepEqual(read.kind === 'json' && read.value, { a: 1 });
+      const read = await run(request('POST', type));
+      assert.equal(read.ok, true, type);
+      assert.deepEqual(read.ok && read.value, { a: 1 });
     }
   });
 
-  it('refuses any other type with 415 problem+json naming what is accepted, before reading the body', async () => {
+  it('refuses any other type with 415 problem+json naming what is accepted, whatever the body', async () => {
     for (const [method, header] of [['POST', 'accept-post'], ['PATCH', 'accept-patch']] as const) {
       // The body is not even JSON: the type is judged first.
-      const read = await readJsonBody(request(method, 'application/json; charset=latin1', '{not json'), { maxBodyBytes: 64, what: 'thing' });
-      assert.equal(read.kind, 'refused');
-      if (read.kind !== 'refused') return;
+      const read = await run(request(method, 'application/json; charset=latin1', '{not json'));
+      assert.equal(read.ok, false);
+      if (read.ok) return;
       assert.equal(read.response.status, 415);
       assert.equal(read.response.headers.get('content-type'), PROBLEM_JSON);
       assert.equal(read.response.headers.get(header), 'application/json, application/json; charset=utf-8');
@@ -65,7 +75,19 @@ describe('readJsonBody', () => {
       assert.deepEqual(problem.accepted, [...ACCEPTED_JSON_TYPES]);
       assert.match(problem.detail, /send the thing as application\/json \(no charset, or charset=utf-8\), not "application\/json; charset=latin1"/);
     }
-    const missing = await readJsonBody(request('POST', null), { maxBodyBytes: 64, what: 'thing' });
-    assert.ok(missing.kind === 'refused' && /without a Content-Type/.test(((await missing.response.json()) as { detail: string }).detail));
+    const missing = await run(request('POST', null));
+    assert.ok(!missing.ok && /without a Content-Type/.test(((await missing.response.json()) as { detail: string }).detail));
+  });
+
+  it('answers 400 for bytes that are not UTF-8 JSON and the service\'s 422, listing every error, for a value its check refuses', async () => {
+    const broken = await run(request('POST', 'application/json', '{"a":'));
+    assert.ok(!broken.ok && broken.response.status === 400);
+    const refused = await run(request('POST', 'application/json', '{"c":1}'));
+    assert.ok(!refused.ok);
+    if (refused.ok) return;
+    assert.equal(refused.response.status, 422);
+    const problem = (await refused.response.json()) as { code: string; errors: string[] };
+    assert.equal(problem.code, 'invalid_thing');
+    assert.deepEqual(problem.errors, ['a is missing', 'b too']);
   });
 });

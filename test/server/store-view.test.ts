@@ -34,10 +34,11 @@ test('the store view shows the caller\'s rows, receipts and hook hits live, as t
   assert.deepEqual(dropbox, [['view-key-1', student, 'lab3', 'accepted', '1']]);
   assert.equal(await page.$$eval('#dropbox img', (images) => images.length), 0);
   const receipts = await page.$$eval('#receipts tr', (rows) => rows.map((row) => [...row.querySelectorAll('td')].map((td) => td.textContent)));
-  assert.deepEqual(receipts.map((r) => [r[0], r[1], r[3], r[4]]), [['view-key-1', 'dev', 'completed', '201']]);
+  // The hook receiver's key sits in the one ledger beside the dropbox's.
+  assert.deepEqual(receipts.map((r) => [r[0], r[1], r[3], r[4]]).sort(), [['run-9', 'dev', 'completed', '200'], ['view-key-1', 'dev', 'completed', '201']]);
   // Each heading says how many there are in all.
   assert.equal(await page.textContent('#dropbox-count'), '(1)');
-  assert.equal(await page.textContent('#receipts-count'), '(1)');
+  assert.equal(await page.textContent('#receipts-count'), '(2)');
   assert.deepEqual(session.problems, []);
 });
 
@@ -55,7 +56,8 @@ test('?limit= on the page is passed to the feeds: the newest rows, and how many 
   assert.equal(new URL(page.url()).search, '?limit=1', 'the limit stays in the address bar; the token leaves it');
   assert.deepEqual(await page.$$eval('#dropbox tr', (rows) => rows.map((row) => row.querySelector('td')?.textContent)), ['view-key-2']);
   assert.deepEqual(await page.$$eval('#receipts tr', (rows) => rows.map((row) => row.querySelector('td')?.textContent)), ['view-key-2']);
-  assert.equal(await page.textContent('#receipts-count'), '(the newest 1 of 2)');
+  assert.equal(await page.textContent('#receipts-count'), '(the newest 1 of 3)');
+  assert.deepEqual(await page.$$eval('#hooks tr', (rows) => rows.length), 1, 'the hits feed is limited too');
 
   // A limit the feeds refuse is shown with the server's reason, not as an empty store.
   await page.goto(`${server.url}/store?limit=5000`);

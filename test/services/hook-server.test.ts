@@ -23,7 +23,7 @@ test('over a real socket: the hit list at GET /debug/hits, reset at POST /debug/
     assert.equal(listed.completions, 1);
     assert.deepEqual(listed.hits.map((h) => [h.path, h.key, h.status]), [['/hooks/a', 'k', 503], ['/hooks/a', 'k', 201]]);
     assert.equal((await fetch(`${hook.url}/debug/reset`, { method: 'POST' })).status, 204);
-    assert.equal(hook.service.hits().length, 0);
+    assert.equal((await hook.service.hits()).length, 0);
   } finally {
     await hook.close();
   }
@@ -36,8 +36,8 @@ test('swallow drops the TCP connection after recording the completion: the calle
       assert.ok(e instanceof TypeError);
       return true;
     });
-    assert.deepEqual(hook.service.counts(), { arrivals: 1, completions: 1, replays: 0 });
-    assert.equal(hook.service.hits()[0]?.answer, 'swallowed');
+    assert.deepEqual((await hook.service.counts()), { arrivals: 1, completions: 1, replays: 0 });
+    assert.equal((await hook.service.hits())[0]?.answer, 'swallowed');
   } finally {
     await hook.close();
   }
@@ -60,7 +60,7 @@ test('over a real socket, a body over maxBodyBytes gets its 413 while the sender
     assert.equal(answer.status, 413);
     assert.equal(answer.type, 'application/problem+json');
     assert.equal((JSON.parse(answer.body) as { status: number }).status, 413);
-    assert.deepEqual(hook.service.hits().map((h) => h.answer), ['too_large']);
+    assert.deepEqual((await hook.service.hits()).map((h) => h.answer), ['too_large']);
   } finally {
     await hook.close();
   }

@@ -11,6 +11,7 @@ interface HookFlags {
   script: string;
   retryAfterFormat: RetryAfterFormat;
   quiet?: boolean;
+  sqliteFile?: string;
 }
 
 /** `oncely hook`: seed 003's hostile receiver on a real port, logging every arrival. */
@@ -26,17 +27,19 @@ export function registerHook(program: Command): void {
         .choices(RETRY_AFTER_FORMATS)
         .default('seconds'),
     )
+    .option('--sqlite-file <file>', 'keep keys and hits in this SQLite file (default: in memory)')
     .option('-q, --quiet', 'do not log each arrival')
     .addHelpText(
       'after',
       `
-Every path except the debug routes is a hook: any method is recorded (time, method, path,
-Idempotency-Key, body hash) and answered by the script. A key that already completed is
-answered from the stored ack with Idempotent-Replayed: true (a different body under it: 422).
+Every path except the debug routes is a hook: POST, PUT, PATCH and DELETE are answered by the
+script and recorded (time, method, path, Idempotency-Key, body hash). A key that already
+completed is answered from the stored ack with Idempotent-Replayed: true (a different request
+under it: 422). Keys and hits live in an in-memory SQLite ledger (--sqlite-file keeps them).
 
 Routes:
-  GET  /debug/hits    the hits and the counts (arrivals, completions, replays) as JSON
-  POST /debug/reset   clear the hits, the keys and the script position
+  GET  /debug/hits[?limit=N]  the newest hits and the counts (arrivals, completions, replays) as JSON
+  POST /debug/reset           clear the hits and the script position
 
 Examples:
   oncely hook --script 429@1x3,200       three 429s with Retry-After: 1, then 200
@@ -57,6 +60,7 @@ Examples:
         host: flags.host,
         script,
         retryAfterFormat: flags.retryAfterFormat,
+        ...(flags.sqliteFile === undefined ? {} : { sqliteFile: flags.sqliteFile }),
         ...(flags.quiet ? {} : { onHit: log }),
       });
       process.stdout.write(`oncely hook: listening on ${hook.url} (script ${script.text}); hits at ${hook.url}/debug/hits\n`);
@@ -69,7 +73,7 @@ Examples:
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
-      const { arrivals, completions, replays } = hook.service.counts();
+      const { arrivals, completions, replays } = await hook.service.counts();
       await hook.close();
       process.stdout.write(`oncely hook: stopped after ${arrivals} arrivals, ${completions} completions, ${replays} replays\n`);
     });

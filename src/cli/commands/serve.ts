@@ -88,7 +88,7 @@ Routes:
   GET  /dropbox/submissions/:key                    status lookup by key (allowed after the close)
   GET  /dropbox/store                               your rows: key, student, assignment, status, writes
   GET|PATCH /notes/:id                              seed 004's versioned notes
-  ANY  /hooks/…  ·  GET /hooks/debug/hits           seed 003's hostile receiver, answering from --hook-script
+  POST /hooks/…  ·  GET /hooks/debug/hits           seed 003's hostile receiver, answering from --hook-script
   GET  /ledger/receipts  ·  /store                  your receipts (JSON) · the live store view (page)
   GET  /healthz  ·  /                               health · the simulator page (index until built)
 

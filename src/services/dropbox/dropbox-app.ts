@@ -1,20 +1,37 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { HEADER } from '../../contract/headers.js';
 import { keyProblem } from '../../contract/idempotency-key.js';
+import { methodNotAllowedResponse, unauthenticatedResponse } from '../../http/common-responses.js';
 import { honoIdempotency, type IdempotencyVariables } from '../../http/hono-middleware.js';
 import { createIdempotencyMiddleware } from '../../http/idempotency-middleware.js';
 import type { ConnectionControl } from '../../http/node-listener.js';
 import { problemResponse } from '../../http/problem.js';
+import type { Validate } from '../../http/request-validation.js';
 import type { LookupResult } from '../../ledger/ledger-result.js';
 import { readRowLimit, rowPage } from '../sql/row-limit.js';
 import { FAULT_HEADER, FAULT_HEADER_VALUES, resolveDropboxDeps, type DropboxAppDeps, type DropboxFault } from './dropbox-options.js';
+import { DROPBOX_PROBLEMS } from './dropbox-problems.js';
 import { insertSubmission, listSubmissionsPage } from './dropbox-table.js';
-import { readSubmission, submissionFingerprint, type Submission } from './submission.js';
+import { submissionFingerprint, submissionValidator, type Submission } from './submission.js';
 
 type DropboxEnv<Tx> = {
   Bindings: { connection?: ConnectionControl | undefined };
-  Variables: IdempotencyVariables<Tx> & { caller: string; submission: Submission; accepted: boolean };
+  Variables: IdempotencyVariables<Tx, Submission> & { caller: string; accepted: boolean };
 };
+
+/** The fault a request asks for: the app's, unless its Oncely-Fault header names another (or none). */
+type FaultRead = { readonly ok: true; readonly fault: DropboxFault | undefined } | { readonly ok: false; readonly response: Response };
+
+function readFault(request: Request, appFault: DropboxFault | undefined): FaultRead {
+  const header = request.headers.get(FAULT_HEADER);
+  if (header === null) return { ok: true, fault: appFault };
+  const value = header.trim().toLowerCase();
+  if (!(FAULT_HEADER_VALUES as readonly string[]).includes(value)) {
+    const detail = `${FAULT_HEADER} must be one of ${FAULT_HEADER_VALUES.join(', ')}, not ${JSON.stringify(header)}`;
+    return { ok: false, response: problemResponse(DROPBOX_PROBLEMS.invalid_fault, detail) };
+  }
+  return { ok: true, fault: value === 'none' ? undefined : (value as DropboxFault) };
+}
 
 /** Methods each route answers; anything else is a 405 naming them. */
 const ALLOWED = { submissions: 'POST', submission: 'GET, HEAD', store: 'GET, HEAD' } as const;
@@ -27,7 +44,8 @@ const ALLOWED = { submissions: 'POST', submission: 'GET, HEAD', store: 'GET, HEA
  *   403 `assignment_closed`, a business answer stored like the 201 (403, not 409 or 422: a
  *   client retries a 409 that carries Retry-After, and 422 is a reused key; "closed" is final).
  *   An exact retry of a submission accepted before the close replays its 201: the ledger answers
- *   before the close is checked. A malformed body is refused (400/413/415/422) before the ledger.
+ *   before the close is checked. A malformed body is refused (400/413/415/422) before the ledger,
+ *   by the middleware's `validate` step, which parses it once; the handler gets the checked value.
  * - `GET /submissions/:key`: the read-only status lookup (seed 000's extension: allowed after
  *   the deadline), from the ledger: 200 found or in flight, 410 expired, 404 never seen.
  * - `GET /store[?limit=N]`: the caller's newest N rows (default 100, at most 1000; 400 otherwise),
@@ -39,37 +57,38 @@ const ALLOWED = { submissions: 'POST', submission: 'GET, HEAD', store: 'GET, HEA
  * without one the reply breaks mid-body, which a client reads as the same lost ack.
  */
 export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
-  const { ledger, db, scopeOf, clock, closesAtOf, fault, limits, onError } = resolveDropboxDeps(deps);
-  const idempotency = createIdempotencyMiddleware<Tx>({
+  const { ledger, db, scopeOf, clock, closesAtOf, fault: appFault, limits, onError } = resolveDropboxDeps(deps);
+  const checkSubmission = submissionValidator(limits);
+  // The service's own step of the middleware: the fault header, then the body (400, 415, 422).
+  const validate: Validate<Submission> = (input) => {
+    const fault = readFault(input.request, appFault);
+    return fault.ok ? checkSubmission(input) : fault;
+  };
+  const idempotency = createIdempotencyMiddleware<Tx, Submission>({
     ledger,
     scopeOf,
     methods: ['POST'],
     maxBodyBytes: limits.maxBodyBytes,
+    validate,
     fingerprintOf: submissionFingerprint,
+    unauthenticated: () => unauthenticatedResponse(),
     onError,
   });
 
+  /** GET routes: the caller, or 401 (POST resolves it in the middleware, once). */
   const requireCaller: MiddlewareHandler<DropboxEnv<Tx>> = async (c, next) => {
     const caller = scopeOf(c.req.raw);
-    if (caller === undefined || caller === '') return unauthenticated();
+    if (caller === undefined || caller === '') return unauthenticatedResponse();
     c.set('caller', caller);
     await next();
   };
 
-  /** Reads Oncely-Fault (or the app's fault), and swallows the ack of a fresh acceptance. */
-  const injectFault: MiddlewareHandler<DropboxEnv<Tx>> = async (c, next) => {
-    const header = c.req.header(FAULT_HEADER);
-    let active: DropboxFault | undefined = fault;
-    if (header !== undefined) {
-      const value = header.trim().toLowerCase();
-      if (!(FAULT_HEADER_VALUES as readonly string[]).includes(value)) {
-        return problemResponse('invalid_fault', `${FAULT_HEADER} must be one of ${FAULT_HEADER_VALUES.join(', ')}, not ${JSON.stringify(header)}`);
-      }
-      active = value === 'none' ? undefined : (value as DropboxFault);
-    }
+  /** Swallows the ack of a fresh acceptance when the request (or the app) asks for it. */
+  const swallowAck: MiddlewareHandler<DropboxEnv<Tx>> = async (c, next) => {
     await next();
+    const fault = readFault(c.req.raw, appFault);
     // Only an acceptance that just committed: a replay, a refusal or a problem is answered.
-    if (active !== 'swallow-first-ack' || c.get('accepted') !== true || c.res.status !== 201 || c.res.headers.has(HEADER.idempotentReplayed)) return;
+    if (!fault.ok || fault.fault !== 'swallow-first-ack' || c.get('accepted') !== true || c.res.status !== 201 || c.res.headers.has(HEADER.idempotentReplayed)) return;
     const connection = c.env?.connection;
     c.res = undefined as unknown as Response; // replace, do not merge headers (see honoIdempotency)
     if (connection) {
@@ -83,28 +102,18 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
     }
   };
 
-  /** Judges the body before the ledger does anything; passes on an identical copy to fingerprint. */
-  const checkSubmission: MiddlewareHandler<DropboxEnv<Tx>> = async (c, next) => {
-    const request = c.req.raw;
-    const read = await readSubmission(request, limits);
-    if (read.kind === 'refused') return read.response;
-    c.req.raw = new Request(request.url, { method: request.method, headers: request.headers, body: new Uint8Array(read.bytes), signal: request.signal });
-    c.set('submission', read.submission);
-    await next();
-  };
-
   const app = new Hono<DropboxEnv<Tx>>();
 
-  app.post('/submissions', requireCaller, injectFault, checkSubmission, honoIdempotency(idempotency), async (c) => {
+  app.post('/submissions', swallowAck, honoIdempotency(idempotency), async (c) => {
     const context = c.get('idempotency');
-    // Unreachable: POST always goes through the ledger, after checkSubmission. A 500 rolls back.
+    // Unreachable: POST always goes through the ledger. A 500 rolls back.
     if (context === undefined) return problemResponse('internal_error', 'the submission reached the handler unchecked');
-    const submission = c.get('submission');
+    const submission = context.value;
     const nowMs = clock.now();
     const closesAt = closesAtOf(submission.assignment);
     if (closesAt !== undefined && nowMs >= closesAt) {
       return problemResponse(
-        'assignment_closed',
+        DROPBOX_PROBLEMS.assignment_closed,
         `${submission.assignment} closed at ${new Date(closesAt).toISOString()}: new submissions are refused (a retry of a submission accepted before the close still gets its receipt)`,
         { extensions: { assignment: submission.assignment, closesAt: new Date(closesAt).toISOString() } },
       );
@@ -136,7 +145,7 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
   });
 
   for (const [path, allowed] of [['/submissions', ALLOWED.submissions], ['/submissions/:key', ALLOWED.submission], ['/store', ALLOWED.store]] as const) {
-    app.all(path, () => methodNotAllowed(allowed));
+    app.all(path, () => methodNotAllowedResponse(allowed));
   }
 
   app.onError((error, c) => {
@@ -172,11 +181,11 @@ function lookupResponse(key: string, result: Exclude<LookupResult, { kind: 'unav
       );
     case 'expired':
       // Seen, and its receipt is gone: resending may repeat it (seed 004's "expired" is not "never seen").
-      return problemResponse('receipt_expired', `the receipt of ${key} expired at ${iso(result.expiredAt)}; resending it may repeat it`, {
+      return problemResponse(DROPBOX_PROBLEMS.receipt_expired, `the receipt of ${key} expired at ${iso(result.expiredAt)}; resending it may repeat it`, {
         extensions: { key, lookup: 'expired', firstSeenAt: iso(result.firstSeenAt), expiredAt: iso(result.expiredAt) },
       });
     case 'never_seen':
-      return problemResponse('never_seen', `no submission with key ${JSON.stringify(key)} was seen from this caller`, { extensions: { key, lookup: 'never_seen' } });
+      return problemResponse(DROPBOX_PROBLEMS.never_seen, `no submission with key ${JSON.stringify(key)} was seen from this caller`, { extensions: { key, lookup: 'never_seen' } });
   }
 }
 
@@ -187,16 +196,4 @@ function receiptBody(body: Uint8Array): unknown {
   } catch {
     return text;
   }
-}
-
-function unauthenticated(): Response {
-  const response = problemResponse('unauthenticated', 'send Authorization: Bearer <token>; oncely serve prints a dev token at start');
-  response.headers.set('www-authenticate', 'Bearer realm="oncely"');
-  return response;
-}
-
-function methodNotAllowed(allowed: string): Response {
-  const response = problemResponse('method_not_allowed', `this route answers ${allowed}`);
-  response.headers.set('allow', allowed);
-  return response;
 }

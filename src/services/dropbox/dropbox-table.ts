@@ -1,4 +1,5 @@
 import { columnTypes, type ServiceDatabase } from '../sql/service-database.js';
+import { setUpTables } from '../sql/set-up-tables.js';
 import type { SqlHandle } from '../../ledger/sql-handle.js';
 import type { Submission } from './submission.js';
 
@@ -22,10 +23,7 @@ export interface SubmissionRow {
 /** Creates the table if missing. Run once at start, before the first request. */
 export async function setUpDropbox<Tx>(db: ServiceDatabase<Tx>): Promise<void> {
   const { instant } = columnTypes(db.dialect);
-  await db.transaction(async (sql) => {
-    // Two servers starting on one PostgreSQL would race on CREATE TABLE IF NOT EXISTS (a unique
-    // violation on pg_type); the advisory lock lets one go first, as the ledger's store does.
-    if (sql.dialect === 'postgres') await sql.all('SELECT pg_advisory_xact_lock(hashtext($1))', [`oncely:${DROPBOX_TABLE}`]);
+  await setUpTables(db, DROPBOX_TABLE, async (sql) => {
     await sql.run(`CREATE TABLE IF NOT EXISTS ${DROPBOX_TABLE} (
       scope TEXT NOT NULL,
       key TEXT NOT NULL,

@@ -26,11 +26,11 @@ export {
 export { setUpDropbox, insertSubmission, listSubmissions, listSubmissionsPage, DROPBOX_TABLE, SUBMISSION_STATUSES, type SubmissionRow, type SubmissionStatus } from './dropbox-table.js';
 export {
   checkSubmission,
-  readSubmission,
+  submissionValidator,
   isJsonMediaType,
   submissionFingerprint,
   SUBMISSION_FIELDS,
   type Submission,
   type SubmissionCheck,
-  type SubmissionRead,
 } from './submission.js';
+export { DROPBOX_PROBLEMS } from './dropbox-problems.js';

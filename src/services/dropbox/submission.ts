@@ -1,7 +1,8 @@
-import { jsonBodyFingerprint, readJsonBody } from '../../http/json-body.js';
-import { problemResponse } from '../../http/problem.js';
+import { jsonBodyFingerprint, jsonValidator } from '../../http/json-body.js';
 import type { FingerprintInput } from '../../http/request-fingerprint.js';
+import type { Validate } from '../../http/request-validation.js';
 import type { DropboxLimits } from './dropbox-options.js';
+import { DROPBOX_PROBLEMS } from './dropbox-problems.js';
 
 /** What a student hands in: seed 000's `submit(key, student, assignment)` without the key. */
 export interface Submission {
@@ -44,22 +45,20 @@ export function checkSubmission(value: unknown, limits: Pick<DropboxLimits, 'max
   return { ok: true, submission: { student: record['student'] as string, assignment: record['assignment'] as string } };
 }
 
-/** A checked submission with the bytes it came in, or the problem to answer instead. */
-export type SubmissionRead =
-  | { readonly kind: 'submission'; readonly submission: Submission; readonly bytes: Uint8Array }
-  | { readonly kind: 'refused'; readonly response: Response };
-
 /**
- * Reads and checks a POST body before the ledger sees it (415, 413, 400, 422). A malformed
- * submission changes nothing: no row and no receipt that would pin the key to a typo (Stripe's
- * rule too: a request that fails validation is not saved).
+ * The dropbox's `validate` step for the idempotency middleware: the body must be UTF-8 JSON
+ * (415, 400) holding a well-formed submission (422 invalid_submission, every error listed). A
+ * malformed submission changes nothing: no row and no receipt that would pin the key to a typo.
  */
-export async function readSubmission(request: Request, limits: DropboxLimits): Promise<SubmissionRead> {
-  const read = await readJsonBody(request, { maxBodyBytes: limits.maxBodyBytes, what: 'submission' });
-  if (read.kind === 'refused') return read;
-  const checked = checkSubmission(read.value, limits);
-  if (!checked.ok) return { kind: 'refused', response: problemResponse('invalid_submission', checked.errors.join('; '), { extensions: { errors: checked.errors } }) };
-  return { kind: 'submission', submission: checked.submission, bytes: read.bytes };
+export function submissionValidator(limits: Pick<DropboxLimits, 'maxFieldLength'>): Validate<Submission> {
+  return jsonValidator({
+    what: 'submission',
+    invalid: DROPBOX_PROBLEMS.invalid_submission,
+    check: (value) => {
+      const checked = checkSubmission(value, limits);
+      return checked.ok ? { ok: true, value: checked.submission } : checked;
+    },
+  });
 }
 
 /** The dropbox takes JSON in UTF-8 only: the http layer's rule (RFC 8259 section 8.1, RFC 6839). */

@@ -2,13 +2,22 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { InvalidOptionError } from '../../contract/errors.js';
 import { toNodeListener } from '../../http/node-listener.js';
+import { createLedger } from '../../ledger/ledger.js';
+import { openSqliteDatabase } from '../../stores/sqlite/open-sqlite-database.js';
+import { createSqliteStore } from '../../stores/sqlite/sqlite-store.js';
+import { sqliteServiceDatabase } from '../sql/service-database.js';
+import { systemClock } from '../../time/clock.js';
+import { setUpHookHits } from './hook-hits-table.js';
 import { createHookService, type HookService, type HookServiceOptions } from './hook-service.js';
+import type { SqliteTx } from '../../stores/sqlite/sqlite-database.js';
 
-export interface HookServerOptions extends HookServiceOptions {
+export interface HookServerOptions extends Omit<HookServiceOptions<SqliteTx>, 'ledger' | 'db'> {
   /** 0 picks a free port. @default 0 */
   readonly port?: number;
   /** @default '127.0.0.1' */
   readonly host?: string;
+  /** The SQLite file of the receiver's ledger and hits. @default ':memory:' (gone when it stops) */
+  readonly sqliteFile?: string;
 }
 
 export interface HookServer {
@@ -17,19 +26,30 @@ export interface HookServer {
   readonly port: number;
   readonly service: HookService;
   readonly server: Server;
-  /** Stops listening and closes every open connection, kept-alive ones included. */
+  /** Stops listening, closes every open connection (kept-alive ones included) and the database. */
   close(): Promise<void>;
 }
 
 /**
  * Runs the hook service on a real socket, for `oncely hook` and for tests that must see real
- * connections (a swallowed ack is a dropped TCP connection, not a status code).
+ * connections (a swallowed ack is a dropped TCP connection, not a status code). It has a ledger
+ * of its own, on SQLite: in memory by default, in `sqliteFile` to keep keys and hits.
  */
 export async function startHookServer(options: HookServerOptions = {}): Promise<HookServer> {
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidOptionError('port', port, 'an integer from 0 to 65535');
   const host = options.host ?? '127.0.0.1';
-  const service = createHookService(options);
+  const store = createSqliteStore({ database: () => openSqliteDatabase(options.sqliteFile ?? ':memory:') });
+  const db = sqliteServiceDatabase(store);
+  let service: HookService;
+  try {
+    await setUpHookHits(db);
+    const ledger = createLedger({ store, clock: options.clock ?? systemClock });
+    service = createHookService({ ...options, ledger, db });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const server = createServer(nodeListener(service));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -37,6 +57,9 @@ export async function startHookServer(options: HookServerOptions = {}): Promise<
       server.off('error', reject);
       resolve();
     });
+  }).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -45,11 +68,13 @@ export async function startHookServer(options: HookServerOptions = {}): Promise<
     port: address.port,
     service,
     server,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
-      }),
+      });
+      await store.close();
+    },
   };
 }
 

@@ -1,64 +1,44 @@
 import { InvalidOptionError } from '../../contract/errors.js';
-import { HEADER, PROBLEM_JSON } from '../../contract/headers.js';
-import { keyProblem } from '../../contract/idempotency-key.js';
+import { HEADER } from '../../contract/headers.js';
 import { sha256Hex } from '../../contract/fingerprint.js';
 import { formatHttpDate } from '../../contract/retry-after.js';
-import { readBodyWithin } from '../../http/read-body.js';
-import { systemClock, type Clock } from '../../time/clock.js';
-import { nextScriptAction, parseHookScript, SCRIPT_START, type HookScript, type ScriptCursor } from './hook-script.js';
+import { methodNotAllowedResponse, unauthenticatedResponse } from '../../http/common-responses.js';
+import { createIdempotencyMiddleware } from '../../http/idempotency-middleware.js';
+import type { ConnectionControl } from '../../http/node-listener.js';
+import { defineProblem, problemResponse } from '../../http/problem.js';
+import { createLedger, type Ledger } from '../../ledger/ledger.js';
+import { readRowLimit, rowPage } from '../sql/row-limit.js';
+import type { ServiceDatabase } from '../sql/service-database.js';
+import type { SqlHandle } from '../../ledger/sql-handle.js';
+import type { Clock } from '../../time/clock.js';
+import { clearHits, countHits, insertHit, listHitsPage, purgeHits } from './hook-hits-table.js';
+import type { HitAnswer, HookCounts, HookHit } from './hook-hit.js';
+import { nextScriptAction, parseHookScript, SCRIPT_START, type HookScript, type ScriptAction, type ScriptCursor } from './hook-script.js';
 
-/**
- * How the receiver answered one arrival.
- * - completed: the script said 2xx; the work was done and the ack sent.
- * - swallowed: the work was done, then the connection was dropped with no ack.
- * - replayed: a key that already completed came back with the same body: the stored ack, again.
- * - rejected: the script said no (429, 503, 400, ...).
- * - key_reused: a completed key came back with a different body (422).
- * - key_invalid: a malformed Idempotency-Key (400).
- * - too_large: a body over the limit (413).
- */
-export const HIT_ANSWERS = ['completed', 'swallowed', 'replayed', 'rejected', 'key_reused', 'key_invalid', 'too_large'] as const;
-export type HitAnswer = (typeof HIT_ANSWERS)[number];
-
-/** One arrival, as the receiver saw it: seed 003's hit list, structured. */
-export interface HookHit {
-  /** Counts from 1 since the last reset. */
-  readonly seq: number;
-  /** When it arrived, from the receiver's clock. */
-  readonly at: number;
-  readonly method: string;
-  readonly path: string;
-  readonly key: string | null;
-  /**
-   * SHA-256 of the body bytes: tells a retry of the same payload from a new payload. Null for a
-   * body refused as too large: it was never read in full, so there is nothing to hash.
-   */
-  readonly bodySha256: string | null;
-  readonly answer: HitAnswer;
-  /** The status sent; null when the reply was swallowed. */
-  readonly status: number | null;
-  readonly retryAfter?: string;
-}
-
-export interface HookCounts {
-  readonly arrivals: number;
-  /** Arrivals that did the work: completed plus swallowed. A retry-safe client makes at most one. */
-  readonly completions: number;
-  readonly replays: number;
-}
-
-/** The one thing a web-standard handler cannot do itself: drop the connection without a reply. */
-export interface ConnectionControl {
-  drop(): void;
-}
+export { HIT_ANSWERS, type HitAnswer, type HookCounts, type HookHit } from './hook-hit.js';
+export type { ConnectionControl } from '../../http/node-listener.js';
 
 export const RETRY_AFTER_FORMATS = ['seconds', 'http-date'] as const;
 export type RetryAfterFormat = (typeof RETRY_AFTER_FORMATS)[number];
 
-export interface HookServiceOptions {
+/** The methods a hook arrival may use; the debug routes answer GET, DELETE and POST of their own. */
+export const HOOK_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export interface HookServiceOptions<Tx> {
+  /**
+   * The ledger the receiver's keys live in, shared with the other services: keys survive a
+   * restart, two servers on one database agree, and `/ledger/receipts` lists them. The receiver
+   * runs it with its own storage rule: only an ack (2xx) is stored; a scripted refusal is not,
+   * so a retry under the same key meets the script again.
+   */
+  readonly ledger: Ledger<Tx>;
+  /** The hits table lives in the ledger's database; an ack's hit commits with its receipt. */
+  readonly db: ServiceDatabase<Tx>;
+  /** The caller of a request; undefined is 401. @default every request is caller 'hook' (a receiver without callers) */
+  readonly scopeOf?: (request: Request) => string | undefined;
   /** A script string (see {@link parseHookScript}) or a parsed one. @default '200' */
   readonly script?: string | HookScript;
-  /** Times the hits, the throttle window and the Date header. @default systemClock */
+  /** Times the hits, the throttle window and the Date header. @default the ledger's clock */
   readonly clock?: Clock;
   /** How Retry-After is written: delay-seconds, or an HTTP-date measured from this clock. @default 'seconds' */
   readonly retryAfterFormat?: RetryAfterFormat;
@@ -67,7 +47,9 @@ export interface HookServiceOptions {
   /** Largest body accepted, in bytes. @default 1048576 */
   readonly maxBodyBytes?: number;
   /** Called after each arrival is recorded: for a live log. */
-  readonly onHit?: (hit: HookHit) => void;
+  readonly onHit?: (hit: HookHit, scope: string) => void;
+  /** Told about failures the client sees only as 500 or 503. @default nothing */
+  readonly onError?: (error: unknown, request: Request) => void;
 }
 
 export const DEFAULT_HOOK_OPTIONS = {
@@ -75,7 +57,8 @@ export const DEFAULT_HOOK_OPTIONS = {
   retryAfterFormat: 'seconds',
   basePath: '',
   maxBodyBytes: 1_048_576,
-} as const satisfies HookServiceOptions;
+  scope: 'hook',
+} as const;
 
 export interface HookRoute {
   readonly method: string;
@@ -88,21 +71,49 @@ export interface HookService {
   handle(request: Request, connection?: ConnectionControl): Promise<Response>;
   readonly routes: readonly HookRoute[];
   readonly script: HookScript;
-  hits(): readonly HookHit[];
-  counts(): HookCounts;
-  /** Clears the hits, the idempotency map and the script position. */
-  reset(): void;
+  /** The caller's newest `limit` hits (default 1000), oldest first. */
+  hits(scope?: string, limit?: number): Promise<readonly HookHit[]>;
+  counts(scope?: string): Promise<HookCounts>;
+  /** Clears the caller's hits and script position (its keys stay in the ledger, like every receipt). */
+  reset(scope?: string): Promise<void>;
+  /** Deletes hits older than the ledger's retention; run by the server's retention sweep. */
+  purgeExpired(): Promise<number>;
 }
 
-interface StoredAck {
-  readonly bodySha256: string;
-  readonly status: number;
-  readonly body: string;
+/** A scripted refusal: the status the script names, in the one problem+json shape. */
+const scriptedRefusal = (status: number) => defineProblem('scripted_refusal', status, 'Scripted refusal');
+
+/** What the receiver learnt about one arrival while the middleware and the effect ran. */
+interface Arrival {
+  readonly at: number;
+  readonly method: string;
+  readonly path: string;
+  readonly key: string | null;
+  scope?: string;
+  bodySha256?: string;
+  /** The script's answer, when the effect ran. */
+  outcome?: { readonly answer: HitAnswer; readonly status: number; readonly retryAfter?: string };
+  /** Set when the hit was written inside the effect's transaction (an ack commits with its hit). */
+  hit?: HookHit;
+  swallow?: boolean;
 }
 
-export function createHookService(options: HookServiceOptions = {}): HookService {
+/**
+ * The webhook storm's hostile receiver (docs/origins.md, "The webhook storm") as a service on the
+ * ledger and the idempotency middleware, like the dropbox and the notes: one request path (caller,
+ * key, body read once, ledger, handler), keys in the shared ledger, hits in the service database.
+ * An arrival without a key is answered from the script outside the ledger (the naive client's
+ * deliveries), so the hit list shows what such a client costs.
+ */
+export function createHookService<Tx>(options: HookServiceOptions<Tx>): HookService {
+  if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', options, 'an object {ledger, db}');
+  const { db } = options;
+  if (typeof options.ledger?.execute !== 'function') throw new InvalidOptionError('ledger', options.ledger, 'a Ledger from createLedger()');
+  if (typeof db?.within !== 'function' || typeof db.transaction !== 'function') {
+    throw new InvalidOptionError('db', db, 'a ServiceDatabase (sqliteServiceDatabase or postgresServiceDatabase)');
+  }
   const script = typeof options.script === 'object' ? options.script : parseHookScript(options.script ?? DEFAULT_HOOK_OPTIONS.script);
-  const clock = options.clock ?? systemClock;
+  const clock = options.clock ?? options.ledger.options.clock;
   const retryAfterFormat = options.retryAfterFormat ?? DEFAULT_HOOK_OPTIONS.retryAfterFormat;
   if (!RETRY_AFTER_FORMATS.includes(retryAfterFormat)) {
     throw new InvalidOptionError('retryAfterFormat', retryAfterFormat, `one of ${RETRY_AFTER_FORMATS.join(', ')}`);
@@ -111,139 +122,183 @@ export function createHookService(options: HookServiceOptions = {}): HookService
   if (basePath !== '' && !basePath.startsWith('/')) throw new InvalidOptionError('basePath', basePath, "'' or a path starting with /");
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_HOOK_OPTIONS.maxBodyBytes;
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 0) throw new InvalidOptionError('maxBodyBytes', maxBodyBytes, 'an integer >= 0');
+  const scopeOf = options.scopeOf ?? (() => DEFAULT_HOOK_OPTIONS.scope);
+  const onError = options.onError ?? (() => {});
+  // Only an ack is a receipt: a scripted 429 or 503 stored for the retention would answer every
+  // retry with "try later" forever; not stored, the key is released and the retry meets the script.
+  const ledger = createLedger<Tx>({ ...options.ledger.options, shouldStore: (receipt) => receipt.status >= 200 && receipt.status < 300 });
 
   const hitsPath = `${basePath}/debug/hits`;
   const resetPath = `${basePath}/debug/reset`;
-  let hits: HookHit[] = [];
-  let acks = new Map<string, StoredAck>();
-  let cursor: ScriptCursor = SCRIPT_START;
+  /** The script's position per caller. Kept by this process: it is the lab's scenery, not state to keep. */
+  const cursors = new Map<string, ScriptCursor>();
+  /** Per original request, what the middleware's steps learnt (scope, body hash). */
+  const arrivals = new WeakMap<Request, Arrival>();
 
-  const counts = (): HookCounts => ({
-    arrivals: hits.length,
-    completions: hits.filter((h) => h.answer === 'completed' || h.answer === 'swallowed').length,
-    replays: hits.filter((h) => h.answer === 'replayed').length,
+  const middleware = createIdempotencyMiddleware<Tx, Arrival>({
+    ledger,
+    methods: [...HOOK_METHODS],
+    maxBodyBytes,
+    scopeOf: (request) => {
+      const scope = scopeOf(request);
+      const arrival = arrivals.get(request);
+      if (arrival !== undefined && scope !== undefined) arrival.scope = scope;
+      return scope;
+    },
+    validate: ({ request, body }) => {
+      const arrival = arrivals.get(request);
+      if (arrival === undefined) throw new Error('hook: a request reached the middleware without its arrival record');
+      arrival.bodySha256 = sha256Hex(body);
+      return { ok: true, value: arrival };
+    },
+    unauthenticated: () => unauthenticatedResponse(),
+    onKeyless: (_request, admitted) => db.transaction((sql) => answerFromScript(admitted.value, sql)),
+    onError,
   });
-  const reset = (): void => {
-    hits = [];
-    acks = new Map();
-    cursor = SCRIPT_START;
-  };
-  const headersNow = (contentType: string): Headers =>
-    new Headers({ [HEADER.date]: formatHttpDate(clock.now()), [HEADER.contentType]: contentType });
-  const json = (status: number, body: unknown): Response =>
-    new Response(JSON.stringify(body), { status, headers: headersNow('application/json') });
-  const problem = (status: number, title: string, detail: string, extra: Record<string, string> = {}, members: Record<string, unknown> = {}): Response => {
-    const headers = headersNow(PROBLEM_JSON);
-    for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-    return new Response(JSON.stringify({ type: 'about:blank', title, status, detail, ...members }), { status, headers });
-  };
 
-  async function arrival(request: Request, path: string, connection: ConnectionControl | undefined): Promise<Response> {
+  /** Runs the script for one arrival; an ack and its hit are written with `sql` (the receipt's transaction when keyed). */
+  async function answerFromScript(arrival: Arrival, sql: SqlHandle): Promise<Response> {
+    const scope = arrival.scope!;
+    const [action, next] = nextScriptAction(script, cursors.get(scope) ?? SCRIPT_START, arrival.at);
+    cursors.set(scope, next);
+    if (action.kind === 'swallow' || (action.status >= 200 && action.status < 300)) {
+      const status = action.kind === 'swallow' ? 200 : action.status;
+      const completion = (await countHits(sql, scope)).completions + 1;
+      arrival.swallow = action.kind === 'swallow';
+      arrival.outcome = { answer: arrival.swallow ? 'swallowed' : 'completed', status };
+      arrival.hit = await insertHit(sql, scope, hitOf(arrival, arrival.outcome.answer, arrival.swallow ? null : status));
+      const body = status === 204 || status === 205 ? null : JSON.stringify({ received: true, completion });
+      return new Response(body, { status, headers: { [HEADER.contentType]: 'application/json' } });
+    }
+    return refusal(arrival, action);
+  }
+
+  function refusal(arrival: Arrival, action: Extract<ScriptAction, { kind: 'status' }>): Response {
+    const retryAfter = action.retryAfterSeconds === undefined ? undefined : formatRetryAfter(action.retryAfterSeconds, arrival.at, retryAfterFormat);
+    arrival.outcome = retryAfter === undefined ? { answer: 'rejected', status: action.status } : { answer: 'rejected', status: action.status, retryAfter };
+    return problemResponse(scriptedRefusal(action.status), `hook script ${script.text} answers ${action.status} to this arrival`, {
+      headers: retryAfter === undefined ? {} : { [HEADER.retryAfter]: retryAfter },
+    });
+  }
+
+  async function arrive(request: Request, path: string, connection: ConnectionControl | undefined): Promise<Response> {
     const at = clock.now();
-    const key = request.headers.get(HEADER.idempotencyKey);
-    // The limit holds while reading (a declared Content-Length over it is refused unread, a
-    // streamed body is cut at the first chunk past it): a hostile sender cannot make the
-    // receiver buffer gigabytes only to be told 413 afterwards.
-    const read = await readBodyWithin(request, maxBodyBytes);
-    /** Records the arrival (numbered when it is answered, so hits stay in order) and returns its number. */
-    const record = (bodySha256: string | null, answer: HitAnswer, status: number | null, retryAfter?: string): number => {
-      const base = { seq: hits.length + 1, at, method: request.method, path, key, bodySha256, answer, status };
-      const hit: HookHit = retryAfter === undefined ? base : { ...base, retryAfter };
-      hits.push(hit);
-      options.onHit?.(hit);
-      return hit.seq;
-    };
-    if (read.kind === 'too_large') {
-      record(null, 'too_large', 413);
-      return problem(413, 'Content Too Large', `the body exceeds ${read.limitBytes} bytes, the most this receiver accepts`, {}, { maxBodyBytes: read.limitBytes });
-    }
-    const bodySha256 = sha256Hex(read.bytes);
-    if (key !== null) {
-      const why = keyProblem(key);
-      if (why !== undefined) {
-        record(bodySha256, 'key_invalid', 400);
-        return problem(400, 'Bad Request', why);
-      }
-      const ack = acks.get(key);
-      if (ack) {
-        // DESIGN wire contract: a different payload under a used key is refused (422) before
-        // anything else; the same payload is answered from the stored ack, not done twice.
-        if (ack.bodySha256 !== bodySha256) {
-          record(bodySha256, 'key_reused', 422);
-          return problem(422, 'Unprocessable Content', 'this idempotency key was already used with a different body');
-        }
-        record(bodySha256, 'replayed', ack.status);
-        const headers = headersNow('application/json');
-        headers.set(HEADER.idempotentReplayed, 'true');
-        return new Response(ack.body, { status: ack.status, headers });
-      }
-    }
+    const arrival: Arrival = { at, method: request.method, path, key: request.headers.get(HEADER.idempotencyKey) };
+    arrivals.set(request, arrival);
+    const response = await middleware(request, (_forwarded, context) => answerFromScript(context!.value, db.within(context!.tx)));
+    response.headers.set(HEADER.date, formatHttpDate(at));
+    if (arrival.scope === undefined) return response; // 401: no caller to record it for
+    const hit = await recordAfter(arrival, response, request);
+    if (hit !== undefined) options.onHit?.(hit, arrival.scope);
+    if (arrival.swallow === true && hit?.answer === 'swallowed') return swallowed(connection);
+    return response;
+  }
 
-    const [action, next] = nextScriptAction(script, cursor, at);
-    cursor = next;
-    const completion = counts().completions + 1;
-    if (action.kind === 'swallow') {
-      if (key !== null) acks.set(key, { bodySha256, status: 200, body: ackBody(completion) });
-      record(bodySha256, 'swallowed', null);
-      if (connection) {
-        connection.drop();
-        return new Response(null, { status: 204 });
-      }
-      // No socket to drop (mounted behind an adapter that gives none): break the reply mid-body,
-      // which a client reads as a transport failure, the same unknown outcome.
-      return new Response(new ReadableStream({ start: (c) => c.error(new Error('hook: ack swallowed')) }), {
-        status: 200,
-        headers: headersNow('application/json'),
-      });
+  /** The hit of an arrival, unless the effect already wrote it with the ack. */
+  async function recordAfter(arrival: Arrival, response: Response, request: Request): Promise<HookHit | undefined> {
+    const { outcome } = arrival;
+    // The effect's answer stands only if it is what was sent (a lost lease or a failed commit is not).
+    const effectAnswered = outcome !== undefined && outcome.status === response.status && !response.headers.has(HEADER.idempotentReplayed);
+    if (effectAnswered && arrival.hit !== undefined) return arrival.hit;
+    const answer = effectAnswered ? outcome.answer : answerOf(response);
+    const status = answer === 'swallowed' ? null : response.status;
+    const retryAfter = response.headers.get(HEADER.retryAfter) ?? undefined;
+    const base = hitOf(arrival, answer, status);
+    try {
+      return await db.transaction((sql) => insertHit(sql, arrival.scope!, retryAfter === undefined ? base : { ...base, retryAfter }));
+    } catch (error) {
+      onError(error, request); // the answer stands; only its line in the hit list is missing
+      return undefined;
     }
-    const { status } = action;
-    if (status >= 200 && status < 300) {
-      const body = ackBody(completion);
-      if (key !== null) acks.set(key, { bodySha256, status, body });
-      record(bodySha256, 'completed', status);
-      return new Response(status === 204 || status === 205 ? null : body, { status, headers: headersNow('application/json') });
+  }
+
+  async function debug(request: Request, path: string): Promise<Response> {
+    const allowed = path === hitsPath ? 'GET, HEAD, DELETE' : 'POST';
+    const method = request.method.toUpperCase();
+    const isReset = (path === hitsPath && method === 'DELETE') || (path === resetPath && method === 'POST');
+    const isList = path === hitsPath && (method === 'GET' || method === 'HEAD');
+    if (!isReset && !isList) return methodNotAllowedResponse(allowed, `${path} answers ${allowed}`);
+    const scope = scopeOf(request);
+    if (scope === undefined || scope === '') return unauthenticatedResponse();
+    if (isReset) {
+      await reset(scope);
+      return new Response(null, { status: 204, headers: { [HEADER.date]: formatHttpDate(clock.now()) } });
     }
-    const retryAfter = action.retryAfterSeconds === undefined ? undefined : formatRetryAfter(action.retryAfterSeconds, at, retryAfterFormat);
-    const seq = record(bodySha256, 'rejected', status, retryAfter);
-    return problem(status, 'Scripted refusal', `hook script ${script.text} answers ${status} to hit ${seq}`, retryAfter === undefined ? {} : { [HEADER.retryAfter]: retryAfter });
+    const asked = readRowLimit(new URL(request.url));
+    if (asked.kind === 'refused') return asked.response;
+    const { hits, total, counts } = await db.transaction(async (sql) => ({ ...(await listHitsPage(sql, scope, asked.limit)), counts: await countHits(sql, scope) }));
+    const body = { script: script.text, ...counts, ...rowPage(total, asked.limit, hits.length), hits };
+    return Response.json(body, { headers: { [HEADER.date]: formatHttpDate(clock.now()), 'cache-control': 'no-store' } });
   }
 
   async function handle(request: Request, connection?: ConnectionControl): Promise<Response> {
     const path = new URL(request.url).pathname;
-    if (path === hitsPath) {
-      if (request.method === 'GET' || request.method === 'HEAD') return json(200, { script: script.text, ...counts(), hits });
-      if (request.method === 'DELETE') return resetResponse();
-      return problem(405, 'Method Not Allowed', `${hitsPath} answers GET and DELETE`, { allow: 'GET, HEAD, DELETE' });
+    if (path === hitsPath || path === resetPath) return debug(request, path);
+    if (!(HOOK_METHODS as readonly string[]).includes(request.method.toUpperCase())) {
+      return methodNotAllowedResponse(HOOK_METHODS.join(', '), `a hook answers ${HOOK_METHODS.join(', ')}`);
     }
-    if (path === resetPath) {
-      if (request.method === 'POST') return resetResponse();
-      return problem(405, 'Method Not Allowed', `${resetPath} answers POST`, { allow: 'POST' });
-    }
-    return arrival(request, path, connection);
+    return arrive(request, path, connection);
   }
 
-  function resetResponse(): Response {
-    reset();
-    return new Response(null, { status: 204, headers: { [HEADER.date]: formatHttpDate(clock.now()) } });
+  async function reset(scope: string = DEFAULT_HOOK_OPTIONS.scope): Promise<void> {
+    cursors.delete(scope);
+    await db.transaction((sql) => clearHits(sql, scope));
   }
 
   return {
     handle,
     script,
     routes: [
-      { method: 'GET', path: hitsPath, description: 'the hits, counts and script as JSON' },
-      { method: 'POST', path: resetPath, description: 'clear hits, idempotency map and script position' },
+      { method: 'GET', path: `${hitsPath}[?limit=N]`, description: 'the newest hits, the counts and the script as JSON' },
+      { method: 'POST', path: resetPath, description: 'clear the hits and the script position' },
       { method: 'DELETE', path: hitsPath, description: 'same as POST /debug/reset' },
-      { method: '*', path: `${basePath}/*`, description: 'any other request: recorded, then answered by the script' },
+      { method: HOOK_METHODS.join('|'), path: `${basePath}/*`, description: 'any other request: answered by the script, then recorded' },
     ],
-    hits: () => [...hits],
-    counts,
+    hits: async (scope = DEFAULT_HOOK_OPTIONS.scope, limit = 1000) => (await db.transaction((sql) => listHitsPage(sql, scope, limit))).hits,
+    counts: (scope = DEFAULT_HOOK_OPTIONS.scope) => db.transaction((sql) => countHits(sql, scope)),
     reset,
+    purgeExpired: () => db.transaction((sql) => purgeHits(sql, clock.now() - ledger.options.retentionMs)),
   };
 }
 
-function ackBody(completion: number): string {
-  return JSON.stringify({ received: true, completion });
+function hitOf(arrival: Arrival, answer: HitAnswer, status: number | null): Omit<HookHit, 'seq'> {
+  const bodySha256 = answer === 'too_large' ? null : (arrival.bodySha256 ?? null);
+  return { at: arrival.at, method: arrival.method, path: arrival.path, key: arrival.key, bodySha256, answer, status };
+}
+
+/** What a response the middleware answered itself says about the arrival. */
+function answerOf(response: Response): HitAnswer {
+  if (response.headers.has(HEADER.idempotentReplayed)) return 'replayed';
+  switch (response.status) {
+    case 413:
+      return 'too_large';
+    case 400:
+      return 'key_invalid';
+    case 422:
+      return 'key_reused';
+    case 409:
+      return 'in_flight';
+    case 503:
+      return 'unavailable';
+    default:
+      return 'failed';
+  }
+}
+
+/**
+ * The ack is committed with its receipt; the reply is lost. With a socket to drop, drop it;
+ * without one (an adapter that gives none), break the reply mid-body, which a client reads as a
+ * transport failure: the same unknown outcome.
+ */
+function swallowed(connection: ConnectionControl | undefined): Response {
+  if (connection) {
+    connection.drop();
+    return new Response(null, { status: 204 });
+  }
+  return new Response(new ReadableStream({ start: (c) => c.error(new Error('hook: ack swallowed')) }), {
+    status: 200,
+    headers: { [HEADER.contentType]: 'application/json' },
+  });
 }
 
 /**

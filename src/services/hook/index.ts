@@ -2,6 +2,7 @@ export {
   createHookService,
   DEFAULT_HOOK_OPTIONS,
   HIT_ANSWERS,
+  HOOK_METHODS,
   RETRY_AFTER_FORMATS,
   type ConnectionControl,
   type HitAnswer,
@@ -12,6 +13,7 @@ export {
   type HookServiceOptions,
   type RetryAfterFormat,
 } from './hook-service.js';
+export { setUpHookHits, insertHit, listHitsPage, countHits, clearHits, purgeHits, HOOK_HITS_TABLE } from './hook-hits-table.js';
 export { startHookServer, nodeListener, type HookServer, type HookServerOptions } from './hook-server.js';
 export {
   parseHookScript,

@@ -1,25 +1,22 @@
-import { jsonBodyFingerprint, readJsonBody } from '../../http/json-body.js';
-import { problemResponse } from '../../http/problem.js';
+import { jsonBodyFingerprint, jsonValidator } from '../../http/json-body.js';
 import type { FingerprintInput } from '../../http/request-fingerprint.js';
-import { checkNoteCommand, NOTE_LIMITS, type NoteCommand } from './note-command.js';
-
-/** A well-formed command with the bytes it came in, or the problem to answer instead. */
-export type NoteRequestRead =
-  | { readonly kind: 'command'; readonly command: NoteCommand; readonly bytes: Uint8Array }
-  | { readonly kind: 'refused'; readonly response: Response };
+import type { Validate } from '../../http/request-validation.js';
+import { checkNoteCommand, type NoteCommand } from './note-command.js';
+import { NOTES_PROBLEMS } from './notes-problems.js';
 
 /**
- * Reads and checks a PATCH body before the ledger sees it. A malformed command (413, 415, 400,
- * 422) is refused here, so it changes nothing: no edit, and no receipt that would pin the request
- * ID to a typo (Stripe's rule too: a request that fails validation is not saved).
+ * The notes' `validate` step for the idempotency middleware: a malformed command (415, 400, 422)
+ * is refused before the ledger, so it changes nothing: no edit, and no receipt that would pin the
+ * request ID to a typo.
  */
-export async function readNoteRequest(request: Request): Promise<NoteRequestRead> {
-  const read = await readJsonBody(request, { maxBodyBytes: NOTE_LIMITS.maxBodyBytes, what: 'command' });
-  if (read.kind === 'refused') return read;
-  const checked = checkNoteCommand(read.value);
-  if (!checked.ok) return { kind: 'refused', response: problemResponse('invalid_command', checked.errors.join('; '), { extensions: { errors: checked.errors } }) };
-  return { kind: 'command', command: checked.command, bytes: read.bytes };
-}
+export const noteCommandValidator: Validate<NoteCommand> = jsonValidator({
+  what: 'command',
+  invalid: NOTES_PROBLEMS.invalid_command,
+  check: (value) => {
+    const checked = checkNoteCommand(value);
+    return checked.ok ? { ok: true, value: checked.command } : checked;
+  },
+});
 
 /** The notes take JSON in UTF-8 only, by the http layer's one rule (RFC 8259 section 8.1). */
 export { isJsonMediaType } from '../../http/json-body.js';

@@ -1,16 +1,15 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { InvalidOptionError } from '../../contract/errors.js';
-import { HEADER } from '../../contract/headers.js';
-import { keyProblem } from '../../contract/idempotency-key.js';
+import { methodNotAllowedResponse, unauthenticatedResponse } from '../../http/common-responses.js';
 import { honoIdempotency, type IdempotencyVariables } from '../../http/hono-middleware.js';
 import { createIdempotencyMiddleware } from '../../http/idempotency-middleware.js';
-import { keyFromHeader } from '../../http/key-header.js';
 import { problemResponse } from '../../http/problem.js';
 import type { Ledger } from '../../ledger/ledger.js';
 import { systemClock, type Clock } from '../../time/clock.js';
 import type { ServiceDatabase } from '../sql/service-database.js';
 import { NOTE_LIMITS, type NoteCommand } from './note-command.js';
-import { noteFingerprint, readNoteRequest } from './note-request.js';
+import { noteCommandValidator, noteFingerprint } from './note-request.js';
+import { NOTES_PROBLEMS } from './notes-problems.js';
 import { editNote, readNote, type Note } from './notes-table.js';
 
 export interface NotesAppDeps<Tx> {
@@ -25,7 +24,7 @@ export interface NotesAppDeps<Tx> {
   readonly onError?: (error: unknown, request: Request) => void;
 }
 
-type NotesEnv<Tx> = { Variables: IdempotencyVariables<Tx> & { noteCommand: NoteCommand | undefined } };
+type NotesEnv<Tx> = { Variables: IdempotencyVariables<Tx, NoteCommand> };
 
 /** The methods `/:id` answers; anything else is a 405 naming them. */
 const ALLOWED = 'GET, HEAD, PATCH';
@@ -60,32 +59,18 @@ export function createNotesApp<Tx>(deps: NotesAppDeps<Tx>): Hono {
   const onError = deps.onError ?? (() => {});
   if (typeof onError !== 'function') throw new InvalidOptionError('onError', onError, 'a function (error, request) => void');
 
-  const idempotency = createIdempotencyMiddleware<Tx>({
+  // One order for every edit: caller (401), request ID (400), body within the limit (413), the
+  // command (415, 400, 422), then the ledger; the handler gets the checked command.
+  const idempotency = createIdempotencyMiddleware<Tx, NoteCommand>({
     ledger, // checked by the middleware itself
     scopeOf,
     methods: ['PATCH'],
     maxBodyBytes: NOTE_LIMITS.maxBodyBytes,
+    validate: noteCommandValidator,
     fingerprintOf: noteFingerprint,
+    unauthenticated: () => unauthenticatedResponse(),
     onError,
   });
-
-  /**
-   * Judges the command before the ledger does anything. The caller and the request ID are
-   * judged first, by the idempotency middleware itself (401, 400): when either is wrong this
-   * passes the request on untouched and the middleware refuses it.
-   */
-  const checkCommand: MiddlewareHandler<NotesEnv<Tx>> = async (c, next) => {
-    const request = c.req.raw;
-    const header = request.headers.get(HEADER.idempotencyKey);
-    const scope = scopeOf(request);
-    if (scope === undefined || scope === '' || header === null || keyProblem(keyFromHeader(header)) !== undefined) return next();
-    const read = await readNoteRequest(request);
-    if (read.kind === 'refused') return read.response;
-    // The body is consumed; the middleware fingerprints this identical copy.
-    c.req.raw = new Request(request.url, { method: request.method, headers: request.headers, body: new Uint8Array(read.bytes), signal: request.signal });
-    c.set('noteCommand', read.command);
-    await next();
-  };
 
   const app = new Hono<NotesEnv<Tx>>();
 
@@ -97,11 +82,11 @@ export function createNotesApp<Tx>(deps: NotesAppDeps<Tx>): Hono {
     return c.json(noteJson(note));
   });
 
-  app.patch('/:id', checkCommand, honoIdempotency(idempotency), async (c) => {
+  app.patch('/:id', honoIdempotency(idempotency), async (c) => {
     const context = c.get('idempotency');
-    const command = c.get('noteCommand');
-    // Unreachable: PATCH always goes through the ledger, after checkCommand. A 500 rolls back.
-    if (context === undefined || command === undefined) return problemResponse('internal_error', 'the edit reached the handler unchecked');
+    // Unreachable: PATCH always goes through the ledger. A 500 rolls back.
+    if (context === undefined) return problemResponse('internal_error', 'the edit reached the handler unchecked');
+    const command = context.value;
     const id = c.req.param('id');
     const outcome = await editNote(db.within(context.tx), id, command, clock.now());
     switch (outcome.kind) {
@@ -113,7 +98,7 @@ export function createNotesApp<Tx>(deps: NotesAppDeps<Tx>): Hono {
         // No Retry-After: waiting does not help; the author must review the current note and send
         // a new command with a new request ID (seed 004, "a conflict needs a decision").
         return problemResponse(
-          'version_conflict',
+          NOTES_PROBLEMS.version_conflict,
           `note ${JSON.stringify(id)} is at version ${outcome.currentVersion}, not ${command.expectedVersion}: read it again and decide, then send a new command with a new request ID`,
           { extensions: { id, expectedVersion: command.expectedVersion, currentVersion: outcome.currentVersion } },
         );
@@ -122,11 +107,7 @@ export function createNotesApp<Tx>(deps: NotesAppDeps<Tx>): Hono {
     }
   });
 
-  app.on(['POST', 'PUT', 'DELETE', 'OPTIONS'], '/:id', () => {
-    const response = problemResponse('method_not_allowed', `a note answers ${ALLOWED}`);
-    response.headers.set('allow', ALLOWED);
-    return response;
-  });
+  app.on(['POST', 'PUT', 'DELETE', 'OPTIONS'], '/:id', () => methodNotAllowedResponse(ALLOWED, `a note answers ${ALLOWED}`));
 
   app.onError((error, c) => {
     // A thrown effect: the 500 is not stored, the ledger rolls the edit back and frees the key.

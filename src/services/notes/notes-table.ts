@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../../time/clock.js';
 import { columnTypes, type ServiceDatabase } from '../sql/service-database.js';
+import { setUpTables } from '../sql/set-up-tables.js';
 import type { SqlHandle } from '../../ledger/sql-handle.js';
 import type { NoteCommand } from './note-command.js';
 
@@ -33,10 +34,7 @@ export interface SetUpNotesOptions {
 export async function setUpNotes(db: ServiceDatabase<unknown>, options: SetUpNotesOptions = {}): Promise<void> {
   const clock = options.clock ?? systemClock;
   const { instant } = columnTypes(db.dialect);
-  await db.transaction(async (sql) => {
-    // Two servers starting on one PostgreSQL would race on CREATE TABLE IF NOT EXISTS (a unique
-    // violation on pg_type); the advisory lock lets one go first, as the ledger's store does.
-    if (sql.dialect === 'postgres') await sql.all('SELECT pg_advisory_xact_lock(hashtext($1))', [`oncely:${NOTES_TABLE}`]);
+  await setUpTables(db, NOTES_TABLE, async (sql) => {
     await sql.run(`CREATE TABLE IF NOT EXISTS ${NOTES_TABLE} (
       id TEXT PRIMARY KEY,
       version INTEGER NOT NULL CHECK (version >= 1),

@@ -1,4 +1,4 @@
-import { problemResponse } from '../../http/problem.js';
+import { defineProblem, problemResponse } from '../../http/problem.js';
 
 /**
  * How many rows one listing returns (`GET /dropbox/store`, `GET /ledger/receipts`): a caller's
@@ -11,6 +11,9 @@ export const DEFAULT_ROW_LIMITS = {
   /** The largest `?limit=` accepted; past it, 400. @default 1000 */
   maxLimit: 1000,
 } as const;
+
+/** A listing's query that asks for no valid number of rows. */
+export const INVALID_QUERY = defineProblem('invalid_query', 400, 'Invalid query parameter');
 
 /** The query parameter that asks for another number of rows. */
 export const ROW_LIMIT_PARAMETER = 'limit';
@@ -32,7 +35,7 @@ export function readRowLimit(url: URL): RowLimitRead {
   const limit = /^\d{1,7}$/.test(raw) ? Number(raw) : Number.NaN;
   if (values.length === 1 && limit >= 1 && limit <= maxLimit) return { kind: 'limit', limit };
   const sent = values.length > 1 ? `${values.length} values` : JSON.stringify(raw);
-  const response = problemResponse('invalid_query', `?${ROW_LIMIT_PARAMETER}= must be one whole number from 1 to ${maxLimit} (default ${defaultLimit}), not ${sent}`, {
+  const response = problemResponse(INVALID_QUERY, `?${ROW_LIMIT_PARAMETER}= must be one whole number from 1 to ${maxLimit} (default ${defaultLimit}), not ${sent}`, {
     extensions: { parameter: ROW_LIMIT_PARAMETER, minimum: 1, maximum: maxLimit, default: defaultLimit },
   });
   return { kind: 'refused', response };
