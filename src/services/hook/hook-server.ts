@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { InvalidOptionError } from '../../contract/errors.js';
 import { toNodeListener } from '../../http/node-listener.js';
 import { createLedger } from '../../ledger/ledger.js';
-import { openSqliteDatabase } from '../../stores/sqlite/open-sqlite-database.js';
+import { importOptionalDriver } from '../../stores/optional-driver.js';
 import { createSqliteStore } from '../../stores/sqlite/sqlite-store.js';
 import { sqliteServiceDatabase } from '../sql/service-database.js';
 import { systemClock } from '../../time/clock.js';
@@ -39,6 +39,8 @@ export async function startHookServer(options: HookServerOptions = {}): Promise<
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidOptionError('port', port, 'an integer from 0 to 65535');
   const host = options.host ?? '127.0.0.1';
+  // The driver is an optional peer, loaded when a receiver starts (not when the CLI loads).
+  const { openSqliteDatabase } = await importOptionalDriver('better-sqlite3', 'the hook receiver (SQLite)', () => import('../../stores/sqlite/open-sqlite-database.js'));
   const store = createSqliteStore({ database: () => openSqliteDatabase(options.sqliteFile ?? ':memory:') });
   const db = sqliteServiceDatabase(store);
   let service: HookService;
