@@ -20,8 +20,11 @@ export const EXIT = {
   checkFailed: 7,
 } as const;
 
+/** Error codes that mean the command was given something wrong: exit 2, as the docs promise. */
+const USAGE_CODES = new Set(['invalid_option', 'invalid_key', 'invalid_tokens']);
+
 /** Prints one line, `oncely: message`, and sets a non-zero exit code. Never a stack trace for bad input. */
-export function exitWithError(error: unknown, code: number = isOncelyError(error) && (error.code === 'invalid_option' || error.code === 'invalid_key') ? EXIT.usage : EXIT.failure): void {
+export function exitWithError(error: unknown, code: number = isOncelyError(error) && USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.failure): void {
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`oncely: ${message}\n`);
   if (process.env['ONCELY_DEBUG'] && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);

@@ -102,6 +102,9 @@ export function createIdempotencyMiddleware<Tx, V = unknown>(options: Idempotenc
     let handlerHeaders: Headers | undefined;
     const result = await o.ledger.execute({ scope, key, fingerprint }, async (tx, claim) => {
       const response = await next(requestWithBody(request, admitted.body), { ...admitted, tx, sql: sqlOf(tx), key, claim });
+      // Nobody will receive this answer (the client left, or the server answered for the handler:
+      // a timeout, the end of a shutdown's grace): roll back rather than commit it unseen.
+      request.signal.throwIfAborted();
       const { receipt, headers } = await responseToReceipt(response, o.receiptHeaderSet);
       handlerHeaders = headers;
       return receipt;
@@ -135,7 +138,7 @@ export function createIdempotencyMiddleware<Tx, V = unknown>(options: Idempotenc
     } catch (error) {
       // The handler (or scopeOf, validate, fingerprintOf) threw. The ledger has rolled the effect
       // back and released the key, so the client may retry with the same key.
-      o.onError(error, request);
+      if (!request.signal.aborted) o.onError(error, request);
       return problem('internal_error', 'the request failed and was rolled back; it may be retried with the same key');
     }
   };

@@ -2,6 +2,8 @@ import { fingerprint } from '../contract/fingerprint.js';
 import { problemResponse, type ProblemType } from './problem.js';
 import { requestFingerprint, type FingerprintInput } from './request-fingerprint.js';
 import type { Validate } from './request-validation.js';
+import { invalidFieldsResponse } from './error-list.js';
+import { parseStrictJson } from './strict-json.js';
 
 /**
  * The Content-Types a JSON body may carry, named in every 415. JSON between systems is UTF-8
@@ -24,26 +26,23 @@ export interface JsonValidatorOptions<V> {
 
 /**
  * A JSON service's `validate` step for the idempotency middleware: 415 for another media type,
- * 400 for bytes that are not UTF-8 JSON, the service's 422 (with every error, so one round trip
- * fixes them all) for a value its `check` refuses. The body is parsed here once; the handler gets
+ * 400 for bytes that are not UTF-8 JSON or JSON that means two things (a repeated member name,
+ * named in `member` and `pointer`; a lone surrogate; nesting past MAX_JSON_DEPTH: see
+ * parseStrictJson), the service's 422 (the first 20 errors, and how many in all) for a value
+ * its `check` refuses. The body is parsed here once; the handler gets
  * the checked value.
  */
 export function jsonValidator<V>(options: JsonValidatorOptions<V>): Validate<V> {
   return ({ request, body }) => {
     const type = request.headers.get('content-type');
     if (!isJsonMediaType(type)) return { ok: false, response: unsupportedMediaType(request.method, options.what, type) };
-    let value: unknown;
-    try {
-      value = decodeJson(body);
-    } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      return { ok: false, response: problemResponse('invalid_json', `the body is not valid UTF-8 JSON: ${why}`) };
+    const parsed = parseStrictJson(body);
+    if (parsed.kind === 'invalid') {
+      const extensions = parsed.member === undefined ? undefined : { member: parsed.member, pointer: parsed.pointer };
+      return { ok: false, response: problemResponse('invalid_json', `the body is not valid UTF-8 JSON: ${parsed.reason}`, { extensions }) };
     }
-    const checked = options.check(value);
-    if (!checked.ok) {
-      const response = problemResponse(options.invalid, checked.errors.join('; '), { extensions: { errors: checked.errors } });
-      return { ok: false, response };
-    }
+    const checked = options.check(parsed.value);
+    if (!checked.ok) return { ok: false, response: invalidFieldsResponse(options.invalid, checked.errors) };
     return { ok: true, value: checked.value };
   };
 }
@@ -83,15 +82,9 @@ function unsupportedMediaType(method: string, what: string, type: string | null)
 export function jsonBodyFingerprint(input: FingerprintInput, field: string): string {
   let value: unknown = input.value;
   if (value === undefined) {
-    try {
-      value = decodeJson(input.body);
-    } catch {
-      return requestFingerprint(input);
-    }
+    const parsed = parseStrictJson(input.body);
+    if (parsed.kind === 'invalid') return requestFingerprint(input);
+    value = parsed.value;
   }
   return fingerprint({ method: input.method.toUpperCase(), path: `${input.url.pathname}${input.url.search}`, [field]: value });
-}
-
-function decodeJson(bytes: Uint8Array): unknown {
-  return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
 }

@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { OncelyError } from '../contract/errors.js';
 import { logOncelyError } from './log-oncely-error.js';
 import { problemResponse } from './problem.js';
+import { readRequestTarget } from './request-target.js';
 
 /**
  * The one thing a web-standard handler cannot do itself: drop the connection without a reply
@@ -19,6 +21,40 @@ export type FetchHandler = (request: Request, connection?: ConnectionControl) =>
 export interface NodeListenerOptions {
   /** Told about errors the handler threw (the client gets a 500 problem). @default logOncelyError (stderr) */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Told about requests refused before any handler saw them (a bad Host, a target that is not a
+   * URL, TRACE): the method and target as sent, and the answer. @default nothing
+   */
+  readonly onRefused?: (refusal: { readonly method: string; readonly target: string; readonly status: number }) => void;
+}
+
+/** The abort controller of each request a handler is producing an answer for. */
+const aborters = new WeakMap<ServerResponse, AbortController>();
+
+/**
+ * Aborts the Request behind `res` while its handler still runs, as when the client goes away:
+ * the idempotency middleware then rolls the request's transaction back instead of committing an
+ * answer nobody will receive. The server calls it before answering for the handler itself (a
+ * 408 past the request timeout, a 503 at the end of a shutdown's grace).
+ */
+export function abortNodeRequest(res: ServerResponse, answer: { readonly status: number; readonly code: string; readonly detail: string }): void {
+  aborters.get(res)?.abort(new AnsweredInstead(answer.status, answer.code, answer.detail));
+}
+
+/** The abort reason of a Request the server answered itself, with the status it sent. */
+export class AnsweredInstead extends OncelyError {
+  readonly status: number;
+
+  constructor(status: number, code: string, detail: string) {
+    super(code, detail);
+    this.name = 'AnsweredInstead';
+    this.status = status;
+  }
+}
+
+/** The status the server sent for a request it answered in its handler's place, if it did. */
+export function answeredInsteadStatus(signal: AbortSignal): number | undefined {
+  return signal.aborted && signal.reason instanceof AnsweredInstead ? signal.reason.status : undefined;
 }
 
 /**
@@ -28,7 +64,7 @@ export interface NodeListenerOptions {
  */
 export function toNodeListener(handler: FetchHandler, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    void serveNode(handler, req, res, req.url ?? '/', undefined, options.onError);
+    void serveNode(handler, req, res, req.url ?? '/', undefined, options.onError, options.onRefused);
   };
 }
 
@@ -40,10 +76,32 @@ export async function serveNode(
   path: string,
   body: Uint8Array | undefined,
   onError: ((error: unknown) => void) = logOncelyError,
+  onRefused?: NodeListenerOptions['onRefused'],
 ): Promise<void> {
+  const head = {
+    method: req.method ?? 'GET',
+    target: path,
+    hosts: rawHeaderValues(req.rawHeaders, 'host'),
+    httpVersion: req.httpVersion,
+    encrypted: (req.socket as { encrypted?: boolean }).encrypted === true,
+  };
+  const target = readRequestTarget(head);
+  if (target.kind === 'refused') {
+    onRefused?.({ method: head.method, target: head.target, status: target.response.status });
+    // The body is not wanted; reading it lets the connection close without a reset.
+    req.resume();
+    res.setHeader('connection', 'close');
+    await writeResponse(target.response, res).catch(() => res.destroy());
+    return;
+  }
   const aborter = new AbortController();
+  aborters.set(res, aborter);
+  let pending = true;
   res.on('close', () => {
     if (!res.writableFinished) aborter.abort();
+    // Answered in the handler's place (a timeout, a shutdown) while it still waits for a body
+    // that will never come: end the wait, so the handler finishes and rolls back.
+    if (pending && !req.complete) req.destroy();
   });
   let response: Response;
   let dropped = false;
@@ -54,12 +112,15 @@ export async function serveNode(
     },
   };
   try {
-    response = await handler(toRequest(req, path, body, aborter.signal), connection);
+    response = await handler(toRequest(req, target.url, body, aborter.signal), connection);
   } catch (error) {
-    onError(error);
+    if (!aborter.signal.aborted) onError(error);
     response = problemResponse('internal_error', 'the request failed');
+  } finally {
+    pending = false;
   }
-  if (dropped) return;
+  // Dropped, or answered for the handler already (a timeout, the end of a shutdown's grace).
+  if (dropped || res.headersSent || res.writableEnded) return;
   try {
     await writeResponse(response, res);
   } catch (error) {
@@ -68,9 +129,7 @@ export async function serveNode(
   }
 }
 
-function toRequest(req: IncomingMessage, path: string, body: Uint8Array | undefined, signal: AbortSignal): Request {
-  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-  const url = requestUrl(`${encrypted ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`, path);
+function toRequest(req: IncomingMessage, url: URL, body: Uint8Array | undefined, signal: AbortSignal): Request {
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
@@ -89,15 +148,10 @@ function toRequest(req: IncomingMessage, path: string, body: Uint8Array | undefi
   return new Request(url, init);
 }
 
-/**
- * The request's URL: the origin, then the request target exactly as sent. Resolving the target
- * against the origin instead (`new URL(path, origin)`) would read `//x/y` as a
- * scheme-relative reference, host `x` and path `/y` (RFC 3986 section 4.2), though an
- * origin-form target is all path (RFC 9112 section 3.2.1). An absolute-form target (a request
- * through a proxy) is a whole URL already.
- */
-function requestUrl(origin: string, target: string): URL {
-  return target.startsWith('/') ? new URL(`${origin}${target}`) : new URL(target, origin);
+function rawHeaderValues(rawHeaders: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === name) values.push(rawHeaders[i + 1]!);
+  return values;
 }
 
 async function writeResponse(response: Response, res: ServerResponse): Promise<void> {

@@ -34,6 +34,7 @@ export const PROBLEMS = {
   malformed_request: { status: 400, title: 'Malformed HTTP request' },
   request_timeout: { status: 408, title: 'Request timeout' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },
+  shutting_down: { status: 503, title: 'Server shutting down' },
 } as const satisfies Record<string, Omit<ProblemType, 'code'>>;
 
 export type ProblemKind = keyof typeof PROBLEMS;

@@ -22,8 +22,8 @@ const MIN_TOKEN_LENGTH = 16;
  * Reads `caller=token` pairs: one per line in a tokens file (blank lines and `#` comments
  * skipped), or comma-separated in ONCELY_TOKENS. Every refusal names the line and the problem.
  */
-export function parseTokenPairs(text: string, source: string): Array<[caller: string, token: string]> {
-  const pairs: Array<[string, string]> = [];
+export function parseTokenPairs(text: string, source: string): Array<[caller: string, token: string, where: string]> {
+  const pairs: Array<[string, string, string]> = [];
   text.split(/[\n,]/).forEach((raw, index) => {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) return;
@@ -36,7 +36,7 @@ export function parseTokenPairs(text: string, source: string): Array<[caller: st
     if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
       throw new OncelyError('invalid_tokens', `${where}: token for ${caller} must be at least ${MIN_TOKEN_LENGTH} characters without spaces`);
     }
-    pairs.push([caller, token]);
+    pairs.push([caller, token, where]);
   });
   return pairs;
 }
@@ -50,16 +50,24 @@ export interface CallersOptions {
   readonly devToken?: string | undefined;
 }
 
+/**
+ * The callers of a server. A token given to two callers is refused (`invalid_tokens`, naming both
+ * entries, never the token): one of them would silently lose its identity to the other.
+ */
 export function createCallers(options: CallersOptions): Callers {
-  const pairs: Array<[string, string]> = [];
+  const pairs: Array<[string, string, string]> = [];
   if (options.tokensFile) pairs.push(...parseTokenPairs(readTokensFile(options.tokensFile), options.tokensFile));
   if (options.tokensEnv) pairs.push(...parseTokenPairs(options.tokensEnv, 'ONCELY_TOKENS'));
-  if (options.devToken) pairs.push(['dev', options.devToken]);
+  if (options.devToken) pairs.push(['dev', options.devToken, 'the dev token']);
   // Keyed by a digest so a lookup neither leaks timing about the token nor keeps it in a Map key.
-  const byDigest = new Map<string, { caller: string; digest: Buffer }>();
-  for (const [caller, token] of pairs) {
+  const byDigest = new Map<string, { caller: string; digest: Buffer; where: string }>();
+  for (const [caller, token, where] of pairs) {
     const digest = sha256(token);
-    byDigest.set(digest.toString('hex'), { caller, digest });
+    const earlier = byDigest.get(digest.toString('hex'));
+    if (earlier !== undefined && earlier.caller !== caller) {
+      throw new OncelyError('invalid_tokens', `${where}: the token of ${caller} is already the token of ${earlier.caller} (${earlier.where}); give each caller its own`);
+    }
+    byDigest.set(digest.toString('hex'), { caller, digest, where });
   }
   return {
     names: [...new Set(pairs.map(([caller]) => caller))],

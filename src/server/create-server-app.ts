@@ -43,6 +43,12 @@ export interface ServerAppDeps<Tx> {
   readonly ledgerTuning?: Partial<LedgerTuning>;
   /** Told about failures the client sees only as 500 or 503. @default nothing */
   readonly onError?: (error: unknown, request: Request) => void;
+  /**
+   * Notes can be read without a token (`--notes-public`, the lab's default). False: a read needs
+   * a token like everything else. Edits always need one; the notes are shared by every caller.
+   * @default true
+   */
+  readonly notesPublic?: boolean;
 }
 
 export interface ServerApp<Tx> {
@@ -133,6 +139,9 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
   app.get('/metrics', () => metrics.respond());
 
   app.route('/dropbox', createDropboxApp({ ledger: observeLedger(observed, metrics.ledgerObserver('dropbox')), db: backend.db, scopeOf, clock, fault: deps.fault, closesAtOf: deps.closesAtOf, onError }));
+  if (deps.notesPublic === false) {
+    app.on(['GET', 'HEAD'], '/notes/*', async (c, next) => (scopeOf(c.req.raw) === undefined ? unauthenticatedResponse() : next()));
+  }
   app.route('/notes', createNotesApp({ ledger: observeLedger(observed, metrics.ledgerObserver('notes')), db: backend.db, scopeOf, clock, onError }));
   app.route('/hooks', hooks.app);
 

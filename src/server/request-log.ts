@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { HEADER } from '../contract/headers.js';
-import type { ConnectionControl, FetchHandler } from '../http/node-listener.js';
+import { answeredInsteadStatus, type ConnectionControl, type FetchHandler } from '../http/node-listener.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { ExecuteKind } from '../ledger/ledger-result.js';
 import type { HitAnswer } from '../services/hook/hook-service.js';
@@ -82,6 +82,11 @@ export interface RequestLog {
   noteHit(answer: HitAnswer): void;
   /** Also hands every finished line to `listener` (the metrics). */
   listen(listener: (line: RequestLogLine) => void): void;
+  /**
+   * The line of a request no handler saw: refused at the edge (a bad Host or target, TRACE, a
+   * 503 while shutting down). `target` is the request target as sent, cut like a key.
+   */
+  refused(request: { readonly method: string; readonly target: string; readonly status: number }): void;
 }
 
 /**
@@ -106,6 +111,11 @@ export function createRequestLog(options: RequestLogOptions = {}): RequestLog {
     note,
     noteHit: (answer) => note({ outcome: OUTCOME_OF_HIT[answer] }),
     listen: (listener) => void listeners.push(listener),
+    refused({ method, target, status }) {
+      const line: RequestLogLine = { at: new Date(clock.now()).toISOString(), method, path: target.slice(0, MAX_LOGGED_KEY), key: null, caller: null, status, durationMs: 0, outcome: 'none' };
+      write(JSON.stringify(line));
+      for (const listener of listeners) listener(line);
+    },
     observe: (ledger) => ({
       ...ledger,
       async execute(request, effect) {
@@ -136,7 +146,8 @@ export function createRequestLog(options: RequestLogOptions = {}): RequestLog {
           path: new URL(request.url).pathname,
           key: key === null ? null : key.slice(0, MAX_LOGGED_KEY),
           caller: notes.caller,
-          status: notes.dropped ? null : status,
+          // What the client got: the server's own answer when it answered for the handler (a 408, a 503).
+          status: notes.dropped ? null : (answeredInsteadStatus(request.signal) ?? status),
           durationMs: clock.now() - startedAt,
           outcome: notes.outcome,
           ...(notes.dropped ? { dropped: true as const } : {}),

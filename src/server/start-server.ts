@@ -1,13 +1,13 @@
-import { createServer, STATUS_CODES, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { InvalidOptionError, OncelyError } from '../contract/errors.js';
 import { toNodeListener } from '../http/node-listener.js';
-import { problemDetails, type ProblemKind } from '../http/problem.js';
-import { PROBLEM_JSON } from '../contract/headers.js';
 import { systemClock } from '../time/clock.js';
 import { createServerApp, type ServerApp, type ServerAppDeps } from './create-server-app.js';
 import { openBackend, type AnyBackend, type Backend, type BackendOptions } from './open-backend.js';
 import { createRequestLog } from './request-log.js';
+import { createRequestGate } from './request-gate.js';
+import { answerClientError, refuseConnect } from './raw-answer.js';
 import { startRetentionSweep } from './retention-sweep.js';
 
 export interface ServerOptions extends BackendOptions, Omit<ServerAppDeps<unknown>, 'backend' | 'log' | 'onError'> {
@@ -17,8 +17,25 @@ export interface ServerOptions extends BackendOptions, Omit<ServerAppDeps<unknow
   readonly host?: string;
   /** Receives one JSON line per request. @default nothing */
   readonly log?: (line: string) => void;
-  /** How long a shutdown waits for requests in flight before cutting them. @default 10000 */
+  /**
+   * How long a shutdown lets requests in flight run (`--grace`); past it they are answered 503
+   * and rolled back. @default 10000
+   */
   readonly graceMs?: number;
+  /**
+   * How long a shutdown waits, once nothing is in flight, for nothing new to arrive before it
+   * stops answering: a request already on its way gets a 503 rather than a reset. @default 100
+   */
+  readonly settleMs?: number;
+  /**
+   * Longest time to receive a whole request, headers and body (`--request-timeout`); past it the
+   * answer is 408 and the connection closes. Node's own default is 300 s. @default 30000
+   */
+  readonly requestTimeoutMs?: number;
+  /** Longest time to receive the request line and headers (`--headers-timeout`); then 408. @default 10000 */
+  readonly headersTimeoutMs?: number;
+  /** How long an idle kept-alive connection stays open (node's default). @default 5000 */
+  readonly keepAliveTimeoutMs?: number;
   /**
    * How often expired receipts are purged in the background, on `clock`; null turns the sweep
    * off (a lookup still purges what it finds). @default 60000
@@ -35,6 +52,10 @@ export const DEFAULT_SERVER_OPTIONS = {
   port: 8787,
   host: '127.0.0.1',
   graceMs: 10_000,
+  settleMs: 100,
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5000,
   purgeIntervalMs: 60_000,
 } as const;
 
@@ -51,8 +72,10 @@ export interface RunningServer {
   /** Requests received and not yet answered. */
   inFlight(): number;
   /**
-   * Graceful stop: stops accepting, lets the requests in flight finish (up to graceMs, then cuts
-   * them), closes the store. Resolves `drained: false` when some had to be cut. Idempotent.
+   * Graceful stop: answers what arrives 503 + Retry-After + Connection: close, lets the requests
+   * in flight finish (up to graceMs; then they are answered the same 503 and rolled back), stops
+   * listening once nothing came for settleMs, closes the store. Resolves `drained: false` when
+   * some had to be cut. Idempotent.
    */
   close(): Promise<{ readonly drained: boolean }>;
 }
@@ -73,8 +96,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidOptionError('--port', port, 'an integer from 0 to 65535 (0 picks a free port)');
   const host = options.host ?? DEFAULT_SERVER_OPTIONS.host;
   if (typeof host !== 'string' || host.trim() === '') throw new InvalidOptionError('--host', host, 'an address or host name, e.g. 127.0.0.1');
-  const graceMs = options.graceMs ?? DEFAULT_SERVER_OPTIONS.graceMs;
-  if (!Number.isSafeInteger(graceMs) || graceMs < 0) throw new InvalidOptionError('graceMs', graceMs, 'a whole number of milliseconds >= 0');
+  const graceMs = wholeMs('graceMs', options.graceMs ?? DEFAULT_SERVER_OPTIONS.graceMs, 0);
+  const settleMs = wholeMs('settleMs', options.settleMs ?? DEFAULT_SERVER_OPTIONS.settleMs, 0);
+  const requestTimeoutMs = wholeMs('requestTimeoutMs', options.requestTimeoutMs ?? DEFAULT_SERVER_OPTIONS.requestTimeoutMs, 1);
+  const headersTimeoutMs = wholeMs('headersTimeoutMs', options.headersTimeoutMs ?? DEFAULT_SERVER_OPTIONS.headersTimeoutMs, 1);
+  const keepAliveTimeoutMs = wholeMs('keepAliveTimeoutMs', options.keepAliveTimeoutMs ?? DEFAULT_SERVER_OPTIONS.keepAliveTimeoutMs, 1);
+  // Node refuses a headers timeout longer than the request timeout; say so in our words.
+  if (headersTimeoutMs > requestTimeoutMs) throw new InvalidOptionError('headersTimeoutMs', headersTimeoutMs, `at most the request timeout (${requestTimeoutMs} ms)`);
   const purgeIntervalMs = options.purgeIntervalMs === undefined ? DEFAULT_SERVER_OPTIONS.purgeIntervalMs : options.purgeIntervalMs;
   if (purgeIntervalMs !== null && (!Number.isSafeInteger(purgeIntervalMs) || purgeIntervalMs < 1)) {
     throw new InvalidOptionError('purgeIntervalMs', purgeIntervalMs, 'a whole number of milliseconds >= 1, or null for no background purge');
@@ -85,28 +113,38 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const backend = await openBackend(options);
   let app: ServerApp<unknown>;
   try {
-    app = await createServerApp<unknown>({ ...options, backend: backend as Backend<unknown>, clock, log });
+    // A request whose client left, or that the server cut (a timeout, the end of the grace), was
+    // rolled back on purpose: not a failure to report.
+    const appOnError = (error: unknown, request: Request): void => {
+      if (!request.signal.aborted) options.onError?.(error, request);
+    };
+    app = await createServerApp<unknown>({ ...options, backend: backend as Backend<unknown>, clock, log, onError: appOnError });
   } catch (error) {
     await backend.close().catch(() => {});
     throw error;
   }
 
-  let active = 0;
-  let closing = false;
-  const idleWaiters = new Set<() => void>();
   const onError = options.onError ?? (() => {});
-  const listener = toNodeListener(app.fetch, { onError: (error) => onError(error) });
-  const server = createServer((req, res) => {
-    active++;
-    // During a shutdown, a kept-alive connection gets its answer and is then closed.
-    if (closing) res.setHeader('connection', 'close');
-    res.once('close', () => {
-      active--;
-      if (active === 0) for (const wake of idleWaiters) wake();
-    });
-    listener(req, res);
+  const refused = (method: string, target: string, status: number): void => log.refused({ method, target, status });
+  const listener = toNodeListener(app.fetch, {
+    onError: (error) => onError(error),
+    onRefused: ({ method, target, status }) => refused(method, target, status),
   });
-  server.on('clientError', answerClientError);
+  const gate = createRequestGate(listener, (req, status) => refused(req.method ?? 'GET', req.url ?? '', status));
+  const server = createServer(
+    {
+      // The Host check is the listener's, so its 400 is problem+json too (RFC 9112 section 3.2).
+      requireHostHeader: false,
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: headersTimeoutMs,
+      keepAliveTimeout: keepAliveTimeoutMs,
+      // Node checks the timeouts every 30 s by default, so a 10 s limit could take 40 s to act.
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeoutMs / 4))),
+    },
+    gate.listener,
+  );
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, gate));
+  server.on('connect', refuseConnect);
 
   try {
     await listen(server, port, host);
@@ -129,20 +167,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   let closed: Promise<{ drained: boolean }> | undefined;
   async function shutDown(): Promise<{ drained: boolean }> {
-    closing = true;
     const swept = sweep?.stop();
+    // Still listening while draining: what arrives now is answered 503, not reset.
+    const drained = await gate.drain({ graceMs, settleMs });
     const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    let drained = active === 0;
-    if (!drained) {
-      const timeout = new AbortController();
-      drained = await Promise.race([
-        new Promise<boolean>((resolve) => idleWaiters.add(() => resolve(true))),
-        // Real time, whatever the app's clock: the grace is for real sockets.
-        systemClock.sleep(graceMs, timeout.signal).then(() => false, () => false),
-      ]);
-      timeout.abort();
-    }
     server.closeAllConnections();
     await stopped;
     await swept;
@@ -158,7 +186,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     backend,
     app,
     server,
-    inFlight: () => active,
+    inFlight: () => gate.inFlight(),
     close: () => (closed ??= shutDown()),
   };
 }
@@ -191,20 +219,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
-/**
- * A request node's parser refused (a bad request line, headers too large, too slow): answered in
- * problem+json like every other refusal, instead of node's bare status line.
- */
-function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const kind: ProblemKind =
-    error.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'malformed_request';
-  const details = problemDetails(kind, `the server could not read the request (${error.code ?? 'parse error'})`);
-  const body = Buffer.from(JSON.stringify(details));
-  socket.end(
-    `HTTP/1.1 ${details.status} ${STATUS_CODES[details.status] ?? ''}\r\ncontent-type: ${PROBLEM_JSON}\r\ncontent-length: ${body.byteLength}\r\nconnection: close\r\n\r\n${body.toString()}`,
-  );
+function wholeMs(option: string, value: number, min: number): number {
+  if (!Number.isSafeInteger(value) || value < min) throw new InvalidOptionError(option, value, `a whole number of milliseconds >= ${min}`);
+  return value;
 }

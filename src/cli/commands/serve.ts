@@ -7,7 +7,7 @@ import { DROPBOX_FAULTS, FAULT_HEADER, type DropboxFault } from '../../services/
 import { HOOK_SCRIPT_GRAMMAR, parseHookScript } from '../../services/hook/hook-script.js';
 import { systemClock } from '../../time/clock.js';
 import { EXIT } from '../exit.js';
-import { parseDeadline } from './deliver-options.js';
+import { parseDeadline, parseDurationMs } from './deliver-options.js';
 
 interface ServeFlags {
   port: string;
@@ -20,7 +20,14 @@ interface ServeFlags {
   hookScript: string;
   closesAt?: string[];
   quiet?: boolean;
+  notesPublic: boolean;
+  requestTimeout: string;
+  headersTimeout: string;
+  grace: string;
 }
+
+/** A duration option as milliseconds: `30s`, `1500ms`, `2m`. */
+const durationFlag = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
 
 /** Close times from `--closes-at`: one for every assignment, and some for one assignment each. */
 export interface CloseTimes {
@@ -75,13 +82,19 @@ export function registerServe(program: Command): void {
     .option('--hook-script <script>', `what /hooks/… answers: ${HOOK_SCRIPT_GRAMMAR}`, '200')
     .option('--closes-at <when>', 'assignments close: [ASSIGNMENT=]ISO-instant or duration from now (repeatable)', (v: string, all: string[] | undefined) => [...(all ?? []), v])
     .option('-q, --quiet', 'do not print a JSON line per request')
+    .option('--notes-public', 'notes can be read without a token (the default, for the lab)', true)
+    .option('--no-notes-public', 'reading a note needs a token too')
+    .option('--request-timeout <duration>', 'longest time to receive a whole request (headers and body); then 408', durationFlag(DEFAULT_SERVER_OPTIONS.requestTimeoutMs))
+    .option('--headers-timeout <duration>', 'longest time to receive the request headers; then 408', durationFlag(DEFAULT_SERVER_OPTIONS.headersTimeoutMs))
+    .option('--grace <duration>', 'on SIGINT/SIGTERM, how long requests in flight may finish before they are answered 503 and rolled back', durationFlag(DEFAULT_SERVER_OPTIONS.graceMs))
     .addHelpText(
       'after',
       `
 Prints its URLs and an access token (fresh each start; ONCELY_DEV_TOKEN fixes it). Writes and
 dumps need Authorization: Bearer <token>; idempotency keys, rows and hook hits are per caller.
 The request log is one JSON line per request on stdout; everything else goes to stderr.
-SIGINT/SIGTERM stop accepting, finish the requests in flight, close the store, exit 0.
+SIGINT/SIGTERM: new requests get 503 + Retry-After, the requests in flight finish (up to
+--grace, then 503 and rolled back), the store closes, exit 0. Limits: docs/serve.md.
 
 Routes:
   POST /dropbox/submissions {student, assignment}   Idempotency-Key required; 201, replay, 403 assignment_closed
@@ -101,6 +114,13 @@ Examples:
       const port = Number(flags.port);
       if (!/^\d+$/.test(flags.port.trim()) || port > 65_535) throw new InvalidOptionError('--port', flags.port, 'an integer from 0 to 65535 (0 picks a free port)');
       const hookScript = parseHookScriptOption(flags.hookScript);
+      const requestTimeoutMs = parseDurationMs('--request-timeout', flags.requestTimeout);
+      const headersTimeoutMs = parseDurationMs('--headers-timeout', flags.headersTimeout);
+      const graceMs = parseDurationMs('--grace', flags.grace);
+      if (requestTimeoutMs < 1) throw new InvalidOptionError('--request-timeout', flags.requestTimeout, 'a duration of at least 1ms');
+      if (headersTimeoutMs < 1 || headersTimeoutMs > requestTimeoutMs) {
+        throw new InvalidOptionError('--headers-timeout', flags.headersTimeout, `a duration from 1ms to the request timeout (${flags.requestTimeout})`);
+      }
       const closes = parseCloseTimes(flags.closesAt ?? [], systemClock.now());
       const envToken = process.env['ONCELY_DEV_TOKEN'];
       const devToken = flags.devToken ? (envToken ? parseTokenPairs(`dev=${envToken}`, 'ONCELY_DEV_TOKEN')[0]![1] : generateDevToken()) : undefined;
@@ -117,6 +137,10 @@ Examples:
         fault: flags.fault,
         hookScript,
         closesAtOf: (assignment) => closes.byAssignment.get(assignment) ?? closes.all,
+        notesPublic: flags.notesPublic,
+        requestTimeoutMs,
+        headersTimeoutMs,
+        graceMs,
         ...(flags.quiet ? {} : { log: (line: string) => void process.stdout.write(`${line}\n`) }),
         onPoolError: (error) => err(`oncely serve: database connection lost: ${error.message}\n`),
         onError: (error) => {

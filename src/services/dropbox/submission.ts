@@ -1,3 +1,4 @@
+import { quotedName } from '../../http/error-list.js';
 import { jsonBodyFingerprint, jsonValidator } from '../../http/json-body.js';
 import type { FingerprintInput } from '../../http/request-fingerprint.js';
 import type { Validate } from '../../http/request-validation.js';
@@ -30,7 +31,7 @@ export function checkSubmission(value: unknown, limits: Pick<DropboxLimits, 'max
   const record = value as Record<string, unknown>;
   const errors: string[] = [];
   for (const name of Object.keys(record)) {
-    if (!(SUBMISSION_FIELDS as readonly string[]).includes(name)) errors.push(`unknown field ${JSON.stringify(name)} (allowed: ${SUBMISSION_FIELDS.join(', ')})`);
+    if (!(SUBMISSION_FIELDS as readonly string[]).includes(name)) errors.push(`unknown field ${quotedName(name)} (allowed: ${SUBMISSION_FIELDS.join(', ')})`);
   }
   for (const name of SUBMISSION_FIELDS) {
     const field = record[name];

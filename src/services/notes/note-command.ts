@@ -1,3 +1,5 @@
+import { quotedNames } from '../../http/error-list.js';
+
 /**
  * The edit command of seed 004: `{expectedVersion, title}` for the note named in the path. The
  * request ID travels as the Idempotency-Key. "Changing any of those makes it a different
@@ -30,7 +32,7 @@ export function checkNoteCommand(value: unknown): CommandCheck {
   const record = value as Record<string, unknown>;
   const errors: string[] = [];
   const extra = Object.keys(record).filter((field) => !(NOTE_COMMAND_FIELDS as readonly string[]).includes(field));
-  if (extra.length > 0) errors.push(`unknown field${extra.length === 1 ? '' : 's'} ${extra.map((f) => JSON.stringify(f)).join(', ')}: only expectedVersion and title are allowed`);
+  if (extra.length > 0) errors.push(`unknown field${extra.length === 1 ? '' : 's'} ${quotedNames(extra)}: only expectedVersion and title are allowed`);
 
   const { expectedVersion, title } = record;
   if (expectedVersion === undefined) errors.push('expectedVersion is missing: send the version you reviewed');
