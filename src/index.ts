@@ -7,7 +7,7 @@
 export * from './contract/index.js';
 export { type Clock, systemClock, VirtualClock, type VirtualClockOptions, type Random, systemRandom, seededRandom } from './time/index.js';
 export * from './policy/index.js';
-export { retry, defaultObserve, defaultClassifyError, type AttemptContext, type RetryOptions, type RetryResult } from './client/retry.js';
+export { retry, createRetry, type RetryCall, defaultObserve, defaultClassifyError, type AttemptContext, type RetryOptions, type RetryResult } from './client/retry.js';
 export { RetryError, isRetryError, summarizeReport, type AttemptRecord, type RetryReport } from './client/retry-report.js';
 export { isTransportError, describeError, TRANSPORT_ERROR_CODES } from './client/transport-error.js';
 export {

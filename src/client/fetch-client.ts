@@ -7,7 +7,7 @@ import { resolveRetryPolicy, type RetryPolicyOptions } from '../policy/retry-opt
 import type { RetryTokenBucket } from '../policy/retry-token-bucket.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { systemRandom, type Random } from '../time/random.js';
-import { retry } from './retry.js';
+import { prepareRetry, runPrepared, withCall } from './retry.js';
 import type { AttemptRecord, RetryReport } from './retry-report.js';
 import { describeError, isTransportError } from './transport-error.js';
 
@@ -71,13 +71,21 @@ export interface Client {
 
 export function createClient(options: ClientOptions = {}): Client {
   const { fetch: fetchOption, clock: clockOption, timer: timerOption, random: randomOption, retryBudget, onAttempt, attemptTimeoutMs: timeoutOption, ...policyOptions } = options;
-  resolveRetryPolicy(policyOptions); // validate once, at the edge
   const fetchImpl = fetchOption ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') throw new InvalidOptionError('fetch', fetchImpl, 'a fetch function');
   const clock = clockOption ?? systemClock;
   const timer = timerOption ?? systemClock;
   const random = randomOption ?? systemRandom;
   const defaultTimeoutMs = checkTimeout(timeoutOption ?? DEFAULT_CLIENT_OPTIONS.attemptTimeoutMs);
+  // Resolved and validated once per client; a request pays only for what it overrides.
+  const prepared = prepareRetry<Response>({
+    ...policyOptions,
+    clock,
+    random,
+    retryBudget,
+    observe: observeResponse,
+    classifyError: classifyFetchError,
+  });
 
   return {
     async request(url, init = {}) {
@@ -126,21 +134,18 @@ export function createClient(options: ClientOptions = {}): Client {
             onRequestAttempt?.(record);
           }
         : undefined;
-      const { value, report } = await retry(attempt, {
-        ...policyOptions,
-        ...(maxAttempts === undefined ? {} : { maxAttempts }),
-        closesAt: deadlineAt,
+      const policy =
+        maxAttempts === undefined && closesAt === undefined
+          ? prepared.policy
+          : resolveRetryPolicy({ ...prepared.policy, ...(maxAttempts === undefined ? {} : { maxAttempts }), closesAt: deadlineAt });
+      const call = withCall(prepared, {
         key,
-        clock,
-        random,
         signal: outer,
-        retryBudget,
         mayRetry: key !== undefined || (IDEMPOTENT_METHODS as readonly string[]).includes(method),
-        observe: observeResponse,
-        classifyError: classifyFetchError,
-        ...(onEachAttempt ? { onAttempt: onEachAttempt } : {}),
+        onAttempt: onEachAttempt,
       });
-      return { response: value, report };
+      const result = await runPrepared(attempt, { ...call, policy });
+      return { response: result.value, report: result.report };
     },
   };
 }

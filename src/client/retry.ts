@@ -1,12 +1,22 @@
 import { SYNTHETIC_TIMEOUT_STATUS } from '../contract/status-class.js';
 import { validateKey } from '../contract/idempotency-key.js';
 import { InvalidOptionError } from '../contract/errors.js';
-import { decide, INITIAL_RETRY_STATE, mayStartAttempt, type Observation, type StopReason } from '../policy/decide.js';
+import {
+  decide,
+  decideStart,
+  INITIAL_RETRY_STATE,
+  type Decision,
+  type FinalOutcome,
+  type Observation,
+  type RetryState,
+  type StopReason,
+} from '../policy/decide.js';
 import { resolveRetryPolicy, type RetryPolicyOptions } from '../policy/retry-options.js';
 import type { RetryTokenBucket } from '../policy/retry-token-bucket.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { systemRandom, type Random } from '../time/random.js';
 import { isTransportError, describeError } from './transport-error.js';
+import { AttemptLog } from './attempt-log.js';
 import { RetryError, type AttemptRecord, type RetryReport } from './retry-report.js';
 
 /** What each attempt is given. The key is the same on every attempt: that is the point. */
@@ -48,129 +58,261 @@ export interface RetryResult<T> {
   readonly report: RetryReport;
 }
 
+/** What may differ between two intents run by one prepared retry: the key, the signal, the safety. */
+export interface RetryCall {
+  /** The intent's idempotency key, validated here and passed to every attempt. */
+  readonly key?: string | undefined;
+  readonly signal?: AbortSignal | undefined;
+  readonly mayRetry?: boolean | undefined;
+  readonly onAttempt?: ((record: AttemptRecord) => void) | undefined;
+}
+
+/** Everything `retry` needs, resolved and validated once: the policy and its collaborators. */
+export interface PreparedRetry<T> {
+  readonly policy: RetryPolicyOptions;
+  readonly key: string | undefined;
+  readonly mayRetry: boolean;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly signal: AbortSignal | undefined;
+  readonly retryBudget: RetryTokenBucket | undefined;
+  readonly observe: (value: T) => Observation;
+  readonly classifyError: (error: unknown) => Observation;
+  readonly onAttempt: ((record: AttemptRecord) => void) | undefined;
+  /** What decide() is told besides the observation; `aborted` is refreshed from the signal. */
+  readonly inputs: { aborted: boolean; readonly mayRetry: boolean; readonly retryTokens: RetryTokenBucket | undefined };
+}
+
+/** Resolves and validates `options` once (InvalidOptionError names the bad option). */
+export function prepareRetry<T>(options: RetryOptions<T> = {}): PreparedRetry<T> {
+  if (options.mayRetry !== undefined && typeof options.mayRetry !== 'boolean') {
+    throw new InvalidOptionError('mayRetry', options.mayRetry, 'a boolean');
+  }
+  const mayRetry = options.mayRetry ?? true;
+  return {
+    policy: resolveRetryPolicy(options),
+    key: options.key === undefined ? undefined : validateKey(options.key),
+    mayRetry,
+    inputs: { aborted: false, mayRetry, retryTokens: options.retryBudget },
+    clock: options.clock ?? systemClock,
+    random: options.random ?? systemRandom,
+    signal: options.signal,
+    retryBudget: options.retryBudget,
+    observe: options.observe ?? (defaultObserve as (value: T) => Observation),
+    classifyError: options.classifyError ?? defaultClassifyError,
+    onAttempt: options.onAttempt,
+  };
+}
+
+/**
+ * A retry whose options are resolved once, for a client that runs many intents with one policy:
+ * each call pays only for its attempts. `call` sets what belongs to one intent (its key, signal).
+ */
+export function createRetry<T>(
+  options: RetryOptions<T> = {},
+): (operation: (context: AttemptContext) => T | Promise<T>, call?: RetryCall) => Promise<RetryResult<T>> {
+  const prepared = prepareRetry(options);
+  return (operation, call) => runPrepared(operation, call === undefined ? prepared : withCall(prepared, call));
+}
+
+/** `prepared` with one intent's key, signal, safety and progress callback on top. */
+export function withCall<T>(prepared: PreparedRetry<T>, call: RetryCall): PreparedRetry<T> {
+  if (call.mayRetry !== undefined && typeof call.mayRetry !== 'boolean') {
+    throw new InvalidOptionError('mayRetry', call.mayRetry, 'a boolean');
+  }
+  const mayRetry = call.mayRetry ?? prepared.mayRetry;
+  return {
+    ...prepared,
+    key: call.key === undefined ? prepared.key : validateKey(call.key),
+    signal: call.signal ?? prepared.signal,
+    mayRetry,
+    inputs: { aborted: false, mayRetry, retryTokens: prepared.retryBudget },
+    onAttempt: call.onAttempt ?? prepared.onAttempt,
+  };
+}
+
 /**
  * Runs `operation` until it succeeds or the policy stops it. Every attempt gets the same key;
  * sleeps go through the injected clock; the report lists every attempt with its delay and why.
  * Resolves with the value and the report on success; otherwise rejects with a {@link RetryError}
- * that carries the report.
+ * that carries the report. Resolves `options` on every call: a caller running many intents with
+ * one policy uses {@link createRetry}.
  */
-export async function retry<T>(
+export function retry<T>(
   operation: (context: AttemptContext) => T | Promise<T>,
   options: RetryOptions<T> = {},
 ): Promise<RetryResult<T>> {
-  const policy = resolveRetryPolicy(options);
-  const key = options.key === undefined ? undefined : validateKey(options.key);
-  if (options.mayRetry !== undefined && typeof options.mayRetry !== 'boolean') {
-    throw new InvalidOptionError('mayRetry', options.mayRetry, 'a boolean');
+  let prepared: PreparedRetry<T>;
+  try {
+    prepared = prepareRetry(options);
+  } catch (error) {
+    return Promise.reject(error);
   }
-  const clock = options.clock ?? systemClock;
-  const random = options.random ?? systemRandom;
-  const observe = options.observe ?? defaultObserve;
-  const classifyError = options.classifyError ?? defaultClassifyError;
-  const { signal, retryBudget } = options;
+  return runPrepared(operation, prepared);
+}
 
+/** An attempt judged by the policy step, with what it returned or threw. */
+interface Judged<T> {
+  readonly decision: Decision;
+  readonly state: RetryState;
+  readonly value: T | undefined;
+  readonly lastValue: unknown;
+  readonly lastError: unknown;
+  readonly endedAt: number;
+}
+
+/**
+ * The driver of the policy step: every stop reason comes from `decideStart` and `decide`; the
+ * driver only runs attempts, sleeps, spends the retry tokens a retry costs, and keeps the record.
+ * The first attempt runs here, in a small async frame, because most calls end with it; the rest of
+ * a loop runs in {@link retryLoop}.
+ */
+export async function runPrepared<T>(
+  operation: (context: AttemptContext) => T | Promise<T>,
+  prepared: PreparedRetry<T>,
+): Promise<RetryResult<T>> {
+  const { clock, signal } = prepared;
+  // Without a signal nothing can cancel: one shared inputs object serves every call.
+  const inputs = signal === undefined ? prepared.inputs : { ...prepared.inputs, aborted: signal.aborted };
   const startedAt = clock.now();
-  const attempts: AttemptRecord[] = [];
-  let state = INITIAL_RETRY_STATE;
-  let totalSleptMs = 0;
+  const log = new AttemptLog(prepared.key, startedAt);
+  const refusal = decideStart(INITIAL_RETRY_STATE, startedAt, prepared.policy, inputs);
+  if (refusal) throw giveUp(log, refusal.reason, refusal.outcome, prepared, undefined, undefined);
+  let value: T;
+  try {
+    value = await operation({ attempt: 1, key: prepared.key, signal });
+  } catch (error) {
+    const judged = judge(prepared, inputs, log, INITIAL_RETRY_STATE, startedAt, undefined, error, true, undefined);
+    return retryLoop(operation, prepared, inputs, log, judged);
+  }
+  // The common path, inline: observe, read the clock once, ask the step, keep the attempt.
+  const observation = prepared.observe(value);
+  const endedAt = clock.now();
+  if (signal !== undefined) inputs.aborted = signal.aborted;
+  const [decision, state] = decide(INITIAL_RETRY_STATE, observation, endedAt, prepared.random, prepared.policy, inputs);
+  log.add(1, startedAt, endedAt, observation, decision, prepared.onAttempt);
+  if (decision.action === 'stop' && decision.reason === 'ok') {
+    prepared.retryBudget?.recordSuccess(0);
+    return new SuccessResult(value, log, endedAt, prepared.retryBudget?.balance);
+  }
+  const judged: Judged<T> = { decision, state, value, lastValue: value, lastError: undefined, endedAt };
+  return retryLoop(operation, prepared, inputs, log, judged);
+}
+
+/** Everything after a first attempt that did not succeed: stop, or pay, wait and try again. */
+async function retryLoop<T>(
+  operation: (context: AttemptContext) => T | Promise<T>,
+  prepared: PreparedRetry<T>,
+  inputs: PreparedRetry<T>['inputs'],
+  log: AttemptLog,
+  first: Judged<T>,
+): Promise<RetryResult<T>> {
+  const { clock, signal, retryBudget, policy } = prepared;
+  let judged = first;
   let lastRetryCost = 0;
-  let lastValue: unknown;
-  let lastError: unknown;
-
-  const finish = (stopReason: StopReason, outcome: RetryReport['outcome']): RetryReport => ({
-    key,
-    outcome,
-    stopReason,
-    attempts,
-    attemptCount: attempts.length,
-    lastNon2xxStatus: [...attempts].reverse().find((a) => a.status !== undefined && (a.status < 200 || a.status > 299))?.status,
-    totalSleptMs,
-    startedAt,
-    endedAt: clock.now(),
-    retryBudgetBalance: retryBudget?.balance,
-  });
-  const giveUp = (stopReason: StopReason, outcome: RetryReport['outcome']): never => {
-    throw new RetryError(finish(stopReason, outcome), lastValue, lastError);
-  };
-  const outcomeSoFar = (): RetryReport['outcome'] => (state.sawUnknown ? 'unknown' : 'fail');
-  // Every attempt is recorded and shown to onAttempt exactly once, however the loop ends.
-  const keep = (record: AttemptRecord): void => {
-    attempts.push(record);
-    options.onAttempt?.(record);
-  };
-
   for (;;) {
-    if (signal?.aborted) giveUp('aborted', attempts.length === 0 ? 'fail' : outcomeSoFar());
-    if (!mayStartAttempt(clock.now(), policy)) giveUp('deadline_passed', outcomeSoFar());
-
-    const attemptStartedAt = clock.now();
-    let observation: Observation;
-    let value: T | undefined;
-    let abortedInFlight = false;
-    try {
-      value = await operation({ attempt: state.attempt + 1, key, signal });
-      lastValue = value;
-      observation = observe(value);
-    } catch (error) {
-      lastError = error;
-      abortedInFlight = signal?.aborted === true;
-      observation = abortedInFlight ? { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, detail: 'aborted' } : classifyError(error);
-    }
-    const endedAt = clock.now();
-    const [decision, nextState] = decide(state, observation, endedAt, random, policy);
-    state = nextState;
-
-    const record: AttemptRecord = {
-      attempt: state.attempt,
-      startedAt: attemptStartedAt,
-      endedAt,
-      outcome: decision.attemptOutcome,
-      ...(observation.kind !== 'failure' ? { status: observation.status } : {}),
-      ...(observation.kind !== 'response' ? { detail: observation.detail } : {}),
-      ...(decision.retryAfter.kind !== 'absent' ? { retryAfter: decision.retryAfter } : {}),
-      ...(decision.action === 'retry' ? { delayMs: decision.delayMs, delayReason: decision.delayReason } : {}),
-    };
-
+    const { decision, state } = judged;
     if (decision.action === 'stop') {
-      keep(record);
       if (decision.reason === 'ok') {
         retryBudget?.recordSuccess(lastRetryCost);
-        return { value: value as T, report: finish('ok', 'ok') };
+        return new SuccessResult(judged.value as T, log, judged.endedAt, retryBudget?.balance);
       }
-      // Cancelled mid-flight: the caller's abort is the reason, not the budget the attempt used.
-      return giveUp(abortedInFlight ? 'aborted' : decision.reason, decision.outcome);
-    }
-    if (signal?.aborted) {
-      keep(withoutDelay(record));
-      giveUp('aborted', outcomeSoFar());
-    }
-    if (options.mayRetry === false) {
-      keep(withoutDelay(record));
-      giveUp('unsafe_to_retry', outcomeSoFar());
+      throw giveUp(log, decision.reason, decision.outcome, prepared, judged.lastValue, judged.lastError);
     }
     if (retryBudget) {
-      const cost = retryBudget.costOf(decision.afterTimeout);
-      if (!retryBudget.tryAcquire(cost)) {
-        keep(withoutDelay(record));
-        giveUp('retry_budget_drained', outcomeSoFar());
-      }
-      lastRetryCost = cost;
+      // decide() saw that the bucket covers the cost, and nothing ran since: this cannot fail.
+      retryBudget.tryAcquire(decision.retryCost);
+      lastRetryCost = decision.retryCost;
     }
-    keep(record);
     const sleepStartedAt = clock.now();
     try {
       await clock.sleep(decision.delayMs, signal);
     } catch {
-      totalSleptMs += clock.now() - sleepStartedAt;
-      giveUp('aborted', outcomeSoFar());
+      log.slept(clock.now() - sleepStartedAt);
+      throw giveUp(log, 'aborted', state.sawUnknown ? 'unknown' : 'fail', prepared, judged.lastValue, judged.lastError);
     }
-    totalSleptMs += clock.now() - sleepStartedAt;
+    const attemptStartedAt = clock.now();
+    log.slept(attemptStartedAt - sleepStartedAt);
+    if (signal !== undefined) inputs.aborted = signal.aborted;
+    const refusal = decideStart(state, attemptStartedAt, policy, inputs);
+    if (refusal) throw giveUp(log, refusal.reason, refusal.outcome, prepared, judged.lastValue, judged.lastError);
+    try {
+      const value = await operation({ attempt: state.attempt + 1, key: prepared.key, signal });
+      judged = judge(prepared, inputs, log, state, attemptStartedAt, value, undefined, false, judged);
+    } catch (error) {
+      judged = judge(prepared, inputs, log, state, attemptStartedAt, undefined, error, true, judged);
+    }
   }
 }
 
-function withoutDelay(record: AttemptRecord): AttemptRecord {
-  const { delayMs: _delay, delayReason: _reason, ...rest } = record;
-  return rest;
+/** Observes what an attempt returned or threw, asks the policy step, and records the attempt. */
+function judge<T>(
+  prepared: PreparedRetry<T>,
+  inputs: PreparedRetry<T>['inputs'],
+  log: AttemptLog,
+  state: RetryState,
+  attemptStartedAt: number,
+  value: T | undefined,
+  error: unknown,
+  threw: boolean,
+  previous: Judged<T> | undefined,
+): Judged<T> {
+  const { signal } = prepared;
+  let observation: Observation;
+  if (!threw) observation = prepared.observe(value as T);
+  else observation = signal?.aborted === true ? ABORTED_IN_FLIGHT : prepared.classifyError(error);
+  const endedAt = prepared.clock.now();
+  if (signal !== undefined) inputs.aborted = signal.aborted;
+  const [decision, next] = decide(state, observation, endedAt, prepared.random, prepared.policy, inputs);
+  log.add(next.attempt, attemptStartedAt, endedAt, observation, decision, prepared.onAttempt);
+  return {
+    decision,
+    state: next,
+    value,
+    lastValue: threw ? previous?.lastValue : value,
+    lastError: threw ? error : previous?.lastError,
+    endedAt,
+  };
+}
+
+/** The error a loop ends with when it gives up: the report, the last value and the last error. */
+function giveUp(
+  log: AttemptLog,
+  reason: StopReason,
+  outcome: FinalOutcome,
+  prepared: Pick<PreparedRetry<unknown>, 'clock' | 'retryBudget'>,
+  lastValue: unknown,
+  lastError: unknown,
+): RetryError {
+  const report = log.report(reason, outcome, prepared.clock.now(), prepared.retryBudget?.balance);
+  return new RetryError(report, lastValue, lastError);
+}
+
+/** An attempt cut by the caller's own abort: it may have happened. */
+const ABORTED_IN_FLIGHT: Observation = { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, detail: 'aborted' };
+
+/** A success whose report is built only when someone reads it: the common path never does. */
+class SuccessResult<T> implements RetryResult<T> {
+  readonly value: T;
+  readonly #log: AttemptLog;
+  readonly #endedAt: number;
+  readonly #balance: number | undefined;
+  #report: RetryReport | undefined;
+
+  constructor(value: T, log: AttemptLog, endedAt: number, balance: number | undefined) {
+    this.value = value;
+    this.#log = log;
+    this.#endedAt = endedAt;
+    this.#balance = balance;
+  }
+
+  get report(): RetryReport {
+    return (this.#report ??= this.#log.report('ok', 'ok', this.#endedAt, this.#balance));
+  }
+
+  toJSON(): RetryResult<T> {
+    return { value: this.value, report: this.report };
+  }
 }
 
 /** Values with a numeric status are HTTP-like answers; anything else means the operation succeeded. */
@@ -180,8 +322,11 @@ export function defaultObserve(value: unknown): Observation {
     const get = typeof headers?.get === 'function' ? (name: string) => headers.get!(name) : () => null;
     return { kind: 'response', status, retryAfter: get('retry-after'), date: get('date') };
   }
-  return { kind: 'response', status: 200 };
+  return PLAIN_SUCCESS;
 }
+
+/** A value that is not an HTTP-like answer: the operation succeeded. One shared, frozen object. */
+const PLAIN_SUCCESS: Observation = Object.freeze({ kind: 'response', status: 200 });
 
 /** Timeouts and transport failures are unknown (the work may have happened); other errors fail. */
 export function defaultClassifyError(error: unknown): Observation {

@@ -55,7 +55,33 @@ export type Decision =
       readonly retryAfter: RetryAfter;
       /** A retry after a timeout or transport failure: it costs more retry tokens. */
       readonly afterTimeout: boolean;
+      /**
+       * Retry tokens this retry takes from `inputs.retryTokens` (0 without a bucket). The driver
+       * takes them at once, before anything else can touch the shared bucket.
+       */
+      readonly retryCost: number;
     };
+
+/**
+ * A view of a shared retry budget: what is left and what a retry costs. `RetryTokenBucket` is one;
+ * the step only reads it, the driver spends `Decision.retryCost` when it retries.
+ */
+export interface RetryTokens {
+  readonly balance: number;
+  costOf(afterTimeout: boolean): number;
+}
+
+/** What the step is told besides the observation: the caller's state and the shared budget. */
+export interface DecideInputs {
+  /** The caller cancelled (its signal aborted). @default false */
+  readonly aborted?: boolean | undefined;
+  /** False when a retry would be unsafe (a POST without a key). @default true */
+  readonly mayRetry?: boolean | undefined;
+  /** The retry budget shared across calls, when there is one. */
+  readonly retryTokens?: RetryTokens | undefined;
+}
+
+const NO_INPUTS: DecideInputs = {};
 
 /** What the policy remembers between attempts. */
 export interface RetryState {
@@ -74,14 +100,39 @@ export function mayStartAttempt(nowMs: number, policy: Pick<RetryPolicyOptions, 
   return nowMs < policy.closesAt;
 }
 
+/** Why the next attempt must not start, with the final outcome; undefined when it may. */
+export interface StartRefusal {
+  readonly reason: Extract<StopReason, 'aborted' | 'deadline_passed'>;
+  readonly outcome: FinalOutcome;
+}
+
+/**
+ * The step before an attempt: a cancelled caller stops first (a loop cancelled before its first
+ * attempt did nothing, so it failed), then the deadline (no attempt starts at or after it).
+ */
+export function decideStart(
+  state: RetryState,
+  nowMs: number,
+  policy: Pick<RetryPolicyOptions, 'closesAt'>,
+  inputs: DecideInputs = NO_INPUTS,
+): StartRefusal | undefined {
+  const soFar: FinalOutcome = state.sawUnknown ? 'unknown' : 'fail';
+  if (inputs.aborted === true) return { reason: 'aborted', outcome: state.attempt === 0 ? 'fail' : soFar };
+  if (nowMs >= policy.closesAt) return { reason: 'deadline_passed', outcome: soFar };
+  return undefined;
+}
+
 /**
  * The retry policy as a pure step: given what attempt number `state.attempt + 1` observed, the
  * time and a source of randomness, decide whether to stop or how long to wait. Nothing here
  * sleeps or reads a clock, so a schedule can be tested as a list of delays.
  *
- * Order matters and follows seed 003: success, then fatal statuses (never retried, however much
- * budget is left), then the attempt budget, then the deadline, then the wait (Retry-After before
- * backoff), which must also end before the deadline.
+ * Order matters and follows seed 003 (docs/origins.md): success, then fatal statuses (never
+ * retried, however much budget is left), then the caller's cancel (an answer that settles the
+ * intent is reported as it is; anything else is the caller's abort), then the attempt budget, then
+ * the deadline, then the wait (Retry-After before backoff), which must also end before the
+ * deadline; only a retry the policy would make is then refused as unsafe (`mayRetry` false) or
+ * unaffordable (the shared token bucket cannot cover its cost).
  */
 export function decide(
   state: RetryState,
@@ -89,23 +140,30 @@ export function decide(
   nowMs: number,
   random: Random,
   policy: RetryPolicyOptions,
+  inputs: DecideInputs = NO_INPUTS,
 ): [Decision, RetryState] {
   const attempt = state.attempt + 1;
   const attemptOutcome = classify(observation, policy);
   const sawUnknown = state.sawUnknown || attemptOutcome === 'unknown';
   const retryAfter =
-    observation.kind === 'response' ? parseRetryAfter(observation.retryAfter, nowMs, observation.date) : ABSENT;
+    observation.kind === 'response' && observation.retryAfter != null
+      ? parseRetryAfter(observation.retryAfter, nowMs, observation.date)
+      : ABSENT;
   const next: RetryState = { attempt, previousDelayMs: state.previousDelayMs, sawUnknown };
+  // Every call pays for this path: no closure, and the plain success's decision is one shared object.
+  if (attemptOutcome === 'ok') {
+    return [retryAfter === ABSENT ? PLAIN_OK : { action: 'stop', reason: 'ok', outcome: 'ok', attemptOutcome, retryAfter }, next];
+  }
   const stop = (reason: StopReason, outcome: FinalOutcome = sawUnknown ? 'unknown' : 'fail'): [Decision, RetryState] => [
     { action: 'stop', reason, outcome, attemptOutcome, retryAfter },
     next,
   ];
 
-  if (attemptOutcome === 'ok') return stop('ok', 'ok');
   if (attemptOutcome === 'fail') {
     if (observation.kind === 'failure') return stop('operation_failed');
     return stop(policy.statusTable.fatal.has(observation.status) ? 'fatal_status' : 'unlisted_status');
   }
+  if (inputs.aborted === true) return stop('aborted');
   if (attempt >= policy.maxAttempts) return stop('budget_exhausted');
 
   const timeLeftMs = policy.closesAt - nowMs;
@@ -128,6 +186,11 @@ export function decide(
     delayReason = retryAfter.kind === 'unparsed' ? 'retry-after-unparsed' : 'backoff';
   }
   if (delayMs >= timeLeftMs) return stop('deadline_passed');
+  if (inputs.mayRetry === false) return stop('unsafe_to_retry');
+  const afterTimeout = attemptOutcome === 'unknown';
+  const tokens = inputs.retryTokens;
+  const retryCost = tokens === undefined ? 0 : tokens.costOf(afterTimeout);
+  if (tokens !== undefined && retryCost > tokens.balance) return stop('retry_budget_drained');
 
   return [
     {
@@ -136,13 +199,15 @@ export function decide(
       delayMs,
       delayReason,
       retryAfter,
-      afterTimeout: attemptOutcome === 'unknown',
+      afterTimeout,
+      retryCost,
     },
     { ...next, previousDelayMs: delayMs },
   ];
 }
 
-const ABSENT: RetryAfter = { kind: 'absent' };
+const ABSENT: RetryAfter = Object.freeze({ kind: 'absent' });
+const PLAIN_OK: Decision = Object.freeze({ action: 'stop', reason: 'ok', outcome: 'ok', attemptOutcome: 'ok', retryAfter: ABSENT });
 
 function classify(observation: Observation, policy: RetryPolicyOptions): Outcome {
   switch (observation.kind) {

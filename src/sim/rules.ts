@@ -15,11 +15,14 @@ export type RuleChoice = (typeof RULE_CHOICES)[number];
  * - backoff: the client's own backoff (src/policy/backoff.ts), full jitter, base retryAfterTicks,
  *   capped at maxRetryAfterTicks, drawn per job at each send.
  * - learned: RFC 6298's retransmission timeout over the round trips observed so far.
+ * - policy: oncely's client, step by step: an attempt without a receipt after retryAfterTicks is
+ *   judged unknown by decide() (src/policy/decide.ts), which says when to retry or why to stop;
+ *   the credits are its retry token bucket (src/sim/oncely-client-rule.ts).
  */
-export const RULE_TIMEOUTS = ['fixed', 'backoff', 'learned'] as const;
+export const RULE_TIMEOUTS = ['fixed', 'backoff', 'learned', 'policy'] as const;
 export type RuleTimeout = (typeof RULE_TIMEOUTS)[number];
 
-export const RULE_IDS = ['send-once', 'retry-oldest', 'random-retry', 'retry-key', 'backoff-key', 'learned-key'] as const;
+export const RULE_IDS = ['send-once', 'retry-oldest', 'random-retry', 'retry-key', 'backoff-key', 'learned-key', 'oncely-key'] as const;
 export type RuleId = (typeof RULE_IDS)[number];
 
 export interface Rule {
@@ -89,6 +92,16 @@ export const RULES: readonly Rule[] = [
     keyed: true,
     choice: 'oldest',
     timeout: 'learned',
+  },
+  {
+    id: 'oncely-key',
+    label: 'oncely client + key',
+    description:
+      "oncely's own client: each send and wait decided by decide() in ticks (attempt timeout retry-after, full-jitter backoff, attempt cap, deadline at the horizon), the credits as its retry token bucket.",
+    fromSeed: false,
+    keyed: true,
+    choice: 'oldest',
+    timeout: 'policy',
   },
 ];
 

@@ -12,7 +12,7 @@ export interface RunBatchOptions {
   readonly firstSeed?: number;
   /** @default BATCH_SETTINGS (the ten) */
   readonly settings?: readonly BatchSetting[];
-  /** @default RULES (all six) */
+  /** @default RULES (all seven) */
   readonly rules?: readonly Rule[];
   /** Parameters under every setting's overrides. @default {} */
   readonly base?: Partial<Omit<WorldParams, 'seed'>>;

@@ -3,6 +3,7 @@ import { backoffDelayMs, type BackoffOptions } from '../policy/backoff.js';
 import { seededRandom } from '../time/random.js';
 import { MatchedDraws } from './matched-draws.js';
 import { MessageQueue } from './message-queue.js';
+import { OncelyClientRule } from './oncely-client-rule.js';
 import { RoundTripEstimator } from './round-trip-estimator.js';
 import { RULE_IDS, ruleById, type Rule, type RuleId } from './rules.js';
 import type { TraceEvent, TraceKind } from './trace.js';
@@ -108,6 +109,10 @@ export function simulateWorld(p: WorldParams, rule: Rule, draws: MatchedDraws, r
   const jitterRandom = timeout === 'backoff' ? seededRandom(p.seed, STREAM_JOB, BACKOFF_JITTER_STREAM) : undefined;
   const backoff: BackoffOptions = { baseDelayMs: p.retryAfterTicks, maxDelayMs: p.maxRetryAfterTicks, jitter: 'full' };
   const estimator = timeout === 'learned' ? new RoundTripEstimator(p.retryAfterTicks, p.maxRetryAfterTicks) : undefined;
+  // oncely's client: a job is judged by decide() at its attempt's timeout; until then (and for
+  // good, once the policy stops it) it is not eligible. The bucket holds the credits.
+  const client = timeout === 'policy' ? new OncelyClientRule(p, cost) : undefined;
+  const judgeAt: number[] | undefined = client ? new Array<number>(jobs).fill(-1) : undefined;
 
   const trace: TraceEvent[] | undefined = record ? [] : undefined;
   const emit = (tick: number, kind: TraceKind, job: number, attempt: number): void => {
@@ -157,6 +162,11 @@ export function simulateWorld(p: WorldParams, rule: Rule, draws: MatchedDraws, r
     const attempt = ++attempts[job]!;
     lastSendAt[job] = tick;
     credits -= cost;
+    if (client) {
+      client.bucket.tryAcquire(cost);
+      waitTicks[job] = Number.POSITIVE_INFINITY;
+      judgeAt![job] = tick + retryAfterTicks;
+    }
     sends++;
     if (jitterRandom) waitTicks[job] = Math.max(1, backoffDelayMs(attempt, backoff, jitterRandom));
     emit(tick, 'send', job, attempt);
@@ -173,7 +183,11 @@ export function simulateWorld(p: WorldParams, rule: Rule, draws: MatchedDraws, r
     if (tick + 1 >= horizonTicks || credits < cost) return false;
     if (nextFresh < jobs) return true;
     if (choice === 'none') return false;
-    for (let j = 0; j < jobs; j++) if (confirmedAt[j]! < 0 && attempts[j]! < maxAttempts) return true;
+    for (let j = 0; j < jobs; j++) {
+      // A job the policy gave up on (judged, and still never eligible) will not be sent again.
+      if (client && judgeAt![j]! < 0 && waitTicks[j] === Number.POSITIVE_INFINITY) continue;
+      if (confirmedAt[j]! < 0 && attempts[j]! < maxAttempts) return true;
+    }
     return false;
   };
 
@@ -218,6 +232,20 @@ export function simulateWorld(p: WorldParams, rule: Rule, draws: MatchedDraws, r
       }
     }
 
+    if (client) {
+      // Timeouts fire after this tick's receipts (a receipt on the timeout tick is in time), in
+      // job order, so the shared bucket is read in one deterministic order.
+      for (let j = 0; j < jobs; j++) {
+        if (judgeAt![j] !== tick) continue;
+        judgeAt![j] = -1;
+        if (confirmedAt[j]! >= 0) continue;
+        const decision = client.judgeTimeout(j, tick);
+        if (decision.action === 'retry') {
+          waitTicks[j] = retryAfterTicks + decision.delayMs;
+          noneEligibleBefore = 0;
+        }
+      }
+    }
     if (tick < horizonTicks) {
       for (let s = 0; s < sendsPerTick && credits >= cost; s++) {
         const job = pick(tick);

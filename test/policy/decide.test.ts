@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   decide,
+  decideStart,
   INITIAL_RETRY_STATE,
   mayStartAttempt,
   resolveRetryPolicy,
@@ -144,4 +145,48 @@ test('a 409 with Retry-After (a request still in flight) is retried after the wa
   assert.equal(inFlight.action === 'retry' && inFlight.delayMs, 1000);
   const [bare] = decide(INITIAL_RETRY_STATE, { kind: 'response', status: 409 }, 0, seededRandom(1), policy);
   assert.equal(bare.action === 'stop' && bare.reason, 'fatal_status');
+});
+
+// Every stop reason comes from the step: the caller's cancel, the safety of a retry and the shared
+// retry budget are inputs, not checks the driver makes around it.
+
+test('inputs: a cancelled caller stops as aborted unless the answer settles the intent', () => {
+  const policy = resolveRetryPolicy({ maxAttempts: 5 });
+  const aborted = { aborted: true };
+  const [ok] = decide(INITIAL_RETRY_STATE, response(200), 0, seededRandom(1), policy, aborted);
+  assert.ok(ok.action === 'stop' && ok.reason === 'ok');
+  const [fatal] = decide(INITIAL_RETRY_STATE, response(400), 0, seededRandom(1), policy, aborted);
+  assert.ok(fatal.action === 'stop' && fatal.reason === 'fatal_status');
+  const last = { attempt: 4, previousDelayMs: 0, sawUnknown: false };
+  const [cut] = decide(last, { kind: 'unknown', status: 408, detail: 'aborted' }, 0, seededRandom(1), policy, aborted);
+  assert.ok(cut.action === 'stop' && cut.reason === 'aborted' && cut.outcome === 'unknown', 'the cancel beats the budget');
+});
+
+test('inputs: mayRetry false turns a retry into unsafe_to_retry, and only a retry', () => {
+  const policy = resolveRetryPolicy({ maxAttempts: 2 });
+  const [unsafe] = decide(INITIAL_RETRY_STATE, response(503), 0, seededRandom(1), policy, { mayRetry: false });
+  assert.ok(unsafe.action === 'stop' && unsafe.reason === 'unsafe_to_retry' && unsafe.outcome === 'fail');
+  const last = { attempt: 1, previousDelayMs: 0, sawUnknown: false };
+  const [budget] = decide(last, response(503), 0, seededRandom(1), policy, { mayRetry: false });
+  assert.ok(budget.action === 'stop' && budget.reason === 'budget_exhausted');
+});
+
+test('inputs: the token bucket prices a retry (more after a timeout) and refuses one it cannot cover', () => {
+  const policy = resolveRetryPolicy({ maxAttempts: 5 });
+  const tokens = (balance: number) => ({ balance, costOf: (afterTimeout: boolean) => (afterTimeout ? 10 : 5) });
+  const [paid] = decide(INITIAL_RETRY_STATE, response(503), 0, seededRandom(1), policy, { retryTokens: tokens(5) });
+  assert.ok(paid.action === 'retry' && paid.retryCost === 5);
+  const [timeout] = decide(INITIAL_RETRY_STATE, { kind: 'unknown', status: 408, detail: 't' }, 0, seededRandom(1), policy, { retryTokens: tokens(10) });
+  assert.ok(timeout.action === 'retry' && timeout.retryCost === 10);
+  const [drained] = decide(INITIAL_RETRY_STATE, { kind: 'unknown', status: 408, detail: 't' }, 0, seededRandom(1), policy, { retryTokens: tokens(9) });
+  assert.ok(drained.action === 'stop' && drained.reason === 'retry_budget_drained' && drained.outcome === 'unknown');
+  const [free] = decide(INITIAL_RETRY_STATE, response(503), 0, seededRandom(1), policy);
+  assert.ok(free.action === 'retry' && free.retryCost === 0);
+});
+
+test('decideStart: a cancel before any attempt fails, the deadline refuses a start', () => {
+  assert.deepEqual(decideStart(INITIAL_RETRY_STATE, 0, { closesAt: 10 }, { aborted: true }), { reason: 'aborted', outcome: 'fail' });
+  const afterUnknown = { attempt: 1, previousDelayMs: 0, sawUnknown: true };
+  assert.deepEqual(decideStart(afterUnknown, 10, { closesAt: 10 }), { reason: 'deadline_passed', outcome: 'unknown' });
+  assert.equal(decideStart(afterUnknown, 9, { closesAt: 10 }), undefined);
 });

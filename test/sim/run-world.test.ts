@@ -58,7 +58,7 @@ test('matched draws: every rule meets the same fate for the same (job, attempt)'
         fates.set(key, `${fates.get(key) ?? ''}${rule.id},`);
       }
     }
-    // The first attempt of every job is sent by every rule: its fate must appear under all six.
+    // The first attempt of every job is sent by every rule: its fate must appear under all of them.
     for (const [key, rules] of fates) {
       if (key.split('/')[1] === '1') assert.equal(rules.split(',').length - 1, RULES.length, `seed ${seed}: ${key} seen by ${rules}`);
     }

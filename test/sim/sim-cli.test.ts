@@ -15,7 +15,7 @@ test('oncely sim batch --check reproduces every claim and exits 0; piped output 
   assert.equal(result.stderr, '', 'no progress bar when stderr is not a terminal');
   assert.doesNotMatch(result.stdout, /NOT REPRODUCED/);
   assert.equal(result.stdout.match(/^ {2}reproduced {6}/gm)?.length, 12, 'eleven claims and the closed form');
-  assert.match(result.stdout, /640 worlds, 6 rules, 3840 outcomes/);
+  assert.match(result.stdout, /640 worlds, 7 rules, 4480 outcomes/);
   assert.match(result.stdout, /Seed 002's published means beside ours/);
 });
 

@@ -46,7 +46,7 @@ test('refused values are named with their range, and the defaults stand in', () 
       'Request loss: got “1.5”, expected a probability from 0 to 1',
       'Key retention: got “forever”, expected an integer from 1 to 10000, or run',
       'Jobs: got “2.5”, expected an integer from 1 to 200',
-      'Rules: got “retry-key,nope”, expected rule ids from send-once, retry-oldest, random-retry, retry-key, backoff-key, learned-key, or all',
+      'Rules: got “retry-key,nope”, expected rule ids from send-once, retry-oldest, random-retry, retry-key, backoff-key, learned-key, oncely-key, or all',
     ],
   );
   assert.deepEqual(read.params, { ...DEFAULT_WORLD_PARAMS, credits: 24 });

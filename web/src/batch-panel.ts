@@ -15,7 +15,7 @@ const DOWNLOADS: readonly { readonly file: keyof BatchFiles; readonly id: string
 ];
 
 /**
- * The batch section: runs the ten settings × six rules in a web worker, shows progress, then a
+ * The batch section: runs the ten settings × every rule in a web worker, shows progress, then a
  * table of means for one metric at a time, a chart of the same, seed 002's figures beside ours,
  * the claims, and the files to download.
  */

@@ -11,4 +11,5 @@ export const RULE_COLORS: { readonly [id in RuleId]: string } = {
   'retry-key': '#1d4ed8',
   'backoff-key': '#7c3aed',
   'learned-key': '#047857',
+  'oncely-key': '#be123c',
 };
