@@ -80,7 +80,7 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
     const caller = scopeOf(c.req.raw);
     if (caller === undefined || caller === '') return unauthenticatedResponse();
     c.set('caller', caller);
-    await next();
+    return next();
   };
 
   /** Swallows the ack of a fresh acceptance when the request (or the app) asks for it. */

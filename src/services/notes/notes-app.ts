@@ -1,4 +1,4 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import { InvalidOptionError } from '../../contract/errors.js';
 import { methodNotAllowedResponse, unauthenticatedResponse } from '../../http/common-responses.js';
 import { honoIdempotency, type IdempotencyVariables } from '../../http/hono-middleware.js';
