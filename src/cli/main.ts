@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerLab } from './commands/lab.js';
 import { registerDeliver } from './commands/deliver.js';
+import { registerOutbox } from './commands/outbox.js';
 import { registerHook } from './commands/hook.js';
 import { registerSim } from './commands/sim.js';
 import { registerServe } from './commands/serve.js';
@@ -21,6 +22,7 @@ const program = new Command()
 
 registerServe(program);
 registerDeliver(program);
+registerOutbox(program);
 registerHook(program);
 registerLab(program);
 registerSim(program);

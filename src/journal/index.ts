@@ -5,3 +5,4 @@ export { createJournal, IntentConflictError, IntentStateError, type Journal, typ
 export { prepareIntent, type IntentInput } from './prepare-intent.js';
 export { createOutboxWorker, DEFAULT_OUTBOX_WORKER_OPTIONS, type OutboxWorker, type OutboxWorkerOptions, type PassResult, type SettledEvent } from './outbox-worker.js';
 export { settleAttempt, stopBeforeAttempt, finalState, INTERRUPTED, type AttemptResult } from './next-step.js';
+export { formatIntentLine, formatIntentReport, formatAttemptEntry } from './format-intent.js';

@@ -49,9 +49,10 @@ export interface JournalStore<Tx = unknown> {
   /**
    * Leases up to `limit` pending intents whose next attempt is due and whose lease is free or
    * expired, to `owner` until `nowMs + leaseMs`. Two workers never hold one intent at once
-   * (PostgreSQL: FOR UPDATE SKIP LOCKED; SQLite: one writer at a time).
+   * (PostgreSQL: FOR UPDATE SKIP LOCKED; SQLite: one writer at a time). With `onlyKey`, that
+   * intent alone is considered.
    */
-  claim(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedIntent[]>;
+  claim(owner: string, nowMs: number, leaseMs: number, limit: number, onlyKey?: string): Promise<ClaimedIntent[]>;
 
   /** Appends each attempt and counts it, while the lease (key, token) holds. False where it does not. */
   startAttempts(starts: readonly AttemptStart[]): Promise<boolean[]>;

@@ -34,6 +34,8 @@ export interface OutboxWorkerOptions {
   readonly secrets?: Readonly<Record<string, string>> | ((name: string, intent: IntentRecord) => string | undefined);
   /** Standard Webhooks signing secret (`whsec_…`): every attempt is signed, webhook-id = the key. */
   readonly signingSecret?: string;
+  /** Works on this one intent only (`oncely deliver --journal`); the others are left alone. */
+  readonly onlyKey?: string;
   /** Called after every settlement: for progress output. */
   readonly onSettled?: (event: SettledEvent) => void;
 }
@@ -121,7 +123,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   };
 
   async function runOnce(): Promise<PassResult> {
-    const claimed = await store.claim(owner, clock.now(), leaseMs, batchSize);
+    const claimed = await store.claim(owner, clock.now(), leaseMs, batchSize, options.onlyKey);
     const early: Settlement[] = [];
     const toSend: { claim: ClaimedIntent; secrets: Record<string, string> }[] = [];
     const missingSecrets: string[] = [];
@@ -162,9 +164,14 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     return { claimed: claimed.length, sent: sending.length, missingSecrets };
   }
 
+  const dueOf = async (key: string): Promise<number | undefined> => {
+    const intent = await store.get(key);
+    return intent?.state === 'pending' ? intent.nextAttemptAt : undefined;
+  };
+
   /** Sleeps until the next intent is due, at most `pollMs` (another worker may finish it first). */
   async function waitForWork(signal: AbortSignal | undefined, keepPolling: boolean): Promise<boolean> {
-    const due = await store.nextDueAt();
+    const due = options.onlyKey === undefined ? await store.nextDueAt() : await dueOf(options.onlyKey);
     if (due === undefined && !keepPolling) return false;
     const waitMs = due === undefined ? pollMs : Math.max(0, Math.min(due - clock.now(), pollMs));
     if (waitMs > 0) await clock.sleep(waitMs, signal);

@@ -53,6 +53,7 @@ export function createSqlJournalStore<Tx>(backend: JournalSqlBackend<Tx>): Journ
     listState: `SELECT * FROM ${intents} WHERE state = $2 ORDER BY seq DESC LIMIT $1`,
     counts: `SELECT state, COUNT(*) AS n FROM ${intents} GROUP BY state`,
     pick: `SELECT key FROM ${intents} WHERE state = 'pending' AND next_attempt_at <= $1 AND (lease_expires_at IS NULL OR lease_expires_at <= $1) ORDER BY next_attempt_at, seq LIMIT $2${backend.lockClause}`,
+    pickOne: `SELECT key FROM ${intents} WHERE key = $3 AND state = 'pending' AND next_attempt_at <= $1 AND (lease_expires_at IS NULL OR lease_expires_at <= $1) LIMIT $2${backend.lockClause}`,
     lease: `UPDATE ${intents} SET lease_owner = $1, lease_token = $2, lease_expires_at = $3 WHERE key = $4 RETURNING *`,
     start: `UPDATE ${intents} SET attempt_count = $3, open_attempt = 1 WHERE key = $1 AND lease_token = $2 AND open_attempt = 0`,
     startRow: `INSERT INTO ${attempts} (key, attempt, worker, started_at) VALUES ($1, $2, $3, $4)`,
@@ -91,11 +92,11 @@ export function createSqlJournalStore<Tx>(backend: JournalSqlBackend<Tx>): Journ
       for (const row of (await query(sql.counts)).rows) counts[String(row['state']) as IntentState] = Number(row['n']);
       return counts;
     },
-    async claim(owner, nowMs, leaseMs, limit) {
+    async claim(owner, nowMs, leaseMs, limit, onlyKey) {
       await ready();
       const token = `${owner}#${nowMs}#${(claims += 1)}`;
       return backend.transaction(async (q) => {
-        const picked = (await q(sql.pick, [nowMs, limit])).rows;
+        const picked = (onlyKey === undefined ? await q(sql.pick, [nowMs, limit]) : await q(sql.pickOne, [nowMs, limit, onlyKey])).rows;
         const claimed = [];
         for (const { key } of picked) {
           const row = (await q(sql.lease, [owner, token, nowMs + leaseMs, key])).rows[0];

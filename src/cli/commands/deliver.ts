@@ -10,6 +10,8 @@ import { systemClock, type Clock } from '../../time/clock.js';
 import type { Random } from '../../time/random.js';
 import { EXIT } from '../exit.js';
 import { parseDeadline, parseDurationMs, parseHeader, parsePositiveInt } from './deliver-options.js';
+import { deliverJournaled } from './deliver-journal.js';
+import { openJournal } from './journal-options.js';
 
 export const DELIVER_METHODS = ['POST', 'PUT', 'PATCH'] as const;
 
@@ -210,6 +212,7 @@ interface DeliverFlags {
   attemptTimeout?: string;
   baseDelay?: string;
   json?: boolean;
+  journal?: string;
 }
 
 export function registerDeliver(program: Command): void {
@@ -226,6 +229,7 @@ export function registerDeliver(program: Command): void {
     .option('--attempt-timeout <duration>', 'one attempt may take this long (default: 10s)')
     .option('--base-delay <duration>', 'first backoff step when the server gives no Retry-After (default: 100ms)')
     .option('--json', 'print the result as JSON: report (every attempt), final status, body, Idempotent-Replayed')
+    .option('--journal <file>', 'record the intent in this SQLite journal first; run again after a crash to resume it under the same key')
     .addHelpText(
       'after',
       `
@@ -241,6 +245,30 @@ Example:
       const onSignal = (): void => controller.abort();
       process.once('SIGINT', onSignal);
       try {
+        if (flags.journal !== undefined) {
+          if (flags.json) throw new InvalidOptionError('--json', true, 'no --json with --journal (see `oncely outbox show KEY`)');
+          const journal = openJournal({ journal: flags.journal });
+          try {
+            process.exitCode = await deliverJournaled(
+              {
+                url,
+                data: readData(flags.data),
+                method: flags.method,
+                key: flags.key === undefined ? undefined : validateKey(flags.key),
+                headers: (flags.header ?? []).map(parseHeader),
+                ...(flags.maxAttempts === undefined ? {} : { maxAttempts: parsePositiveInt('--max-attempts', flags.maxAttempts) }),
+                ...(flags.deadline === undefined ? {} : { closesAt: parseDeadline(flags.deadline, systemClock.now()) }),
+                ...(flags.attemptTimeout === undefined ? {} : { attemptTimeoutMs: parseDurationMs('--attempt-timeout', flags.attemptTimeout) }),
+                ...(flags.baseDelay === undefined ? {} : { baseDelayMs: parseDurationMs('--base-delay', flags.baseDelay) }),
+              },
+              journal,
+              { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), signal: controller.signal, nowMs: systemClock.now() },
+            );
+          } finally {
+            await journal.close();
+          }
+          return;
+        }
         const result = await deliver(
           {
             url,

@@ -65,10 +65,10 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
       for (const row of rows.values()) counts[row.intent.state] += 1;
       return counts;
     },
-    async claim(owner, nowMs, leaseMs, limit) {
+    async claim(owner, nowMs, leaseMs, limit, onlyKey) {
       open();
       const due = [...rows.values()]
-        .filter((row) => row.intent.state === 'pending' && row.intent.nextAttemptAt <= nowMs && (row.leaseExpiresAt === null || row.leaseExpiresAt <= nowMs))
+        .filter((row) => (onlyKey === undefined || row.intent.key === onlyKey) && row.intent.state === 'pending' && row.intent.nextAttemptAt <= nowMs && (row.leaseExpiresAt === null || row.leaseExpiresAt <= nowMs))
         .sort((a, b) => a.intent.nextAttemptAt - b.intent.nextAttemptAt || a.seq - b.seq)
         .slice(0, limit);
       const token = `${owner}#${++tokens}`;

@@ -1,0 +1,83 @@
+import { createIdempotencyMiddleware, withIdempotency } from '../../http/idempotency-middleware.js';
+import type { FetchHandler } from '../../http/node-listener.js';
+import { createLedger } from '../../ledger/ledger.js';
+import { createMemoryStore } from '../../stores/memory/memory-store.js';
+import { systemClock, type Clock } from '../../time/clock.js';
+import type { Random } from '../../time/random.js';
+
+export interface FlakyReceiverOptions {
+  /** Share of requests answered 503 before any work. @default 0.3 */
+  readonly failRate?: number;
+  /** Share of requests whose work commits and whose answer is then lost (the socket dropped). @default 0.1 */
+  readonly swallowRate?: number;
+  readonly random: Random;
+  /** How long the work takes: long enough for overlapping sends to meet. @default 10 */
+  readonly effectMs?: number;
+  /** Sleeps the effect time. @default systemClock */
+  readonly clock?: Clock;
+  /** False: no ledger, every request that is not failed does the work again (the naive receiver). @default true */
+  readonly idempotent?: boolean;
+}
+
+export interface FlakyReceiver {
+  readonly handler: FetchHandler;
+  /** Effects done per Idempotency-Key. */
+  readonly effects: Map<string, number>;
+  /** Requests per key. */
+  readonly requests: Map<string, number>;
+  /** Times a request arrived while another one with the same key was still in flight. */
+  overlaps(): number;
+}
+
+/**
+ * The receiver of the outbox crash story: it fails a share of requests with 503 before doing
+ * anything, and for another share does the work and then drops the connection (seed 000's
+ * swallowed ack). Its work is guarded by the ledger under the sender's key, so the effects map is
+ * the truth the tests compare the sender's journal against. It also counts overlapping in-flight
+ * requests per key: two workers sending one intent at once would show up there.
+ */
+export function createFlakyReceiver(options: FlakyReceiverOptions): FlakyReceiver {
+  const failRate = options.failRate ?? 0.3;
+  const swallowRate = options.swallowRate ?? 0.1;
+  const effectMs = options.effectMs ?? 10;
+  const clock = options.clock ?? systemClock;
+  const effects = new Map<string, number>();
+  const requests = new Map<string, number>();
+  const inFlight = new Map<string, number>();
+  let overlaps = 0;
+  const bump = (map: Map<string, number>, key: string, by = 1): number => {
+    const n = (map.get(key) ?? 0) + by;
+    map.set(key, n);
+    return n;
+  };
+  const work: FetchHandler = async (request) => {
+    const key = request.headers.get('idempotency-key') ?? '';
+    await request.arrayBuffer();
+    if (effectMs > 0) await clock.sleep(effectMs);
+    bump(effects, key);
+    return Response.json({ received: key, effect: effects.get(key) }, { status: 201 });
+  };
+  const guarded =
+    options.idempotent === false
+      ? work
+      : withIdempotency(
+          createIdempotencyMiddleware({ ledger: createLedger({ store: createMemoryStore(), clock }), scopeOf: () => 'sender' }),
+          (request) => work(request),
+        );
+
+  const handler: FetchHandler = async (request, connection) => {
+    const key = request.headers.get('idempotency-key') ?? '';
+    bump(requests, key);
+    if (bump(inFlight, key) > 1) overlaps += 1;
+    try {
+      const draw = options.random.next();
+      if (draw < failRate) return new Response('try again', { status: 503 });
+      const response = await guarded(request, connection);
+      if (draw < failRate + swallowRate) connection?.drop();
+      return response;
+    } finally {
+      bump(inFlight, key, -1);
+    }
+  };
+  return { handler, effects, requests, overlaps: () => overlaps };
+}
