@@ -52,9 +52,10 @@ export function createSqlJournalStore<Tx>(backend: JournalSqlBackend<Tx>): Journ
     listAll: `SELECT * FROM ${intents} ORDER BY seq DESC LIMIT $1`,
     listState: `SELECT * FROM ${intents} WHERE state = $2 ORDER BY seq DESC LIMIT $1`,
     counts: `SELECT state, COUNT(*) AS n FROM ${intents} GROUP BY state`,
-    pick: `SELECT key FROM ${intents} WHERE state = 'pending' AND next_attempt_at <= $1 AND (lease_expires_at IS NULL OR lease_expires_at <= $1) ORDER BY next_attempt_at, seq LIMIT $2${backend.lockClause}`,
-    pickOne: `SELECT key FROM ${intents} WHERE key = $3 AND state = 'pending' AND next_attempt_at <= $1 AND (lease_expires_at IS NULL OR lease_expires_at <= $1) LIMIT $2${backend.lockClause}`,
-    lease: `UPDATE ${intents} SET lease_owner = $1, lease_token = $2, lease_expires_at = $3 WHERE key = $4 RETURNING *`,
+    // One statement: pick the due rows (PostgreSQL skips rows another worker is claiming) and
+    // lease them, so a claim is one round trip and atomic without an explicit transaction.
+    claim: `UPDATE ${intents} SET lease_owner = $1, lease_token = $2, lease_expires_at = $3 WHERE key IN (SELECT key FROM ${intents} WHERE state = 'pending' AND next_attempt_at <= $4 AND (lease_expires_at IS NULL OR lease_expires_at <= $4) ORDER BY next_attempt_at, seq LIMIT $5${backend.lockClause}) RETURNING *`,
+    claimOne: `UPDATE ${intents} SET lease_owner = $1, lease_token = $2, lease_expires_at = $3 WHERE key IN (SELECT key FROM ${intents} WHERE key = $6 AND state = 'pending' AND next_attempt_at <= $4 AND (lease_expires_at IS NULL OR lease_expires_at <= $4) LIMIT $5${backend.lockClause}) RETURNING *`,
     start: `UPDATE ${intents} SET attempt_count = $3, open_attempt = 1 WHERE key = $1 AND lease_token = $2 AND open_attempt = 0`,
     startRow: `INSERT INTO ${attempts} (key, attempt, worker, started_at) VALUES ($1, $2, $3, $4)`,
     endRow: `UPDATE ${attempts} SET ended_at = $3, outcome = $4, status = $5, detail = $6, delay_ms = $7 WHERE key = $1 AND attempt = $2`,
@@ -93,17 +94,12 @@ export function createSqlJournalStore<Tx>(backend: JournalSqlBackend<Tx>): Journ
       return counts;
     },
     async claim(owner, nowMs, leaseMs, limit, onlyKey) {
-      await ready();
       const token = `${owner}#${nowMs}#${(claims += 1)}`;
-      return backend.transaction(async (q) => {
-        const picked = (onlyKey === undefined ? await q(sql.pick, [nowMs, limit]) : await q(sql.pickOne, [nowMs, limit, onlyKey])).rows;
-        const claimed = [];
-        for (const { key } of picked) {
-          const row = (await q(sql.lease, [owner, token, nowMs + leaseMs, key])).rows[0];
-          if (row) claimed.push({ intent: rowToIntent(row), token, interrupted: Number(row['open_attempt']) === 1 });
-        }
-        return claimed;
-      });
+      const params = [owner, token, nowMs + leaseMs, nowMs, limit];
+      const { rows } = onlyKey === undefined ? await query(sql.claim, params) : await query(sql.claimOne, [...params, onlyKey]);
+      return rows
+        .map((row) => ({ intent: rowToIntent(row), token, interrupted: Number(row['open_attempt']) === 1 }))
+        .sort((a, b) => a.intent.nextAttemptAt - b.intent.nextAttemptAt);
     },
     async startAttempts(starts) {
       if (starts.length === 0) return [];
