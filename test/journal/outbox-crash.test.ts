@@ -91,7 +91,7 @@ it('200 intents, a receiver failing 30% and swallowing 10% of acks, the sender S
     assert.equal(counts.pending, 0, 'every intent finished');
     let interrupted = 0;
     for (const intent of intents) {
-      const effects = receiver.effects.get(intent.key) ?? 0;
+      const effects = receiver.effects().get(intent.key) ?? 0;
       if (intent.state === 'delivered') assert.equal(effects, 1, `${intent.key} delivered with exactly one effect`);
       else {
         assert.ok(effects <= 1, `${intent.key} never done twice`);
@@ -105,7 +105,7 @@ it('200 intents, a receiver failing 30% and swallowing 10% of acks, the sender S
     assert.ok(interrupted >= 1, 'at least one kill landed mid-attempt, and the restarted sender recorded it as unknown');
     assert.ok(counts.delivered >= INTENTS - 2, `almost all delivered: ${JSON.stringify(counts)}`);
     const requests = [...receiver.requests.values()].reduce((a, b) => a + b, 0);
-    const effects = [...receiver.effects.values()].reduce((a, b) => a + b, 0);
+    const effects = [...receiver.effects().values()].reduce((a, b) => a + b, 0);
     console.log(`# runs finished ${runs.join(' + ')} intents; ${JSON.stringify(counts)}; ${requests} requests, ${effects} effects, ${interrupted} attempts interrupted by a kill`);
     await check.close();
   } finally {

@@ -247,7 +247,7 @@ Example:
       try {
         if (flags.journal !== undefined) {
           if (flags.json) throw new InvalidOptionError('--json', true, 'no --json with --journal (see `oncely outbox show KEY`)');
-          const journal = openJournal({ journal: flags.journal });
+          const journal = await openJournal({ journal: flags.journal });
           try {
             process.exitCode = await deliverJournaled(
               {

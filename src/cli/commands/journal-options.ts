@@ -4,9 +4,8 @@ import type { Command } from 'commander';
 import { InvalidOptionError } from '../../contract/errors.js';
 import { createJournal, type Journal } from '../../journal/journal.js';
 import type { JournalStore } from '../../journal/journal-store.js';
+import { importOptionalDriver } from '../../stores/optional-driver.js';
 import { createPostgresJournalStore } from '../../stores/postgres/postgres-journal-store.js';
-import { openPostgresPool } from '../../stores/postgres/open-postgres-pool.js';
-import { openSqliteDatabase } from '../../stores/sqlite/open-sqlite-database.js';
 import { createSqliteJournalStore } from '../../stores/sqlite/sqlite-journal-store.js';
 
 /** Where the CLI keeps its journal unless told otherwise. */
@@ -22,17 +21,22 @@ export function journalOptions(command: Command, journalHelp = `the SQLite journ
   return command.option('--journal <file>', journalHelp).option('--db <url>', 'a postgres:// URL: the journal on PostgreSQL (shared by several workers)');
 }
 
-/** Opens the journal the flags name: PostgreSQL for a postgres:// URL, else SQLite (the default). */
-export function openJournal(flags: JournalFlags): Journal<unknown> {
+/**
+ * Opens the journal the flags name: PostgreSQL for a postgres:// URL, else SQLite (the default).
+ * The driver is an optional peer, loaded here, when a journal is opened.
+ */
+export async function openJournal(flags: JournalFlags): Promise<Journal<unknown>> {
   if (flags.db !== undefined && flags.journal !== undefined) throw new InvalidOptionError('--db', flags.db, 'either --db or --journal, not both');
   let store: JournalStore<unknown>;
   if (flags.db !== undefined) {
     if (!/^postgres(ql)?:\/\//.test(flags.db)) throw new InvalidOptionError('--db', flags.db, 'a postgres:// URL');
     const url = flags.db;
+    const { openPostgresPool } = await importOptionalDriver('pg', 'the PostgreSQL journal (--db)', () => import('../../stores/postgres/open-postgres-pool.js'));
     store = createPostgresJournalStore({ pool: () => openPostgresPool(url) }) as JournalStore<unknown>;
   } else {
     const file = flags.journal ?? DEFAULT_JOURNAL_FILE;
     if (file.trim() === '') throw new InvalidOptionError('--journal', file, 'a file path');
+    const { openSqliteDatabase } = await importOptionalDriver('better-sqlite3', 'the SQLite journal', () => import('../../stores/sqlite/open-sqlite-database.js'));
     store = createSqliteJournalStore({
       database: () => {
         mkdirSync(dirname(file), { recursive: true });

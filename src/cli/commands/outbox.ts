@@ -11,7 +11,7 @@ import { formatCounts, runOutbox } from './outbox-run.js';
 
 /** Opens the journal, runs `fn`, closes it; SIGINT/SIGTERM abort `signal` (the current batch finishes). */
 async function withJournal(flags: JournalFlags, fn: (journal: Journal<unknown>, signal: AbortSignal) => Promise<void>): Promise<void> {
-  const journal = openJournal(flags);
+  const journal = await openJournal(flags);
   const controller = new AbortController();
   const stop = (): void => controller.abort();
   process.once('SIGINT', stop);

@@ -1,7 +1,7 @@
 import { createIdempotencyMiddleware, withIdempotency } from '../../http/idempotency-middleware.js';
 import type { FetchHandler } from '../../http/node-listener.js';
 import { createLedger } from '../../ledger/ledger.js';
-import { createMemoryStore } from '../../stores/memory/memory-store.js';
+import { createMemoryStore, type MemoryTx } from '../../stores/memory/memory-store.js';
 import { systemClock, type Clock } from '../../time/clock.js';
 import type { Random } from '../../time/random.js';
 
@@ -21,8 +21,8 @@ export interface FlakyReceiverOptions {
 
 export interface FlakyReceiver {
   readonly handler: FetchHandler;
-  /** Effects done per Idempotency-Key. */
-  readonly effects: Map<string, number>;
+  /** Effects committed per Idempotency-Key. */
+  effects(): Map<string, number>;
   /** Requests per key. */
   readonly requests: Map<string, number>;
   /** Times a request arrived while another one with the same key was still in flight. */
@@ -41,7 +41,10 @@ export function createFlakyReceiver(options: FlakyReceiverOptions): FlakyReceive
   const swallowRate = options.swallowRate ?? 0.1;
   const effectMs = options.effectMs ?? 10;
   const clock = options.clock ?? systemClock;
-  const effects = new Map<string, number>();
+  // The naive receiver's effects; the guarded one writes its effects through the ledger's
+  // transaction, so an effect whose request is rolled back (the sender went away) is not counted.
+  const naiveEffects = new Map<string, number>();
+  const store = createMemoryStore();
   const requests = new Map<string, number>();
   const inFlight = new Map<string, number>();
   let overlaps = 0;
@@ -50,19 +53,19 @@ export function createFlakyReceiver(options: FlakyReceiverOptions): FlakyReceive
     map.set(key, n);
     return n;
   };
-  const work: FetchHandler = async (request) => {
+  const work = async (request: Request, tx: MemoryTx | undefined): Promise<Response> => {
     const key = request.headers.get('idempotency-key') ?? '';
     await request.arrayBuffer();
     if (effectMs > 0) await clock.sleep(effectMs);
-    bump(effects, key);
-    return Response.json({ received: key, effect: effects.get(key) }, { status: 201 });
+    const n = tx ? (tx.get<number>('effects', key) ?? 0) + 1 : bump(naiveEffects, key);
+    tx?.set('effects', key, n);
+    return Response.json({ received: key, effect: n }, { status: 201 });
   };
-  const guarded =
+  const guarded: FetchHandler =
     options.idempotent === false
-      ? work
-      : withIdempotency(
-          createIdempotencyMiddleware({ ledger: createLedger({ store: createMemoryStore(), clock }), scopeOf: () => 'sender' }),
-          (request) => work(request),
+      ? (request) => work(request, undefined)
+      : withIdempotency(createIdempotencyMiddleware({ ledger: createLedger({ store, clock }), scopeOf: () => 'sender' }), (request, context) =>
+          work(request, context?.tx),
         );
 
   const handler: FetchHandler = async (request, connection) => {
@@ -79,5 +82,10 @@ export function createFlakyReceiver(options: FlakyReceiverOptions): FlakyReceive
       bump(inFlight, key, -1);
     }
   };
-  return { handler, effects, requests, overlaps: () => overlaps };
+  return {
+    handler,
+    effects: () => (options.idempotent === false ? new Map(naiveEffects) : new Map(store.entries<number>('effects'))),
+    requests,
+    overlaps: () => overlaps,
+  };
 }
