@@ -70,7 +70,9 @@ export function readRequestTarget(head: RequestHead): TargetRead {
     return url === undefined ? refuse(`the request target ${JSON.stringify(target.slice(0, 100))} is not a path`) : { kind: 'url', url };
   }
   // absolute-form (a request through a proxy): the target is the whole URL, Host is ignored.
-  const absolute = /^https?:\/\//i.test(target) ? parseUrl(target) : undefined;
+  // The authority must be there as sent: WHATWG URL parsing reads `http:///healthz` as host
+  // `healthz`, path `/`, where RFC 3986 sees an empty host, which http forbids.
+  const absolute = /^https?:\/\/[^/?#\\]/i.test(target) ? parseUrl(target) : undefined;
   if (absolute !== undefined && absolute.hostname !== '' && absolute.username === '' && absolute.password === '') return { kind: 'url', url: absolute };
   return refuse(`the request target ${JSON.stringify(target.slice(0, 100))} is neither a path nor an http(s) URL`);
 }

@@ -11,6 +11,8 @@ export interface ServeProcess {
   readonly port: number;
   /** The dev token the banner printed. */
   readonly token: string;
+  /** Where the server keeps its SQLite ledger (removed by cleanUp). */
+  readonly dataDir: string;
   stdout(): string;
   stderr(): string;
   /** Resolves once stderr contains `text` (rejects if the process exits first). */
@@ -66,6 +68,7 @@ export async function startServeProcess(args: readonly string[] = [], env: NodeJ
     url: url[1]!,
     port: Number(url[2]),
     token,
+    dataDir,
     stdout: () => out,
     stderr: () => err,
     waitForStderr,

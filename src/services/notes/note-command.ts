@@ -19,6 +19,9 @@ export const NOTE_LIMITS = {
   maxBodyBytes: 16_384,
 } as const;
 
+/** C0 and C1 controls, DEL and line/paragraph separators: nothing a one-line title should carry. */
+const CONTROL = /[\p{Cc}\u2028\u2029]/u;
+
 export const NOTE_COMMAND_FIELDS = ['expectedVersion', 'title'] as const;
 
 /** A command, or every reason the value is not one (a 422's detail). */
@@ -44,7 +47,7 @@ export function checkNoteCommand(value: unknown): CommandCheck {
   else if (title.trim() === '') errors.push('title must not be blank');
   else if ([...title].length > NOTE_LIMITS.maxTitleChars) {
     errors.push(`title is ${[...title].length} characters long; at most ${NOTE_LIMITS.maxTitleChars} are allowed`);
-  }
+  } else if (CONTROL.test(title)) errors.push('title contains a control character (a NUL would cut it short wherever it is shown)');
 
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, command: { expectedVersion: expectedVersion as number, title: title as string } };
