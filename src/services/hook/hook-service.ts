@@ -2,6 +2,7 @@ import { InvalidOptionError } from '../../contract/errors.js';
 import { HEADER } from '../../contract/headers.js';
 import { sha256Hex } from '../../contract/fingerprint.js';
 import { formatHttpDate } from '../../contract/retry-after.js';
+import { DEFAULT_WEBHOOK_TOLERANCE_MS, verifyWebhook, WEBHOOK_HEADER } from '../../contract/standard-webhooks.js';
 import { methodNotAllowedResponse, unauthenticatedResponse } from '../../http/common-responses.js';
 import { createIdempotencyMiddleware } from '../../http/idempotency-middleware.js';
 import type { ConnectionControl } from '../../http/node-listener.js';
@@ -50,6 +51,14 @@ export interface HookServiceOptions<Tx> {
   readonly onHit?: (hit: HookHit, scope: string) => void;
   /** Told about failures the client sees only as 500 or 503. @default nothing */
   readonly onError?: (error: unknown, request: Request) => void;
+  /**
+   * Standard Webhooks secrets (`whsec_…`; several during a rotation). When set, every arrival must
+   * be signed: a missing header, a bad signature or a timestamp outside the tolerance is 401 and
+   * changes nothing (no effect, no receipt, no hit). `webhook-id` is the idempotency key.
+   */
+  readonly webhookSecrets?: readonly string[];
+  /** How far `webhook-timestamp` may be from this clock, either way. @default 300000 (the spec's five minutes) */
+  readonly webhookToleranceMs?: number;
 }
 
 export const DEFAULT_HOOK_OPTIONS = {
@@ -96,6 +105,8 @@ interface Arrival {
   /** Set when the hit was written inside the effect's transaction (an ack commits with its hit). */
   hit?: HookHit;
   swallow?: boolean;
+  /** Refused for its signature: answered 401 and recorded nowhere. */
+  unsigned?: boolean;
 }
 
 /**
@@ -124,6 +135,11 @@ export function createHookService<Tx>(options: HookServiceOptions<Tx>): HookServ
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 0) throw new InvalidOptionError('maxBodyBytes', maxBodyBytes, 'an integer >= 0');
   const scopeOf = options.scopeOf ?? (() => DEFAULT_HOOK_OPTIONS.scope);
   const onError = options.onError ?? (() => {});
+  const webhookSecrets = options.webhookSecrets;
+  if (webhookSecrets !== undefined && (!Array.isArray(webhookSecrets) || webhookSecrets.length === 0 || !webhookSecrets.every((x) => typeof x === 'string' && x !== ''))) {
+    throw new InvalidOptionError('webhookSecrets', webhookSecrets, 'a non-empty list of whsec_ secrets');
+  }
+  const webhookToleranceMs = options.webhookToleranceMs ?? DEFAULT_WEBHOOK_TOLERANCE_MS;
   // Only an ack is a receipt: a scripted 429 or 503 stored for the retention would answer every
   // retry with "try later" forever; not stored, the key is released and the retry meets the script.
   const ledger = createLedger<Tx>({ ...options.ledger.options, shouldStore: (receipt) => receipt.status >= 200 && receipt.status < 300 });
@@ -148,6 +164,13 @@ export function createHookService<Tx>(options: HookServiceOptions<Tx>): HookServ
     validate: ({ request, body }) => {
       const arrival = arrivals.get(request);
       if (arrival === undefined) throw new Error('hook: a request reached the middleware without its arrival record');
+      if (webhookSecrets !== undefined) {
+        const verified = verifyWebhook(webhookSecrets, request.headers, new TextDecoder().decode(body), clock.now(), webhookToleranceMs);
+        if (!verified.ok) {
+          arrival.unsigned = true;
+          return { ok: false, response: unauthenticatedResponse(`webhook signature refused (${verified.reason}): ${verified.detail}`, WEBHOOK_CHALLENGE) };
+        }
+      }
       arrival.bodySha256 = sha256Hex(body);
       return { ok: true, value: arrival };
     },
@@ -181,13 +204,16 @@ export function createHookService<Tx>(options: HookServiceOptions<Tx>): HookServ
     });
   }
 
-  async function arrive(request: Request, path: string, connection: ConnectionControl | undefined): Promise<Response> {
+  async function arrive(original: Request, path: string, connection: ConnectionControl | undefined): Promise<Response> {
     const at = clock.now();
+    const keyed = webhookSecrets === undefined ? original : keyedByWebhookId(original);
+    if (keyed instanceof Response) return keyed;
+    const request = keyed;
     const arrival: Arrival = { at, method: request.method, path, key: request.headers.get(HEADER.idempotencyKey) };
     arrivals.set(request, arrival);
     const response = await middleware(request, (_forwarded, context) => answerFromScript(context!.value, db.within(context!.tx)));
     response.headers.set(HEADER.date, formatHttpDate(at));
-    if (arrival.scope === undefined) return response; // 401: no caller to record it for
+    if (arrival.scope === undefined || arrival.unsigned) return response; // 401: nothing to record
     const hit = await recordAfter(arrival, response, request);
     if (hit !== undefined) options.onHit?.(hit, arrival.scope);
     if (arrival.swallow === true && hit?.answer === 'swallowed') return swallowed(connection);
@@ -259,6 +285,24 @@ export function createHookService<Tx>(options: HookServiceOptions<Tx>): HookServ
     reset,
     purgeExpired: () => db.transaction((sql) => purgeHits(sql, clock.now() - ledger.options.retentionMs)),
   };
+}
+
+/** The challenge of a 401 for a webhook signature (RFC 9110 section 11.6.1 wants one on every 401). */
+const WEBHOOK_CHALLENGE = 'Webhook-Signature realm="oncely"';
+
+/**
+ * Standard Webhooks names the delivery by `webhook-id`, the same on every attempt: the receiver
+ * uses it as the idempotency key. A request carrying both headers must carry one value.
+ */
+function keyedByWebhookId(request: Request): Request | Response {
+  const id = request.headers.get(WEBHOOK_HEADER.id);
+  const key = request.headers.get(HEADER.idempotencyKey);
+  if (id === null || key === id) return request;
+  if (key !== null) return problemResponse('invalid_key', `${HEADER.idempotencyKey} and ${WEBHOOK_HEADER.id} name different keys`);
+  const headers = new Headers(request.headers);
+  headers.set(HEADER.idempotencyKey, id);
+  const init: RequestInit & { duplex: 'half' } = { method: request.method, headers, body: request.body, signal: request.signal, duplex: 'half' };
+  return new Request(request.url, init);
 }
 
 function hitOf(arrival: Arrival, answer: HitAnswer, status: number | null): Omit<HookHit, 'seq'> {
