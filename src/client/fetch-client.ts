@@ -1,15 +1,13 @@
 import { InvalidOptionError } from '../contract/errors.js';
 import { HEADER } from '../contract/headers.js';
 import { validateKey } from '../contract/idempotency-key.js';
-import { SYNTHETIC_TIMEOUT_STATUS } from '../contract/status-class.js';
 import type { Observation } from '../policy/decide.js';
 import { resolveRetryPolicy, type RetryPolicyOptions } from '../policy/retry-options.js';
 import type { RetryTokenBucket } from '../policy/retry-token-bucket.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { systemRandom, type Random } from '../time/random.js';
-import { prepareRetry, runPrepared, withCall } from './retry.js';
+import { defaultClassifyError, prepareRetry, runPrepared, withCall } from './retry.js';
 import type { AttemptRecord, RetryReport } from './retry-report.js';
-import { describeError, isTransportError } from './transport-error.js';
 
 /**
  * Methods whose repetition has the effect of one send (RFC 9110 section 9.2.2): retried freely.
@@ -84,7 +82,7 @@ export function createClient(options: ClientOptions = {}): Client {
     random,
     retryBudget,
     observe: observeResponse,
-    classifyError: classifyFetchError,
+    classifyError: defaultClassifyError,
   });
 
   return {
@@ -158,16 +156,6 @@ export function observeResponse(response: Response): Observation {
     retryAfter: response.headers.get(HEADER.retryAfter),
     date: response.headers.get(HEADER.date),
   };
-}
-
-/**
- * The adapter boundary of seed 003: a transport failure (reset, refused, hang-up, undici's codes,
- * our own timeout) is not a status. It becomes the unknown outcome with a synthetic 408 here, so
- * the pure classifier only ever sees statuses. Anything else (a bad URL, a bug) fails at once.
- */
-export function classifyFetchError(error: unknown): Observation {
-  if (isTransportError(error)) return { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, detail: describeError(error) };
-  return { kind: 'failure', detail: describeError(error) };
 }
 
 function resolveKey(fromOption: string | undefined, fromHeader: string | null): string | undefined {

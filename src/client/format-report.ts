@@ -1,4 +1,4 @@
-import type { AttemptRecord, RetryReport } from './retry-report.js';
+import type { AttemptRecord } from './retry-report.js';
 
 /**
  * One attempt as a line a person reads: when, what came back, and the wait chosen after it and
@@ -36,9 +36,4 @@ function describeDelay(record: AttemptRecord): string {
 
 function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
-
-/** Every attempt, one per line, timed from the report's start. */
-export function formatAttempts(report: RetryReport): string[] {
-  return report.attempts.map((a) => formatAttempt(a, report.startedAt));
 }

@@ -328,7 +328,12 @@ export function defaultObserve(value: unknown): Observation {
 /** A value that is not an HTTP-like answer: the operation succeeded. One shared, frozen object. */
 const PLAIN_SUCCESS: Observation = Object.freeze({ kind: 'response', status: 200 });
 
-/** Timeouts and transport failures are unknown (the work may have happened); other errors fail. */
+/**
+ * The adapter boundary (docs/origins.md, "The webhook storm"): a transport failure (reset,
+ * refused, hang-up, undici's codes, our own timeout) is not a status. It becomes the unknown
+ * outcome with a synthetic 408 here, so the pure classifier only ever sees statuses: the work may
+ * have happened. Anything else (a bad URL, a bug) fails at once.
+ */
 export function defaultClassifyError(error: unknown): Observation {
   if (isTransportError(error)) return { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, detail: describeError(error) };
   return { kind: 'failure', detail: describeError(error) };

@@ -1,4 +1,5 @@
-import { createClient, classifyFetchError, observeResponse, type Client } from '../client/fetch-client.js';
+import { createClient, observeResponse, type Client } from '../client/fetch-client.js';
+import { defaultClassifyError } from '../client/retry.js';
 import { isRetryError } from '../client/retry-report.js';
 import { HEADER } from '../contract/headers.js';
 import { signWebhook } from '../contract/standard-webhooks.js';
@@ -43,9 +44,9 @@ export async function sendAttempt(intent: IntentRecord, context: SendContext, cl
   } catch (error) {
     if (isRetryError(error)) {
       if (error.lastValue instanceof Response) return { observation: observeResponse(error.lastValue), body: null };
-      return { observation: classifyFetchError(error.cause), body: null };
+      return { observation: defaultClassifyError(error.cause), body: null };
     }
-    return { observation: classifyFetchError(error), body: null };
+    return { observation: defaultClassifyError(error), body: null };
   }
 }
 
