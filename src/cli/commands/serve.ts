@@ -151,19 +151,19 @@ Examples:
         },
       });
       if (!server.loopback) err(`oncely serve: warning: listening on ${flags.host}, reachable from other machines; anyone with a token can write\n`);
-      err(banner(server, { devToken, callerNames: callers.names, fault: flags.fault, hookScript: hookScript.text, closes }));
+      err(banner(server, { devToken, callerNames: callers.names, fault: flags.fault, hookScript: hookScript.text, closes, notesPublic: flags.notesPublic }));
       process.exitCode = await waitForSignal(server);
     });
 }
 
-function banner(server: RunningServer, o: { devToken: string | undefined; callerNames: readonly string[]; fault: DropboxFault | undefined; hookScript: string; closes: CloseTimes }): string {
+function banner(server: RunningServer, o: { devToken: string | undefined; callerNames: readonly string[]; fault: DropboxFault | undefined; hookScript: string; closes: CloseTimes; notesPublic: boolean }): string {
   const { url } = server;
   const lines = [
     `oncely serve: listening on ${url}`,
     `  store       ${server.backend.kind} ${server.backend.description}`,
     `  callers     ${o.callerNames.join(', ')}`,
     `  dropbox     POST ${url}/dropbox/submissions · GET ${url}/dropbox/store`,
-    `  notes       GET|PATCH ${url}/notes/:id`,
+    `  notes       GET|PATCH ${url}/notes/:id (${o.notesPublic ? 'reading needs no token: --no-notes-public to ask for one' : 'every request needs a token'})`,
     `  hooks       ${url}/hooks/… (script ${o.hookScript}) · GET ${url}/hooks/debug/hits`,
     `  store view  ${url}/store${o.devToken ? `#token=${o.devToken}` : ''}`,
     `  page        ${url}/`,
