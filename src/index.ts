@@ -48,6 +48,14 @@ export {
   type WebhookVerification,
 } from './contract/standard-webhooks.js';
 export type { TraceApi, SpanEventAttributes } from './contract/trace-api.js';
+export {
+  NOT_SENT_REASONS,
+  NO_RESPONSE_REASONS,
+  describeTransportFailure,
+  type NotSentReason,
+  type NoResponseReason,
+  type TransportFailure,
+} from './contract/transport-failure.js';
 
 export {
   type Clock,
@@ -85,8 +93,8 @@ export {
 } from './policy/index.js';
 
 export { retry, createRetry, type RetryCall, type AttemptContext, type RetryOptions, type RetryResult } from './client/retry.js';
-export { RetryError, isRetryError, summarizeReport, type AttemptRecord, type RetryReport } from './client/retry-report.js';
-export { isTransportError, describeError, TRANSPORT_ERROR_CODES } from './client/transport-error.js';
+export { RetryError, isRetryError, summarizeReport, wasNeverSent, type AttemptRecord, type RetryReport } from './client/retry-report.js';
+export { isTransportError, classifyTransportError, describeError, TRANSPORT_ERROR_CODES } from './client/transport-error.js';
 export {
   createClient,
   IDEMPOTENT_METHODS,

@@ -14,13 +14,14 @@ const ROOT_EXPORTS = [
   'STATUS_CLASSES', 'DEFAULT_STATUS_TABLE', 'OUTCOMES', 'statusTable', 'classifyStatus',
   'parseRetryAfter', 'parseHttpDate', 'formatHttpDate', 'DEFAULT_RECEIPT_HEADERS',
   'WEBHOOK_HEADER', 'DEFAULT_WEBHOOK_TOLERANCE_MS', 'signWebhook', 'verifyWebhook',
+  'NOT_SENT_REASONS', 'NO_RESPONSE_REASONS', 'describeTransportFailure',
   // time and randomness
   'systemClock', 'VirtualClock', 'systemRandom', 'seededRandom',
   // the retry policy
   'decide', 'INITIAL_RETRY_STATE', 'STOP_REASONS', 'DELAY_REASONS', 'backoffDelayMs', 'JITTERS',
   'RetryTokenBucket', 'DEFAULT_RETRY_TOKEN_BUCKET', 'resolveRetryPolicy', 'DEFAULT_RETRY_POLICY',
   // the client
-  'retry', 'createRetry', 'RetryError', 'isRetryError', 'summarizeReport', 'isTransportError', 'describeError',
+  'retry', 'createRetry', 'RetryError', 'isRetryError', 'summarizeReport', 'wasNeverSent', 'isTransportError', 'classifyTransportError', 'describeError',
   'TRANSPORT_ERROR_CODES', 'createClient', 'IDEMPOTENT_METHODS', 'DEFAULT_CLIENT_OPTIONS', 'attemptSpanEvents',
   'ATTEMPT_SPAN_EVENT',
   // the ledger

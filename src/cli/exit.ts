@@ -18,6 +18,8 @@ export const EXIT = {
   unknown: 6,
   /** A check (such as `sim batch --check`) did not hold. */
   checkFailed: 7,
+  /** Nothing was sent: every attempt was refused before it left (connection refused, DNS). Safe to retry. */
+  notSent: 8,
 } as const;
 
 /** Error codes that mean the command was given something wrong: exit 2, as the docs promise. */

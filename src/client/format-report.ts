@@ -1,3 +1,4 @@
+import { describeTransportFailure } from '../contract/transport-failure.js';
 import type { AttemptRecord } from './retry-report.js';
 
 /**
@@ -5,15 +6,18 @@ import type { AttemptRecord } from './retry-report.js';
  * why. Seed 003: a summary that hides the eleven 429s is how the twelve-POST bug shipped.
  *
  *   #1  +0.000s  429 retry    wait 1000 ms (retry-after 1 s)
- *   #2  +1.004s  408 unknown  fetch failed: other side closed (UND_ERR_SOCKET); wait 37 ms (backoff)
- *   #3  +1.043s  200 ok
+ *   #2  +1.004s  ---  unknown  sent, no response (socket closed): fetch failed: other side closed (UND_ERR_SOCKET); wait 37 ms (backoff)
+ *   #3  +1.043s  ---  retry    not sent (connection refused): fetch failed: connect ECONNREFUSED 127.0.0.1:8080; wait 80 ms (backoff)
+ *   #4  +1.125s  200 ok
  */
 export function formatAttempt(record: AttemptRecord, startedAt: number): string {
   const offset = `+${((record.startedAt - startedAt) / 1000).toFixed(3)}s`;
   const status = record.status === undefined ? '---' : String(record.status);
   const parts = [`#${record.attempt}`.padEnd(3), offset.padStart(9), status, record.outcome.padEnd(7)];
   const notes: string[] = [];
-  if (record.detail !== undefined) notes.push(record.detail);
+  // No status is shown for an attempt without a response: the server sent none.
+  if (record.transport !== undefined) notes.push(`${describeTransportFailure(record.transport)}${record.detail === undefined ? '' : `: ${record.detail}`}`);
+  else if (record.detail !== undefined) notes.push(record.detail);
   if (record.delayMs !== undefined) notes.push(`wait ${record.delayMs} ms (${describeDelay(record)})`);
   else if (record.retryAfter?.kind === 'delay') notes.push(`server asked for ${formatMs(record.retryAfter.delayMs)}`);
   return `${parts.join('  ')}${notes.length > 0 ? `  ${notes.join('; ')}` : ''}`.trimEnd();

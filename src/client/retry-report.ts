@@ -1,5 +1,6 @@
 import type { RetryAfter } from '../contract/retry-after.js';
 import type { Outcome } from '../contract/status-class.js';
+import { describeTransportFailure, type TransportFailure } from '../contract/transport-failure.js';
 import { OncelyError, isOncelyError } from '../contract/errors.js';
 import type { DelayReason, FinalOutcome, StopReason } from '../policy/decide.js';
 
@@ -10,8 +11,10 @@ export interface AttemptRecord {
   readonly startedAt: number;
   readonly endedAt: number;
   readonly outcome: Outcome;
-  /** The status answered, or the synthetic one for a transport failure. */
+  /** The status the server answered; absent when no response came (see `transport`). */
   readonly status?: number;
+  /** For an attempt without a response: whether the request left, and why no answer came. */
+  readonly transport?: TransportFailure;
   /** What went wrong, for unknown and failed attempts. */
   readonly detail?: string;
   /** The Retry-After the response carried, parsed; says whether a date was measured against the server's Date. */
@@ -28,7 +31,7 @@ export interface RetryReport {
   readonly stopReason: StopReason;
   readonly attempts: readonly AttemptRecord[];
   readonly attemptCount: number;
-  /** The last status outside 2xx, synthetic 408s included; what a summary must not hide. */
+  /** The last status outside 2xx a server answered; what a summary must not hide. */
   readonly lastNon2xxStatus: number | undefined;
   readonly totalSleptMs: number;
   readonly startedAt: number;
@@ -54,9 +57,22 @@ export function isRetryError(value: unknown): value is RetryError {
   return isOncelyError(value) && value.code.startsWith('retry_') && 'report' in value;
 }
 
-/** One line: outcome, reason, attempts, last non-2xx status, time slept. */
+/** True when no attempt's request left (every one refused, unresolved, unreachable): nothing happened. */
+export function wasNeverSent(report: RetryReport): boolean {
+  return report.attempts.length > 0 && report.attempts.every((a) => a.transport?.sent === false);
+}
+
+/** One line: outcome, reason, attempts, last non-2xx status, attempts without a response, time slept. */
 export function summarizeReport(report: RetryReport): string {
   const attempts = `${report.attemptCount} attempt${report.attemptCount === 1 ? '' : 's'}`;
   const last = report.lastNon2xxStatus === undefined ? '' : `, last non-2xx status ${report.lastNon2xxStatus}`;
-  return `${report.outcome} (stop:${report.stopReason}) after ${attempts}${last}, slept ${report.totalSleptMs} ms`;
+  const failures = new Map<string, number>();
+  for (const a of report.attempts) {
+    if (a.transport !== undefined) {
+      const text = describeTransportFailure(a.transport);
+      failures.set(text, (failures.get(text) ?? 0) + 1);
+    }
+  }
+  const wire = [...failures].map(([text, n]) => `, ${n} ${text}`).join('');
+  return `${report.outcome} (stop:${report.stopReason}) after ${attempts}${last}${wire}, slept ${report.totalSleptMs} ms`;
 }

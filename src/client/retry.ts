@@ -15,7 +15,7 @@ import { resolveRetryPolicy, type RetryPolicyOptions } from '../policy/retry-opt
 import type { RetryTokenBucket } from '../policy/retry-token-bucket.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { systemRandom, type Random } from '../time/random.js';
-import { isTransportError, describeError } from './transport-error.js';
+import { observeError } from './transport-error.js';
 import { AttemptLog } from './attempt-log.js';
 import { RetryError, type AttemptRecord, type RetryReport } from './retry-report.js';
 
@@ -289,7 +289,7 @@ function giveUp(
 }
 
 /** An attempt cut by the caller's own abort: it may have happened. */
-const ABORTED_IN_FLIGHT: Observation = { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, detail: 'aborted' };
+const ABORTED_IN_FLIGHT: Observation = { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, reason: 'aborted', detail: 'aborted' };
 
 /** A success whose report is built only when someone reads it: the common path never does. */
 class SuccessResult<T> implements RetryResult<T> {
@@ -329,12 +329,11 @@ export function defaultObserve(value: unknown): Observation {
 const PLAIN_SUCCESS: Observation = Object.freeze({ kind: 'response', status: 200 });
 
 /**
- * The adapter boundary (docs/origins.md, "The webhook storm"): a transport failure (reset,
- * refused, hang-up, undici's codes, our own timeout) is not a status. It becomes the unknown
- * outcome with a synthetic 408 here, so the pure classifier only ever sees statuses: the work may
- * have happened. Anything else (a bad URL, a bug) fails at once.
+ * The adapter boundary (docs/origins.md, "The webhook storm"): a transport failure is not a
+ * status. A request that never left (refused, DNS) is `not_sent`: nothing happened. One that may
+ * have arrived (reset, hang-up, our own timeout) is unknown, with a synthetic 408 that only the
+ * policy's status table sees; reports never show it. Anything else (a bad URL, a bug) fails at once.
  */
 export function defaultClassifyError(error: unknown): Observation {
-  if (isTransportError(error)) return { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, detail: describeError(error) };
-  return { kind: 'failure', detail: describeError(error) };
+  return observeError(error);
 }

@@ -1,38 +1,83 @@
+import { SYNTHETIC_TIMEOUT_STATUS } from '../contract/status-class.js';
+import type { NoResponseReason, NotSentReason, TransportFailure } from '../contract/transport-failure.js';
+import type { Observation } from '../policy/decide.js';
+
 /**
- * Error codes that mean "the request may or may not have reached the server": Node's socket
- * errors and undici's (fetch's) own codes. Mapped to the unknown outcome at the adapter
- * boundary, never inside the pure classifier (seed 003: transport failure is not a status).
+ * Codes of failures before the request left: the connection was never made, so nothing was sent
+ * (Node's connect errors, getaddrinfo's, undici's connect timeout).
  */
-export const TRANSPORT_ERROR_CODES = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'EAI_AGAIN',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CLOSED',
-  'UND_ERR_ABORTED',
-  'UND_ERR_REQ_RETRY',
+const NOT_SENT_CODES: ReadonlyMap<string, NotSentReason> = new Map([
+  ['ECONNREFUSED', 'connection_refused'],
+  ['ENOTFOUND', 'dns_failure'],
+  ['EAI_AGAIN', 'dns_failure'],
+  ['EAI_NONAME', 'dns_failure'],
+  ['EAI_FAIL', 'dns_failure'],
+  ['ENETUNREACH', 'unreachable'],
+  ['EHOSTUNREACH', 'unreachable'],
+  ['UND_ERR_CONNECT_TIMEOUT', 'connect_timeout'],
 ]);
 
-const TRANSPORT_ERROR_NAMES = new Set(['TimeoutError', 'AbortError']);
+/**
+ * Codes of failures after the connection was made: the request may have reached the server
+ * (Node's socket errors, undici's own). ETIMEDOUT is here, not above: the OS reports it for an
+ * established connection too, and "maybe sent" is the safe reading.
+ */
+const NO_RESPONSE_CODES: ReadonlyMap<string, NoResponseReason> = new Map([
+  ['ECONNRESET', 'socket_closed'],
+  ['ECONNABORTED', 'socket_closed'],
+  ['EPIPE', 'socket_closed'],
+  ['UND_ERR_SOCKET', 'socket_closed'],
+  ['UND_ERR_CLOSED', 'socket_closed'],
+  ['UND_ERR_REQ_RETRY', 'socket_closed'],
+  ['ETIMEDOUT', 'timed_out'],
+  ['UND_ERR_HEADERS_TIMEOUT', 'timed_out'],
+  ['UND_ERR_BODY_TIMEOUT', 'timed_out'],
+  ['UND_ERR_ABORTED', 'aborted'],
+]);
 
-/** True for timeouts and transport failures, looking through `cause` chains (fetch wraps them). */
-export function isTransportError(error: unknown): boolean {
+/** Every code read as a transport failure (not sent, or sent without a response). */
+export const TRANSPORT_ERROR_CODES: ReadonlySet<string> = new Set([...NOT_SENT_CODES.keys(), ...NO_RESPONSE_CODES.keys()]);
+
+const NO_RESPONSE_NAMES: ReadonlyMap<string, NoResponseReason> = new Map([
+  ['TimeoutError', 'timed_out'],
+  ['AbortError', 'aborted'],
+]);
+
+/**
+ * What kind of transport failure `error` is, looking through `cause` chains (fetch wraps them),
+ * or undefined for any other error. The outermost recognised link decides.
+ */
+export function classifyTransportError(error: unknown): TransportFailure | undefined {
   for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     if (typeof e !== 'object') break;
     const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
-    if (typeof code === 'string' && TRANSPORT_ERROR_CODES.has(code)) return true;
-    if (typeof name === 'string' && TRANSPORT_ERROR_NAMES.has(name)) return true;
-    if (typeof message === 'string' && /socket hang up|other side closed/i.test(message)) return true;
+    if (typeof code === 'string') {
+      const notSent = NOT_SENT_CODES.get(code);
+      if (notSent) return { sent: false, reason: notSent };
+      const noResponse = NO_RESPONSE_CODES.get(code);
+      if (noResponse) return { sent: true, reason: noResponse };
+    }
+    const byName = typeof name === 'string' ? NO_RESPONSE_NAMES.get(name) : undefined;
+    if (byName) return { sent: true, reason: byName };
+    if (typeof message === 'string' && /socket hang up|other side closed/i.test(message)) return { sent: true, reason: 'socket_closed' };
   }
-  return false;
+  return undefined;
+}
+
+/** True for timeouts and transport failures, sent or not. */
+export function isTransportError(error: unknown): boolean {
+  return classifyTransportError(error) !== undefined;
+}
+
+/**
+ * A thrown error as the policy sees it: not sent (retry freely), sent without a response
+ * (unknown: the work may have happened) or a failure no retry mends (a bad URL, a bug).
+ */
+export function observeError(error: unknown): Observation {
+  const failure = classifyTransportError(error);
+  if (failure === undefined) return { kind: 'failure', detail: describeError(error) };
+  if (!failure.sent) return { kind: 'not_sent', reason: failure.reason, detail: describeError(error) };
+  return { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, reason: failure.reason, detail: describeError(error) };
 }
 
 /** A short description that names the innermost cause: "fetch failed: ECONNRESET". */

@@ -7,3 +7,4 @@ export * from './retry-after.js';
 export * from './receipt.js';
 export * from './standard-webhooks.js';
 export type { TraceApi, SpanEventAttributes } from './trace-api.js';
+export * from './transport-failure.js';

@@ -46,7 +46,7 @@ export function settleAttempt(intent: IntentRecord, token: string, attempt: numb
     attempt,
     endedAt,
     outcome: decision.attemptOutcome,
-    status: observation.kind === 'failure' ? null : observation.status,
+    status: observation.kind === 'response' ? observation.status : null, // none for a transport failure: the server sent none
     detail: observation.kind === 'response' ? null : observation.detail,
     delayMs: decision.action === 'retry' ? decision.delayMs : null,
   };

@@ -1,5 +1,6 @@
 import { outcomeOfStatus, type Outcome } from '../contract/status-class.js';
 import { parseRetryAfter, type RetryAfter } from '../contract/retry-after.js';
+import type { NoResponseReason, NotSentReason } from '../contract/transport-failure.js';
 import type { Random } from '../time/random.js';
 import { backoffDelayMs } from './backoff.js';
 import type { RetryPolicyOptions } from './retry-options.js';
@@ -9,10 +10,16 @@ export type Observation =
   /** The server answered. */
   | { readonly kind: 'response'; readonly status: number; readonly retryAfter?: string | null | undefined; readonly date?: string | null | undefined }
   /**
-   * No answer we can trust: a timeout, a reset, a swallowed ack. The work may have happened.
-   * `status` is the synthetic one chosen at the adapter boundary (408).
+   * Sent, and no answer we can trust: a timeout, a reset, a swallowed ack. The work may have
+   * happened. `status` is the synthetic one chosen at the adapter boundary (408) for status
+   * tables; it is internal: reports show no status for it, since the server sent none.
    */
-  | { readonly kind: 'unknown'; readonly status: number; readonly detail: string }
+  | { readonly kind: 'unknown'; readonly status: number; readonly detail: string; readonly reason?: NoResponseReason | undefined }
+  /**
+   * The request never left (connection refused, DNS failure): nothing happened. Retried like a
+   * retryable status, and safe to retry even when `mayRetry` is false (no key).
+   */
+  | { readonly kind: 'not_sent'; readonly reason: NotSentReason; readonly detail: string }
   /** The operation failed in a way no retry can mend (a bug, a refused input). */
   | { readonly kind: 'failure'; readonly detail: string };
 
@@ -160,7 +167,7 @@ export function decide(
   ];
 
   if (attemptOutcome === 'fail') {
-    if (observation.kind === 'failure') return stop('operation_failed');
+    if (observation.kind !== 'response') return stop('operation_failed');
     return stop(policy.statusTable.fatal.has(observation.status) ? 'fatal_status' : 'unlisted_status');
   }
   if (inputs.aborted === true) return stop('aborted');
@@ -186,7 +193,8 @@ export function decide(
     delayReason = retryAfter.kind === 'unparsed' ? 'retry-after-unparsed' : 'backoff';
   }
   if (delayMs >= timeLeftMs) return stop('deadline_passed');
-  if (inputs.mayRetry === false) return stop('unsafe_to_retry');
+  // A request that never left did nothing: resending it cannot do anything twice.
+  if (inputs.mayRetry === false && observation.kind !== 'not_sent') return stop('unsafe_to_retry');
   const afterTimeout = attemptOutcome === 'unknown';
   const tokens = inputs.retryTokens;
   const retryCost = tokens === undefined ? 0 : tokens.costOf(afterTimeout);
@@ -215,6 +223,8 @@ function classify(observation: Observation, policy: RetryPolicyOptions): Outcome
       return outcomeOfStatus(observation.status, policy.statusTable, observation.retryAfter != null);
     case 'unknown':
       return 'unknown';
+    case 'not_sent':
+      return 'retry';
     case 'failure':
       return 'fail';
   }

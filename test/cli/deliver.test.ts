@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { deliver, type DeliverRequest, type DeliverResult } from '../../src/cli/commands/deliver.js';
 import { parseDeadline, parseDurationMs, parseHeader } from '../../src/cli/commands/deliver-options.js';
@@ -65,7 +66,7 @@ test('a deadline 1.5 s away against Retry-After: 5 exits 5 at once, without slee
 test('--json exposes the report and the final response: a swallowed ack, then the replayed receipt', async () => {
   const { result, out } = await run('swallow,200', { json: true });
   const printed = JSON.parse(out) as DeliverResult;
-  assert.deepEqual(printed.report.attempts.map((a) => [a.outcome, a.status]), [['unknown', 408], ['ok', 200]]);
+  assert.deepEqual(printed.report.attempts.map((a) => [a.outcome, a.status, a.transport]), [['unknown', undefined, { sent: true, reason: 'socket_closed' }], ['ok', 200, undefined]]);
   assert.equal(printed.response?.status, 200);
   assert.equal(printed.response?.idempotentReplayed, true);
   assert.equal(printed.response?.headers['idempotent-replayed'], 'true');
@@ -98,7 +99,17 @@ test('every ack lost: outcome unknown, exit 6, and no response is shown as final
   assert.equal(result.exitCode, EXIT.unknown);
   assert.equal(result.response, null);
   assert.deepEqual(keys, ['run-9', 'run-9', 'run-9']);
-  assert.match(err, /outcome unknown/);
+  assert.match(err, /^oncely: sent, no answer: the outcome is unknown/);
+});
+
+test('a refused connection after a 503: the 503 is not shown as the final response, and the outcome is not "not sent"', async () => {
+  let calls = 0;
+  const answer = () => (++calls === 1 ? new Response('busy', { status: 503 }) : Promise.reject(Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' } })));
+  const { result, out } = await runFake(answer, { key: 'run-9', maxAttempts: 2 });
+  assert.equal(result.exitCode, EXIT.budgetExhausted, 'the first attempt was sent and answered');
+  assert.equal(result.response, null);
+  assert.match(out, /#2 .*---  retry    not sent \(connection refused\)/);
+  assert.match(out, /response: none \(the last attempt: not sent \(connection refused\)\)/);
 });
 
 test('without --key the key is derived from method, URL and canonical data, so a rerun is the same intent', async () => {
@@ -141,6 +152,22 @@ function cli(args: readonly string[]): Promise<{ code: number; stdout: string; s
     });
   });
 }
+
+test('the real binary against a closed port: "not sent", exit 8, no 408 anywhere', async () => {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: p } = probe.address() as { port: number };
+      probe.close(() => resolve(p));
+    });
+  });
+  const { code, stdout, stderr } = await cli(['deliver', `http://127.0.0.1:${port}/hooks/x`, '--data', '{}', '--max-attempts', '2', '--base-delay', '1ms']);
+  assert.equal(code, EXIT.notSent);
+  assert.equal(EXIT.notSent, 8);
+  assert.match(stdout, /#1 .*---  retry    not sent \(connection refused\)/);
+  assert.match(stdout, /^not sent: fail \(stop:budget_exhausted\) after 2 attempts, 2 not sent \(connection refused\)/m);
+  assert.match(stderr, /^oncely: not sent: no attempt reached the receiver, nothing happened; safe to retry, even without a key/);
+  assert.doesNotMatch(stdout + stderr, /408/);
+});
 
 test('the real binary: exit codes, and one-line messages for bad input', async () => {
   const hook = await startHookServer({ script: '400' });

@@ -134,12 +134,13 @@ test('Retry-After as an HTTP-date with the server Date one hour off still waits 
   assert.equal(clock.now(), START + 2000);
 });
 
-test('transport failures map to unknown with a synthetic 408 at the adapter; a retry under the key recovers', async () => {
+test('transport failures after sending are unknown, with no status shown; a retry under the key recovers', async () => {
   const clock = new VirtualClock({ startAt: START });
   const socket = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
   const { fetch } = scripted([reset(), socket, new Error('socket hang up'), status(200)]);
   const { report } = await client(fetch, clock, { maxAttempts: 4 }).request(URL_, { method: 'POST', idempotencyKey: 'k' });
-  assert.deepEqual(report.attempts.map((a) => [a.outcome, a.status]), [['unknown', 408], ['unknown', 408], ['unknown', 408], ['ok', 200]]);
+  assert.deepEqual(report.attempts.map((a) => [a.outcome, a.status, a.transport?.reason]), [['unknown', undefined, 'socket_closed'], ['unknown', undefined, 'socket_closed'], ['unknown', undefined, 'socket_closed'], ['ok', 200, undefined]]);
+  assert.equal(report.lastNon2xxStatus, undefined);
   assert.match(report.attempts[0]?.detail ?? '', /ECONNRESET/);
 });
 

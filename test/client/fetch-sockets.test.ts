@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { createClient } from '../../src/client/fetch-client.js';
-import { isRetryError } from '../../src/client/retry-report.js';
+import { isRetryError, wasNeverSent } from '../../src/client/retry-report.js';
 import { startHookServer, type HookServer } from '../../src/services/hook/hook-server.js';
 import { VirtualClock } from '../../src/time/virtual-clock.js';
 import { systemClock } from '../../src/time/clock.js';
@@ -78,13 +78,14 @@ test('a swallowed ack: the attempt is unknown, the retry under the same key is a
   await withHook({ script: 'swallow,200', clock }, async (hook) => {
     const client = createClient({ clock, random: seededRandom(2) });
     const { response, report } = await client.request(`${hook.url}/h`, { method: 'POST', body: BODY, idempotencyKey: 'run-9' });
-    assert.deepEqual(report.attempts.map((a) => [a.outcome, a.status]), [['unknown', 408], ['ok', 200]]);
+    assert.deepEqual(report.attempts.map((a) => [a.outcome, a.status, a.transport]), [['unknown', undefined, { sent: true, reason: 'socket_closed' }], ['ok', 200, undefined]]);
+    assert.equal(report.lastNon2xxStatus, undefined, 'no status the server never sent');
     assert.equal(response.headers.get('idempotent-replayed'), 'true');
     assert.deepEqual((await hook.service.counts()), { arrivals: 2, completions: 1, replays: 1 });
   });
 });
 
-test('a refused connection is unknown at the adapter boundary, not a status', async () => {
+test('a refused connection is "not sent" (nothing happened, retried even without a key), not a status', async () => {
   // Take a free port, then close it so nothing listens there.
   const port = await new Promise<number>((resolve) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {
@@ -93,10 +94,16 @@ test('a refused connection is unknown at the adapter boundary, not a status', as
     });
   });
   const client = createClient({ clock: new VirtualClock({ startAt: START }), maxAttempts: 2 });
-  await assert.rejects(client.request(`http://127.0.0.1:${port}/h`, { method: 'POST', body: BODY, idempotencyKey: 'k' }), (e) => {
+  // No key on a POST: a retry would be unsafe after an answer, but nothing was sent.
+  await assert.rejects(client.request(`http://127.0.0.1:${port}/h`, { method: 'POST', body: BODY }), (e) => {
     assert.ok(isRetryError(e));
-    assert.equal(e.report.outcome, 'unknown');
+    assert.equal(e.report.outcome, 'fail');
+    assert.equal(e.report.stopReason, 'budget_exhausted');
+    assert.equal(e.report.attemptCount, 2);
+    assert.ok(wasNeverSent(e.report));
+    assert.deepEqual(e.report.attempts.map((a) => [a.status, a.transport]), [[undefined, { sent: false, reason: 'connection_refused' }], [undefined, { sent: false, reason: 'connection_refused' }]]);
     assert.match(e.report.attempts[0]?.detail ?? '', /ECONNREFUSED/);
+    assert.match(e.message, /2 not sent \(connection refused\)/);
     return true;
   });
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeError, isTransportError } from '../../src/client/transport-error.js';
+import { classifyTransportError, describeError, isTransportError } from '../../src/client/transport-error.js';
 import { defaultClassifyError, defaultObserve } from '../../src/client/retry.js';
 
 const withCode = (message: string, code: string): Error => Object.assign(new Error(message), { code });
@@ -34,8 +34,16 @@ test('describeError names the innermost cause', () => {
   assert.equal(describeError(undefined), 'unknown error');
 });
 
-test('the default error classifier: transport failures are unknown (408), the rest fail', () => {
-  assert.deepEqual(defaultClassifyError(withCode('read ECONNRESET', 'ECONNRESET')), { kind: 'unknown', status: 408, detail: 'read ECONNRESET' });
+test('the default error classifier: not sent before the request left, unknown after, the rest fail', () => {
+  // The 408 is the policy's internal stand-in for its status table; reports never show it.
+  assert.deepEqual(defaultClassifyError(withCode('read ECONNRESET', 'ECONNRESET')), { kind: 'unknown', status: 408, reason: 'socket_closed', detail: 'read ECONNRESET' });
+  assert.deepEqual(defaultClassifyError(Object.assign(new Error('timed out'), { name: 'TimeoutError' })), { kind: 'unknown', status: 408, reason: 'timed_out', detail: 'timed out' });
+  const refused = new TypeError('fetch failed', { cause: withCode('connect ECONNREFUSED 127.0.0.1:1', 'ECONNREFUSED') });
+  assert.deepEqual(defaultClassifyError(refused), { kind: 'not_sent', reason: 'connection_refused', detail: 'fetch failed: connect ECONNREFUSED 127.0.0.1:1' });
+  const dns = new TypeError('fetch failed', { cause: withCode('getaddrinfo ENOTFOUND x.invalid', 'ENOTFOUND') });
+  assert.equal(defaultClassifyError(dns).kind, 'not_sent');
+  assert.deepEqual(classifyTransportError(withCode('connect timeout', 'UND_ERR_CONNECT_TIMEOUT')), { sent: false, reason: 'connect_timeout' });
+  assert.deepEqual(classifyTransportError(withCode('timed out', 'ETIMEDOUT')), { sent: true, reason: 'timed_out' }, 'ambiguous: read as maybe sent');
   assert.deepEqual(defaultClassifyError(new Error('bad input')), { kind: 'failure', detail: 'bad input' });
 });
 

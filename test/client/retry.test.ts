@@ -215,7 +215,8 @@ test('an unknown (TimeoutError) then an exhausted budget is reported unknown, ne
   const error = await failure(retry(scripted([timeout()]), { clock, key: 'k', maxAttempts: 3 }));
   assert.equal(error.report.outcome, 'unknown');
   assert.equal(error.report.stopReason, 'budget_exhausted');
-  assert.equal(error.report.lastNon2xxStatus, 408);
+  assert.equal(error.report.lastNon2xxStatus, undefined, 'no status the server never sent');
+  assert.deepEqual(error.report.attempts.map((a) => a.transport), Array(3).fill({ sent: true, reason: 'timed_out' }));
   assert.deepEqual(error.report.attempts.map((a) => a.outcome), ['unknown', 'unknown', 'unknown']);
   assert.match(error.report.attempts[0]?.detail ?? '', /timed out/);
 

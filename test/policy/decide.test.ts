@@ -190,3 +190,18 @@ test('decideStart: a cancel before any attempt fails, the deadline refuses a sta
   assert.deepEqual(decideStart(afterUnknown, 10, { closesAt: 10 }), { reason: 'deadline_passed', outcome: 'unknown' });
   assert.equal(decideStart(afterUnknown, 9, { closesAt: 10 }), undefined);
 });
+
+test('not sent: retried even when mayRetry is false (nothing happened), priced as a plain retry, and a give-up is fail', () => {
+  const policy = resolveRetryPolicy({ maxAttempts: 2, ...metronome });
+  const refused: Observation = { kind: 'not_sent', reason: 'connection_refused', detail: 'connect ECONNREFUSED' };
+  const [first, state] = decide(INITIAL_RETRY_STATE, refused, 0, seededRandom(1), policy, { mayRetry: false });
+  assert.equal(first.action, 'retry');
+  assert.ok(first.action === 'retry' && first.afterTimeout === false && first.attemptOutcome === 'retry');
+  const [last] = decide(state, refused, 100, seededRandom(1), policy, { mayRetry: false });
+  assert.ok(last.action === 'stop' && last.reason === 'budget_exhausted' && last.outcome === 'fail');
+  // After an unknown attempt, a later refused connection does not make the work undone.
+  const unknown: Observation = { kind: 'unknown', status: 408, detail: 'reset' };
+  const [, afterUnknown] = decide(INITIAL_RETRY_STATE, unknown, 0, seededRandom(1), policy);
+  const [final] = decide(afterUnknown, refused, 100, seededRandom(1), policy);
+  assert.ok(final.action === 'stop' && final.outcome === 'unknown');
+});

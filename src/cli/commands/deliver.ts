@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { createClient } from '../../client/fetch-client.js';
 import { formatAttempt } from '../../client/format-report.js';
-import { isRetryError, summarizeReport, type RetryReport } from '../../client/retry-report.js';
+import { isRetryError, summarizeReport, wasNeverSent, type RetryReport } from '../../client/retry-report.js';
+import { describeTransportFailure } from '../../contract/transport-failure.js';
 import { InvalidOptionError } from '../../contract/errors.js';
 import { HEADER } from '../../contract/headers.js';
 import { keyFor, validateKey } from '../../contract/idempotency-key.js';
@@ -74,12 +75,14 @@ export interface DeliverResult {
 /**
  * Exit codes: 0 only on a 2xx. A refusal (fatal or unlisted status) is 3 whatever came before;
  * an unknown outcome (the work may have happened) is 6 before the budget (4) and deadline (5)
- * codes, because a script must not resend as new what may already be done.
+ * codes, because a script must not resend as new what may already be done. When no attempt's
+ * request ever left (connection refused, DNS failure), nothing happened: 8, safe to rerun.
  */
 export function exitCodeFor(report: RetryReport): number {
   if (report.stopReason === 'ok') return EXIT.ok;
   if (report.stopReason === 'fatal_status' || report.stopReason === 'unlisted_status') return EXIT.fatalStatus;
   if (report.outcome === 'unknown') return EXIT.unknown;
+  if (wasNeverSent(report)) return EXIT.notSent;
   if (report.stopReason === 'budget_exhausted' || report.stopReason === 'retry_budget_drained') return EXIT.budgetExhausted;
   if (report.stopReason === 'deadline_passed' || report.stopReason === 'retry_after_too_long') return EXIT.deadlinePassed;
   return EXIT.failure;
@@ -130,9 +133,10 @@ export async function deliver(request: DeliverRequest, io: DeliverIo): Promise<D
   } catch (error) {
     if (!isRetryError(error)) throw error;
     report = error.report;
-    // Only a response to the last attempt is "the" response; after a lost ack there is none.
+    // Only a response to the last attempt is "the" response; after a lost ack or a refused
+    // connection there is none (lastValue is then an earlier attempt's).
     const last = report.attempts[report.attempts.length - 1];
-    response = last?.outcome !== 'unknown' && error.lastValue instanceof Response ? error.lastValue : undefined;
+    response = last?.status !== undefined && error.lastValue instanceof Response ? error.lastValue : undefined;
   }
 
   const exitCode = exitCodeFor(report);
@@ -148,20 +152,26 @@ export async function deliver(request: DeliverRequest, io: DeliverIo): Promise<D
   if (request.json) {
     io.out(`${JSON.stringify(result, null, 2)}\n`);
   } else {
-    io.out(`${result.delivered ? 'delivered' : 'not delivered'}: ${summarizeReport(report)}\n`);
+    io.out(`${result.delivered ? 'delivered' : wasNeverSent(report) ? 'not sent' : 'not delivered'}: ${summarizeReport(report)}\n`);
     if (result.response) {
       const replayed = result.response.idempotentReplayed ? ` (${HEADER.idempotentReplayed}: true)` : '';
       io.out(`response ${result.response.status}${replayed}\n${result.response.body}${result.response.body.endsWith('\n') ? '' : '\n'}`);
     } else {
-      io.out('response: none (the last attempt got no reply)\n');
+      const last = report.attempts[report.attempts.length - 1];
+      io.out(`response: none (the last attempt: ${last?.transport ? describeTransportFailure(last.transport) : 'no reply'})\n`);
     }
   }
-  if (!result.delivered) io.err(`oncely: not delivered: ${explain(report)}\n`);
+  if (!result.delivered) io.err(`oncely: ${explain(report)}\n`);
   return result;
 }
 
 function explain(report: RetryReport): string {
-  const why = report.outcome === 'unknown' ? 'outcome unknown, the receiver may have done the work; resend only under the same key' : report.stopReason.replaceAll('_', ' ');
+  const why =
+    report.outcome === 'unknown'
+      ? 'sent, no answer: the outcome is unknown, the receiver may have done the work; resend only under the same key'
+      : wasNeverSent(report)
+        ? 'not sent: no attempt reached the receiver, nothing happened; safe to retry, even without a key'
+        : `not delivered: ${report.stopReason.replaceAll('_', ' ')}`;
   return `${why} (${summarizeReport(report)})`;
 }
 
@@ -234,7 +244,9 @@ export function registerDeliver(program: Command): void {
       'after',
       `
 Exit codes: 0 delivered (2xx); ${EXIT.fatalStatus} refused (fatal or unlisted status); ${EXIT.budgetExhausted} attempts or retry budget used up;
-${EXIT.deadlinePassed} deadline passed (or the server asked to wait past it); ${EXIT.unknown} outcome unknown (the work may have happened); ${EXIT.usage} bad input.
+${EXIT.deadlinePassed} deadline passed (or the server asked to wait past it); ${EXIT.unknown} sent, no answer: outcome unknown (the work may
+have happened); ${EXIT.notSent} not sent: every attempt failed before it left (connection refused, DNS failure), so nothing
+happened; ${EXIT.usage} bad input or a missing argument.
 
 Example:
   oncely hook --port 8765 --script 429@1x3,200 &
