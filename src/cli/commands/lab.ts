@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerLabDropbox } from './lab-dropbox.js';
 import { registerLabHook } from './lab-hook.js';
 import { registerLabNotes } from './lab-notes.js';
+import { registerLabOutbox } from './lab-outbox.js';
 
 /** `oncely lab …`: the printed fixtures and demos of the seed documents. */
 export function registerLab(program: Command): void {
@@ -9,4 +10,5 @@ export function registerLab(program: Command): void {
   registerLabDropbox(lab);
   registerLabHook(lab);
   registerLabNotes(lab);
+  registerLabOutbox(lab);
 }
