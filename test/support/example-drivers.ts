@@ -99,6 +99,23 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
     }
   },
 
+  /** The README's outbox: an order and its intent in one transaction, then delivered under its key. */
+  'examples/outbox.ts': async (script, cwd) => {
+    const serve = await startServeProcess();
+    const dir = await mkdtemp(join(tmpdir(), 'oncely-example-'));
+    try {
+      const run = await runNode(script, cwd, { URL: serve.url, TOKEN: serve.token, DB_FILE: join(dir, 'shop.db') });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.match(run.stdout, /^delivered 200 1 attempt\(s\) delivered 1$/m);
+      const hits = (await (await fetch(`${serve.url}/hooks/debug/hits`, { headers: { authorization: `Bearer ${serve.token}` } })).json()) as { hits: Array<{ key: string }> };
+      assert.equal(hits.hits.length, 1, 'the receiver saw one request');
+      assert.match(hits.hits[0]!.key, /^order-\d+$/, 'under the order id');
+    } finally {
+      await serve.cleanUp();
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+
   /** docs/simulator.md: one world, a small batch and the claims, from `oncely/sim`. */
   'examples/sim.ts': async (script, cwd) => {
     const run = await runNode(script, cwd);

@@ -274,7 +274,7 @@ Example:
                 ...(flags.baseDelay === undefined ? {} : { baseDelayMs: parseDurationMs('--base-delay', flags.baseDelay) }),
               },
               journal,
-              { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), signal: controller.signal, nowMs: systemClock.now() },
+              { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), signal: controller.signal },
             );
           } finally {
             await journal.close();
