@@ -65,6 +65,10 @@ test('each store, the HTTP layer and the simulator have a subpath of their own',
     'oncely/stores/sqlite': 'createSqliteStore',
     'oncely/stores/postgres': 'createPostgresStore',
     'oncely/sim': 'runWorld',
+    'oncely/express': 'idempotency',
+    'oncely/fastify': 'fastifyIdempotency',
+    'oncely/hono': 'idempotency',
+    'oncely/node': 'idempotentListener',
   };
   const more = { 'oncely/stores/sqlite': ['sqliteSql', 'openSqliteDatabase'], 'oncely/stores/postgres': ['postgresSql', 'openPostgresPool'] };
   for (const [path, names] of Object.entries(more)) {

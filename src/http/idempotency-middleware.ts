@@ -51,7 +51,8 @@ export type IdempotencyMiddleware<Tx, V = unknown> = ((request: Request, next: I
  *
  * 1. scope: `scopeOf` is called once; none is 401 with a WWW-Authenticate challenge;
  * 2. key: a missing key is 400 (or, with `onKeyless`, the request is answered outside the
- *    ledger by that handler after steps 3 and 4), a malformed one 400;
+ *    ledger by that handler after steps 3 and 4; with `missingKey: 'pass-through'`, the handler
+ *    runs outside the ledger, context undefined), a malformed one 400;
  * 3. body: read once, within `maxBodyBytes` (413 past it, without buffering the rest);
  * 4. validate: the service's own check of the bytes (415, 400, 422...); a refusal changes nothing;
  * 5. ledger: 422 when the key was used with another payload (checked before the in-flight check);
@@ -85,6 +86,8 @@ export function createIdempotencyMiddleware<Tx, V = unknown>(options: Idempotenc
     const scope = await o.scopeOf(request);
     if (scope === undefined || scope === '') return o.unauthenticated(request);
     const header = request.headers.get(HEADER.idempotencyKey);
+    // Gradual roll-out: a keyless request is served as if oncely were not there (documented, off by default).
+    if (header === null && o.missingKey === 'pass-through') return next(request, undefined);
     if (header === null && o.onKeyless !== undefined) {
       const admitted = await admit(request, scope);
       return admitted instanceof Response ? admitted : o.onKeyless(requestWithBody(request, admitted.body), admitted);

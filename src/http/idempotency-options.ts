@@ -30,16 +30,29 @@ export interface IdempotencyTuning {
    * (RFC 9110 section 15.5.2). @default unauthenticatedResponse (a Bearer challenge)
    */
   readonly unauthenticated: (request: Request) => Response;
+  /**
+   * What a POST/PATCH without an Idempotency-Key gets: `'refuse'` answers 400 missing_key;
+   * `'pass-through'` runs the handler outside the ledger (context undefined), as before oncely,
+   * for a gradual roll-out while clients learn to send keys. @default 'refuse'
+   */
+  readonly missingKey: MissingKeyMode;
 }
+
+export const MISSING_KEY_MODES = ['refuse', 'pass-through'] as const;
+export type MissingKeyMode = (typeof MISSING_KEY_MODES)[number];
+
+/** The scope of every request when no `scopeOf` is given: a single-tenant app has one caller. */
+export const SINGLE_TENANT_SCOPE = 'default';
 
 export interface IdempotencyOptions<Tx, V = unknown> extends Partial<IdempotencyTuning> {
   readonly ledger: Ledger<Tx>;
   /**
    * The authenticated caller of a request, from the app's own authentication (a bearer token's
    * owner, a session's account). Keys are scoped by it, so one caller can never replay another's
-   * receipt. Undefined means unauthenticated: 401.
+   * receipt. Undefined means unauthenticated: 401. @default every request is the one caller
+   * SINGLE_TENANT_SCOPE ('default'): for a single-tenant app; a multi-tenant one must scope keys.
    */
-  readonly scopeOf: (request: Request) => string | undefined | Promise<string | undefined>;
+  readonly scopeOf?: ((request: Request) => string | undefined | Promise<string | undefined>) | undefined;
   /**
    * The service's own check of the body, after the key and before the ledger: its refusal is
    * answered and nothing is stored; its value reaches the handler as `context.value` and the
@@ -63,11 +76,12 @@ export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyTuning = {
   problemTypeBase: DEFAULT_PROBLEM_TYPE_BASE,
   onError: logOncelyError,
   unauthenticated: () => unauthenticatedResponse('this request needs an authenticated caller: keys are scoped by caller'),
+  missingKey: 'refuse',
 };
 
 export interface ResolvedIdempotencyOptions<Tx, V = unknown> extends IdempotencyTuning {
   readonly ledger: Ledger<Tx>;
-  readonly scopeOf: IdempotencyOptions<Tx, V>['scopeOf'];
+  readonly scopeOf: (request: Request) => string | undefined | Promise<string | undefined>;
   readonly validate: Validate<V>;
   readonly onKeyless: IdempotencyOptions<Tx, V>['onKeyless'];
   readonly methodSet: ReadonlySet<string>;
@@ -81,7 +95,12 @@ export function resolveIdempotencyOptions<Tx, V = unknown>(options: IdempotencyO
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', options, 'an object with ledger and scopeOf');
   const o = { ...DEFAULT_IDEMPOTENCY_OPTIONS, ...definedOnly(options) } as IdempotencyTuning & IdempotencyOptions<Tx, V>;
   if (typeof o.ledger?.execute !== 'function') throw new InvalidOptionError('ledger', o.ledger, 'a Ledger from createLedger()');
-  if (typeof o.scopeOf !== 'function') throw new InvalidOptionError('scopeOf', o.scopeOf, 'a function (request) => scope | undefined');
+  const scopeOf = o.scopeOf ?? singleTenant;
+  if (typeof scopeOf !== 'function') throw new InvalidOptionError('scopeOf', o.scopeOf, 'a function (request) => scope | undefined');
+  if (!MISSING_KEY_MODES.includes(o.missingKey)) throw new InvalidOptionError('missingKey', o.missingKey, `one of ${MISSING_KEY_MODES.join(', ')}`);
+  if (o.missingKey === 'pass-through' && o.onKeyless !== undefined) {
+    throw new InvalidOptionError('missingKey', o.missingKey, "'refuse' when onKeyless answers keyless requests");
+  }
   if (!Array.isArray(o.methods) || o.methods.length === 0 || !o.methods.every((m) => typeof m === 'string' && TOKEN.test(m))) {
     throw new InvalidOptionError('methods', o.methods, 'a non-empty array of HTTP method names');
   }
@@ -111,11 +130,16 @@ export function resolveIdempotencyOptions<Tx, V = unknown>(options: IdempotencyO
   }
   return {
     ...o,
+    scopeOf,
     validate,
     onKeyless: o.onKeyless,
     methodSet: new Set(o.methods.map((m) => m.toUpperCase())),
     receiptHeaderSet: new Set(o.receiptHeaders.map((h) => h.toLowerCase())),
   };
+}
+
+function singleTenant(): string {
+  return SINGLE_TENANT_SCOPE;
 }
 
 function acceptAnyBody<V>(): { ok: true; value: V } {

@@ -30,6 +30,9 @@ export {
   DEFAULT_IDEMPOTENCY_OPTIONS,
   type IdempotencyOptions,
   type IdempotencyTuning,
+  MISSING_KEY_MODES,
+  SINGLE_TENANT_SCOPE,
+  type MissingKeyMode,
   type ResolvedIdempotencyOptions,
 } from './idempotency-options.js';
 export {

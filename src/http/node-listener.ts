@@ -129,7 +129,8 @@ export async function serveNode(
   }
 }
 
-function toRequest(req: IncomingMessage, url: URL, body: Uint8Array | undefined, signal: AbortSignal): Request {
+/** A web Request for a node request; `body` replaces the stream when the bytes were read already. */
+export function toRequest(req: IncomingMessage, url: URL, body: Uint8Array | undefined, signal: AbortSignal): Request {
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
@@ -148,13 +149,15 @@ function toRequest(req: IncomingMessage, url: URL, body: Uint8Array | undefined,
   return new Request(url, init);
 }
 
-function rawHeaderValues(rawHeaders: readonly string[], name: string): string[] {
+/** Every value of one header as sent, in order (`req.headers` joins or drops repeats). */
+export function rawHeaderValues(rawHeaders: readonly string[], name: string): string[] {
   const values: string[] = [];
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === name) values.push(rawHeaders[i + 1]!);
   return values;
 }
 
-async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+/** Writes a web Response to a node response (status, headers, cookies one by one, body streamed). */
+export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
   res.statusCode = response.status;
   if (response.statusText) res.statusMessage = response.statusText;
   for (const [name, value] of response.headers) if (name !== 'set-cookie') res.setHeader(name, value);

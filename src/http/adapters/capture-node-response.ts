@@ -1,0 +1,81 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+
+/** A node response whose writes are being kept instead of sent. */
+export interface CapturedResponse {
+  /** Resolves with what the route answered, once it ends the response. */
+  readonly done: Promise<Response>;
+  /** Rejects `done`: the route threw, or the client went away before it answered. */
+  fail(error: unknown): void;
+  /** Puts the response's own methods back and drops the headers the route set. Idempotent. */
+  restore(): void;
+}
+
+/** Statuses a Response must be built without a body for (RFC 9110 sections 15.3.5, 15.4.5). */
+const NULL_BODY = new Set([204, 205, 304]);
+
+type Callback = (error?: Error | null) => void;
+
+/**
+ * Lets an unchanged node-style route (Express's `res.json`, node's `res.end`) answer into a
+ * buffer: status, headers and body become a Response the ledger stores as the receipt, and only
+ * the final answer (that one, a replay, or a refusal) is written to the socket. Headers set
+ * before the route ran (by earlier middleware) stay; the route's own are dropped on restore, so a
+ * refusal never carries half of a failed route's headers.
+ */
+export function captureNodeResponse(res: ServerResponse): CapturedResponse {
+  const before = new Set(res.getHeaderNames());
+  const original = { write: res.write, end: res.end, writeHead: res.writeHead, flushHeaders: res.flushHeaders };
+  const chunks: Buffer[] = [];
+  let resolve!: (response: Response) => void;
+  let reject!: (error: unknown) => void;
+  const done = new Promise<Response>((ok, fail) => {
+    resolve = ok;
+    reject = fail;
+  });
+  let restored = false;
+
+  const keep = (chunk: unknown, encoding: unknown): void => {
+    if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array));
+  };
+  const patched = res as unknown as Record<string, unknown>;
+  patched['writeHead'] = (status: number, reason?: unknown, headers?: unknown): ServerResponse => {
+    res.statusCode = status;
+    if (typeof reason === 'string') res.statusMessage = reason;
+    const given = typeof reason === 'object' && reason !== null ? reason : headers;
+    if (Array.isArray(given)) for (let i = 0; i + 1 < given.length; i += 2) res.setHeader(String(given[i]), given[i + 1] as string);
+    else if (given) for (const [name, value] of Object.entries(given as OutgoingHttpHeaders)) if (value !== undefined) res.setHeader(name, value);
+    return res;
+  };
+  patched['flushHeaders'] = (): void => {};
+  patched['write'] = (chunk: unknown, encoding?: unknown, callback?: Callback): boolean => {
+    keep(chunk, encoding);
+    (typeof encoding === 'function' ? (encoding as Callback) : callback)?.();
+    return true;
+  };
+  patched['end'] = (chunk?: unknown, encoding?: unknown, callback?: Callback): ServerResponse => {
+    keep(chunk, encoding);
+    const status = res.statusCode;
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(res.getHeaders())) {
+      if (value === undefined) continue;
+      for (const one of Array.isArray(value) ? value : [value]) headers.append(name, String(one));
+    }
+    const body = Buffer.concat(chunks);
+    resolve(new Response(NULL_BODY.has(status) || body.byteLength === 0 ? null : body, { status, headers }));
+    const cb = [chunk, encoding, callback].find((a) => typeof a === 'function') as Callback | undefined;
+    cb?.();
+    return res;
+  };
+
+  return {
+    done,
+    fail: (error) => reject(error),
+    restore() {
+      if (restored) return;
+      restored = true;
+      Object.assign(res, original);
+      for (const name of res.getHeaderNames()) if (!before.has(name)) res.removeHeader(name);
+    },
+  };
+}

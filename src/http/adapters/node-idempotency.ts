@@ -1,0 +1,83 @@
+import { IncomingMessage, type ServerResponse } from 'node:http';
+import type { IdempotencyContext } from '../idempotency-middleware.js';
+import type { AdapterOptions } from './adapter-options.js';
+import { createNodeGuard } from './node-guard.js';
+import { setRouteContext } from './route-context.js';
+
+export type NodeIdempotencyOptions<Tx> = AdapterOptions<Tx, IncomingMessage>;
+
+/** A node:http request listener, as `http.createServer` takes it. */
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => unknown;
+
+/**
+ * node:http: the same middleware around an unchanged `(req, res)` listener:
+ *
+ * ```ts
+ * http.createServer(idempotentListener({ ledger }, (req, res) => {
+ *   let body = '';
+ *   req.on('data', (c) => (body += c)).on('end', () => res.writeHead(201).end(save(body)));
+ * }));
+ * ```
+ * The body is read once (within maxBodyBytes) for the fingerprint; the listener gets a request
+ * that streams the same bytes again. Its response is captured as the receipt and replayed with
+ * `Idempotent-Replayed: true`; `idempotencyOf(req)` gives it the ledger's `sql`, `tx` and key.
+ * `scopeOf` gets the node request.
+ */
+export function idempotentListener<Tx>(options: NodeIdempotencyOptions<Tx>, listener: NodeListener): (req: IncomingMessage, res: ServerResponse) => void {
+  const guard = createNodeGuard<Tx, IncomingMessage>(options);
+  const { methodSet, maxBodyBytes } = guard.options;
+  return (req, res) => {
+    const serve = async (): Promise<void> => {
+      if (!methodSet.has((req.method ?? 'GET').toUpperCase())) {
+        await listener(req, res);
+        return;
+      }
+      // Read here, not by the middleware: a request passed through (no key, pass-through mode)
+      // must still reach the listener with its body.
+      const bytes = await readAtMost(req, maxBodyBytes);
+      const route = (context: IdempotencyContext<Tx> | undefined): unknown => {
+        const again = replayable(req, bytes);
+        if (context !== undefined) setRouteContext(again, context as IdempotencyContext<unknown>);
+        return listener(again, res);
+      };
+      await guard(req, res, req.url ?? '/', bytes, route);
+    };
+    serve().catch((error: unknown) => {
+      res.destroy(error instanceof Error ? error : undefined);
+    });
+  };
+}
+
+/**
+ * The body, read until it ends or passes `maxBytes`: then what was read so far, one chunk over
+ * the limit, so the middleware answers 413 without this buffering the rest.
+ */
+async function readAtMost(req: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    total += chunk.byteLength;
+    if (total > maxBytes) break;
+  }
+  return Buffer.concat(chunks);
+}
+
+/** A request like `req` whose body streams `bytes` again (the original stream was read). */
+function replayable(req: IncomingMessage, bytes: Uint8Array): IncomingMessage {
+  const again = new IncomingMessage(req.socket);
+  again.method = req.method;
+  again.url = req.url;
+  again.httpVersion = req.httpVersion;
+  again.httpVersionMajor = req.httpVersionMajor;
+  again.httpVersionMinor = req.httpVersionMinor;
+  again.headers = req.headers;
+  again.rawHeaders = req.rawHeaders;
+  // What the app's earlier steps set on the request (an authenticated `user`) comes along.
+  const own = new Set(Object.keys(new IncomingMessage(req.socket)));
+  for (const [name, value] of Object.entries(req)) if (!own.has(name)) (again as unknown as Record<string, unknown>)[name] = value;
+  if (bytes.byteLength > 0) again.push(Buffer.from(bytes));
+  again.push(null);
+  again.complete = true;
+  return again;
+}

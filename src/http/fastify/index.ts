@@ -1,0 +1,3 @@
+/** `oncely/fastify`: a plugin guarding the routes of a Fastify instance. */
+export { fastifyIdempotency, type FastifyIdempotencyOptions } from '../adapters/fastify-idempotency.js';
+export type { AdapterOptions, RouteIdempotency } from '../adapters/adapter-options.js';
