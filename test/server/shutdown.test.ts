@@ -88,6 +88,11 @@ test('during the drain: a kept-alive connection gets 503 + Retry-After + Connect
     assert.equal(accepted.status, 201, accepted.text);
     assert.equal(accepted.headers['connection'], 'close', 'an answer during the drain closes its connection');
     assert.deepEqual(await closing, { drained: true });
+    assert.deepEqual(
+      t.logLines.filter((line) => line['path'] === '/healthz').map((line) => line['status']),
+      [200, 503],
+      'the 503 of the drain has its log line',
+    );
   } finally {
     await t.close();
   }

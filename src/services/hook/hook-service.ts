@@ -5,7 +5,7 @@ import { formatHttpDate } from '../../contract/retry-after.js';
 import { DEFAULT_WEBHOOK_TOLERANCE_MS, verifyWebhook, WEBHOOK_HEADER } from '../../contract/standard-webhooks.js';
 import { methodNotAllowedResponse, unauthenticatedResponse } from '../../http/common-responses.js';
 import { createIdempotencyMiddleware } from '../../http/idempotency-middleware.js';
-import type { ConnectionControl } from '../../http/node-listener.js';
+import { answeredInsteadStatus, type ConnectionControl } from '../../http/node-listener.js';
 import { defineProblem, problemResponse } from '../../http/problem.js';
 import { createLedger, type Ledger } from '../../ledger/ledger.js';
 import { readRowLimit, rowPage } from '../sql/row-limit.js';
@@ -227,7 +227,9 @@ export function createHookService<Tx>(options: HookServiceOptions<Tx>): HookServ
     const effectAnswered = outcome !== undefined && outcome.status === response.status && !response.headers.has(HEADER.idempotentReplayed);
     if (effectAnswered && arrival.hit !== undefined) return arrival.hit;
     const answer = effectAnswered ? outcome.answer : answerOf(response);
-    const status = answer === 'swallowed' ? null : response.status;
+    // What was sent: the server's own answer when it answered in the handler's place (a 408 for
+    // a body that never came), not the failure the handler was left with.
+    const status = answer === 'swallowed' ? null : (answeredInsteadStatus(request.signal) ?? response.status);
     const retryAfter = response.headers.get(HEADER.retryAfter) ?? undefined;
     const base = hitOf(arrival, answer, status);
     try {
