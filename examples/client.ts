@@ -1,4 +1,4 @@
-import { createClient, newKey, isRetryError } from 'oncely';
+import { createClient, newKey, isHttpRetryError } from 'oncely';
 
 // Any URL works; this one is the hook receiver of `npx oncely serve` (URL and TOKEN as it prints them).
 const url = `${process.env.URL ?? 'http://127.0.0.1:8787'}/hooks/run-complete`;
@@ -15,7 +15,8 @@ try {
   });
   console.log(response.status, `${report.attemptCount} attempt(s)`, report.stopReason);
 } catch (error) {
-  // 'unknown' = the work may have happened: retry later under the same key, never a new one
-  if (isRetryError(error)) console.error(error.report.stopReason, error.report.outcome);
+  if (!isHttpRetryError(error)) throw error;
+  // outcome 'unknown' = the work may have happened: retry later under the same key, never a new one
+  console.error(error.report.stopReason, error.report.outcome, error.response?.status, error.problem?.detail);
   process.exitCode = 1;
 }

@@ -94,6 +94,7 @@ export {
 
 export { retry, createRetry, type RetryCall, type AttemptContext, type RetryOptions, type RetryResult } from './client/retry.js';
 export { RetryError, isRetryError, summarizeReport, wasNeverSent, type AttemptRecord, type RetryReport } from './client/retry-report.js';
+export { HttpRetryError, isHttpRetryError, type ResponseProblem } from './client/http-retry-error.js';
 export { isTransportError, classifyTransportError, describeError, TRANSPORT_ERROR_CODES } from './client/transport-error.js';
 export {
   createClient,

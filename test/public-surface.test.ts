@@ -21,7 +21,7 @@ const ROOT_EXPORTS = [
   'decide', 'INITIAL_RETRY_STATE', 'STOP_REASONS', 'DELAY_REASONS', 'backoffDelayMs', 'JITTERS',
   'RetryTokenBucket', 'DEFAULT_RETRY_TOKEN_BUCKET', 'resolveRetryPolicy', 'DEFAULT_RETRY_POLICY',
   // the client
-  'retry', 'createRetry', 'RetryError', 'isRetryError', 'summarizeReport', 'wasNeverSent', 'isTransportError', 'classifyTransportError', 'describeError',
+  'retry', 'createRetry', 'RetryError', 'isRetryError', 'summarizeReport', 'wasNeverSent', 'HttpRetryError', 'isHttpRetryError', 'isTransportError', 'classifyTransportError', 'describeError',
   'TRANSPORT_ERROR_CODES', 'createClient', 'IDEMPOTENT_METHODS', 'DEFAULT_CLIENT_OPTIONS', 'attemptSpanEvents',
   'ATTEMPT_SPAN_EVENT',
   // the ledger

@@ -7,7 +7,8 @@ import type { RetryTokenBucket } from '../policy/retry-token-bucket.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { systemRandom, type Random } from '../time/random.js';
 import { defaultClassifyError, prepareRetry, runPrepared, withCall } from './retry.js';
-import type { AttemptRecord, RetryReport } from './retry-report.js';
+import { toHttpRetryError } from './http-retry-error.js';
+import { isRetryError, type AttemptRecord, type RetryReport } from './retry-report.js';
 
 /**
  * Methods whose repetition has the effect of one send (RFC 9110 section 9.2.2): retried freely.
@@ -61,8 +62,9 @@ export interface ClientResult {
 export interface Client {
   /**
    * Sends one intent until a 2xx or the policy stops. Resolves with the response and the report;
-   * otherwise rejects with a RetryError whose `report` lists every attempt and whose `lastValue`
-   * is the last Response, if any came back.
+   * otherwise rejects with an {@link HttpRetryError} (a RetryError): `report` lists every attempt,
+   * `response` is the last attempt's Response (undefined when it got none) and `problem` its
+   * parsed problem+json body, when it has one.
    */
   request(url: string | URL, init?: OncelyRequestInit): Promise<ClientResult>;
 }
@@ -142,8 +144,12 @@ export function createClient(options: ClientOptions = {}): Client {
         mayRetry: key !== undefined || (IDEMPOTENT_METHODS as readonly string[]).includes(method),
         onAttempt: onEachAttempt,
       });
-      const result = await runPrepared(attempt, { ...call, policy });
-      return { response: result.value, report: result.report };
+      try {
+        const result = await runPrepared(attempt, { ...call, policy });
+        return { response: result.value, report: result.report };
+      } catch (error) {
+        throw isRetryError(error) ? await toHttpRetryError(error) : error;
+      }
     },
   };
 }

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createClient, type ClientOptions } from '../../src/client/fetch-client.js';
 import { isRetryError, type RetryError } from '../../src/client/retry-report.js';
+import { isHttpRetryError } from '../../src/client/http-retry-error.js';
 import { isInvalidOptionError } from '../../src/contract/errors.js';
 import { formatHttpDate } from '../../src/contract/retry-after.js';
 import { RetryTokenBucket } from '../../src/policy/retry-token-bucket.js';
@@ -222,4 +223,31 @@ test('options are validated at the edge', async () => {
   const c = createClient({ fetch: scripted([status(200)]).fetch });
   await assert.rejects(c.request(URL_, { method: 'POST', body: new ReadableStream(), idempotencyKey: 'k' }), (e) => isInvalidOptionError(e) && e.option === 'body');
   await assert.rejects(c.request(URL_, { attemptTimeoutMs: -1 }), (e) => isInvalidOptionError(e) && e.option === 'attemptTimeoutMs');
+});
+
+test('a give-up carries the last response, typed, and its problem+json parsed; the body is still readable', async () => {
+  const clock = new VirtualClock({ startAt: START });
+  const problem = { type: 'urn:oncely:problem:version_conflict', title: 'Version conflict', status: 409, code: 'version_conflict', detail: 'expected 1, at 2' };
+  const conflict = () => new Response(JSON.stringify(problem), { status: 409, headers: { 'content-type': 'application/problem+json; charset=utf-8' } });
+  const error = await rejection(client(scripted([conflict]).fetch, clock).request(URL_, { method: 'PATCH', idempotencyKey: 'k' }));
+  assert.ok(isHttpRetryError(error));
+  assert.equal(error.response?.status, 409);
+  assert.deepEqual(error.problem, problem);
+  assert.equal(error.problem?.code, 'version_conflict');
+  assert.deepEqual(await error.response?.json(), problem);
+  assert.equal(error.report.stopReason, 'fatal_status');
+
+  const plain = await rejection(client(scripted([status(400)]).fetch, clock).request(URL_, { method: 'POST', idempotencyKey: 'k' }));
+  assert.ok(isHttpRetryError(plain));
+  assert.equal(plain.response?.status, 400);
+  assert.equal(plain.problem, undefined, 'not a problem document');
+});
+
+test('a give-up whose last attempt got no response has no response, even after an earlier 503', async () => {
+  const clock = new VirtualClock({ startAt: START });
+  const error = await rejection(client(scripted([status(503), reset()]).fetch, clock, { maxAttempts: 2 }).request(URL_, { method: 'POST', idempotencyKey: 'k' }));
+  assert.ok(isHttpRetryError(error));
+  assert.equal(error.response, undefined);
+  assert.equal(error.problem, undefined);
+  assert.ok(error.lastValue instanceof Response, 'the last value is still the 503, for whoever wants it');
 });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { createClient } from '../../client/fetch-client.js';
 import { formatAttempt } from '../../client/format-report.js';
+import { isHttpRetryError } from '../../client/http-retry-error.js';
 import { isRetryError, summarizeReport, wasNeverSent, type RetryReport } from '../../client/retry-report.js';
 import { describeTransportFailure } from '../../contract/transport-failure.js';
 import { InvalidOptionError } from '../../contract/errors.js';
@@ -134,9 +135,8 @@ export async function deliver(request: DeliverRequest, io: DeliverIo): Promise<D
     if (!isRetryError(error)) throw error;
     report = error.report;
     // Only a response to the last attempt is "the" response; after a lost ack or a refused
-    // connection there is none (lastValue is then an earlier attempt's).
-    const last = report.attempts[report.attempts.length - 1];
-    response = last?.status !== undefined && error.lastValue instanceof Response ? error.lastValue : undefined;
+    // connection there is none.
+    response = isHttpRetryError(error) ? error.response : undefined;
   }
 
   const exitCode = exitCodeFor(report);
