@@ -36,6 +36,7 @@ export {
 } from './ledger-result.js';
 export type { LedgerStore, SweepResult } from './ledger-store.js';
 export { SQL_DIALECTS, type SqlDialect, type SqlHandle, type SqlRunResult } from './sql-handle.js';
+export { createLedgerSweeper, type LedgerSweeper, type LedgerSweeperOptions, type SweepProgress } from './ledger-sweeper.js';
 export {
   ENTRY_STATES,
   versionOf,

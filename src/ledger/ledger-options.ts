@@ -28,6 +28,16 @@ export interface LedgerTuning {
    * the tombstone is deleted. @default 604800000 (7 days)
    */
   readonly tombstoneMs: number;
+  /**
+   * Rows the retention sweep handles per step, each step one short transaction: no write waits
+   * for more than one step. @default 2000
+   */
+  readonly sweepBatchRows: number;
+  /**
+   * The pause between two sweep steps: requests get the store in between, and a backlog drains
+   * at no more than sweepBatchRows per (step + pause). @default 10
+   */
+  readonly sweepPauseMs: number;
   /** Which outcomes are stored; the others roll back and release the key. @default isBusinessAnswer */
   readonly shouldStore: (receipt: Receipt) => boolean;
   /** The owner token of each claim. @default crypto.randomUUID */
@@ -44,6 +54,8 @@ export const DEFAULT_LEDGER_OPTIONS: LedgerTuning = {
   leaseMs: 30_000,
   retentionMs: 86_400_000,
   tombstoneMs: 604_800_000,
+  sweepBatchRows: 2000,
+  sweepPauseMs: 10,
   shouldStore: isBusinessAnswer,
   generateToken: () => globalThis.crypto.randomUUID(),
 };
@@ -58,13 +70,15 @@ export function resolveLedgerOptions<Tx>(options: LedgerOptions<Tx>): ResolvedLe
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', options, 'an object with a store');
   const { store, clock = systemClock } = options;
   const o = { ...DEFAULT_LEDGER_OPTIONS, ...definedOnly(options), store, clock };
-  for (const method of ['get', 'insert', 'swap', 'remove', 'transaction', 'hold', 'complete', 'sweep'] as const) {
+  for (const method of ['get', 'insert', 'swap', 'remove', 'transaction', 'hold', 'complete', 'sweep', 'backlog'] as const) {
     if (typeof store?.[method] !== 'function') throw new InvalidOptionError('store', store, `a LedgerStore (missing ${method}())`);
   }
   if (typeof clock.now !== 'function') throw new InvalidOptionError('clock', clock, 'a Clock with now()');
   wholeMs('leaseMs', o.leaseMs, 1, 'a whole number of milliseconds >= 1');
   wholeMs('retentionMs', o.retentionMs, o.leaseMs, `a whole number of milliseconds >= leaseMs (${o.leaseMs})`);
   wholeMs('tombstoneMs', o.tombstoneMs, 0, 'a whole number of milliseconds >= 0');
+  wholeMs('sweepBatchRows', o.sweepBatchRows, 1, 'a whole number of rows >= 1');
+  wholeMs('sweepPauseMs', o.sweepPauseMs, 0, 'a whole number of milliseconds >= 0');
   if (typeof o.shouldStore !== 'function') throw new InvalidOptionError('shouldStore', o.shouldStore, 'a function (receipt) => boolean');
   if (typeof o.generateToken !== 'function') throw new InvalidOptionError('generateToken', o.generateToken, 'a function () => string');
   return o;

@@ -62,11 +62,25 @@ export interface LedgerStore<Tx> {
   complete(tx: Tx, expected: EntryVersion, next: CompletedEntry): Promise<boolean>;
 
   /**
-   * Retention in bulk, against `nowMs`: every in_flight or completed row with expiresAt <= nowMs
-   * becomes a tombstone (state expired, receipt dropped, expiredAt = its old expiresAt,
-   * expiresAt = expiredAt + tombstoneMs); then every tombstone with expiresAt <= nowMs is deleted.
+   * One bounded step of retention, against `nowMs`, in one short transaction: at most `limit`
+   * in_flight or completed entries with expiresAt <= nowMs become tombstones (state expired,
+   * receipt dropped, expiredAt = its old expiresAt, expiresAt = expiredAt + tombstoneMs), oldest
+   * first; and at most `limit` tombstones with expiresAt <= nowMs are deleted (a store may drop
+   * them in whole time partitions instead, and count what it dropped). Progress lives in the data,
+   * so a sweep interrupted between steps resumes at the oldest entry still due. The ledger's
+   * sweeper ({@link createLedgerSweeper}) calls this in a loop, yielding between steps.
+   * @default limit unbounded (everything due, in one transaction)
    */
-  sweep(nowMs: number, tombstoneMs: number): Promise<SweepResult>;
+  sweep(nowMs: number, tombstoneMs: number, limit?: number): Promise<SweepResult>;
+
+  /** How many entries and tombstones a sweep at `nowMs` still has to handle (its rows left). */
+  backlog(nowMs: number): Promise<number>;
+
+  /**
+   * Optional upkeep after a sweep that changed something, bounded like one sweep step (SQLite:
+   * statistics, incremental vacuum, WAL checkpoint). Its failure is reported like a sweep's.
+   */
+  housekeep?(): Promise<unknown>;
 
   /**
    * Opens the connection and sets up the ledger's table now, rejecting when the database cannot

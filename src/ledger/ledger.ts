@@ -6,6 +6,7 @@ import { tombstoneOf, versionOf, type CompletedEntry, type InFlightEntry } from 
 import { resolveLedgerOptions, type LedgerOptions, type ResolvedLedgerOptions } from './ledger-options.js';
 import type { Claim, ExecuteResult, LedgerRequest, LookupResult } from './ledger-result.js';
 import type { LedgerStore, SweepResult } from './ledger-store.js';
+import { createLedgerSweeper, type SweepProgress } from './ledger-sweeper.js';
 import { normalizeReceipt } from './normalize-receipt.js';
 import { storeReady } from './store-ready.js';
 
@@ -24,8 +25,14 @@ export interface Ledger<Tx> {
   execute(request: LedgerRequest, effect: Effect<Tx>): Promise<ExecuteResult>;
   /** The read-only status lookup by (scope, key). Purges what it finds expired. */
   lookup(scope: string, key: string): Promise<LookupResult>;
-  /** Turns receipts past retention into tombstones and deletes old tombstones. */
-  purgeExpired(): Promise<SweepResult>;
+  /**
+   * Turns receipts past retention into tombstones and deletes old tombstones, in bounded steps
+   * (sweepBatchRows each, sweepPauseMs apart). Aborting `signal` stops between two steps; the
+   * next call resumes at the oldest row still due.
+   */
+  purgeExpired(signal?: AbortSignal): Promise<SweepResult>;
+  /** The current or last purge: rows left, rows done, steps taken (a plain getter for gauges). */
+  sweepProgress(): SweepProgress;
   /**
    * Opens the store and sets up its table now; rejects with a `store_unavailable` OncelyError
    * naming the cause (bad path, bad URL, server down). Await it before listening.
@@ -185,12 +192,15 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
     }
   }
 
+  const sweeper = createLedgerSweeper({ store, clock, tombstoneMs: o.tombstoneMs, batchRows: o.sweepBatchRows, pauseMs: o.sweepPauseMs });
+
   return {
     store,
     options: o,
     execute,
     lookup,
-    purgeExpired: () => store.sweep(clock.now(), o.tombstoneMs),
+    purgeExpired: (signal) => sweeper.run(signal),
+    sweepProgress: () => sweeper.progress,
     ready: () => storeReady(store),
   };
 }

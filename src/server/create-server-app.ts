@@ -132,8 +132,10 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
     if (caller === undefined) return unauthenticatedResponse();
     const asked = readRowLimit(new URL(c.req.url));
     if (asked.kind === 'refused') return asked.response;
-    const { receipts, total } = await listReceipts(backend.db, backend.ledgerTable, caller, asked.limit);
-    return c.json({ caller, ...rowPage(total, asked.limit, receipts.length), receipts }, 200, { 'cache-control': 'no-store' });
+    const { receipts, total } = await listReceipts(backend.db, backend, caller, asked.limit);
+    // The retention sweep's progress is the server's, not the caller's: counts only, no keys.
+    const sweep = ledger.sweepProgress();
+    return c.json({ caller, ...rowPage(total, asked.limit, receipts.length), receipts, sweep }, 200, { 'cache-control': 'no-store' });
   });
 
   app.get('/metrics', () => metrics.respond());

@@ -20,6 +20,8 @@ export interface Backend<Tx> {
   readonly db: ServiceDatabase<Tx>;
   /** The ledger table's name as SQL sees it (quoted and schema-qualified on PostgreSQL). */
   readonly ledgerTable: string;
+  /** Its tombstone table, the same way. */
+  readonly tombstoneTable: string;
   /** Closes the connection or ends the pool. Idempotent. */
   close(): Promise<void>;
 }
@@ -76,7 +78,7 @@ async function openSqlite(dataDir: string): Promise<Backend<SqliteTx>> {
   }
   const file = join(dir, DEFAULT_BACKEND_OPTIONS.sqliteFile);
   const store = createSqliteStore({ database: () => openSqliteDatabase(file) });
-  return { kind: 'sqlite', description: file, store, db: sqliteServiceDatabase(store), ledgerTable: store.table, close: () => store.close() };
+  return { kind: 'sqlite', description: file, store, db: sqliteServiceDatabase(store), ledgerTable: store.table, tombstoneTable: store.tombstoneTable, close: () => store.close() };
 }
 
 async function openPostgres(options: BackendOptions): Promise<Backend<PgTx>> {
@@ -102,6 +104,7 @@ async function openPostgres(options: BackendOptions): Promise<Backend<PgTx>> {
     store,
     db: postgresServiceDatabase(store),
     ledgerTable: store.table,
+    tombstoneTable: store.tombstoneTable,
     async close() {
       await store.close();
       if (!ended) {

@@ -1,5 +1,6 @@
 import { DEFAULT_ROW_LIMITS } from '../services/sql/row-limit.js';
 import type { ServiceDatabase } from '../services/sql/service-database.js';
+import { fingerprintFromBytes } from '../stores/fingerprint-bytes.js';
 
 /** One ledger entry as the store view shows it: never the receipt's body, never another caller's. */
 export interface ReceiptListing {
@@ -23,14 +24,18 @@ export interface ReceiptListing {
  */
 export async function listReceipts<Tx>(
   db: ServiceDatabase<Tx>,
-  ledgerTable: string,
+  tables: { readonly ledgerTable: string; readonly tombstoneTable: string },
   caller: string,
   limit: number = DEFAULT_ROW_LIMITS.defaultLimit,
 ): Promise<{ receipts: ReceiptListing[]; total: number }> {
   const rows = await db.transaction((sql) =>
     sql.all<Record<string, unknown>>(
-      `SELECT key, scope, fingerprint, state, status, first_seen_at, completed_at, expires_at, COUNT(*) OVER () AS total FROM ${ledgerTable}
-       WHERE scope = $1 ORDER BY first_seen_at DESC, key LIMIT $2`,
+      // Live entries, then tombstones (a key may have both after it was claimed again: both show).
+      `SELECT key, scope, fingerprint, state, status, first_seen_at, completed_at, expires_at, COUNT(*) OVER () AS total FROM (
+         SELECT key, scope, fingerprint, state, status, first_seen_at, completed_at, expires_at FROM ${tables.ledgerTable} WHERE scope = $1
+         UNION ALL
+         SELECT key, scope, fingerprint, 'expired', NULL, first_seen_at, completed_at, expires_at FROM ${tables.tombstoneTable} WHERE scope = $1
+       ) AS entries ORDER BY first_seen_at DESC, key LIMIT $2`,
       [caller, limit],
     ),
   );
@@ -38,7 +43,7 @@ export async function listReceipts<Tx>(
   const receipts = rows.map((row) => ({
     key: String(row['key']),
     caller: String(row['scope']),
-    fingerprint: String(row['fingerprint']),
+    fingerprint: fingerprintFromBytes(row['fingerprint']),
     state: String(row['state']),
     status: row['status'] === null || row['status'] === undefined ? null : Number(row['status']),
     firstSeenAt: iso(row['first_seen_at']),

@@ -17,7 +17,10 @@ export interface RetentionSweepOptions {
 }
 
 export interface RetentionSweep {
-  /** Stops the sweep: cancels the pause, and resolves once a purge under way has finished. Idempotent. */
+  /**
+   * Stops the sweep: cancels the pause, stops a purge under way between two of its bounded steps
+   * (the next start resumes where it stopped), and resolves once that step has committed. Idempotent.
+   */
   stop(): Promise<void>;
 }
 
@@ -45,7 +48,7 @@ export function startRetentionSweep(options: RetentionSweepOptions): RetentionSw
         return; // stopped
       }
       try {
-        await ledger.purgeExpired();
+        await ledger.purgeExpired(aborter.signal);
       } catch (cause) {
         report(cause);
       }

@@ -44,6 +44,7 @@ export const STORE_PAGE_HTML = `<!doctype html>
 <h2>Dropbox rows <span id="dropbox-count"></span> <small>(GET ${STORE_FEEDS.dropbox})</small></h2>
 <table><thead><tr><th>key</th><th>student</th><th>assignment</th><th>status</th><th>writes</th></tr></thead><tbody id="dropbox"></tbody></table>
 <h2>Ledger receipts <span id="receipts-count"></span> <small>(GET ${STORE_FEEDS.receipts})</small></h2>
+<p id="sweep" class="empty"></p>
 <table><thead><tr><th>key</th><th>caller</th><th>fingerprint</th><th>state</th><th>status</th><th>first seen</th><th>expires</th></tr></thead><tbody id="receipts"></tbody></table>
 <h2>Hook hits <small>(GET ${STORE_FEEDS.hooks})</small></h2>
 <table><thead><tr><th>#</th><th>at</th><th>method</th><th>path</th><th>key</th><th>answer</th><th>status</th></tr></thead><tbody id="hooks"></tbody></table>
@@ -105,6 +106,15 @@ async function feed(path, token) {
   return response.json();
 }
 
+// The retention sweep runs in bounded steps off the request path; its rows left drain to 0.
+function describeSweep(sweep) {
+  if (!sweep || sweep.startedAt === null) return 'retention sweep: not run yet';
+  const done = sweep.tombstoned + ' receipts expired, ' + sweep.deleted + ' tombstones deleted in ' + sweep.batches + ' steps';
+  if (sweep.running) return 'retention sweep running: ' + sweep.rowsLeft + ' rows left; ' + done;
+  const when = new Date(sweep.finishedAt).toLocaleTimeString();
+  return (sweep.interrupted ? 'retention sweep stopped at ' + when + ' with ' + sweep.rowsLeft + ' rows left; ' : 'retention sweep finished at ' + when + ': ') + done;
+}
+
 function count(id, listing, shown) {
   $(id).textContent = listing.truncated ? '(the newest ' + shown + ' of ' + listing.total + ')' : '(' + listing.total + ')';
 }
@@ -119,6 +129,7 @@ async function refresh() {
     count('dropbox-count', dropbox, dropbox.rows.length);
     fill('receipts', receipts.receipts, (r) => [r.key, r.caller, r.fingerprint.slice(0, 16) + '…', r.state, r.status, r.firstSeenAt, r.expiresAt]);
     count('receipts-count', receipts, receipts.receipts.length);
+    $('sweep').textContent = describeSweep(receipts.sweep);
     fill('hooks', hooks.hits, (h) => [h.seq, new Date(h.at).toISOString(), h.method, h.path, h.key, h.answer, h.status === null ? 'dropped' : h.status]);
     $('token-form').hidden = true;
     $('forget').hidden = false;

@@ -1,5 +1,7 @@
 import { InvalidOptionError } from '../contract/errors.js';
 import { ENTRY_STATES, type EntryState, type LedgerEntry } from '../ledger/ledger-entry.js';
+import { fingerprintFromBytes, fingerprintToBytes } from './fingerprint-bytes.js';
+import { decodeReceiptHeaders, encodeReceiptHeaders } from './receipt-headers.js';
 
 /**
  * The ledger table's columns, shared by the SQL stores. Instants are integer ms on the ledger's
@@ -30,7 +32,7 @@ export function entryValues(entry: LedgerEntry): unknown[] {
   return [
     entry.scope,
     entry.key,
-    entry.fingerprint,
+    fingerprintToBytes(entry.fingerprint),
     entry.state,
     entry.token,
     entry.firstSeenAt,
@@ -39,7 +41,7 @@ export function entryValues(entry: LedgerEntry): unknown[] {
     entry.state === 'in_flight' ? null : (entry.completedAt ?? null),
     entry.state === 'expired' ? entry.expiredAt : null,
     receipt?.status ?? null,
-    receipt ? JSON.stringify(receipt.headers) : null,
+    receipt ? encodeReceiptHeaders(receipt.headers) : null,
     receipt ? Buffer.from(receipt.body.buffer, receipt.body.byteOffset, receipt.body.byteLength) : null,
   ];
 }
@@ -50,7 +52,7 @@ export function rowToEntry(row: LedgerRow): LedgerEntry {
   const base = {
     scope: String(row.scope),
     key: String(row.key),
-    fingerprint: String(row.fingerprint),
+    fingerprint: fingerprintFromBytes(row.fingerprint),
     token: String(row.token),
     firstSeenAt: Number(row.first_seen_at),
     expiresAt: Number(row.expires_at),
@@ -66,7 +68,7 @@ export function rowToEntry(row: LedgerRow): LedgerEntry {
         completedAt: Number(row.completed_at),
         receipt: {
           status: Number(row.status),
-          headers: JSON.parse(String(row.headers)) as Array<[string, string]>,
+          headers: decodeReceiptHeaders(String(row.headers)),
           // A plain copy: a driver's Buffer would compare unequal to the Uint8Array first stored.
           body: new Uint8Array(body),
         },

@@ -98,7 +98,7 @@ await describePostgres('the store durability tests', ({ url, options }) => {
     assert.equal(seen, 'on', 'the effect runs in a synchronously committing transaction');
     const events = rec.take();
     const expected = [
-      'pool SELECT * FROM ledger_1', // the lookup
+      'pool (SELECT scope, key, fingerprint', // the lookup: the live row, else the newest tombstone
       'pool INSERT INTO ledger_1', // the claim
       'client BEGIN; SELECT set_config',
       'client SELECT 1 FROM ledger_1', // hold

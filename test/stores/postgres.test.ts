@@ -19,7 +19,9 @@ await describePostgres('the ledger conformance suite', ({ url, options }) => {
     async () => {
       const table = `ledger_${++n}`;
       const effects = `"${schema}".effects_${n}`;
-      const store = createPostgresStore({ pool: pool!, schema, table });
+      // One-second tombstone partitions: the suite's instants are whole seconds, so a tombstone's
+      // partition is dropped at the very instant the tombstone ends, as the suite expects.
+      const store = createPostgresStore({ pool: pool!, schema, table, tombstonePartitionMs: 1000 });
       await store.sweep(0, 0); // creates the schema and the table
       await pool!.query(`CREATE TABLE ${effects} (id TEXT NOT NULL)`);
       return {

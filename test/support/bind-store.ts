@@ -12,6 +12,7 @@ export function bindStore<Tx>(store: LedgerStore<Tx>): LedgerStore<Tx> {
     hold: store.hold.bind(store),
     complete: store.complete.bind(store),
     sweep: store.sweep.bind(store),
+    backlog: store.backlog.bind(store),
     close: store.close.bind(store),
     ...(store.ready ? { ready: store.ready.bind(store) } : {}),
     ...(store.sql ? { sql: store.sql.bind(store) } : {}),

@@ -190,20 +190,23 @@ export function createMemoryStore(): MemoryStore {
       return true;
     },
 
-    async sweep(nowMs, tombstoneMs): Promise<SweepResult> {
-      let tombstoned = 0;
-      let deleted = 0;
-      for (const [id, entry] of ledger) {
-        if (entry.state === 'expired' || entry.expiresAt > nowMs || rowLocks.has(id)) continue;
-        ledger.set(id, tombstoneOf(entry, tombstoneMs));
-        tombstoned++;
-      }
-      for (const [id, entry] of ledger) {
-        if (entry.state !== 'expired' || entry.expiresAt > nowMs) continue;
-        ledger.delete(id);
-        deleted++;
-      }
-      return { tombstoned, deleted };
+    async sweep(nowMs, tombstoneMs, limit = Infinity): Promise<SweepResult> {
+      const due = (expired: boolean): Array<[string, LedgerEntry]> =>
+        [...ledger]
+          .filter(([id, e]) => (e.state === 'expired') === expired && e.expiresAt <= nowMs && !rowLocks.has(id))
+          .sort(([, a], [, b]) => a.expiresAt - b.expiresAt)
+          .slice(0, limit);
+      const live = due(false);
+      for (const [id, entry] of live) ledger.set(id, tombstoneOf(entry as InFlightEntry | CompletedEntry, tombstoneMs));
+      const old = due(true);
+      for (const [id] of old) ledger.delete(id);
+      return { tombstoned: live.length, deleted: old.length };
+    },
+
+    async backlog(nowMs) {
+      let n = 0;
+      for (const [id, entry] of ledger) if (entry.expiresAt <= nowMs && !rowLocks.has(id)) n++;
+      return n;
     },
 
     read<T>(name: string, id: string): T | undefined {

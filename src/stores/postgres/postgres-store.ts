@@ -5,6 +5,8 @@ import { LEDGER_COLUMNS, checkIdentifier, entryValues, rowToEntry, type LedgerRo
 import { StoreClosedError, TransactionEndedError } from '../store-errors.js';
 import type { PgPool, PgPoolClient, PgQueryable, PgTx } from './pg-pool.js';
 import { postgresSql } from './postgres-sql.js';
+import { postgresSweep } from './postgres-sweep.js';
+import { postgresGetSql, postgresLedgerTables, postgresTombstoneSchema, postgresTombstoneWrites } from './postgres-tombstones.js';
 
 export interface PostgresStoreOptions {
   /**
@@ -16,14 +18,21 @@ export interface PostgresStoreOptions {
   readonly table?: string;
   /** The table's schema, created if missing. @default undefined (the connection's search_path) */
   readonly schema?: string | undefined;
+  /**
+   * The time span of one tombstone partition: tombstones go a partition at a time, up to this
+   * long after their end. About tombstoneMs / 7 keeps eight or nine partitions. @default 86400000 (1 day)
+   */
+  readonly tombstonePartitionMs?: number;
 }
 
 export interface PostgresStore extends LedgerStore<PgTx> {
   /** The table's name as used in SQL, schema-qualified and quoted. */
   readonly table: string;
+  /** The partitioned tombstone table's name, schema-qualified and quoted (postgres-tombstones.ts). */
+  readonly tombstoneTable: string;
 }
 
-export const DEFAULT_POSTGRES_STORE_OPTIONS = { table: 'oncely_ledger' } as const;
+export const DEFAULT_POSTGRES_STORE_OPTIONS = { table: 'oncely_ledger', tombstonePartitionMs: 86_400_000 } as const;
 
 /**
  * The ledger on PostgreSQL through a `pg` Pool. Claims are single statements that commit at once
@@ -76,7 +85,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   }
   const tableName = checkIdentifier('table', options.table ?? DEFAULT_POSTGRES_STORE_OPTIONS.table);
   const schema = options.schema === undefined ? undefined : checkIdentifier('schema', options.schema);
-  const table = schema === undefined ? `"${tableName}"` : `"${schema}"."${tableName}"`;
+  const tables = postgresLedgerTables(schema, tableName);
+  const table = tables.live;
+  const partitionMs = options.tombstonePartitionMs ?? DEFAULT_POSTGRES_STORE_OPTIONS.tombstonePartitionMs;
+  if (!Number.isSafeInteger(partitionMs) || partitionMs < 1000) {
+    throw new InvalidOptionError('tombstonePartitionMs', partitionMs, 'a whole number of milliseconds >= 1000');
+  }
   const ownsPool = typeof poolOption === 'function';
 
   let pool: PgPool | undefined;
@@ -87,7 +101,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const where = (from: number): string => `scope = $${from} AND key = $${from + 1} AND token = $${from + 2} AND state = $${from + 3}`;
   const set = `SET ${LEDGER_COLUMNS.map((c, i) => `${c} = $${i + 1}`).join(', ')}`;
   const sql = {
-    get: `SELECT * FROM ${table} WHERE scope = $1 AND key = $2`,
+    get: postgresGetSql(tables),
     // Bookkeeping: each commits on its own, asynchronously (see above).
     insert: `INSERT INTO ${table} (${LEDGER_COLUMNS.join(', ')}) SELECT ${LEDGER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')} FROM ${ASYNC_COMMIT} ON CONFLICT (scope, key) DO NOTHING`,
     swap: `UPDATE ${table} ${set} FROM ${ASYNC_COMMIT} WHERE ${where(n + 1)}`,
@@ -95,9 +109,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     // The receipt: inside the effect's transaction, which commits synchronously.
     complete: `UPDATE ${table} ${set} WHERE ${where(n + 1)}`,
     hold: `SELECT 1 FROM ${table} WHERE ${where(1)} FOR UPDATE`,
-    tombstone: `UPDATE ${table} SET state = 'expired', expired_at = expires_at, expires_at = expires_at + $1, lease_expires_at = NULL, status = NULL, headers = NULL, body = NULL WHERE state <> 'expired' AND expires_at <= $2`,
-    purge: `DELETE FROM ${table} WHERE state = 'expired' AND expires_at <= $1`,
   };
+  const tombstones = postgresTombstoneWrites(tables, ASYNC_COMMIT, query);
+  const sweeper = postgresSweep(tables, partitionMs, query);
 
   function thePool(): PgPool {
     if (closed) throw new StoreClosedError('postgres');
@@ -114,7 +128,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
         scope TEXT NOT NULL,
         key TEXT NOT NULL,
-        fingerprint TEXT NOT NULL,
+        fingerprint BYTEA NOT NULL,
         state TEXT NOT NULL CHECK (state IN ('in_flight', 'completed', 'expired')),
         token TEXT NOT NULL,
         first_seen_at BIGINT NOT NULL,
@@ -128,6 +142,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         PRIMARY KEY (scope, key)
       )`);
       await client.query(`CREATE INDEX IF NOT EXISTS "${tableName}_expires_at" ON ${table} (expires_at)`);
+      for (const ddl of postgresTombstoneSchema(tables)) await client.query(ddl);
     }).catch((error: unknown) => {
       ready = undefined;
       throw error;
@@ -135,7 +150,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     return ready;
   }
 
-  async function query(text: string, values: unknown[]): Promise<{ rows: unknown[]; rowCount: number }> {
+  async function query(text: string, values: unknown[] = []): Promise<{ rows: unknown[]; rowCount: number }> {
     await setUp();
     const result = await thePool().query(text, values);
     return { rows: result.rows, rowCount: result.rowCount ?? 0 };
@@ -146,6 +161,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   return {
     name: 'postgres',
     table,
+    tombstoneTable: tables.tombstones,
 
     // Connects and creates the table: a bad URL or an unreachable server fails here.
     ready: () => setUp(),
@@ -159,9 +175,16 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
     insert: async (entry) => (await query(sql.insert, entryValues(entry))).rowCount === 1,
 
-    swap: async (expected, next) => (await query(sql.swap, [...entryValues(next), ...versionParams(expected)])).rowCount === 1,
+    async swap(expected, next) {
+      if (expected.state === 'expired') return tombstones.revive(next);
+      if (next.state === 'expired') return tombstones.bury(expected, next);
+      return (await query(sql.swap, [...entryValues(next), ...versionParams(expected)])).rowCount === 1;
+    },
 
-    remove: async (expected) => (await query(sql.remove, versionParams(expected))).rowCount === 1,
+    async remove(expected) {
+      if (expected.state === 'expired') return tombstones.remove(expected);
+      return (await query(sql.remove, versionParams(expected))).rowCount === 1;
+    },
 
     async transaction(fn) {
       await setUp();
@@ -186,13 +209,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
     complete: async (tx, expected, next) => (await tx.query(sql.complete, [...entryValues(next), ...versionParams(expected)])).rowCount === 1,
 
-    async sweep(nowMs, tombstoneMs) {
+    async sweep(nowMs, tombstoneMs, limit = Infinity) {
       await setUp();
-      return inTransaction(thePool(), async (client) => {
-        const tombstoned = (await client.query(sql.tombstone, [tombstoneMs, nowMs])).rowCount ?? 0;
-        const deleted = (await client.query(sql.purge, [nowMs])).rowCount ?? 0;
-        return { tombstoned, deleted };
-      });
+      return sweeper.step(nowMs, tombstoneMs, limit);
+    },
+
+    async backlog(nowMs) {
+      await setUp();
+      return sweeper.backlog(nowMs);
     },
 
     async close() {

@@ -7,6 +7,9 @@ import { LEDGER_COLUMNS, checkIdentifier, entryValues, rowToEntry, type LedgerRo
 import { NestedTransactionError, StoreClosedError, TransactionEndedError } from '../store-errors.js';
 import type { SqliteDatabase, SqliteStatement, SqliteTx } from './sqlite-database.js';
 import { sqliteSql } from './sqlite-sql.js';
+import { housekeepSqlite, prepareSqliteFile, type SqliteHousekeepingReport } from './sqlite-housekeeping.js';
+import { sqliteSweep } from './sqlite-sweep.js';
+import { sqliteTombstoneSchema, sqliteTombstones } from './sqlite-tombstones.js';
 
 export interface SqliteStoreOptions {
   /**
@@ -22,6 +25,10 @@ export interface SqliteStoreOptions {
 
 export interface SqliteStore extends LedgerStore<SqliteTx> {
   readonly table: string;
+  /** Where tombstones are kept (see tombstone-row.ts). */
+  readonly tombstoneTable: string;
+  /** One bounded round of PRAGMA optimize, incremental vacuum and WAL checkpoint (sqlite-housekeeping.ts). */
+  housekeep(): Promise<SqliteHousekeepingReport>;
   /**
    * Runs `fn` on the connection between transactions: for reads outside the ledger (a GET
    * handler) and for the app's own setup. On a shared single connection, any statement run
@@ -111,21 +118,22 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     swap: `UPDATE ${table} SET ${LEDGER_COLUMNS.map((c) => `${c} = ?`).join(', ')} WHERE ${where}`,
     remove: `DELETE FROM ${table} WHERE ${where}`,
     held: `SELECT 1 FROM ${table} WHERE ${where}`,
-    tombstone: `UPDATE ${table} SET state = 'expired', expired_at = expires_at, expires_at = expires_at + ?, lease_expires_at = NULL, status = NULL, headers = NULL, body = NULL WHERE state <> 'expired' AND expires_at <= ?`,
-    purge: `DELETE FROM ${table} WHERE state = 'expired' AND expires_at <= ?`,
   };
+  const tombstones = sqliteTombstones(table, connection, statement);
+  const sweeper = sqliteSweep(table, tombstones.table, connection, statement);
 
   function connection(): SqliteDatabase {
     if (closed) throw new StoreClosedError('sqlite');
     if (db) return db;
     const opened = typeof database === 'function' ? database() : database;
+    prepareSqliteFile(opened);
     wal = opened.pragma('journal_mode = WAL', { simple: true }) === 'wal';
     opened.exec(SYNCHRONOUS_FULL);
     opened.pragma(`busy_timeout = ${busyTimeoutMs}`);
     opened.exec(`CREATE TABLE IF NOT EXISTS ${table} (
       scope TEXT NOT NULL,
       key TEXT NOT NULL,
-      fingerprint TEXT NOT NULL,
+      fingerprint BLOB NOT NULL,
       state TEXT NOT NULL CHECK (state IN ('in_flight', 'completed', 'expired')),
       token TEXT NOT NULL,
       first_seen_at INTEGER NOT NULL,
@@ -137,8 +145,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       headers TEXT,
       body BLOB,
       PRIMARY KEY (scope, key)
-    );
-    CREATE INDEX IF NOT EXISTS ${table}_expires_at ON ${table} (expires_at);`);
+    ) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS ${table}_expires_at ON ${table} (expires_at);
+    ${sqliteTombstoneSchema(table)}`);
     db = opened;
     return db;
   }
@@ -208,6 +217,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   return {
     name: 'sqlite',
     table,
+    tombstoneTable: tombstones.table,
 
     // Opening runs the pragmas and creates the table: a bad path fails here, not on a request.
     ready: () => exclusive('ready', () => void durable(connection())),
@@ -217,15 +227,24 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     get: (scope, key) =>
       exclusive('get', () => {
         const row = statement(sql.get).get(scope, key) as LedgerRow | undefined;
-        return row === undefined ? undefined : rowToEntry(row);
+        return row === undefined ? tombstones.get(scope, key) : rowToEntry(row);
       }),
 
     insert: (entry) => exclusive('insert', () => relaxed(() => statement(sql.insert).run(...entryValues(entry)).changes === 1)),
 
     swap: (expected, next) =>
-      exclusive('swap', () => relaxed(() => statement(sql.swap).run(...entryValues(next), ...versionParams(expected)).changes === 1)),
+      exclusive('swap', () =>
+        relaxed(() => {
+          if (expected.state === 'expired') return tombstones.revive(next);
+          if (next.state === 'expired') return tombstones.bury(expected, next);
+          return statement(sql.swap).run(...entryValues(next), ...versionParams(expected)).changes === 1;
+        }),
+      ),
 
-    remove: (expected) => exclusive('remove', () => relaxed(() => statement(sql.remove).run(...versionParams(expected)).changes === 1)),
+    remove: (expected) =>
+      exclusive('remove', () =>
+        relaxed(() => (expected.state === 'expired' ? tombstones.remove(expected) : statement(sql.remove).run(...versionParams(expected)).changes === 1)),
+      ),
 
     transaction(fn) {
       return exclusive('transaction', async () => {
@@ -253,20 +272,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     complete: async (tx, expected, next) => tx.run(sql.swap, ...entryValues(next), ...versionParams(expected)).changes === 1,
 
-    sweep: (nowMs, tombstoneMs) =>
+    sweep: (nowMs, tombstoneMs, limit = Infinity) =>
       exclusive('sweep', () => {
-        const conn = durable(connection());
-        conn.exec('BEGIN IMMEDIATE');
-        try {
-          const tombstoned = statement(sql.tombstone).run(tombstoneMs, nowMs).changes;
-          const deleted = statement(sql.purge).run(nowMs).changes;
-          conn.exec('COMMIT');
-          return { tombstoned, deleted };
-        } catch (error) {
-          rollBack(conn);
-          throw error;
-        }
+        durable(connection());
+        return sweeper.step(nowMs, tombstoneMs, limit);
       }),
+
+    backlog: (nowMs) => exclusive('backlog', () => sweeper.backlog(nowMs)),
+
+    housekeep: () => exclusive('housekeep', () => housekeepSqlite(durable(connection()))),
 
     read: (fn) =>
       exclusive('read', () => {

@@ -1,0 +1,51 @@
+import type { SqliteDatabase } from './sqlite-database.js';
+
+/** What one round of housekeeping did, for logs and the store view. */
+export interface SqliteHousekeepingReport {
+  /** Pages handed back to the file system by incremental vacuum (0 when auto_vacuum is off). */
+  readonly pagesFreed: number;
+  /** Pages still free inside the file after the round. */
+  readonly freePagesLeft: number;
+  /** WAL frames after the checkpoint (0 when it could copy and reset everything). */
+  readonly walFramesLeft: number;
+}
+
+/**
+ * Pragmas a fresh ledger file gets before its first table (auto_vacuum can only be chosen then;
+ * an existing file keeps its mode until a full VACUUM, see docs/performance.md "scale"):
+ * - auto_vacuum = INCREMENTAL: pages freed by sweeps can be returned with incremental_vacuum,
+ *   a few at a time, instead of a full VACUUM that rewrites the file under an exclusive lock;
+ * - journal_size_limit: after a checkpoint resets the WAL, its file is truncated to this size,
+ *   so one burst of writes does not leave a WAL of gigabytes on disk for good.
+ * https://www.sqlite.org/pragma.html#pragma_auto_vacuum, #pragma_journal_size_limit
+ */
+export function prepareSqliteFile(db: SqliteDatabase): void {
+  db.pragma('auto_vacuum = INCREMENTAL');
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+}
+
+/** 64 MiB: room for the WAL of many sweep steps between two checkpoints. */
+export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** Pages returned per call of {@link housekeepSqlite}'s vacuum step: 8 MiB of 4 KiB pages. */
+export const VACUUM_PAGES_PER_STEP = 2048;
+
+/**
+ * One bounded round of housekeeping, run between transactions after a sweep (so it holds the
+ * connection for milliseconds, like one sweep step):
+ * - PRAGMA optimize: runs ANALYZE where the planner's statistics went stale (a table that grew
+ *   or shrank a lot), limited so it stays cheap (https://www.sqlite.org/pragma.html#pragma_optimize);
+ * - PRAGMA incremental_vacuum(N): frees at most N pages from the end of the file;
+ * - PRAGMA wal_checkpoint(TRUNCATE): copies the WAL into the database and truncates it, when no
+ *   reader in another process is in the way (then it does what it can and says what is left).
+ */
+export function housekeepSqlite(db: SqliteDatabase, maxPages = VACUUM_PAGES_PER_STEP): SqliteHousekeepingReport {
+  db.exec('PRAGMA optimize');
+  const before = Number(db.pragma('freelist_count', { simple: true }));
+  if (before > 0) db.exec(`PRAGMA incremental_vacuum(${maxPages})`);
+  const after = Number(db.pragma('freelist_count', { simple: true }));
+  const checkpoint = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+  const row = checkpoint[0];
+  const walFramesLeft = row === undefined || row.log < 0 ? 0 : row.log - row.checkpointed;
+  return { pagesFreed: before - after, freePagesLeft: after, walFramesLeft };
+}
