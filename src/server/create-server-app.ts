@@ -83,7 +83,7 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
   };
   const ledger = createLedger<Tx>({ ...deps.ledgerTuning, store: backend.store, clock });
   const observed = log.observe(ledger);
-  const metrics = createServerMetrics();
+  const metrics = createServerMetrics(() => ledger.sweepProgress());
   log.listen(metrics.countRequest);
 
   await setUpDropbox(backend.db);

@@ -1,4 +1,5 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { SweepProgress } from '../ledger/ledger-sweeper.js';
 import type { LedgerObserver } from '../ledger/observe-ledger.js';
 import type { RequestLogLine } from './request-log.js';
 
@@ -27,8 +28,27 @@ export interface ServerMetrics {
  * Labels carry the service and the outcome only: never a caller or a key, which would leak who
  * sent what and grow without bound.
  */
-export function createServerMetrics(): ServerMetrics {
+export function createServerMetrics(sweepProgress?: () => SweepProgress): ServerMetrics {
   const registry = new Registry();
+  if (sweepProgress) {
+    // Read at scrape time from the sweeper's plain getter: nothing to keep in step.
+    new Gauge({
+      name: 'oncely_sweep_rows_left',
+      help: 'Expired receipts and tombstones the retention sweep still has to handle (0 when it is idle and caught up).',
+      registers: [registry],
+      collect() {
+        this.set(sweepProgress().rowsLeft);
+      },
+    });
+    new Gauge({
+      name: 'oncely_sweep_running',
+      help: '1 while the retention sweep is running its bounded steps, else 0.',
+      registers: [registry],
+      collect() {
+        this.set(sweepProgress().running ? 1 : 0);
+      },
+    });
+  }
   const requests = new Counter({
     name: 'oncely_requests_total',
     help: 'Requests answered, by service and by what the ledger made of them (new, replay, conflict, in-flight, none).',

@@ -155,8 +155,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Retention holds for keys nobody asks about again; stopped (a purge under way finished) before the store closes.
   // Receipts and hook hits share one retention: both are purged at each turn of the sweep.
   const retention = {
-    async purgeExpired() {
-      const swept = await app.ledger.purgeExpired();
+    async purgeExpired(signal?: AbortSignal) {
+      const swept = await app.ledger.purgeExpired(signal);
       await app.hooks.service.purgeExpired();
       return swept;
     },

@@ -29,7 +29,7 @@ test('ready() opens a SQLite file and creates the ledger table before any reques
   try {
     await createLedger({ store }).ready();
     const tables = await store.read((tx) => tx.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'"));
-    assert.deepEqual(tables.map((t) => t.name), ['oncely_ledger']);
+    assert.deepEqual(tables.map((t) => t.name).sort(), ['oncely_ledger', 'oncely_ledger_tombstones']);
   } finally {
     await store.close();
   }
@@ -95,7 +95,7 @@ await describePostgres('ready()', ({ url, options }) => {
       await dropSchema(url, schema);
     });
     await createLedger({ store: createPostgresStore({ pool, schema }) }).ready();
-    const { rows } = await pool.query('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [schema]);
-    assert.deepEqual(rows, [{ table_name: 'oncely_ledger' }]);
+    const { rows } = await pool.query('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [schema]);
+    assert.deepEqual(rows, [{ table_name: 'oncely_ledger' }, { table_name: 'oncely_ledger_tombstones' }, { table_name: 'oncely_ledger_tombstones_default' }]);
   });
 });

@@ -47,6 +47,8 @@ describe('GET /metrics (Prometheus)', () => {
     const effects = series('oncely_effect_duration_seconds_count{service="dropbox",result="executed"}');
     assert.equal(before.get('oncely_requests_total{service="dropbox",outcome="new"}'), 0, 'every series starts at 0');
     assert.equal(before.get('oncely_lease_takeovers_total{service="dropbox"}'), 0);
+    assert.equal(before.get('oncely_sweep_rows_left'), 0, 'the retention sweep has nothing left');
+    assert.equal(before.get('oncely_sweep_running'), 0);
 
     const lab3 = '{"student":"achen","assignment":"lab3"}';
     assert.equal((await submit('m-1', lab3)).status, 201);

@@ -106,6 +106,12 @@ test('oncely serve purges expired receipts in the background, and close() stops 
     assert.deepEqual(await states(), [['sweep-key', 'completed']], 'past retention, but no lookup and no sweep yet');
     await clock.advance(1);
     assert.deepEqual(await states(), [['sweep-key', 'expired']], 'the sweep tombstoned it, with nobody asking');
+    const listing = (await send(t.port, { path: '/ledger/receipts', headers: { authorization: bearer(TOKENS.alice) } })).json<{ sweep: Record<string, unknown> }>();
+    assert.deepEqual(
+      { running: listing.sweep['running'], rowsLeft: listing.sweep['rowsLeft'], tombstoned: listing.sweep['tombstoned'], batches: listing.sweep['batches'] },
+      { running: false, rowsLeft: 0, tombstoned: 1, batches: 1 },
+      'the store view is told what the sweep did',
+    );
   } finally {
     await t.close();
   }

@@ -39,6 +39,7 @@ test('the store view shows the caller\'s rows, receipts and hook hits live, as t
   // Each heading says how many there are in all.
   assert.equal(await page.textContent('#dropbox-count'), '(1)');
   assert.equal(await page.textContent('#receipts-count'), '(2)');
+  assert.equal(await page.textContent('#sweep'), 'retention sweep: not run yet');
   assert.deepEqual(session.problems, []);
 });
 
