@@ -7,7 +7,9 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { startServeProcess } from '../e2e/serve-process.js';
+import { postgresTarget, uniqueSchemaName } from '../stores/postgres-env.js';
 
 export interface NodeRun {
   readonly code: number | null;
@@ -123,4 +125,77 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
     assert.match(run.stdout, /delivered: \d+/);
     assert.match(run.stdout, /^yes /m);
   },
+
+  /** The README's Express wiring: an unchanged route after express.json(), scoped by req.user. */
+  'examples/express.ts': async (script, cwd) => {
+    await withListeningExample(script, cwd, async (order) => {
+      const first = await order({ key: 'o-1', token: 'alice-secret', body: '{"item":"tea","qty":2}' });
+      assert.equal(first.status, 201, await first.clone().text());
+      assert.deepEqual(await first.json(), { order: 'o-1', item: 'tea', qty: 2 });
+      const again = await order({ key: 'o-1', token: 'alice-secret', body: '{"item":"tea","qty":2}' });
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      assert.equal((await order({ key: 'o-1', token: 'alice-secret', body: '{"item":"tea","qty":3}' })).status, 422);
+      assert.equal((await order({ key: 'o-2', body: '{"item":"tea","qty":1}' })).status, 401, 'no req.user, no scope');
+    });
+  },
+
+  /** The README's Fastify wiring: one tenant, keyless requests passed through. */
+  'examples/fastify.ts': async (script, cwd) => {
+    await withListeningExample(script, cwd, async (order) => {
+      const first = await order({ key: 'f-1', body: '{"item":"tea"}' });
+      assert.equal(first.status, 201, await first.clone().text());
+      assert.deepEqual(await first.json(), { order: 'f-1', item: 'tea' });
+      assert.equal((await order({ key: 'f-1', body: '{"item":"tea"}' })).headers.get('idempotent-replayed'), 'true');
+      assert.equal((await order({ key: 'f-1', body: '{"item":"cake"}' })).status, 422);
+      assert.deepEqual(await (await order({ body: '{"item":"cake"}' })).json(), { order: null, item: 'cake' });
+    });
+  },
+
+  /** The README's PostgreSQL wiring, against the test server in a schema of its own. */
+  'examples/postgres.ts': async (script, cwd) => {
+    const target = await postgresTarget();
+    if (target.kind === 'fail') throw new Error(target.reason);
+    if (target.kind === 'skip') {
+      console.log(`# examples/postgres.ts not run: ${target.reason}`);
+      return;
+    }
+    const schema = uniqueSchemaName('oncely_example');
+    const admin = new pg.Client({ connectionString: target.url });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA "${schema}"`);
+    try {
+      await withListeningExample(script, cwd, async (order) => {
+        const first = await order({ key: 'p-1', body: '{"item":"tea","qty":2}' });
+        assert.equal(first.status, 201, await first.clone().text());
+        assert.equal((await order({ key: 'p-1', body: '{"item":"tea","qty":2}' })).headers.get('idempotent-replayed'), 'true');
+        assert.equal((await order({ key: 'p-1', body: '{"item":"tea","qty":5}' })).status, 422);
+        const { rows } = await admin.query(`SELECT caller, key, item, qty FROM "${schema}".orders`);
+        assert.deepEqual(rows, [{ caller: 'default', key: 'p-1', item: 'tea', qty: 2 }], 'one order, in the ledger\'s database');
+      }, { DATABASE_URL: target.url, PGOPTIONS: `-c search_path=${schema}` }); // libpq's variable, which pg reads too
+    } finally {
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    }
+  },
 };
+
+type OrderPost = (init: { readonly key?: string; readonly token?: string; readonly body: string }) => Promise<Response>;
+
+/** Starts a listening example on a fresh database file, lets `check` post orders, stops it; nothing may reach stderr. */
+async function withListeningExample(script: string, cwd: string, check: (order: OrderPost) => Promise<void>, env: NodeJS.ProcessEnv = {}): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'oncely-example-'));
+  const server = await startListening(script, cwd, { PORT: '0', DB_FILE: join(dir, 'shop.db'), ...env });
+  try {
+    await check(({ key, token, body }) =>
+      fetch(`${server.url}/orders`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      }),
+    );
+  } finally {
+    const stderr = await server.stop();
+    assert.equal(stderr, '', 'nothing failed');
+    await rm(dir, { recursive: true, force: true });
+  }
+}
