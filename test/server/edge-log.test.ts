@@ -8,7 +8,7 @@ import { sendRaw, parseResponse } from './hostile/hostile-harness.js';
 import { startTestServer, TOKENS } from './server-harness.js';
 
 test('the log has a line for a refused Host and for a 408 sent in the handler\'s place', async () => {
-  const t = await startTestServer({ requestTimeoutMs: 400, headersTimeoutMs: 200 });
+  const t = await startTestServer({ requestTimeoutMs: 1500, headersTimeoutMs: 1000 });
   try {
     const badHost = await sendRaw(t.port, `GET /anything HTTP/1.1\r\nHost: 127.0.0.1:${t.port}/healthz?\r\nConnection: close\r\n\r\n`);
     assert.equal(badHost.status, 400);
