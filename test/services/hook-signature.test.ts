@@ -56,3 +56,23 @@ test('Idempotency-Key and webhook-id naming different keys is refused', async ()
   assert.equal(response.status, 400);
   assert.deepEqual(await hook.counts(), { arrivals: 0, completions: 0, replays: 0 });
 });
+
+test('the outbox worker signs every attempt; the signed hook receiver accepts them and keys them by webhook-id', async () => {
+  const clock = new VirtualClock({ startAt: START_AT });
+  const hook = await openHookService({ clock, webhookSecrets: ['whsec_bm90IHRoZSBzZWNyZXQ=', SECRET], script: '503x1,200' });
+  const { createJournal, createOutboxWorker } = await import('../../src/journal/index.js');
+  const { createMemoryJournalStore } = await import('../../src/stores/memory/index.js');
+  const store = createMemoryJournalStore();
+  await createJournal({ store, clock }).record({ key: 'evt-1', target: 'http://hook.test/hooks/run-complete', body: BODY, maxAttempts: 3 });
+  const signatures: string[] = [];
+  const fetch = (async (url: string | URL | Request, init?: RequestInit) => {
+    const request = new Request(url, init);
+    signatures.push(`${request.headers.get('webhook-id')} ${request.headers.get('webhook-timestamp')}`);
+    return hook.handle(request);
+  }) as typeof globalThis.fetch;
+  const counts = await createOutboxWorker({ store, clock, fetch, signingSecret: SECRET }).resume();
+  assert.equal(counts.delivered, 1);
+  assert.equal(signatures.length, 2);
+  assert.ok(signatures.every((s) => s.startsWith('evt-1 ')), 'webhook-id is the key on every attempt');
+  assert.deepEqual((await hook.hits()).map((h) => [h.key, h.answer]), [['evt-1', 'rejected'], ['evt-1', 'completed']]);
+});
