@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { InvalidOptionError } from '../../contract/errors.js';
 import { formatHit } from '../../services/hook/format-hit.js';
+import { secretFromEnv } from './journal-options.js';
 import { startHookServer } from '../../services/hook/hook-server.js';
 import { HOOK_SCRIPT_GRAMMAR, parseHookScript } from '../../services/hook/hook-script.js';
 import { RETRY_AFTER_FORMATS, type HookHit, type RetryAfterFormat } from '../../services/hook/hook-service.js';
@@ -12,6 +13,7 @@ interface HookFlags {
   retryAfterFormat: RetryAfterFormat;
   quiet?: boolean;
   sqliteFile?: string;
+  webhookSecretEnv?: string;
 }
 
 /** `oncely hook`: seed 003's hostile receiver on a real port, logging every arrival. */
@@ -29,6 +31,7 @@ export function registerHook(program: Command): void {
     )
     .option('--sqlite-file <file>', 'keep keys and hits in this SQLite file (default: in memory)')
     .option('-q, --quiet', 'do not log each arrival')
+    .option('--webhook-secret-env <VAR>', 'require Standard Webhooks signatures, checked with the whsec_ secret in this variable (401 otherwise); webhook-id is the key')
     .addHelpText(
       'after',
       `
@@ -62,6 +65,7 @@ Examples:
         retryAfterFormat: flags.retryAfterFormat,
         ...(flags.sqliteFile === undefined ? {} : { sqliteFile: flags.sqliteFile }),
         ...(flags.quiet ? {} : { onHit: log }),
+        ...(flags.webhookSecretEnv === undefined ? {} : { webhookSecrets: [secretFromEnv('--webhook-secret-env', flags.webhookSecretEnv)] }),
       });
       process.stdout.write(`oncely hook: listening on ${hook.url} (script ${script.text}); hits at ${hook.url}/debug/hits\n`);
       await new Promise<void>((resolve) => {

@@ -63,11 +63,10 @@ export function parseSecrets(specs: readonly string[] | undefined, env: NodeJS.P
   return secrets;
 }
 
-/** `--signing-secret-env VAR`: the Standard Webhooks secret (whsec_…) from the environment. */
-export function signingSecretFrom(variable: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (variable === undefined) return undefined;
+/** `--signing-secret-env VAR`, `--webhook-secret-env VAR`: a Standard Webhooks secret (whsec_…) from the environment. */
+export function secretFromEnv(option: string, variable: string, env: NodeJS.ProcessEnv = process.env): string {
   const value = env[variable];
-  if (!value) throw new InvalidOptionError('--signing-secret-env', variable, 'an environment variable holding a whsec_ secret');
+  if (!value) throw new InvalidOptionError(option, variable, 'an environment variable holding a whsec_ secret');
   return value;
 }
 

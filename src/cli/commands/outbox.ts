@@ -6,7 +6,7 @@ import { formatIntentLine, formatIntentReport } from '../../journal/format-inten
 import { systemClock } from '../../time/clock.js';
 import { EXIT } from '../exit.js';
 import { parseDeadline, parseDurationMs, parseHeader, parsePositiveInt } from './deliver-options.js';
-import { collect, journalOptions, openJournal, parseSecrets, signingSecretFrom, type JournalFlags } from './journal-options.js';
+import { collect, journalOptions, openJournal, parseSecrets, secretFromEnv, type JournalFlags } from './journal-options.js';
 import { formatCounts, runOutbox } from './outbox-run.js';
 
 /** Opens the journal, runs `fn`, closes it; SIGINT/SIGTERM abort `signal` (the current batch finishes). */
@@ -139,7 +139,7 @@ export function registerOutbox(program: Command): void {
           pollMs: parseDurationMs('--poll', flags.poll),
           watch: flags.watch === true,
           secrets: parseSecrets(flags.secret),
-          signingSecret: signingSecretFrom(flags.signingSecretEnv),
+          signingSecret: flags.signingSecretEnv === undefined ? undefined : secretFromEnv('--signing-secret-env', flags.signingSecretEnv),
           worker: flags.worker,
         },
         { out, err, progressBar: process.stderr.isTTY === true, signal },
