@@ -64,6 +64,10 @@ export function createPostgresJournalStore(options: PostgresJournalStoreOptions)
     attempts: qualify(`${tableName}_attempts`),
     ddl: journalDdl(qualify(tableName), qualify(`${tableName}_attempts`), { bigint: 'BIGINT', bytes: 'BYTEA', serial: 'BIGSERIAL PRIMARY KEY' }),
     lockClause: ' FOR UPDATE SKIP LOCKED',
+    jsonRows: (param, columns) => `json_to_recordset(${param}::json) AS s(${columns.map((c) => `${c.name} ${c.type}`).join(', ')})`,
+    writableCte: true,
+    returningKey: 'i.key AS key',
+    fromHex: (expression) => `decode(${expression}, 'hex')`,
     setup: (ddl) =>
       transaction(async (query) => {
         // Two processes starting together would race on CREATE TABLE IF NOT EXISTS.

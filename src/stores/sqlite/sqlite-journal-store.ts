@@ -81,6 +81,10 @@ export function createSqliteJournalStore(options: SqliteJournalStoreOptions): Jo
     attempts: `${table}_attempts`,
     ddl: journalDdl(table, `${table}_attempts`, { bigint: 'INTEGER', bytes: 'BLOB', serial: 'INTEGER PRIMARY KEY AUTOINCREMENT' }),
     lockClause: '',
+    jsonRows: (param, columns) => `(SELECT ${columns.map((c) => `json_extract(value, '$.${c.name}') AS ${c.name}`).join(', ')} FROM json_each(${param})) AS s`,
+    writableCte: false,
+    returningKey: 'key',
+    fromHex: (expression) => `unhex(${expression})`,
     setup: (ddl) => mutex.run(() => void connection().exec(ddl)),
     query: onConnection,
     transaction: (fn) =>
