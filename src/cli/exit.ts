@@ -1,5 +1,6 @@
 import type { CommanderError } from 'commander';
 import { isOncelyError } from '../contract/errors.js';
+import { processIo, type CliIo } from './cli-io.js';
 
 /** Exit codes shared by every command. Distinct codes let scripts tell the stops apart. */
 export const EXIT = {
@@ -26,11 +27,15 @@ export const EXIT = {
 const USAGE_CODES = new Set(['invalid_option', 'invalid_key', 'invalid_tokens']);
 
 /** Prints one line, `oncely: message`, and sets a non-zero exit code. Never a stack trace for bad input. */
-export function exitWithError(error: unknown, code: number = isOncelyError(error) && USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.failure): void {
+export function exitWithError(
+  error: unknown,
+  io: CliIo = processIo,
+  code: number = isOncelyError(error) && USAGE_CODES.has(error.code) ? EXIT.usage : EXIT.failure,
+): void {
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`oncely: ${message}\n`);
-  if (process.env['ONCELY_DEBUG'] && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-  process.exitCode = code;
+  io.err(`oncely: ${message}\n`);
+  if (io.env['ONCELY_DEBUG'] && error instanceof Error && error.stack) io.err(`${error.stack}\n`);
+  io.exit(code);
 }
 
 /** What commander adds after a refusal of its own, kept on the same line. */

@@ -1,17 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { deliver, type DeliverRequest, type DeliverResult } from '../../src/cli/commands/deliver.js';
 import { parseDeadline, parseDurationMs, parseHeader } from '../../src/cli/commands/deliver-options.js';
 import { EXIT } from '../../src/cli/exit.js';
 import { startHookServer } from '../../src/services/hook/hook-server.js';
 import { VirtualClock } from '../../src/time/virtual-clock.js';
 import { seededRandom } from '../../src/time/random.js';
+import { runOncely } from '../support/run-cli.js';
 
 const START = Date.UTC(2026, 8, 14, 12, 0, 0);
-const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
 /** Runs `deliver` in-process against a real hook server, both sides on one virtual clock. */
 async function run(script: string, request: Partial<DeliverRequest> = {}): Promise<{ result: DeliverResult; out: string; err: string; arrivals: number }> {
@@ -145,12 +143,10 @@ test('deadline, duration and header parsing', () => {
   assert.throws(() => parseHeader('Bad Name: x'), /invalid option --header/);
 });
 
-function cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { timeout: 20_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
+/** `oncely deliver …` in-process, as the binary runs it. */
+async function cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { status, stdout, stderr } = await runOncely(args);
+  return { code: status, stdout, stderr };
 }
 
 test('the real binary against a closed port: "not sent", exit 8, no 408 anywhere', async () => {
@@ -169,7 +165,7 @@ test('the real binary against a closed port: "not sent", exit 8, no 408 anywhere
   assert.doesNotMatch(stdout + stderr, /408/);
 });
 
-test('the real binary: exit codes, and one-line messages for bad input', async () => {
+test('the command line: exit codes, and one-line messages for bad input', async () => {
   const hook = await startHookServer({ script: '400' });
   try {
     const refused = await cli(['deliver', `${hook.url}/h`, '--data', '{"x":1}', '--key', 'k', '-H', 'X-Run: 9']);
@@ -191,9 +187,8 @@ test('the real binary: exit codes, and one-line messages for bad input', async (
 });
 
 test('a malformed --key is refused before anything is printed or sent', async () => {
-  const { spawnSync } = await import('node:child_process');
   for (const key of ['', '   ', 'caf\u00e9']) {
-    const result = spawnSync(process.execPath, [MAIN, 'deliver', 'http://127.0.0.1:1/x', '--data', '{}', '--key', key], { encoding: 'utf8' });
+    const result = await runOncely(['deliver', 'http://127.0.0.1:1/x', '--data', '{}', '--key', key]);
     assert.equal(result.status, EXIT.usage, `--key ${JSON.stringify(key)}`);
     assert.equal(result.stdout, '', 'nothing printed before the refusal');
     assert.match(result.stderr, /^oncely: .*idempotency key/);

@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { EXIT } from '../../src/cli/exit.js';
 import { CLI } from '../support/repo-path.js';
+import { runOncely } from '../support/run-cli.js';
 
-const oncely = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 20_000 });
+// In-process: the program the binary runs, with its output captured (no child process per case).
+const oncely = (...args: string[]) => runOncely(args);
 
-test('commander\'s own refusals are one line, "oncely: …", exit 2, and nothing starts', () => {
+test('commander\'s own refusals are one line, "oncely: …", exit 2, and nothing starts', async () => {
   for (const [args, pattern] of [
     [['serve', '--fault', 'nope'], /^oncely: option '--fault <fault>' argument 'nope' is invalid\. Allowed choices are swallow-first-ack\./],
     [['serve', '--prot', '0'], /^oncely: unknown option '--prot' \(Did you mean --port\?\)/],
@@ -16,7 +18,7 @@ test('commander\'s own refusals are one line, "oncely: …", exit 2, and nothing
     [['serve', 'extra'], /^oncely: too many arguments for 'serve'/],
     [['bogus'], /^oncely: unknown command 'bogus'/],
   ] as const) {
-    const result = oncely(...args);
+    const result = await oncely(...args);
     const shown = `oncely ${args.join(' ')}: ${result.stderr}`;
     assert.equal(result.status, EXIT.usage, shown);
     assert.match(result.stderr, pattern, shown);
@@ -26,17 +28,27 @@ test('commander\'s own refusals are one line, "oncely: …", exit 2, and nothing
   }
 });
 
-test('--help and the help command still print the help on stdout and exit 0', () => {
+test('--help and the help command still print the help on stdout and exit 0', async () => {
   for (const args of [['--help'], ['serve', '--help'], ['help', 'sim']]) {
-    const result = oncely(...args);
+    const result = await oncely(...args);
     assert.equal(result.status, EXIT.ok, `${args.join(' ')}: ${result.stderr}`);
     assert.match(result.stdout, /^Usage: oncely/);
     assert.equal(result.stderr, '');
   }
 });
 
-test('--version prints the package version and exits 0', () => {
-  const result = oncely('--version');
+test('--version prints the package version and exits 0', async () => {
+  const result = await oncely('--version');
   assert.equal(result.status, 0);
   assert.match(result.stdout.trim(), /^\d+\.\d+\.\d+/);
+});
+
+test('the real binary: --version, and a refusal as one line with exit 2 (spawned)', () => {
+  const version = spawnSync(process.execPath, [CLI, '--version'], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(version.status, 0, version.stderr);
+  assert.match(version.stdout.trim(), /^\d+\.\d+\.\d+/);
+  const refused = spawnSync(process.execPath, [CLI, 'bogus'], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(refused.status, EXIT.usage);
+  assert.match(refused.stderr, /^oncely: unknown command 'bogus' \(run with --help for usage\)\n$/);
+  assert.equal(refused.stdout, '');
 });

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
-import { CLI, repoPath } from '../support/repo-path.js';
+import { repoPath } from '../support/repo-path.js';
+import { runOncely } from '../support/run-cli.js';
 import { runDropboxFixtures, CLOSES_AT } from '../../src/lab/dropbox/dropbox-fixtures.js';
 import { InMemoryDropbox, ClosedError } from '../../src/lab/dropbox/in-memory-dropbox.js';
 import { pythonRepr } from '../../src/lab/dropbox/python-repr.js';
@@ -10,8 +10,8 @@ import { pythonRepr } from '../../src/lab/dropbox/python-repr.js';
 // Seed 000's "Expected output", copied verbatim from the seed into the fixture file.
 const expectedAtoC = readFileSync(repoPath('test', 'lab', 'dropbox-expected-a-c.txt'), 'utf8').trimEnd().split('\n');
 
-test('oncely lab dropbox prints fixtures A-C exactly as seed 000 expects', () => {
-  const out = execFileSync(process.execPath, [CLI, 'lab', 'dropbox'], { encoding: 'utf8' });
+test('oncely lab dropbox prints fixtures A-C exactly as seed 000 expects', async () => {
+  const out = (await runOncely(['lab', 'dropbox'])).stdout;
   const lines = out.trimEnd().split('\n');
   assert.deepEqual(lines.slice(0, expectedAtoC.length), expectedAtoC);
 });
@@ -37,8 +37,8 @@ test('fixture B keeps one row however many times the ack is lost, and reports th
   assert.ok(B.report.attempts.every((a) => a.attempt >= 1));
 });
 
-test('--json prints the same facts', () => {
-  const out = execFileSync(process.execPath, [CLI, 'lab', 'dropbox', '--json'], { encoding: 'utf8' });
+test('--json prints the same facts', async () => {
+  const out = (await runOncely(['lab', 'dropbox', '--json'])).stdout;
   const facts = JSON.parse(out) as { A: { store: unknown[] }; B: { store: unknown[] }; C: { caught: string }; D: { report: { stopReason: string }; store: unknown[] } };
   assert.equal(facts.A.store.length, 2);
   assert.equal(facts.B.store.length, 1);

@@ -1,8 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatNotesStory, runNotesStory, type NotesExchange, type NotesStory } from '../../src/lab/notes/index.js';
-import { CLI } from '../support/repo-path.js';
+import { runOncely } from '../support/run-cli.js';
 
 type Body = { version?: number; title?: string; code?: string; currentVersion?: number; requestId?: string };
 const body = (e: NotesExchange | undefined): Body => (e?.response.body ?? {}) as Body;
@@ -58,14 +57,14 @@ describe('oncely lab notes (seed 004)', () => {
     assert.equal(formatNotesStory(await runNotesStory()), formatNotesStory(story));
   });
 
-  it('`oncely lab notes` prints it, and --json gives the steps', () => {
-    const text = spawnSync(process.execPath, [CLI, 'lab', 'notes'], { encoding: 'utf8' });
+  it('`oncely lab notes` prints it, and --json gives the steps', async () => {
+    const text = await runOncely(['lab', 'notes']);
     assert.equal(text.status, 0, text.stderr);
     assert.equal(text.stdout, formatNotesStory(story));
     for (const needle of ['sent by the server, never received', 'lookup(alice, alice-edit-1) -> found', 'Idempotent-Replayed: true', 'problem key_reused', 'problem version_conflict {"id":"note-1","expectedVersion":1,"currentVersion":2}']) {
       assert.ok(text.stdout.includes(needle), `missing ${needle}`);
     }
-    const json = spawnSync(process.execPath, [CLI, 'lab', 'notes', '--json'], { encoding: 'utf8' });
+    const json = await runOncely(['lab', 'notes', '--json']);
     assert.equal(json.status, 0, json.stderr);
     assert.deepEqual(JSON.parse(json.stdout), JSON.parse(JSON.stringify(story)));
   });

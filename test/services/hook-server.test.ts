@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { startHookServer } from '../../src/services/hook/hook-server.js';
 import type { HookHit } from '../../src/services/hook/hook-service.js';
 import { VirtualClock } from '../../src/time/virtual-clock.js';
+import { runOncely } from '../support/run-cli.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -97,10 +98,7 @@ test('`oncely hook` listens, logs each arrival and reports counts on SIGINT', as
 });
 
 test('`oncely hook` refuses a bad script with one line and exit 2', async () => {
-  const child = spawn(process.execPath, [MAIN, 'hook', '--port', '0', '--script', '429x'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
-  const [code] = (await once(child, 'exit')) as [number | null];
+  const { status: code, stderr: err } = await runOncely(['hook', '--port', '0', '--script', '429x']);
   assert.equal(code, 2);
   assert.match(err, /^oncely: invalid option script: got "429x"/);
   assert.equal(err.trim().split('\n').length, 1);

@@ -1,16 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, repoPath } from '../support/repo-path.js';
+import { repoPath } from '../support/repo-path.js';
+import { runOncely } from '../support/run-cli.js';
 import { METRIC_NAMES, RULES, WORLD_PARAM_NAMES, runWorld } from '../../src/sim/index.js';
 
-const oncely = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+// In-process: the program the binary runs, output captured.
+const oncely = (...args: string[]) => runOncely(args);
 
-test('oncely sim batch --check reproduces every claim and exits 0; piped output has no progress bar', () => {
-  const result = oncely('sim', 'batch', '--check');
+test('oncely sim batch --check reproduces every claim and exits 0; piped output has no progress bar', async () => {
+  const result = await oncely('sim', 'batch', '--check');
   assert.equal(result.status, 0, result.stderr);
   assert.equal(result.stderr, '', 'no progress bar when stderr is not a terminal');
   assert.doesNotMatch(result.stdout, /NOT REPRODUCED/);
@@ -19,10 +20,10 @@ test('oncely sim batch --check reproduces every claim and exits 0; piped output 
   assert.match(result.stdout, /Seed 002's published means beside ours/);
 });
 
-test('oncely sim batch --out keeps every outcome as JSON lines and CSV', () => {
+test('oncely sim batch --out keeps every outcome as JSON lines and CSV', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'oncely-sim-'));
   try {
-    const result = oncely('sim', 'batch', '--seeds', '4', '--out', dir, '--json');
+    const result = await oncely('sim', 'batch', '--seeds', '4', '--out', dir, '--json');
     assert.equal(result.status, 0, result.stderr);
     assert.deepEqual(readdirSync(dir).sort(), ['means.csv', 'outcomes.csv', 'outcomes.jsonl', 'summary.json']);
     const lines = readFileSync(join(dir, 'outcomes.jsonl'), 'utf8').trimEnd().split('\n');
@@ -38,8 +39,8 @@ test('oncely sim batch --out keeps every outcome as JSON lines and CSV', () => {
   }
 });
 
-test('oncely sim run --json prints every parameter and per-rule metrics in a stable shape', () => {
-  const result = oncely('sim', 'run', '--seed', '11', '--credits', '24', '--retention', '8', '--json');
+test('oncely sim run --json prints every parameter and per-rule metrics in a stable shape', async () => {
+  const result = await oncely('sim', 'run', '--seed', '11', '--credits', '24', '--retention', '8', '--json');
   assert.equal(result.status, 0, result.stderr);
   const out = JSON.parse(result.stdout) as { params: Record<string, unknown>; outcomes: { rule: string; label: string; metrics: Record<string, number> }[] };
   assert.deepEqual(Object.keys(out), ['params', 'outcomes']);
@@ -54,14 +55,14 @@ test('oncely sim run --json prints every parameter and per-rule metrics in a sta
   }
 });
 
-test('oncely sim run --trace --json prints the golden trace; the human table is one row per rule', () => {
-  const result = oncely('sim', 'run', '--seed', '7', '--policy', 'retry-key', '--trace', '--json');
+test('oncely sim run --trace --json prints the golden trace; the human table is one row per rule', async () => {
+  const result = await oncely('sim', 'run', '--seed', '7', '--policy', 'retry-key', '--trace', '--json');
   assert.equal(result.status, 0, result.stderr);
   const out = JSON.parse(result.stdout) as { outcomes: { trace: unknown[] }[] };
   const golden = JSON.parse(readFileSync(repoPath('test', 'sim', 'golden', 'retry-key.json'), 'utf8')) as unknown[];
   assert.deepEqual(out.outcomes[0]?.trace, golden);
 
-  const human = oncely('sim', 'run', '--setting', 'loss-free', '--policy', 'send-once,retry-key');
+  const human = await oncely('sim', 'run', '--setting', 'loss-free', '--policy', 'send-once,retry-key');
   assert.equal(human.status, 0, human.stderr);
   const lines = human.stdout.trimEnd().split('\n');
   assert.match(lines[0]!, /^seed 0, 18 jobs, horizon 72, .*request loss 0, receipt loss 0/);
@@ -69,7 +70,7 @@ test('oncely sim run --trace --json prints the golden trace; the human table is 
   assert.match(lines.at(-1)!, /^Retry \+ key +18 +0 +18 /);
 });
 
-test('bad input: one line "oncely: …" naming the flag, exit 2', () => {
+test('bad input: one line "oncely: …" naming the flag, exit 2', async () => {
   for (const [args, pattern] of [
     [['--credits', 'lots'], /^oncely: invalid option --credits: got "lots", expected an integer from 0 to/],
     [['--request-loss', '2'], /^oncely: invalid option --request-loss: got "2", expected a probability from 0 to 1/],
@@ -77,21 +78,21 @@ test('bad input: one line "oncely: …" naming the flag, exit 2', () => {
     [['--policy', 'retry-harder'], /^oncely: invalid option --policy: got "retry-harder", expected one of send-once/],
     [['--setting', 'stormy'], /^oncely: invalid option --setting: got "stormy"/],
   ] as const) {
-    const result = oncely('sim', 'run', ...args);
+    const result = await oncely('sim', 'run', ...args);
     assert.equal(result.status, 2, `${args.join(' ')}: ${result.stderr}`);
     assert.match(result.stderr, pattern);
     assert.equal(result.stderr.trimEnd().split('\n').length, 1);
   }
-  const batch = oncely('sim', 'batch', '--seeds', '0');
+  const batch = await oncely('sim', 'batch', '--seeds', '0');
   assert.equal(batch.status, 2);
   assert.match(batch.stderr, /^oncely: invalid option --seeds: got "0"/);
 });
 
-test('--help lists the subcommands and every world flag', () => {
-  const sim = oncely('sim', '--help');
+test('--help lists the subcommands and every world flag', async () => {
+  const sim = await oncely('sim', '--help');
   assert.match(sim.stdout, /run \[options\]/);
   assert.match(sim.stdout, /batch \[options\]/);
-  const run = oncely('sim', 'run', '--help');
+  const run = await oncely('sim', 'run', '--help');
   for (const flag of ['--seed', '--policy', '--credits', '--retention', '--forget-at', '--trace', '--json']) assert.match(run.stdout, new RegExp(flag));
-  assert.match(oncely('sim', 'batch', '--help').stdout, /--check/);
+  assert.match((await oncely('sim', 'batch', '--help')).stdout, /--check/);
 });

@@ -14,6 +14,7 @@ import { EXIT } from '../exit.js';
 import { parseDeadline, parseDurationMs, parseHeader, parsePositiveInt } from './deliver-options.js';
 import { deliverJournaled } from './deliver-journal.js';
 import { openJournal } from './journal-options.js';
+import { processIo, type CliIo } from '../cli-io.js';
 
 export const DELIVER_METHODS = ['POST', 'PUT', 'PATCH'] as const;
 
@@ -225,7 +226,7 @@ interface DeliverFlags {
   journal?: string;
 }
 
-export function registerDeliver(program: Command): void {
+export function registerDeliver(program: Command, io: CliIo = processIo): void {
   program
     .command('deliver')
     .description('deliver one notification: one key on every attempt, Retry-After obeyed, every attempt printed')
@@ -261,7 +262,7 @@ Example:
           if (flags.json) throw new InvalidOptionError('--json', true, 'no --json with --journal (see `oncely outbox show KEY`)');
           const journal = await openJournal({ journal: flags.journal });
           try {
-            process.exitCode = await deliverJournaled(
+            io.exit(await deliverJournaled(
               {
                 url,
                 data: readData(flags.data),
@@ -274,8 +275,8 @@ Example:
                 ...(flags.baseDelay === undefined ? {} : { baseDelayMs: parseDurationMs('--base-delay', flags.baseDelay) }),
               },
               journal,
-              { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), signal: controller.signal },
-            );
+              { out: io.out, err: io.err, signal: controller.signal },
+            ));
           } finally {
             await journal.close();
           }
@@ -294,9 +295,9 @@ Example:
             ...(flags.baseDelay === undefined ? {} : { baseDelayMs: parseDurationMs('--base-delay', flags.baseDelay) }),
             json: flags.json === true,
           },
-          { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), signal: controller.signal },
+          { out: io.out, err: io.err, signal: controller.signal },
         );
-        process.exitCode = result.exitCode;
+        io.exit(result.exitCode);
       } finally {
         process.off('SIGINT', onSignal);
       }

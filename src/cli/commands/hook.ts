@@ -5,6 +5,7 @@ import { secretFromEnv } from './journal-options.js';
 import { startHookServer } from '../../services/hook/hook-server.js';
 import { HOOK_SCRIPT_GRAMMAR, parseHookScript } from '../../services/hook/hook-script.js';
 import { RETRY_AFTER_FORMATS, type HookHit, type RetryAfterFormat } from '../../services/hook/hook-service.js';
+import { processIo, type CliIo } from '../cli-io.js';
 
 interface HookFlags {
   port: string;
@@ -17,7 +18,7 @@ interface HookFlags {
 }
 
 /** `oncely hook`: seed 003's hostile receiver on a real port, logging every arrival. */
-export function registerHook(program: Command): void {
+export function registerHook(program: Command, io: CliIo = processIo): void {
   program
     .command('hook')
     .description('run the hostile webhook receiver: answers from a script, records every arrival')
@@ -56,7 +57,7 @@ Examples:
       let originAt: number | undefined;
       const log = (hit: HookHit): void => {
         originAt ??= hit.at;
-        process.stdout.write(`${formatHit(hit, originAt)}\n`);
+        io.out(`${formatHit(hit, originAt)}\n`);
       };
       const hook = await startHookServer({
         port,
@@ -67,7 +68,7 @@ Examples:
         ...(flags.quiet ? {} : { onHit: log }),
         ...(flags.webhookSecretEnv === undefined ? {} : { webhookSecrets: [secretFromEnv('--webhook-secret-env', flags.webhookSecretEnv)] }),
       });
-      process.stdout.write(`oncely hook: listening on ${hook.url} (script ${script.text}); hits at ${hook.url}/debug/hits\n`);
+      io.out(`oncely hook: listening on ${hook.url} (script ${script.text}); hits at ${hook.url}/debug/hits\n`);
       await new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);
@@ -79,6 +80,6 @@ Examples:
       });
       const { arrivals, completions, replays } = await hook.service.counts();
       await hook.close();
-      process.stdout.write(`oncely hook: stopped after ${arrivals} arrivals, ${completions} completions, ${replays} replays\n`);
+      io.out(`oncely hook: stopped after ${arrivals} arrivals, ${completions} completions, ${replays} replays\n`);
     });
 }

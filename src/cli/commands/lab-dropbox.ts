@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import { runDropboxFixtures } from '../../lab/dropbox/dropbox-fixtures.js';
 import { dropboxPrintout } from '../../lab/dropbox/dropbox-printout.js';
+import { processIo, type CliIo } from '../cli-io.js';
 
 /** `oncely lab dropbox`: seed 000's fixtures A–C, character for character, then the deadline fixture D. */
-export function registerLabDropbox(lab: Command): void {
+export function registerLabDropbox(lab: Command, io: CliIo = processIo): void {
   lab
     .command('dropbox')
     .description("seed 000's course dropbox: a swallowed ack, naive vs budgeted retry, and the deadline")
@@ -11,9 +12,9 @@ export function registerLabDropbox(lab: Command): void {
     .action(async (options: { json?: boolean }) => {
       const fixtures = await runDropboxFixtures();
       if (options.json) {
-        process.stdout.write(`${JSON.stringify(fixtures, null, 2)}\n`);
+        io.out(`${JSON.stringify(fixtures, null, 2)}\n`);
         return;
       }
-      process.stdout.write(`${dropboxPrintout(fixtures).join('\n')}\n`);
+      io.out(`${dropboxPrintout(fixtures).join('\n')}\n`);
     });
 }

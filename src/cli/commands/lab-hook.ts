@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { InvalidOptionError } from '../../contract/errors.js';
 import { formatHookLab } from '../../lab/hook-lab-report.js';
 import { HOOK_LAB_SCENARIOS, runHookLab, type HookLabScenarioName } from '../../lab/hook-lab.js';
+import { processIo, type CliIo } from '../cli-io.js';
 
 interface LabHookFlags {
   only?: HookLabScenarioName[];
@@ -10,7 +11,7 @@ interface LabHookFlags {
 }
 
 /** `oncely lab hook`: seed 003's three scenarios, naive client beside oncely's. */
-export function registerLabHook(program: Command): void {
+export function registerLabHook(program: Command, io: CliIo = processIo): void {
   program
     .command('hook')
     .description("seed 003: the hostile hook receiver against a naive client and oncely's, side by side")
@@ -32,6 +33,6 @@ Both clients talk to a real receiver on loopback; both sides run on a virtual cl
       const seed = Number(flags.seed);
       if (!Number.isSafeInteger(seed)) throw new InvalidOptionError('--seed', flags.seed, 'an integer');
       const results = await runHookLab({ seed, ...(flags.only ? { only: flags.only } : {}) });
-      process.stdout.write(flags.json ? `${JSON.stringify(results, null, 2)}\n` : formatHookLab(results));
+      io.out(flags.json ? `${JSON.stringify(results, null, 2)}\n` : formatHookLab(results));
     });
 }

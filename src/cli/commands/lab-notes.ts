@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import { formatNotesStory, runNotesStory } from '../../lab/notes/index.js';
+import { processIo, type CliIo } from '../cli-io.js';
 
 interface LabNotesFlags {
   json?: boolean;
 }
 
 /** `oncely lab notes`: seed 004's story, printed step by step like its `demo.py retries`. */
-export function registerLabNotes(program: Command): void {
+export function registerLabNotes(program: Command, io: CliIo = processIo): void {
   program
     .command('notes')
     .description('seed 004: the versioned notes; a lost reply, the exact retry, a reused request ID, a stale version, and a receipt that is not today\'s state')
@@ -26,6 +27,6 @@ version 2 while the note says 3.`,
     )
     .action(async (flags: LabNotesFlags) => {
       const story = await runNotesStory();
-      process.stdout.write(flags.json ? `${JSON.stringify(story, null, 2)}\n` : formatNotesStory(story));
+      io.out(flags.json ? `${JSON.stringify(story, null, 2)}\n` : formatNotesStory(story));
     });
 }

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { importOptionalDriver } from '../../stores/optional-driver.js';
+import { processIo, type CliIo } from '../cli-io.js';
 
 /** `oncely lab outbox`: a sender dies between attempts; with a journal one effect, without two. */
-export function registerLabOutbox(lab: Command): void {
+export function registerLabOutbox(lab: Command, io: CliIo = processIo): void {
   lab
     .command('outbox')
     .description('a sender dies between attempts: resumed from its journal under the same key (one effect) vs without a journal (two)')
@@ -10,6 +11,6 @@ export function registerLabOutbox(lab: Command): void {
     .action(async (options: { json?: boolean }) => {
       const { runOutboxLab } = await importOptionalDriver('better-sqlite3', 'the outbox lab (a SQLite journal)', () => import('../../lab/outbox/outbox-lab.js'));
       const result = await runOutboxLab();
-      process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${result.lines.join('\n')}\n`);
+      io.out(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${result.lines.join('\n')}\n`);
     });
 }

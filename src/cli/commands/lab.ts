@@ -3,12 +3,13 @@ import { registerLabDropbox } from './lab-dropbox.js';
 import { registerLabHook } from './lab-hook.js';
 import { registerLabNotes } from './lab-notes.js';
 import { registerLabOutbox } from './lab-outbox.js';
+import { processIo, type CliIo } from '../cli-io.js';
 
 /** `oncely lab …`: the printed fixtures and demos of the seed documents. */
-export function registerLab(program: Command): void {
+export function registerLab(program: Command, io: CliIo = processIo): void {
   const lab = program.command('lab').description('run the printed fixtures and demos');
-  registerLabDropbox(lab);
-  registerLabHook(lab);
-  registerLabNotes(lab);
-  registerLabOutbox(lab);
+  registerLabDropbox(lab, io);
+  registerLabHook(lab, io);
+  registerLabNotes(lab, io);
+  registerLabOutbox(lab, io);
 }

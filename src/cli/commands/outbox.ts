@@ -8,6 +8,7 @@ import { EXIT } from '../exit.js';
 import { parseDeadline, parseDurationMs, parseHeader, parsePositiveInt } from './deliver-options.js';
 import { collect, journalOptions, openJournal, parseSecrets, secretFromEnv, type JournalFlags } from './journal-options.js';
 import { formatCounts, runOutbox } from './outbox-run.js';
+import { processIo, type CliIo } from '../cli-io.js';
 
 /** Opens the journal, runs `fn`, closes it; SIGINT/SIGTERM abort `signal` (the current batch finishes). */
 async function withJournal(flags: JournalFlags, fn: (journal: Journal<unknown>, signal: AbortSignal) => Promise<void>): Promise<void> {
@@ -24,9 +25,6 @@ async function withJournal(flags: JournalFlags, fn: (journal: Journal<unknown>, 
     await journal.close();
   }
 }
-
-const out = (text: string): void => void process.stdout.write(text);
-const err = (text: string): void => void process.stderr.write(text);
 
 interface AddFlags extends JournalFlags {
   data: string;
@@ -51,7 +49,8 @@ interface RunCommandFlags extends JournalFlags {
   worker?: string;
 }
 
-export function registerOutbox(program: Command): void {
+export function registerOutbox(program: Command, io: CliIo = processIo): void {
+  const { out, err } = io;
   const outbox = program
     .command('outbox')
     .description("the sender's journal: intents recorded before they are sent, and the worker that delivers them")
@@ -142,12 +141,12 @@ export function registerOutbox(program: Command): void {
           signingSecret: flags.signingSecretEnv === undefined ? undefined : secretFromEnv('--signing-secret-env', flags.signingSecretEnv),
           worker: flags.worker,
         },
-        { out, err, progressBar: process.stderr.isTTY === true, signal },
+        { out, err, progressBar: io.errIsTTY, signal },
       );
       out(`outbox: ${formatCounts(counts)}\n`);
       if (counts.pending > 0 && !signal.aborted) {
         err(`oncely: ${counts.pending} intent(s) still pending: a secret header has no --secret, or another worker holds them\n`);
-        process.exitCode = EXIT.failure;
+        io.exit(EXIT.failure);
       }
     }),
   );

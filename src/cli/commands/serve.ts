@@ -8,6 +8,7 @@ import { HOOK_SCRIPT_GRAMMAR, parseHookScript } from '../../services/hook/hook-s
 import { systemClock } from '../../time/clock.js';
 import { EXIT } from '../exit.js';
 import { parseDeadline, parseDurationMs } from './deliver-options.js';
+import { processIo, type CliIo } from '../cli-io.js';
 
 interface ServeFlags {
   port: string;
@@ -68,7 +69,7 @@ function parseHookScriptOption(text: string): ReturnType<typeof parseHookScript>
 }
 
 /** `oncely serve`: the dropbox, notes and hook services on one server, with a ledger on SQLite or PostgreSQL. */
-export function registerServe(program: Command): void {
+export function registerServe(program: Command, io: CliIo = processIo): void {
   program
     .command('serve')
     .description('run the dropbox, notes and hook services on one server, with an idempotency ledger (SQLite or PostgreSQL)')
@@ -122,12 +123,12 @@ Examples:
         throw new InvalidOptionError('--headers-timeout', flags.headersTimeout, `a duration from 1ms to the request timeout (${flags.requestTimeout})`);
       }
       const closes = parseCloseTimes(flags.closesAt ?? [], systemClock.now());
-      const envToken = process.env['ONCELY_DEV_TOKEN'];
+      const envToken = io.env['ONCELY_DEV_TOKEN'];
       const devToken = flags.devToken ? (envToken ? parseTokenPairs(`dev=${envToken}`, 'ONCELY_DEV_TOKEN')[0]![1] : generateDevToken()) : undefined;
-      const callers = createCallers({ tokensFile: flags.tokens, tokensEnv: process.env['ONCELY_TOKENS'], devToken });
+      const callers = createCallers({ tokensFile: flags.tokens, tokensEnv: io.env['ONCELY_TOKENS'], devToken });
       if (callers.names.length === 0) throw new OncelyError('invalid_option', 'no callers: pass --tokens FILE or ONCELY_TOKENS, or leave out --no-dev-token');
 
-      const err = (text: string): void => void process.stderr.write(text);
+      const { err } = io;
       const server = await startServer({
         port,
         host: flags.host,
@@ -141,18 +142,18 @@ Examples:
         requestTimeoutMs,
         headersTimeoutMs,
         graceMs,
-        ...(flags.quiet ? {} : { log: (line: string) => void process.stdout.write(`${line}\n`) }),
+        ...(flags.quiet ? {} : { log: (line: string) => io.out(`${line}\n`) }),
         onPoolError: (error) => err(`oncely serve: database connection lost: ${error.message}\n`),
         onError: (error) => {
           const message = error instanceof Error ? error.message : String(error);
           // A failed background purge says so itself ("retention purge failed: …"); the rest are requests.
           err(`oncely serve: ${isOncelyError(error) && error.code === 'purge_failed' ? message : `request failed: ${message}`}\n`);
-          if (process.env['ONCELY_DEBUG'] && error instanceof Error && error.stack) err(`${error.stack}\n`);
+          if (io.env['ONCELY_DEBUG'] && error instanceof Error && error.stack) err(`${error.stack}\n`);
         },
       });
       if (!server.loopback) err(`oncely serve: warning: listening on ${flags.host}, reachable from other machines; anyone with a token can write\n`);
       err(banner(server, { devToken, callerNames: callers.names, fault: flags.fault, hookScript: hookScript.text, closes, notesPublic: flags.notesPublic }));
-      process.exitCode = await waitForSignal(server);
+      io.exit(await waitForSignal(server, io));
     });
 }
 
@@ -184,29 +185,29 @@ function banner(server: RunningServer, o: { devToken: string | undefined; caller
 }
 
 /** Resolves with the exit code once a signal has stopped the server; a second signal cuts it short. */
-function waitForSignal(server: RunningServer): Promise<number> {
+function waitForSignal(server: RunningServer, io: CliIo): Promise<number> {
   return new Promise<number>((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       const force = (): void => {
-        process.stderr.write('oncely serve: second signal: cutting the requests in flight\n');
+        io.err('oncely serve: second signal: cutting the requests in flight\n');
         server.server.closeAllConnections();
         process.exit(EXIT.failure);
       };
       process.once('SIGINT', force);
       process.once('SIGTERM', force);
       const inFlight = server.inFlight();
-      process.stderr.write(`oncely serve: ${signal}: shutting down; ${inFlight} request${inFlight === 1 ? '' : 's'} in flight\n`);
+      io.err(`oncely serve: ${signal}: shutting down; ${inFlight} request${inFlight === 1 ? '' : 's'} in flight\n`);
       server.close().then(
         ({ drained }) => {
-          process.stderr.write(drained ? 'oncely serve: stopped\n' : 'oncely serve: stopped after cutting requests that outlived the grace period\n');
+          io.err(drained ? 'oncely serve: stopped\n' : 'oncely serve: stopped after cutting requests that outlived the grace period\n');
           process.off('SIGINT', force);
           process.off('SIGTERM', force);
           resolve(drained ? EXIT.ok : EXIT.failure);
         },
         (error: unknown) => {
-          process.stderr.write(`oncely: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          io.err(`oncely: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
           resolve(EXIT.failure);
         },
       );

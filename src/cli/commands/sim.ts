@@ -23,6 +23,7 @@ import {
 import { batchFiles, summarizeBatch } from '../../sim/batch-summary.js';
 import { formatClaims, formatMeansTables, formatParams, formatRunTable, formatSeedComparison, formatTraceText } from '../../lab/sim-tables.js';
 import { EXIT } from '../exit.js';
+import { processIo, type CliIo } from '../cli-io.js';
 
 /** A world parameter on the command line. `none` is the word that means null (no limit, never). */
 interface WorldFlag {
@@ -53,15 +54,15 @@ const WORLD_FLAGS: readonly WorldFlag[] = [
 ];
 
 /** `oncely sim …`: the seeded simulator of seed 002. */
-export function registerSim(program: Command): void {
+export function registerSim(program: Command, io: CliIo = processIo): void {
   const sim = program
     .command('sim')
     .description('compare retry rules on seeded lossy worlds (seed 002; docs/simulator.md)');
-  registerSimRun(sim);
-  registerSimBatch(sim);
+  registerSimRun(sim, io);
+  registerSimBatch(sim, io);
 }
 
-function registerSimRun(sim: Command): void {
+function registerSimRun(sim: Command, io: CliIo): void {
   const run = sim
     .command('run')
     .description('simulate one world under each rule and print its metrics (and trace)')
@@ -88,16 +89,16 @@ function registerSimRun(sim: Command): void {
           metrics: o.metrics,
           ...(o.trace ? { trace: o.trace } : {}),
         }));
-        process.stdout.write(`${JSON.stringify({ params, outcomes: shaped }, null, 2)}\n`);
+        io.out(`${JSON.stringify({ params, outcomes: shaped }, null, 2)}\n`);
         return;
       }
       const parts = [formatParams(params), '', formatRunTable(outcomes)];
       if (trace) for (const o of outcomes) parts.push('', `${ruleById(o.rule)!.label}:`, formatTraceText(o));
-      process.stdout.write(`${parts.join('\n')}\n`);
+      io.out(`${parts.join('\n')}\n`);
     });
 }
 
-function registerSimBatch(sim: Command): void {
+function registerSimBatch(sim: Command, io: CliIo): void {
   sim
     .command('batch')
     .description('run the ten predeclared settings over many seeds; print means, seed 002 beside them, and its claims')
@@ -109,7 +110,7 @@ function registerSimBatch(sim: Command): void {
     .action((options: { seeds: string; out?: string; json?: boolean; check?: boolean }) => {
       const seeds = integerFlag('--seeds', options.seeds, 1, 1_000_000);
       const startedAt = systemClock.now();
-      const bar = process.stderr.isTTY
+      const bar = io.errIsTTY
         ? new cliProgress.SingleBar({ stream: process.stderr, clearOnComplete: true, format: 'sim batch [{bar}] {value}/{total} worlds' }, cliProgress.Presets.shades_classic)
         : undefined;
       const batchOptions: RunBatchOptions = { seeds, keepOutcomes: options.out !== undefined };
@@ -122,7 +123,7 @@ function registerSimBatch(sim: Command): void {
         for (const [name, text] of Object.entries(batchFiles(result, summary))) writeFileSync(join(options.out, name), text);
       }
       if (options.json === true) {
-        process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+        io.out(`${JSON.stringify(summary, null, 2)}\n`);
       } else {
         const seconds = ((systemClock.now() - startedAt) / 1000).toFixed(2);
         const lines = [
@@ -139,9 +140,9 @@ function registerSimBatch(sim: Command): void {
           formatClaims(summary.claims),
         ];
         if (options.out !== undefined) lines.push('', `Wrote outcomes.jsonl, outcomes.csv, means.csv and summary.json to ${options.out}`);
-        process.stdout.write(`${lines.join('\n')}\n`);
+        io.out(`${lines.join('\n')}\n`);
       }
-      if (options.check === true && summary.claims.some((claim) => !claim.reproduced)) process.exitCode = EXIT.checkFailed;
+      if (options.check === true && summary.claims.some((claim) => !claim.reproduced)) io.exit(EXIT.checkFailed);
     });
 }
 

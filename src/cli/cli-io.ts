@@ -1,0 +1,31 @@
+/**
+ * Where the CLI writes and how it ends: the process's streams and exit code in `oncely`, a
+ * capture in the tests that run the program in-process (no child process per case).
+ */
+export interface CliIo {
+  /** Standard output: the command's result. */
+  out(text: string): void;
+  /** Standard error: progress, warnings and the one-line errors. */
+  err(text: string): void;
+  /** Sets the code the run ends with (the last call wins). */
+  exit(code: number): void;
+  /** The environment the command reads (ONCELY_TOKENS, ONCELY_DEBUG, ...). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Whether standard error is a terminal: progress bars are drawn only then. */
+  readonly errIsTTY: boolean;
+}
+
+/** The real process: its streams, `process.exitCode` and `process.env`. */
+export const processIo: CliIo = {
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+  exit: (code) => {
+    process.exitCode = code;
+  },
+  get env() {
+    return process.env;
+  },
+  get errIsTTY() {
+    return process.stderr.isTTY === true;
+  },
+};
