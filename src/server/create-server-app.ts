@@ -92,6 +92,7 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
   await setUpHookHits(backend.db);
   const hooks = createHooksApp({
     ledger,
+    observe: metrics.ledgerObserver('hooks'),
     db: backend.db,
     scopeOf,
     clock,

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { ConnectionControl } from '../http/node-listener.js';
 import type { Ledger } from '../ledger/ledger.js';
+import type { LedgerObserver } from '../ledger/observe-ledger.js';
 import type { HookScript } from '../services/hook/hook-script.js';
 import { createHookService, type HookHit, type HookService } from '../services/hook/hook-service.js';
 import type { ServiceDatabase } from '../services/sql/service-database.js';
@@ -10,6 +11,8 @@ import type { ScopeOf } from './auth.js';
 export interface HooksAppOptions<Tx> {
   /** The server's one ledger: hook keys sit beside the dropbox's and the notes'. */
   readonly ledger: Ledger<Tx>;
+  /** Told each decision of the receivers' ledger (the server's metrics). @default nothing */
+  readonly observe?: LedgerObserver | undefined;
   /** The hits table lives here (set up with setUpHookHits before the first request). */
   readonly db: ServiceDatabase<Tx>;
   readonly scopeOf: ScopeOf;
@@ -42,6 +45,7 @@ export interface HooksApp {
 export function createHooksApp<Tx>(options: HooksAppOptions<Tx>): HooksApp {
   const service = createHookService<Tx>({
     ledger: options.ledger,
+    observe: options.observe,
     db: options.db,
     scopeOf: options.scopeOf,
     basePath: options.basePath ?? '/hooks',

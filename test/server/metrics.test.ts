@@ -67,6 +67,17 @@ describe('GET /metrics (Prometheus)', () => {
     assert.doesNotMatch(text, /alice|m-1/);
   });
 
+  it('the hook receiver counts too: its effects run on the same ledger', async () => {
+    const hookRequest = () =>
+      send(t.port, { method: 'POST', path: '/hooks/run-complete', headers: { authorization: `Bearer ${TOKENS.alice}`, 'idempotency-key': 'run-m', 'content-type': 'application/json' }, body: '{"run_id":"run-m"}' });
+    assert.equal((await hookRequest()).status, 200);
+    assert.equal((await hookRequest()).status, 200);
+    const now = await scrape();
+    assert.equal(now.get('oncely_requests_total{service="hooks",outcome="new"}'), 1);
+    assert.equal(now.get('oncely_requests_total{service="hooks",outcome="replay"}'), 1);
+    assert.equal(now.get('oncely_effect_duration_seconds_count{service="hooks",result="executed"}'), 1);
+  });
+
   it('answers 405 with Allow for another method', async () => {
     const response = await send(t.port, { method: 'POST', path: '/metrics', body: '' });
     assert.equal(response.status, 405);

@@ -11,6 +11,7 @@ import { createLedger, type Ledger } from '../../ledger/ledger.js';
 import { readRowLimit, rowPage } from '../sql/row-limit.js';
 import type { ServiceDatabase } from '../sql/service-database.js';
 import type { SqlHandle } from '../../ledger/sql-handle.js';
+import { observeLedger, type LedgerObserver } from '../../ledger/observe-ledger.js';
 import type { Clock } from '../../time/clock.js';
 import { clearHits, countHits, insertHit, listHitsPage, purgeHits } from './hook-hits-table.js';
 import type { HitAnswer, HookCounts, HookHit } from './hook-hit.js';
@@ -33,6 +34,8 @@ export interface HookServiceOptions<Tx> {
    * so a retry under the same key meets the script again.
    */
   readonly ledger: Ledger<Tx>;
+  /** Told each decision of the receiver's ledger (metrics). @default nothing */
+  readonly observe?: LedgerObserver | undefined;
   /** The hits table lives in the ledger's database; an ack's hit commits with its receipt. */
   readonly db: ServiceDatabase<Tx>;
   /** The caller of a request; undefined is 401. @default every request is caller 'hook' (a receiver without callers) */
@@ -142,7 +145,8 @@ export function createHookService<Tx>(options: HookServiceOptions<Tx>): HookServ
   const webhookToleranceMs = options.webhookToleranceMs ?? DEFAULT_WEBHOOK_TOLERANCE_MS;
   // Only an ack is a receipt: a scripted 429 or 503 stored for the retention would answer every
   // retry with "try later" forever; not stored, the key is released and the retry meets the script.
-  const ledger = createLedger<Tx>({ ...options.ledger.options, shouldStore: (receipt) => receipt.status >= 200 && receipt.status < 300 });
+  const own = createLedger<Tx>({ ...options.ledger.options, shouldStore: (receipt) => receipt.status >= 200 && receipt.status < 300 });
+  const ledger = options.observe ? observeLedger(own, options.observe) : own;
 
   const hitsPath = `${basePath}/debug/hits`;
   const resetPath = `${basePath}/debug/reset`;
