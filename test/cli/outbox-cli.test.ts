@@ -39,3 +39,41 @@ test('bad input is one line and a non-zero exit, and changes nothing', () => {
   const badUrl = oncely('outbox', 'add', 'ftp://x', '--data', '{}', '--journal', journal);
   assert.equal(badUrl.status, 2);
 });
+
+test('deliver --journal after a crash: the intent is found under its key and resumed, the lost attempt counted', async () => {
+  const { createServer } = await import('node:http');
+  const { createSqliteJournalStore, openSqliteDatabase } = await import('../../src/stores/sqlite/index.js');
+  const { createJournal } = await import('../../src/journal/index.js');
+  const keys: string[] = [];
+  const server = createServer((req, res) => {
+    keys.push(String(req.headers['idempotency-key']));
+    req.resume();
+    req.on('end', () => res.writeHead(201, { 'content-type': 'application/json' }).end('{"saved":true}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/orders`;
+  const file = join(dir, 'deliver.db');
+  try {
+    // The first run recorded the intent and started attempt 1, then died (its lease is long gone).
+    const store = createSqliteJournalStore({ database: () => openSqliteDatabase(file) });
+    await createJournal({ store }).record({ key: 'order-9', target: url, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"order":9}', maxAttempts: 5, attemptTimeoutMs: 10_000, createdBy: 'oncely deliver' });
+    const [claim] = await store.claim('dead-run', Date.now(), 1, 1);
+    await store.startAttempts([{ key: 'order-9', token: claim!.token, attempt: 1, worker: 'dead-run', startedAt: Date.now() }]);
+    await store.close();
+
+    // Not spawnSync: the receiver lives in this process and must keep answering.
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [CLI, 'deliver', url, '--data', '{"order":9}', '--key', 'order-9', '--journal', file, '--base-delay', '1ms']);
+    const run = { stdout: '', stderr: '', status: null as number | null };
+    child.stdout.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
+    run.status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /found in the journal \(1 attempt\(s\) so far\): resuming under the same key/);
+    assert.match(run.stdout, /#1 .* unknown +dead-run +the worker stopped mid-attempt/);
+    assert.match(run.stdout, /delivered +\d\/5 +order-9/);
+    assert.deepEqual(keys, ['order-9'], 'one new request, under the same key');
+  } finally {
+    server.close();
+  }
+});

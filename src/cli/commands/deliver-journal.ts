@@ -1,10 +1,8 @@
-import { InvalidOptionError } from '../../contract/errors.js';
 import { HEADER } from '../../contract/headers.js';
-import { keyFor } from '../../contract/idempotency-key.js';
 import { formatAttemptEntry, formatIntentLine } from '../../journal/format-intent.js';
 import type { Journal } from '../../journal/journal.js';
 import type { DeliverRequest } from './deliver.js';
-import { DEFAULT_DELIVER } from './deliver.js';
+import { DEFAULT_DELIVER, resolveDelivery } from './deliver.js';
 import { exitCodeForIntent, runOutbox } from './outbox-run.js';
 
 /** Headers that carry credentials: re-supplied by each run, never recorded (seed 004: "don't log secrets"). */
@@ -24,20 +22,7 @@ export interface JournaledIo {
  * attempts already made counted, instead of sending a new intent (seed 000's fixture A).
  */
 export async function deliverJournaled(request: DeliverRequest, journal: Journal<unknown>, io: JournaledIo): Promise<number> {
-  const method = request.method.toUpperCase();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(request.data);
-  } catch (error) {
-    throw new InvalidOptionError('--data', request.data.length > 60 ? `${request.data.slice(0, 60)}…` : request.data, `JSON text (${(error as Error).message})`);
-  }
-  let url: string;
-  try {
-    url = new URL(request.url).href;
-  } catch {
-    throw new InvalidOptionError('url', request.url, 'an absolute http:// or https:// URL');
-  }
-  const key = request.key ?? keyFor({ method, url, data: parsed }, 'deliver');
+  const { url, method, key } = resolveDelivery(request);
   const headers: Record<string, string> = { [HEADER.contentType.toLowerCase()]: 'application/json' };
   const secrets: Record<string, string> = {};
   for (const [name, value] of request.headers ?? []) {

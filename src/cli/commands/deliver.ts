@@ -90,8 +90,12 @@ export function exitCodeFor(report: RetryReport): number {
   return EXIT.failure;
 }
 
-/** Delivers one notification and prints every attempt; resolves with the result instead of exiting. */
-export async function deliver(request: DeliverRequest, io: DeliverIo): Promise<DeliverResult> {
+/**
+ * The URL, method and key of a delivery, checked before anything is printed or sent: bad JSON, a
+ * bad URL or a bad key is a usage error, never a half-run. Without --key, the key is derived from
+ * method, URL and the canonical data, so a rerun (with or without --journal) is the same intent.
+ */
+export function resolveDelivery(request: Pick<DeliverRequest, 'url' | 'method' | 'data' | 'key'>): { url: string; method: string; key: string } {
   const url = checkUrl(request.url);
   const method = request.method.toUpperCase();
   let parsed: unknown;
@@ -100,9 +104,14 @@ export async function deliver(request: DeliverRequest, io: DeliverIo): Promise<D
   } catch (error) {
     throw new InvalidOptionError('--data', request.data.length > 60 ? `${request.data.slice(0, 60)}…` : request.data, `JSON text (${(error as Error).message})`);
   }
-  const derived = request.key === undefined;
-  // Checked before anything is printed or sent: a bad key is a usage error, never a half-run.
   const key = request.key === undefined ? keyFor({ method, url, data: parsed }, 'deliver') : validateKey(request.key);
+  return { url, method, key };
+}
+
+/** Delivers one notification and prints every attempt; resolves with the result instead of exiting. */
+export async function deliver(request: DeliverRequest, io: DeliverIo): Promise<DeliverResult> {
+  const { url, method, key } = resolveDelivery(request);
+  const derived = request.key === undefined;
   const clock = io.clock ?? systemClock;
   const headers = new Headers([[HEADER.contentType, 'application/json']]);
   for (const [name, value] of request.headers ?? []) headers.set(name, value);
