@@ -50,17 +50,25 @@ export function idempotentListener<Tx>(options: NodeIdempotencyOptions<Tx>, list
 
 /**
  * The body, read until it ends or passes `maxBytes`: then what was read so far, one chunk over
- * the limit, so the middleware answers 413 without this buffering the rest.
+ * the limit, so the middleware answers 413; the rest is drained unbuffered (breaking off the
+ * stream instead would destroy the socket before the 413 is written).
  */
-async function readAtMost(req: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    total += chunk.byteLength;
-    if (total > maxBytes) break;
-  }
-  return Buffer.concat(chunks);
+function readAtMost(req: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      total += chunk.byteLength;
+      if (total <= maxBytes) return;
+      req.off('data', onData);
+      req.resume();
+      resolve(Buffer.concat(chunks));
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
 }
 
 /** A request like `req` whose body streams `bytes` again (the original stream was read). */
