@@ -3,7 +3,7 @@ import type { AttemptRecord } from './retry-report.js';
 
 /**
  * One attempt as a line a person reads: when, what came back, and the wait chosen after it and
- * why. Seed 003: a summary that hides the eleven 429s is how the twelve-POST bug shipped.
+ * why. The webhook storm (docs/origins.md): a summary that hides the eleven 429s is how the twelve-POST bug shipped.
  *
  *   #1  +0.000s  429 retry    wait 1000 ms (retry-after 1 s)
  *   #2  +1.004s  ---  unknown  sent, no response (socket closed): fetch failed: other side closed (UND_ERR_SOCKET); wait 37 ms (backoff)

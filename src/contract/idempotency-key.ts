@@ -9,7 +9,7 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /**
  * Says what is wrong with a key, or returns undefined for a good one. The first message is the
- * one seed 000's fixture C prints: a blank key is an error, never something to fill in.
+ * one the dropbox story's fixture C prints (docs/origins.md): a blank key is an error, never something to fill in.
  */
 export function keyProblem(key: unknown): string | undefined {
   if (typeof key !== 'string') return `idempotency key must be a string, got ${key === null ? 'null' : typeof key}`;

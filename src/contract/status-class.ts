@@ -1,5 +1,5 @@
 /**
- * How a status code steers a retry loop (seed 003's classifier, RFC 9110 section 15).
+ * How a status code steers a retry loop (the webhook storm's classifier (docs/origins.md), RFC 9110 section 15).
  * - success: 2xx, terminal.
  * - retryable: the server asks us to come back (throttled, overloaded, timed out).
  * - fatal: the request itself is wrong; sending it again cannot help.

@@ -2,7 +2,7 @@
 export type SpanEventAttributes = Record<string, string | number | boolean>;
 
 /**
- * The part of `@opentelemetry/api`'s `trace` object the span-event hooks use (DESIGN habit 4: a
+ * The part of `@opentelemetry/api`'s `trace` object the span-event hooks use (docs/design.md, habit 4: a
  * structural slice, so oncely never imports the package and works without it). Pass `trace` from
  * `@opentelemetry/api` (an optional peer dependency, 1.x).
  */

@@ -4,7 +4,7 @@
  *   Nothing can have happened, so it is safe to retry, even without an idempotency key.
  * - sent, no response: the request may have arrived and the work may be done (a swallowed ack,
  *   a timeout, a reset); resend only under the same key.
- * No status is invented for either: the server never sent one (seed 003, docs/origins.md).
+ * No status is invented for either: the server never sent one (docs/origins.md, "The webhook storm").
  */
 export const NOT_SENT_REASONS = ['connection_refused', 'dns_failure', 'unreachable', 'connect_timeout'] as const;
 export type NotSentReason = (typeof NOT_SENT_REASONS)[number];

@@ -47,7 +47,7 @@ export type IdempotencyMiddleware<Tx, V = unknown> = ((request: Request, next: I
 };
 
 /**
- * Speaks the receiver's wire contract (DESIGN.md) in front of a handler, in one fixed order:
+ * Speaks the receiver's wire contract (docs/design.md) in front of a handler, in one fixed order:
  *
  * 1. scope: `scopeOf` is called once; none is 401 with a WWW-Authenticate challenge;
  * 2. key: a missing key is 400 (or, with `onKeyless`, the request is answered outside the

@@ -1,6 +1,6 @@
 /**
  * The receiver's HTTP side: a web-standard `(Request, next) -> Response` middleware speaking the
- * DESIGN.md wire contract, and thin adapters for node:http, Express and Hono.
+ * wire contract of docs/design.md, and thin adapters for node:http, Express and Hono.
  *
  * ```ts
  * const store = createSqliteStore({ database: () => openSqliteDatabase('oncely-data/app.db') });

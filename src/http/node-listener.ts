@@ -8,7 +8,7 @@ import { readRequestTarget } from './request-target.js';
 
 /**
  * The one thing a web-standard handler cannot do itself: drop the connection without a reply
- * (a swallowed ack, seed 000). Given by the node adapters; after `drop()` the response is ignored.
+ * (a swallowed ack, the dropbox story (docs/origins.md)). Given by the node adapters; after `drop()` the response is ignored.
  */
 export interface ConnectionControl {
   drop(): void;

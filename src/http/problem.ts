@@ -14,7 +14,7 @@ export interface ProblemType<Code extends string = string> {
 
 /**
  * The problems of the receiver's wire contract and of the HTTP edge: the single place where a
- * shared outcome becomes an HTTP status (DESIGN habit 8). Bodies are problem+json (RFC 9457) with
+ * shared outcome becomes an HTTP status (docs/design.md, habit 8). Bodies are problem+json (RFC 9457) with
  * type, title, status and detail, plus `code` (the kind) for programs.
  */
 export const PROBLEMS = {

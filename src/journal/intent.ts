@@ -4,7 +4,7 @@ import type { Outcome } from '../contract/status-class.js';
 
 /**
  * Where an intent stands. `pending` is the only unfinished state; every other one is the final
- * outcome, recorded once (seed 000: "a terminal receipt you are willing to trust"):
+ * outcome, recorded once (docs/origins.md, "The dropbox's swallowed ack": "a terminal receipt you are willing to trust"):
  * - `delivered`: a 2xx came back; its status and body are kept as the receipt;
  * - `refused`: the receiver said no for good (a fatal or unlisted status, a failed operation);
  * - `gave_up`: the budget or the deadline ran out and every attempt was answered (nothing happened);

@@ -4,7 +4,7 @@ import type { AttemptEntry, IntentRecord, StateCounts } from './intent.js';
 import type { IntentFilter, JournalStore } from './journal-store.js';
 import { prepareIntent, sameIntent, type IntentInput } from './prepare-intent.js';
 
-/** A key recorded before with a different send (target, method, headers or payload): seed 004's request-ID conflict. */
+/** A key recorded before with a different send (target, method, headers or payload): the notes story's request-ID conflict (docs/origins.md). */
 export class IntentConflictError extends OncelyError {
   readonly key: string;
   constructor(key: string) {

@@ -15,7 +15,7 @@ export interface IntentInput {
   readonly headers?: Readonly<Record<string, string>>;
   /**
    * Header names whose values are secrets (Authorization, an API key): never written to the
-   * journal (seed 004: "don't log secrets"); the worker re-supplies them at send time.
+   * journal (docs/origins.md, "The notes' retry contract": "don't log secrets"); the worker re-supplies them at send time.
    */
   readonly secretHeaders?: readonly string[];
   /** The complete payload. @default empty */
@@ -75,7 +75,7 @@ export function prepareIntent(input: IntentInput, nowMs: number): NewIntent {
   return { key, target: target.href, method, headers, secretHeaders, body, policy, deadlineAt, createdBy, createdAt: nowMs };
 }
 
-/** True when a stored intent and a new one ask for the same send (seed 004: same key, same command). */
+/** True when a stored intent and a new one ask for the same send (docs/origins.md, "The notes' retry contract": same key, same command). */
 export function sameIntent(a: NewIntent, b: NewIntent): boolean {
   return (
     a.target === b.target &&

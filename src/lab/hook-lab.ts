@@ -6,7 +6,7 @@ import { VirtualClock } from '../time/virtual-clock.js';
 import { seededRandom } from '../time/random.js';
 import { naiveDeliver, NAIVE_CLIENT, type NaiveResult } from './hook-naive-client.js';
 
-/** The three scenarios of `oncely lab hook` (seed 003). */
+/** The three scenarios of `oncely lab hook` (docs/origins.md, "The webhook storm"). */
 export const HOOK_LAB_SCENARIOS = [
   {
     name: 'throttle',

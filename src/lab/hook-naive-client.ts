@@ -1,7 +1,7 @@
 import type { Clock } from '../time/clock.js';
 
 /**
- * The first agent-written client of seed 003, kept as a specimen: no Idempotency-Key, a fixed
+ * The first agent-written client of the webhook storm (docs/origins.md), kept as a specimen: no Idempotency-Key, a fixed
  * 50 ms sleep, Retry-After ignored, every non-2xx retried (400 included), a fresh timestamp in
  * every body. The cap exists only so the demo ends.
  */
@@ -35,7 +35,7 @@ export async function naiveDeliver(url: string, payload: Record<string, unknown>
       const response = await options.fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        // Seed 003: "each retry minted a new body timestamp and no Idempotency-Key".
+        // The webhook storm (docs/origins.md): "each retry minted a new body timestamp and no Idempotency-Key".
         body: JSON.stringify({ ...payload, sentAt: options.clock.now() }),
       });
       await response.arrayBuffer();

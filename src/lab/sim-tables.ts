@@ -66,7 +66,7 @@ export function formatMeansTables(rows: readonly MeansRow[]): string {
     .join('\n\n');
 }
 
-/** Seed 002's figures beside ours, with the difference and its size in standard errors. */
+/** The simulator write-up's figures beside ours (docs/origins.md), with the difference and its size in standard errors. */
 export function formatSeedComparison(comparisons: readonly FigureComparison[]): string {
   const rows = comparisons.map((c) => [
     c.setting,

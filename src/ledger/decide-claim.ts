@@ -12,11 +12,11 @@ export type ClaimDecision =
   | { readonly action: 'wait'; readonly entry: InFlightEntry; readonly retryAfterMs: number };
 
 /**
- * The rules of issue 4, in order:
+ * The rules, in order:
  * 1. no entry: claim it;
  * 2. retention over (or a tombstone): the key is new again, whatever the fingerprint;
  * 3. a different fingerprint on a live entry, in flight or completed: conflict, checked before
- *    anything else (the DESIGN wire contract answers 422 before 409);
+ *    anything else (the wire contract of docs/design.md answers 422 before 409);
  * 4. completed: replay;
  * 5. in flight with a live lease: wait for the rest of the lease;
  * 6. in flight with an expired lease: the owner is presumed dead; take over.

@@ -7,9 +7,9 @@ import type { LedgerStore } from './ledger-store.js';
 /**
  * The default storage policy: a business answer is stored, a transient failure is not.
  * 2xx, 3xx and 4xx are stored (a 404 or a 422 is the answer, and a retry must get it again),
- * except the 4xx that ask to come back later (408, 425, 429 in seed 003's table): storing those
+ * except the 4xx that ask to come back later (408, 425, 429 in the webhook storm's table (docs/origins.md)): storing those
  * would replay "try later" for the whole retention. 5xx is never stored: the effect rolls back
- * and the key is released, so a retry runs again (issue 4, "which outcomes are stored").
+ * and the key is released, so a retry runs again.
  */
 export function isBusinessAnswer(receipt: Receipt): boolean {
   return receipt.status >= 200 && receipt.status < 500 && !DEFAULT_STATUS_TABLE.retryable.has(receipt.status);

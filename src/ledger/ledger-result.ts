@@ -28,7 +28,7 @@ export const EXECUTE_KINDS = ['executed', 'replayed', 'conflict', 'in_flight', '
 export type ExecuteKind = (typeof EXECUTE_KINDS)[number];
 
 /**
- * The answer to {@link Ledger.execute}, as data (DESIGN habit 8):
+ * The answer to {@link Ledger.execute}, as data (docs/design.md, habit 8):
  * - executed: the effect ran and committed with its receipt, in one transaction;
  * - replayed: an exact retry of a completed request; nothing ran; the stored receipt;
  * - conflict: the key is held (in flight or completed) for a different fingerprint;
@@ -57,7 +57,7 @@ export const LOOKUP_KINDS = ['found', 'in_flight', 'expired', 'never_seen', 'una
 export type LookupKind = (typeof LOOKUP_KINDS)[number];
 
 /**
- * The read-only status lookup of seed 004 ("use a documented status lookup before another
+ * The read-only status lookup of the notes story (docs/origins.md) ("use a documented status lookup before another
  * write"). "expired" and "never_seen" differ on purpose: the first means the request was seen
  * and its receipt is gone, so resending it may repeat it; only the second means it never arrived
  * (or was forgotten beyond the tombstone period).

@@ -13,7 +13,7 @@ export interface SweepResult {
  * Where a ledger keeps its entries, and the transaction the effect runs in. A store is dumb on
  * purpose: it reads, inserts and compare-and-swaps rows; every rule (conflict first, lease,
  * retention) lives in the ledger, so all stores behave alike and one conformance suite checks
- * them (DESIGN habit 5).
+ * them (docs/design.md, habit 5).
  *
  * `Tx` is the handle the effect gets for its own writes: they commit or roll back together with
  * the receipt. Methods that take a `tx` run inside {@link transaction}; the others commit on

@@ -142,7 +142,7 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
           expiresAt: nowMs + o.retentionMs,
           receipt: produced,
         };
-        // The receipt joins the effect's transaction: both commit, or neither (seed 004).
+        // The receipt joins the effect's transaction: both commit, or neither (docs/origins.md, "The notes' retry contract").
         if (!(await store.complete(tx, version, entry))) throw new Rollback('lease_lost');
         return entry;
       });

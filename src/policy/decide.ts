@@ -134,7 +134,7 @@ export function decideStart(
  * time and a source of randomness, decide whether to stop or how long to wait. Nothing here
  * sleeps or reads a clock, so a schedule can be tested as a list of delays.
  *
- * Order matters and follows seed 003 (docs/origins.md): success, then fatal statuses (never
+ * Order matters and follows the webhook storm (docs/origins.md): success, then fatal statuses (never
  * retried, however much budget is left), then the caller's cancel (an answer that settles the
  * intent is reported as it is; anything else is the caller's abort), then the attempt budget, then
  * the deadline, then the wait (Retry-After before backoff), which must also end before the
@@ -181,7 +181,7 @@ export function decide(
   let delayReason: DelayReason;
   if (retryAfter.kind === 'delay') {
     // Never retry earlier than the server asked. If its ask is more than we may wait, stop now
-    // rather than come back early: an early retry is the storm seed 003 describes.
+    // rather than come back early: an early retry is the storm of docs/origins.md, "The webhook storm".
     if (retryAfter.delayMs > policy.maxRetryAfterMs || retryAfter.delayMs >= timeLeftMs) return stop('retry_after_too_long');
     const stretch = random.next() * policy.retryAfterJitterRatio * retryAfter.delayMs;
     // Jitter may lengthen the wait but must not push the next attempt onto or past the deadline.

@@ -21,7 +21,7 @@ export interface RetryPolicyOptions {
   readonly retryAfterJitterRatio: number;
   /** No attempt starts at or after this instant, and no sleep ends past it. @default Infinity */
   readonly closesAt: number;
-  /** @default the table of seed 003 */
+  /** @default the table of the webhook storm (docs/origins.md) */
   readonly statusTable: StatusTable;
 }
 

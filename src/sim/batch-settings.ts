@@ -22,7 +22,7 @@ export interface BatchSetting {
 }
 
 /**
- * The ten predeclared settings of seed 002 ("ten predeclared settings, including total request
+ * The ten predeclared settings of the simulator write-up (docs/origins.md) ("ten predeclared settings, including total request
  * loss, total receipt loss, short retention and ledger reset"), declared before any result was
  * looked at, so no setting was picked for the way it came out.
  */

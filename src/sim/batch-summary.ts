@@ -11,15 +11,15 @@ export interface BatchSummary extends Pick<BatchResult, 'seeds' | 'firstSeed' | 
   readonly settings: readonly BatchSetting[];
   /** How many outcomes the batch had (its outcomeCount). */
   readonly outcomes: number;
-  /** Seed 002's published means beside ours. */
+  /** The simulator write-up's published means beside ours (docs/origins.md). */
   readonly seed002: readonly FigureComparison[];
   readonly closedForm: ClosedFormResult;
   readonly claims: readonly ClaimResult[];
 }
 
 /**
- * Judges a batch: seed 002's figures beside its means, the closed-form check (2,000 small
- * worlds), and seed 002's claims with it. The CLI and the page's worker both summarize here, so
+ * Judges a batch: the simulator write-up's figures beside its means (docs/origins.md), the closed-form check (2,000 small
+ * worlds), and the simulator write-up's claims with it (docs/origins.md). The CLI and the page's worker both summarize here, so
  * their summary.json files are the same.
  */
 export function summarizeBatch(result: BatchResult): BatchSummary {

@@ -4,7 +4,7 @@ import { findRow, type MeansRow } from './means-table.js';
 import { RULES, type RuleId } from './rules.js';
 import type { MetricName } from './run-world.js';
 
-/** A claim of seed 002 (or of the issue), checked in our model. */
+/** A claim of the simulator write-up (docs/origins.md) (or one of ours), checked in our model. */
 export interface ClaimResult {
   readonly id: string;
   readonly text: string;
@@ -23,7 +23,7 @@ export interface CheckClaimsOptions {
 const KEYED_RULES = RULES.filter((rule) => rule.keyed).map((rule) => rule.id);
 
 /**
- * Checks seed 002's claims on a batch's table of means. "Never" and "nothing" claims read every
+ * Checks the simulator write-up's claims on a batch's table of means (docs/origins.md). "Never" and "nothing" claims read every
  * world (each row's max); comparisons read the means over the seeds. A claim whose rows are
  * missing from the batch counts as not reproduced.
  */

@@ -42,7 +42,7 @@ export interface ClosedFormOptions {
   readonly tolerance?: number;
 }
 
-/** The worked example: 0.9999, 0.9813 and 1.4018. */
+/** A worked example: 0.9999, 0.9813 and 1.4018. */
 export const DEFAULT_CLOSED_FORM = { requestLoss: 0.1, receiptLoss: 0.3, maxAttempts: 4, seeds: 2000, tolerance: 0.01 } as const;
 
 export interface ClosedFormResult {

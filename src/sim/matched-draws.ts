@@ -4,7 +4,7 @@ import { seededRandom } from '../time/random.js';
  * The random facts of one world, matched across rules: attempt `a` of job `j` draws from its own
  * stream seeded by (seed, j, a), always in the same order (request lost?, forward delay,
  * receipt lost?, return delay), whether or not a fact ends up used. So two rules that both send
- * attempt 2 of job 5 see the same fate for it, whatever else they did (seed 002: "matched world
+ * attempt 2 of job 5 see the same fate for it, whatever else they did (docs/origins.md, "The retry-rule simulator": "matched world
  * draws per job and attempt").
  *
  * Draws are made on first use and cached, so one instance shared by every rule of a world costs

@@ -37,7 +37,7 @@ export const NO_RECEIPT: Observation = { kind: 'unknown', status: SYNTHETIC_TIME
 
 /**
  * The client side of "oncely client + key": one RetryState and one jitter stream per job, one
- * token bucket holding the world's credits (every send takes a keyed send's cost; seed 002 never
+ * token bucket holding the world's credits (every send takes a keyed send's cost; the simulator write-up (docs/origins.md) never
  * refunds credits, so confirmations refund nothing), and decide() called at each attempt's
  * timeout. The engine asks it when a job may be sent again.
  */

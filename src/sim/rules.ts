@@ -5,7 +5,7 @@
  *   while the key survives; a keyed send costs keyedSendCost.
  * - choice: which unconfirmed, eligible job a retry goes to ('none': no retries).
  * - timeout: how long a job waits after its last send before it becomes eligible.
- * Every rule sends fresh jobs first, lowest job number first (seed 002: "New jobs have priority").
+ * Every rule sends fresh jobs first, lowest job number first (docs/origins.md, "The retry-rule simulator": "New jobs have priority").
  */
 export const RULE_CHOICES = ['none', 'oldest', 'random'] as const;
 export type RuleChoice = (typeof RULE_CHOICES)[number];
@@ -27,11 +27,11 @@ export type RuleId = (typeof RULE_IDS)[number];
 
 export interface Rule {
   readonly id: RuleId;
-  /** The name shown in tables (seed 002's names for its four rules). */
+  /** The name shown in tables (the simulator write-up's names for its four rules (docs/origins.md)). */
   readonly label: string;
   /** One or two sentences for the page and `--help`. */
   readonly description: string;
-  /** True for the four rules of seed 002 (none of which learns). */
+  /** True for the four rules of the simulator write-up (docs/origins.md) (none of which learns). */
   readonly fromSeed: boolean;
   readonly keyed: boolean;
   readonly choice: RuleChoice;

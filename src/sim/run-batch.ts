@@ -24,7 +24,7 @@ export interface RunBatchOptions {
   readonly onProgress?: (done: number, total: number) => void;
 }
 
-/** Seed 002's batch: 64 seeds per setting, seeds 0–63. */
+/** The simulator write-up's batch (docs/origins.md): 64 seeds per setting, seeds 0–63. */
 export const DEFAULT_BATCH = { seeds: 64, firstSeed: 0 } as const;
 
 export interface BatchResult {

@@ -201,7 +201,7 @@ export function simulateWorld(p: WorldParams, rule: Rule, draws: MatchedDraws, r
       inFlight--;
       const storedAt = keyStoredAt[job]!;
       if (keyed && storedAt >= 0 && tick - storedAt < retentionTicks) {
-        // Suppressing a repeat does not refresh the key (seed 002).
+        // Suppressing a repeat does not refresh the key (docs/origins.md, "The retry-rule simulator").
         emit(tick, 'suppressed', job, attempt);
       } else {
         effects[job]!++;

@@ -3,7 +3,7 @@ import { findRow, type MeansRow } from './means-table.js';
 import type { RuleId } from './rules.js';
 import type { MetricName } from './run-world.js';
 
-/** One number published in seed 002 (a mean over its 64 sampled worlds). */
+/** One number published in the simulator write-up (docs/origins.md) (a mean over its 64 sampled worlds). */
 export interface PublishedFigure {
   readonly setting: BatchSettingId;
   readonly rule: RuleId;
@@ -17,7 +17,7 @@ const row = (rule: RuleId, delivered: number, duplicates: number, confirmed: num
   { setting: 'default', rule, metric: 'confirmed', value: confirmed },
 ];
 
-/** Seed 002's table (default channel, 64 seeds) and the figures quoted in its text, verbatim. */
+/** The simulator write-up's table (docs/origins.md; default channel, 64 seeds) and the figures quoted in its text, verbatim. */
 export const SEED_002_FIGURES: readonly PublishedFigure[] = [
   ...row('send-once', 14.016, 0, 8.375),
   ...row('retry-oldest', 18, 13.844, 17.844),
@@ -44,7 +44,7 @@ export interface FigureComparison extends PublishedFigure {
 }
 
 /**
- * Our means beside seed 002's. The worlds differ (our generator is not theirs), so even a
+ * Our means beside the simulator write-up's. The worlds differ (our generator is not theirs), so even a
  * faithful model differs by sampling noise: `z` says how much.
  */
 export function compareWithSeed002(rows: readonly MeansRow[]): FigureComparison[] {

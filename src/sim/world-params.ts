@@ -3,7 +3,7 @@ import { InvalidOptionError } from '../contract/errors.js';
 /**
  * Everything that shapes one simulated world. Time is counted in whole ticks: durations end in
  * `Ticks`, instants in `At`. `null` means "no limit" (or "never") so params survive JSON intact.
- * docs/simulator.md explains each choice against seed 002.
+ * docs/simulator.md explains each choice against the simulator write-up (docs/origins.md).
  */
 export interface WorldParams {
   /** Which world: every random fact comes from streams seeded by it. @default 0 */
@@ -22,7 +22,7 @@ export interface WorldParams {
   readonly credits: number;
   /** Credits a send without a key costs. @default 1 */
   readonly sendCost: number;
-  /** Credits a keyed send costs (seed 002: "Keyed requests consume two each"). @default 2 */
+  /** Credits a keyed send costs (docs/origins.md, "The retry-rule simulator": "Keyed requests consume two each"). @default 2 */
   readonly keyedSendCost: number;
   /** Probability a request is lost before delivery, 0 … 1. @default 0.2 */
   readonly requestLoss: number;
@@ -42,7 +42,7 @@ export interface WorldParams {
   readonly forgetKeysAt: number | null;
 }
 
-/** The default world: seed 002's default channel. */
+/** The default world: the simulator write-up's default channel (docs/origins.md). */
 export const DEFAULT_WORLD_PARAMS: WorldParams = {
   seed: 0,
   jobs: 18,

@@ -26,7 +26,7 @@ function gaps(instants: readonly number[]): number[] {
   return instants.slice(1).map((at, i) => at - instants[i]!);
 }
 
-test('seed 003 over real sockets: 429 with Retry-After: 1 three times, then 200: four arrivals, one key, gaps >= 1 s', async () => {
+test('the webhook storm over real sockets: 429 with Retry-After: 1 three times, then 200: four arrivals, one key, gaps >= 1 s', async () => {
   const clock = new VirtualClock({ startAt: START });
   await withHook({ script: '429@1x3,200', clock }, async (hook) => {
     const client = createClient({ clock, random: seededRandom(3), maxAttempts: 12 });

@@ -9,7 +9,7 @@ import { seededRandom, VirtualClock } from '../../src/time/index.js';
 import { runPolicy } from '../support/expect-delays.js';
 import { httpDateForms } from '../support/http-date-forms.js';
 
-// Properties of the retry contract (issue 2, "What it must show"). Run counts are modest: the
+// Properties of the retry contract. Run counts are modest: the
 // whole file takes about a second.
 
 const policyArb = fc.record({

@@ -70,7 +70,7 @@ test('the report shows every attempt: start, status, outcome, the delay chosen a
   assert.deepEqual(report.attempts[0]?.retryAfter, { kind: 'delay', raw: '1', delayMs: 1_000, measuredAgainst: 'delta' });
   assert.equal(report.startedAt, 10_000);
   assert.equal(report.endedAt, 11_290);
-  // Seed 003: a success after retries is never summarised without its count and last non-2xx.
+  // The webhook storm (docs/origins.md): a success after retries is never summarised without its count and last non-2xx.
   assert.equal(summarizeReport(report), 'ok (stop:ok) after 3 attempts, last non-2xx status 502, slept 1200 ms');
 });
 
@@ -84,7 +84,7 @@ test('a first-try success reports one attempt and no sleep', async () => {
   assert.deepEqual(clock.sleeps, []);
 });
 
-test('seed 003 through retry(): 429 with a real Retry-After header waits 2-3 s; 400 sleeps 0', async () => {
+test('the webhook storm through retry(): 429 with a real Retry-After header waits 2-3 s; 400 sleeps 0', async () => {
   for (let seed = 0; seed < 20; seed++) {
     const clock = new VirtualClock();
     const op = scripted([new Response(null, { status: 429, headers: { 'Retry-After': '2' } }) as Answer, answer(200)]);

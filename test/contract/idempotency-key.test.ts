@@ -36,7 +36,7 @@ test('a good key is returned unchanged', () => {
   }
 });
 
-test('a blank or whitespace-only key is exactly "empty idempotency key" (seed 000, fixture C)', () => {
+test('a blank or whitespace-only key is exactly "empty idempotency key" (the dropbox story, fixture C)', () => {
   for (const key of ['', ' ', '   ', '\t', '\n', ' \t\r\n ']) refused(key, 'empty idempotency key');
 });
 

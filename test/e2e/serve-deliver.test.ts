@@ -1,4 +1,4 @@
-// Issue 6's end-to-end test: `oncely serve` on a free port, `oncely deliver` of a submission
+// The end-to-end test: `oncely serve` on a free port, `oncely deliver` of a submission
 // through a swallowed ack, both as child processes. The store shows one row; the client's report
 // shows one unknown outcome, then the replayed receipt.
 import { test } from 'node:test';

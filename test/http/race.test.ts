@@ -14,7 +14,7 @@ import { openFixtureStore } from '../fixtures/ledger-fixture-store.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
 
 /**
- * Issue 4's race test: 50 concurrent requests with one key, over real HTTP on loopback, produce
+ * The race test: 50 concurrent requests with one key, over real HTTP on loopback, produce
  * exactly one effect. Every other answer is the replayed receipt or a 409; none is a 5xx.
  */
 const REQUESTS = 50;

@@ -7,10 +7,10 @@ import { runDropboxFixtures, CLOSES_AT } from '../../src/lab/dropbox/dropbox-fix
 import { InMemoryDropbox, ClosedError } from '../../src/lab/dropbox/in-memory-dropbox.js';
 import { pythonRepr } from '../../src/lab/dropbox/python-repr.js';
 
-// Seed 000's "Expected output", copied verbatim from the seed into the fixture file.
+// The dropbox story's (docs/origins.md) "Expected output", copied verbatim from the seed into the fixture file.
 const expectedAtoC = readFileSync(repoPath('test', 'lab', 'dropbox-expected-a-c.txt'), 'utf8').trimEnd().split('\n');
 
-test('oncely lab dropbox prints fixtures A-C exactly as seed 000 expects', async () => {
+test('oncely lab dropbox prints fixtures A-C exactly as the dropbox story expects', async () => {
   const out = (await runOncely(['lab', 'dropbox'])).stdout;
   const lines = out.trimEnd().split('\n');
   assert.deepEqual(lines.slice(0, expectedAtoC.length), expectedAtoC);

@@ -6,7 +6,7 @@ import { runOncely } from '../support/run-cli.js';
 type Body = { version?: number; title?: string; code?: string; currentVersion?: number; requestId?: string };
 const body = (e: NotesExchange | undefined): Body => (e?.response.body ?? {}) as Body;
 
-describe('oncely lab notes (seed 004)', () => {
+describe('oncely lab notes (the notes story)', () => {
   let story: NotesStory;
   before(async () => {
     story = await runNotesStory();

@@ -8,7 +8,7 @@ const inFlight: LedgerEntry = { ...base, state: 'in_flight', leaseExpiresAt: 100
 const completed: LedgerEntry = { ...base, state: 'completed', completedAt: 10, receipt: { status: 201, headers: [], body: new Uint8Array() } };
 const tombstone: LedgerEntry = { ...base, state: 'expired', expiredAt: 1000, completedAt: 10, expiresAt: 5000 };
 
-describe('decideClaim (the rules of issue 4, no store, no clock)', () => {
+describe('decideClaim (the claim rules, no store, no clock)', () => {
   it('claims a key never seen', () => {
     assert.deepEqual(decideClaim(undefined, 'fp', 0), { action: 'insert' });
   });

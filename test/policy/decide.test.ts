@@ -15,28 +15,28 @@ import { expectDelays, runPolicy } from '../support/expect-delays.js';
 const response = (status: number, retryAfter?: string, date?: string): Observation => ({ kind: 'response', status, retryAfter, date });
 const metronome = { jitter: 'none', baseDelayMs: 100, maxDelayMs: 10_000 } as const;
 
-// Seed 003's four classifier tests, as our own tests against the pure step.
+// The webhook storm's four classifier tests (docs/origins.md), as our own tests against the pure step.
 
-test('seed 003: 200 is terminal', () => {
+test('the webhook storm: 200 is terminal', () => {
   const [decision] = decide(INITIAL_RETRY_STATE, response(200), 0, seededRandom(1), resolveRetryPolicy({ maxAttempts: 5 }));
   assert.equal(decision.action, 'stop');
   assert.ok(decision.action === 'stop' && decision.reason === 'ok' && decision.outcome === 'ok');
 });
 
-test('seed 003: 400 is never retried and sleeps 0, even with a Retry-After and budget left', () => {
+test('the webhook storm: 400 is never retried and sleeps 0, even with a Retry-After and budget left', () => {
   const trace = expectDelays({ maxAttempts: 5 }, [response(400, '2'), 200], [], { stop: 'fatal_status' });
   assert.equal(trace.stop?.outcome, 'fail');
   assert.equal(trace.decisions.length, 1);
 });
 
-test('seed 003: 429 with Retry-After "2" retries after at least 2 s and at most 3 s', () => {
+test('the webhook storm: 429 with Retry-After "2" retries after at least 2 s and at most 3 s', () => {
   for (let seed = 0; seed < 200; seed++) {
     const trace = expectDelays({ maxAttempts: 5 }, [response(429, '2'), 200], [[2_000, 3_000]], { random: seededRandom(seed), stop: 'ok' });
     assert.equal(trace.delayReasons[0], 'retry-after');
   }
 });
 
-test('seed 003: the budget beats a retryable status', () => {
+test('the webhook storm: the budget beats a retryable status', () => {
   const trace = expectDelays({ maxAttempts: 5, ...metronome }, [503, 503, 503, 503, response(503, '1')], [100, 200, 400, 800], {
     stop: 'budget_exhausted',
   });
@@ -112,7 +112,7 @@ test('an unparsable Retry-After falls back to the default backoff, and says so',
 
 test('a backoff that would end at or past the deadline stops with deadline_passed', () => {
   expectDelays({ ...metronome, closesAt: 300 }, [503, 503, 503], [100], { stop: 'deadline_passed' });
-  // Seed 000, fixture D: an ack swallowed 1 ms before the deadline; the next try would come after it.
+  // The dropbox story (docs/origins.md), fixture D: an ack swallowed 1 ms before the deadline; the next try would come after it.
   expectDelays({ ...metronome, baseDelayMs: 2, closesAt: 1_000 }, ['timeout', 200], [], { startAt: 999, stop: 'deadline_passed' });
 });
 

@@ -1,4 +1,4 @@
-// The bad-input suite of issue 6, over HTTP against a real server: every case is wrong in exactly
+// The bad-input suite, over HTTP against a real server: every case is wrong in exactly
 // one way, so nothing valid slips through. Every answer must be a 4xx problem+json; afterwards
 // the server still answers its health check and the store (rows, receipts, hits, notes) is
 // exactly as before.

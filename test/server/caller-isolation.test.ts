@@ -1,4 +1,4 @@
-// Keys are scoped by caller (DESIGN.md, "Keys are scoped by the authenticated caller"): caller A
+// Keys are scoped by caller (docs/design.md, "Keys are scoped by the authenticated caller"): caller A
 // can neither see nor replay caller B's receipts, rows or hook acks.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Seed 000's dropbox as a service, in process (no sockets): SQLite in memory, a virtual clock.
+// The dropbox story's dropbox as a service (docs/origins.md), in process (no sockets): SQLite in memory, a virtual clock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Hono } from 'hono';
@@ -60,7 +60,7 @@ test('the same key with another submission is 422 key_reused and writes nothing'
   assert.equal((await box.rows()).length, 1);
 });
 
-test("seed 000's extension: ack swallowed at closes_at - 1 s, retry at closes_at + 1 s replays; a new key is refused; the store has one row", async () => {
+test("the dropbox story's extension: ack swallowed at closes_at - 1 s, retry at closes_at + 1 s replays; a new key is refused; the store has one row", async () => {
   const box = await dropbox({ fault: 'swallow-first-ack', closesAtOf: (assignment) => (assignment === 'lab3' ? CLOSE : undefined) });
   await box.clock.advanceTo(CLOSE - 1000);
   const swallowed = await box.submit('achen:lab3:v1');

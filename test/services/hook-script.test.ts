@@ -14,7 +14,7 @@ function play(text: string, instants: readonly number[]): string[] {
   });
 }
 
-test('seed 003 script: three 429s with Retry-After 1, then 200 for ever', () => {
+test('the webhook storm script: three 429s with Retry-After 1, then 200 for ever', () => {
   assert.deepEqual(play('429@1x3,200', [0, 1, 2, 3, 4, 5]), ['429@1', '429@1', '429@1', '200', '200', '200']);
 });
 

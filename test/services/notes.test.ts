@@ -119,7 +119,7 @@ function notesSuite(backend: Backend, options: PostgresTests['options']): void {
       assert.equal(missing.json.code, 'not_found');
     }));
 
-    it('seed 004: exact retry replays, same ID + other title is 422, new ID + stale version is 409, a receipt is not today\'s state', withApp(backend, async ({ edit, send, read, clock }) => {
+    it('the notes story: exact retry replays, same ID + other title is 422, new ID + stale version is 409, a receipt is not today\'s state', withApp(backend, async ({ edit, send, read, clock }) => {
       await clock.advance(60_000);
       const first = await edit('req-1', 1, 'Agenda: budget first');
       assert.equal(first.status, 200);
@@ -251,7 +251,7 @@ function notesSuite(backend: Backend, options: PostgresTests['options']): void {
     }));
 
     describe('failures roll the edit back', () => {
-      it('a forced receipt-write failure rolls back the edit (seed 004): 503, and the same request ID then succeeds', async () => {
+      it('a forced receipt-write failure rolls back the edit (the notes story): 503, and the same request ID then succeeds', async () => {
         const diskFull = new Error('forced receipt-write failure');
         const s = await setUp(backend, { store: (store) => ({ ...bindStore(store), complete: async () => { throw diskFull; } }) });
         try {

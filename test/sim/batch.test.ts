@@ -52,7 +52,7 @@ test('progress is reported once per world, and keepOutcomes: false keeps the mea
   assert.throws(() => runBatch({ seeds: 0 }), /invalid option seeds: got 0/);
 });
 
-test('every claim of seed 002 is reproduced on the 640 worlds', () => {
+test('every claim of the simulator write-up is reproduced on the 640 worlds', () => {
   const claims = checkClaims(batch.means);
   assert.equal(claims.length, 11);
   for (const claim of claims) assert.ok(claim.reproduced, `${claim.text}: ${claim.detail}`);
@@ -69,7 +69,7 @@ test('a claim that does not hold is reported as not reproduced', () => {
   assert.equal(missing.find((c) => c.id === 'key-delivers-less-at-24')?.reproduced, false);
 });
 
-test("the closed form: the issue's example, and 2,000 simulated seeds within 1%", () => {
+test("the closed form: a worked example, and 2,000 simulated seeds within 1%", () => {
   const e = closedForm(0.1, 0.3, 4);
   assert.equal(e.delivered.toFixed(4), '0.9999');
   assert.equal(e.confirmed.toFixed(4), '0.9813');
@@ -85,7 +85,7 @@ test("the closed form: the issue's example, and 2,000 simulated seeds within 1%"
   assert.ok(other.withinTolerance, JSON.stringify(other.relativeError));
 });
 
-test("our default-channel means sit within sampling noise of seed 002's", () => {
+test("our default-channel means sit within sampling noise of the simulator write-up's", () => {
   const comparison = compareWithSeed002(batch.means);
   assert.equal(comparison.length, SEED_002_FIGURES.length);
   for (const c of comparison) {

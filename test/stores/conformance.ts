@@ -41,7 +41,7 @@ const yieldTurns = async (n = 3): Promise<void> => {
 };
 
 /**
- * The one suite every LedgerStore passes (DESIGN habit 5, issue 4's "must show"). Each test gets
+ * The one suite every LedgerStore passes (docs/design.md, habit 5). Each test gets
  * a fresh harness; time is a VirtualClock, tokens a counter, so runs are reproducible.
  */
 export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promise<ConformanceHarness<Tx>>, options: ConformanceOptions = {}): void {
@@ -155,7 +155,7 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
         assert.equal(await h.countEffects('crowd'), 1);
       }));
 
-    it('a forced receipt-write failure rolls back the effect and releases the key (seed 004)', () =>
+    it('a forced receipt-write failure rolls back the effect and releases the key (the notes story)', () =>
       withSetUp(async ({ h, clock, effect }) => {
         const diskFull = new Error('forced receipt-write failure');
         const failing: LedgerStore<Tx> = { ...bindStore(h.store), complete: async () => { throw diskFull; } };

@@ -12,7 +12,7 @@ import { openFixtureStore, type FixtureTarget } from '../fixtures/ledger-fixture
 import { describePostgres, dropSchema, uniqueSchemaName, type PostgresTests } from './postgres-env.js';
 
 /**
- * Issue 4's crash test: a worker killed with SIGKILL between the effect and the commit leaves
+ * The crash test: a worker killed with SIGKILL between the effect and the commit leaves
  * neither the effect nor the receipt, only its claim, which blocks the key until the lease
  * expires (not for the retention); one killed after the commit leaves both. Either way a retry
  * with the same key converges to one effect.

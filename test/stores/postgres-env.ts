@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import pg from 'pg';
 
 /**
- * Which PostgreSQL the tests use (DESIGN habit 5: an environment variable chooses the backends).
+ * Which PostgreSQL the tests use (docs/design.md, habit 5: an environment variable chooses the backends).
  * - ONCELY_TEST_POSTGRES_URL, or else the local default below: used when it answers;
  * - no server answering: skip, with the reason printed;
  * - ONCELY_REQUIRE_POSTGRES=1 (CI): a missing or unreachable server is a failure, never a skip.
@@ -40,7 +40,7 @@ export interface PostgresTests {
 }
 
 /**
- * Registers a file's PostgreSQL tests the one way (DESIGN habit 5), `what` naming them:
+ * Registers a file's PostgreSQL tests the one way (docs/design.md, habit 5), `what` naming them:
  * - a server answers: `register` runs with its URL;
  * - none answers: `register` runs with `options.skip` (its tests list as skipped) and the reason is printed;
  * - none answers and ONCELY_REQUIRE_POSTGRES=1: one failing test names the reason instead.

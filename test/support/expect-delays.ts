@@ -13,7 +13,7 @@ import { SYNTHETIC_TIMEOUT_STATUS } from '../../src/contract/status-class.js';
 import { seededRandom, type Random } from '../../src/time/random.js';
 
 /**
- * DESIGN habit 1: a policy is a pure step, tested as a list of delays with no time passing.
+ * docs/design.md, habit 1: a policy is a pure step, tested as a list of delays with no time passing.
  * An observation may be written short: a status (`503`), `'timeout'` for an unknown outcome, or
  * a full {@link Observation} (to carry Retry-After and Date).
  */

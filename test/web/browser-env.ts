@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /**
- * Which browser the page test uses (DESIGN habit 5: an environment variable chooses).
+ * Which browser the page test uses (docs/design.md, habit 5: an environment variable chooses).
  * - /usr/bin/chromium (Debian's package; .ci/run installs it): used; a browser is never downloaded;
  * - missing: skip, with the reason printed;
  * - ONCELY_REQUIRE_BROWSER=1 (CI): missing is a failure, never a skip.

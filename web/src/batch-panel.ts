@@ -16,7 +16,7 @@ const DOWNLOADS: readonly { readonly file: keyof BatchFiles; readonly id: string
 
 /**
  * The batch section: runs the ten settings × every rule in a web worker, shows progress, then a
- * table of means for one metric at a time, a chart of the same, seed 002's figures beside ours,
+ * table of means for one metric at a time, a chart of the same, the simulator write-up's figures beside ours (docs/origins.md),
  * the claims, and the files to download.
  */
 export function setUpBatchPanel(): void {

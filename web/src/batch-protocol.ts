@@ -23,5 +23,5 @@ export type BatchReply =
     }
   | { readonly type: 'error'; readonly message: string };
 
-/** The page's limit on worlds per setting (64 is seed 002's batch; 4,096 takes a few seconds). */
+/** The page's limit on worlds per setting (64 is the simulator write-up's batch (docs/origins.md); 4,096 takes a few seconds). */
 export const MAX_BATCH_SEEDS = 4096;

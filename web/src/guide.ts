@@ -1,7 +1,7 @@
 import { batchSettingById, resolveWorldParams, type BatchSettingId, type WorldParams } from '../../src/sim/index.js';
 
 /**
- * "Try this first", after seed 002's guide: each step is one of the batch's predeclared settings,
+ * "Try this first", after the simulator write-up's guide (docs/origins.md): each step is one of the batch's predeclared settings,
  * applied to the current seed, so the world a person looks at is one the batch also averages.
  */
 export interface GuideStep {

@@ -5,7 +5,7 @@ import type { DeliverRequest } from './deliver.js';
 import { DEFAULT_DELIVER, resolveDelivery } from './deliver.js';
 import { exitCodeForIntent, runOutbox } from './outbox-run.js';
 
-/** Headers that carry credentials: re-supplied by each run, never recorded (seed 004: "don't log secrets"). */
+/** Headers that carry credentials: re-supplied by each run, never recorded (docs/origins.md, "The notes' retry contract": "don't log secrets"). */
 export const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'x-api-key'];
 
 export interface JournaledIo {
@@ -19,7 +19,7 @@ export interface JournaledIo {
  * `oncely deliver --journal FILE`: the intent is recorded (key, target, headers, payload, budget,
  * deadline) before the first attempt, and every attempt is written down as it goes. Run again
  * after a crash, the same command finds the intent under the same key and resumes it with the
- * attempts already made counted, instead of sending a new intent (seed 000's fixture A).
+ * attempts already made counted, instead of sending a new intent (the dropbox story's fixture A (docs/origins.md)).
  */
 export async function deliverJournaled(request: DeliverRequest, journal: Journal<unknown>, io: JournaledIo): Promise<number> {
   const { url, method, key } = resolveDelivery(request);

@@ -22,7 +22,7 @@ export const DELIVER_METHODS = ['POST', 'PUT', 'PATCH'] as const;
 export const DEFAULT_DELIVER = {
   /** @default 'POST' */
   method: 'POST',
-  /** Seed 003: cap attempts; twelve was the storm. @default 5 */
+  /** The webhook storm (docs/origins.md): cap attempts; twelve was the storm. @default 5 */
   maxAttempts: 5,
   /** @default 10000 */
   attemptTimeoutMs: 10_000,

@@ -17,7 +17,7 @@ interface HookFlags {
   webhookSecretEnv?: string;
 }
 
-/** `oncely hook`: seed 003's hostile receiver on a real port, logging every arrival. */
+/** `oncely hook`: the webhook storm's hostile receiver on a real port (docs/origins.md), logging every arrival. */
 export function registerHook(program: Command, io: CliIo = processIo): void {
   program
     .command('hook')

@@ -10,11 +10,11 @@ interface LabHookFlags {
   json?: boolean;
 }
 
-/** `oncely lab hook`: seed 003's three scenarios, naive client beside oncely's. */
+/** `oncely lab hook`: the webhook storm's three scenarios (docs/origins.md), naive client beside oncely's. */
 export function registerLabHook(program: Command, io: CliIo = processIo): void {
   program
     .command('hook')
-    .description("seed 003: the hostile hook receiver against a naive client and oncely's, side by side")
+    .description("the hostile hook receiver (docs/origins.md) against a naive client and oncely's, side by side")
     .addOption(
       new Option('--only <scenario...>', 'run only these scenarios').choices(HOOK_LAB_SCENARIOS.map((s) => s.name)),
     )

@@ -6,11 +6,11 @@ interface LabNotesFlags {
   json?: boolean;
 }
 
-/** `oncely lab notes`: seed 004's story, printed step by step like its `demo.py retries`. */
+/** `oncely lab notes`: the notes story (docs/origins.md), printed step by step like its `demo.py retries`. */
 export function registerLabNotes(program: Command, io: CliIo = processIo): void {
   program
     .command('notes')
-    .description('seed 004: the versioned notes; a lost reply, the exact retry, a reused request ID, a stale version, and a receipt that is not today\'s state')
+    .description('the versioned notes (docs/origins.md): a lost reply, the exact retry, a reused request ID, a stale version, and a receipt that is not today\'s state')
     .option('--json', 'print every step (request, answer, meaning) as JSON')
     .addHelpText(
       'after',

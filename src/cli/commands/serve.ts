@@ -101,8 +101,8 @@ Routes:
   POST /dropbox/submissions {student, assignment}   Idempotency-Key required; 201, replay, 403 assignment_closed
   GET  /dropbox/submissions/:key                    status lookup by key (allowed after the close)
   GET  /dropbox/store                               your rows: key, student, assignment, status, writes
-  GET|PATCH /notes/:id                              seed 004's versioned notes
-  POST /hooks/…  ·  GET /hooks/debug/hits           seed 003's hostile receiver, answering from --hook-script
+  GET|PATCH /notes/:id                              the versioned notes (docs/origins.md)
+  POST /hooks/…  ·  GET /hooks/debug/hits           the hostile hook receiver, answering from --hook-script
   GET  /ledger/receipts  ·  /store                  your receipts (JSON) · the live store view (page)
   GET  /healthz  ·  /                               health · the simulator page (index until built)
 

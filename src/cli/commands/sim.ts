@@ -53,11 +53,11 @@ const WORLD_FLAGS: readonly WorldFlag[] = [
   { param: 'forgetKeysAt', flags: '--forget-at <tick|never>', key: 'forgetAt', help: 'clear the receiver ledger at this tick', none: 'never' },
 ];
 
-/** `oncely sim …`: the seeded simulator of seed 002. */
+/** `oncely sim …`: the seeded simulator of the simulator write-up (docs/origins.md). */
 export function registerSim(program: Command, io: CliIo = processIo): void {
   const sim = program
     .command('sim')
-    .description('compare retry rules on seeded lossy worlds (seed 002; docs/simulator.md)');
+    .description('compare retry rules on seeded lossy worlds (docs/origins.md, docs/simulator.md)');
   registerSimRun(sim, io);
   registerSimBatch(sim, io);
 }
@@ -101,7 +101,7 @@ function registerSimRun(sim: Command, io: CliIo): void {
 function registerSimBatch(sim: Command, io: CliIo): void {
   sim
     .command('batch')
-    .description('run the ten predeclared settings over many seeds; print means, seed 002 beside them, and its claims')
+    .description('run the ten predeclared settings over many seeds; print means, the published ones beside them, and the claims')
     .option('--seeds <n>', 'worlds per setting: seeds 0 … n − 1', String(DEFAULT_BATCH.seeds))
     .option('--out <dir>', 'write outcomes.jsonl, outcomes.csv, means.csv and summary.json there')
     .option('--json', 'print the summary (means, comparison, claims) as JSON')

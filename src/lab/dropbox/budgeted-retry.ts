@@ -9,7 +9,7 @@ export interface BudgetedRetryResult {
 }
 
 /**
- * Seed 000's fix, built on oncely's retry: one key for every attempt, a hard attempt budget, and
+ * The dropbox story's fix (docs/origins.md), built on oncely's retry: one key for every attempt, a hard attempt budget, and
  * (the extension) a deadline. A timeout is unknown, never rejected: it is retried under the same
  * key only, and a give-up after it says `unknown`.
  */

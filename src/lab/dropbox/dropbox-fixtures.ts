@@ -28,7 +28,7 @@ const ASSIGNMENT = 'lab3';
 const KEY = 'achen:lab3:v1';
 
 /**
- * Runs seed 000's fixtures A–C and its extension D. Time is virtual and randomness seeded, so
+ * Runs the dropbox story's fixtures A–C and its extension D (docs/origins.md). Time is virtual and randomness seeded, so
  * every run prints the same facts.
  */
 export async function runDropboxFixtures(): Promise<DropboxFixtures> {

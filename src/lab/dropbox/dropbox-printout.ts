@@ -1,7 +1,7 @@
 import type { DropboxFixtures } from './dropbox-fixtures.js';
 import { pythonRepr } from './python-repr.js';
 
-/** Seed 000's "Expected output" for A–C, line for line, then fixture D in the same style. */
+/** The dropbox story's (docs/origins.md) "Expected output" for A–C, line for line, then fixture D in the same style. */
 export function dropboxPrintout(f: DropboxFixtures): string[] {
   const relative = (at: number): string => {
     const s = (at - f.D.closesAt) / 1000;

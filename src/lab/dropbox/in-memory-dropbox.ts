@@ -1,5 +1,5 @@
 /**
- * Seed 000's course dropbox, kept in memory: a submission is written, and the first ack can then
+ * The dropbox story's course dropbox (docs/origins.md), kept in memory: a submission is written, and the first ack can then
  * vanish (a TimeoutError after the write committed). Ported line for line from the seed's
  * `Dropbox` so the fixtures print what the seed prints; `closesAt` adds the seed's extension.
  */

@@ -1,7 +1,7 @@
 import { AckLostError, type InMemoryDropbox } from './in-memory-dropbox.js';
 
 /**
- * Seed 000's broken client, kept broken on purpose: a new key on every try makes the dropbox
+ * The dropbox story's broken client (docs/origins.md), kept broken on purpose: a new key on every try makes the dropbox
  * see a new lab each time, so a swallowed ack becomes a second accepted row.
  */
 export function naiveRetry(box: InMemoryDropbox, student: string, assignment: string, attempts = 4): string[] {

@@ -1,6 +1,6 @@
 /**
  * Formats values the way Python's repr() prints lists, dicts, strings and ints, so the lab can
- * print seed 000's expected output character for character.
+ * print the dropbox story's expected output character for character (docs/origins.md).
  */
 export function pythonRepr(value: unknown): string {
   if (typeof value === 'string') return pythonString(value);

@@ -15,7 +15,7 @@ export interface LostReplyFetch {
 }
 
 /**
- * Loses a reply for real (seed 004: "updates note-1, then raises a timeout after the update
+ * Loses a reply for real (docs/origins.md, "The notes' retry contract": "updates note-1, then raises a timeout after the update
  * commits"): the request reaches the server, the server runs it to the end and commits, and
  * only then does the client get a TimeoutError instead of the response. Nothing is simulated on
  * the server side; the uncertainty is entirely the client's.

@@ -30,7 +30,7 @@ export interface NotesExchange {
   readonly attempts: number;
 }
 
-/** The documented status lookup of seed 004, asked in place of another write. */
+/** The documented status lookup of the notes story (docs/origins.md), asked in place of another write. */
 export interface NotesLookup {
   readonly caller: string;
   readonly requestId: string;
@@ -49,7 +49,7 @@ export interface NotesStep {
 
 export interface NotesStory {
   readonly steps: readonly NotesStep[];
-  /** The two statements seed 004 keeps apart: "the service recorded my edit" and "the note currently contains this title". */
+  /** The two statements the notes story (docs/origins.md) keeps apart: "the service recorded my edit" and "the note currently contains this title". */
   readonly summary: { readonly receiptVersion: number; readonly currentVersion: number; readonly currentTitle: string };
 }
 
@@ -69,7 +69,7 @@ const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 
 /**
- * Seed 004's `demo.py retries`, on oncely: the notes app on the ledger over an in-memory SQLite
+ * The notes story's (docs/origins.md) `demo.py retries`, on oncely: the notes app on the ledger over an in-memory SQLite
  * database, driven by oncely's client through a fetch that loses one reply after the commit.
  * In process and on a virtual clock: no socket, no real wait.
  */

@@ -31,7 +31,7 @@ export interface FlakyReceiver {
 
 /**
  * The receiver of the outbox crash story: it fails a share of requests with 503 before doing
- * anything, and for another share does the work and then drops the connection (seed 000's
+ * anything, and for another share does the work and then drops the connection (the dropbox story's (docs/origins.md)
  * swallowed ack). Its work is guarded by the ledger under the sender's key, so the effects map is
  * the truth the tests compare the sender's journal against. It also counts overlapping in-flight
  * requests per key: two workers sending one intent at once would show up there.

@@ -38,7 +38,7 @@ async function stop(server: Server): Promise<void> {
 const total = (receiver: FlakyReceiver): number => [...receiver.effects().values()].reduce((a, b) => a + b, 0);
 
 /**
- * Seed 000's incident across a restart. The sender's first attempt does the work and loses its
+ * The dropbox story's incident across a restart (docs/origins.md). The sender's first attempt does the work and loses its
  * ack; the sender dies before its second attempt (here: its worker and journal handle are dropped
  * and a new sender opens the same file; test/journal/outbox-crash.test.ts does it with SIGKILL).
  * With the journal, the new sender finds the intent, resumes it under the same key and the

@@ -37,7 +37,7 @@ function readFault(request: Request, appFault: DropboxFault | undefined): FaultR
 const ALLOWED = { submissions: 'POST', submission: 'GET, HEAD', store: 'GET, HEAD' } as const;
 
 /**
- * Seed 000's course dropbox as a service, a Hono app with routes relative to its mount point:
+ * The dropbox story's course dropbox as a service (docs/origins.md), a Hono app with routes relative to its mount point:
  * - `POST /submissions` `{student, assignment}` with a bearer token and an Idempotency-Key: the
  *   row is written inside the ledger's transaction and commits with the receipt. 201
  *   `{key, student, assignment, status: 'accepted', writes}`. After the assignment's close time:
@@ -46,7 +46,7 @@ const ALLOWED = { submissions: 'POST', submission: 'GET, HEAD', store: 'GET, HEA
  *   An exact retry of a submission accepted before the close replays its 201: the ledger answers
  *   before the close is checked. A malformed body is refused (400/413/415/422) before the ledger,
  *   by the middleware's `validate` step, which parses it once; the handler gets the checked value.
- * - `GET /submissions/:key`: the read-only status lookup (seed 000's extension: allowed after
+ * - `GET /submissions/:key`: the read-only status lookup (the dropbox story's extension (docs/origins.md): allowed after
  *   the deadline), from the ledger: 200 found or in flight, 410 expired, 404 never seen.
  * - `GET /store[?limit=N]`: the caller's newest N rows (default 100, at most 1000; 400 otherwise),
  *   oldest first: key, student, assignment, status, writes; with `total`, `limit`, `truncated`.
@@ -180,7 +180,7 @@ function lookupResponse(key: string, result: Exclude<LookupResult, { kind: 'unav
         { headers },
       );
     case 'expired':
-      // Seen, and its receipt is gone: resending may repeat it (seed 004's "expired" is not "never seen").
+      // Seen, and its receipt is gone: resending may repeat it (the notes story's (docs/origins.md) "expired" is not "never seen").
       return problemResponse(DROPBOX_PROBLEMS.receipt_expired, `the receipt of ${key} expired at ${iso(result.expiredAt)}; resending it may repeat it`, {
         extensions: { key, lookup: 'expired', firstSeenAt: iso(result.firstSeenAt), expiredAt: iso(result.expiredAt) },
       });

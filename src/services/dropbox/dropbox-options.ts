@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../../time/clock.js';
 import type { ServiceDatabase } from '../sql/service-database.js';
 
 /**
- * Faults the dropbox can inject. `swallow-first-ack` is seed 000's incident as a service: the
+ * Faults the dropbox can inject. `swallow-first-ack` is the dropbox story's incident as a service (docs/origins.md): the
  * submission and its receipt commit, then the connection is dropped without a reply, so the
  * client cannot tell whether the work happened. Only the first ack of each submission is
  * swallowed: its retry is a replay and gets the stored receipt.

@@ -6,11 +6,11 @@ import type { Submission } from './submission.js';
 /** The dropbox's table, beside the ledger's in the same database. */
 export const DROPBOX_TABLE = 'oncely_dropbox_submissions';
 
-/** Seed 000's `Status`: a row the dropbox holds is accepted (refusals are receipts, not rows). */
+/** The dropbox story's (docs/origins.md) `Status`: a row the dropbox holds is accepted (refusals are receipts, not rows). */
 export const SUBMISSION_STATUSES = ['accepted'] as const;
 export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
 
-/** One row of the dump: seed 000's `Receipt` dataclass, field for field. */
+/** One row of the dump: the dropbox story's (docs/origins.md) `Receipt` dataclass, field for field. */
 export interface SubmissionRow {
   readonly key: string;
   readonly student: string;
@@ -40,7 +40,7 @@ export async function setUpDropbox<Tx>(db: ServiceDatabase<Tx>): Promise<void> {
 /**
  * The effect of one submission, inside the ledger's transaction. A second run for the same key
  * (which the ledger prevents) would not hide as a new row or a failed insert: it counts in
- * `writes`, which the dump shows, as seed 000's fixture A would.
+ * `writes`, which the dump shows, as the dropbox story's fixture A would (docs/origins.md).
  */
 export async function insertSubmission(sql: SqlHandle, scope: string, key: string, submission: Submission, nowMs: number): Promise<SubmissionRow> {
   const rows = await sql.all<{ writes: number | string }>(

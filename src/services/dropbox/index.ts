@@ -1,5 +1,5 @@
 /**
- * Seed 000's course dropbox as a service on the ledger: `POST /submissions {student, assignment}`
+ * The dropbox story's course dropbox as a service on the ledger (docs/origins.md): `POST /submissions {student, assignment}`
  * under an Idempotency-Key writes one row with its receipt; an exact retry replays the receipt;
  * a close time refuses new submissions but not replays; `swallow-first-ack` commits and then
  * drops the connection, the lost ack of the seed.

@@ -5,7 +5,7 @@ import type { Validate } from '../../http/request-validation.js';
 import type { DropboxLimits } from './dropbox-options.js';
 import { DROPBOX_PROBLEMS } from './dropbox-problems.js';
 
-/** What a student hands in: seed 000's `submit(key, student, assignment)` without the key. */
+/** What a student hands in: the dropbox story's (docs/origins.md) `submit(key, student, assignment)` without the key. */
 export interface Submission {
   readonly student: string;
   readonly assignment: string;

@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '../../contract/errors.js';
 
 /**
- * What the hostile hook receiver answers, in order (seed 003: "a mock that can say no").
+ * What the hostile hook receiver answers, in order (docs/origins.md, "The webhook storm": "a mock that can say no").
  *
  * - `status`: answer with this status `count` times; `retryAfterSeconds` adds a Retry-After.
  * - `swallow`: do the work (a completion), then drop the connection without a reply: the lost
@@ -95,7 +95,7 @@ export const SCRIPT_START: ScriptCursor = { step: 0, usedInStep: 0, firstHitAt: 
 
 /**
  * The script as a pure step: what to answer at `nowMs`, and the cursor after. Throttle steps
- * measure their window from the first hit the receiver saw (seed 003: "until N seconds after the
+ * measure their window from the first hit the receiver saw (docs/origins.md, "The webhook storm": "until N seconds after the
  * first hit") and answer the seconds left, rounded up, so an obedient client arrives after it.
  */
 export function nextScriptAction(script: HookScript, cursor: ScriptCursor, nowMs: number): [ScriptAction, ScriptCursor] {

@@ -1,5 +1,5 @@
 /**
- * Seed 004's versioned notes on the ledger: an edit `{expectedVersion, title}` under a request ID
+ * The notes story's versioned notes on the ledger (docs/origins.md): an edit `{expectedVersion, title}` under a request ID
  * (the Idempotency-Key). An exact retry returns the first receipt; the same ID with another
  * command is a request-ID conflict (422); a new ID with a stale version is a version conflict
  * (409); and a receipt is not today's state (GET reads that).

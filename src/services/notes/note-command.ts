@@ -1,7 +1,7 @@
 import { quotedNames } from '../../http/error-list.js';
 
 /**
- * The edit command of seed 004: `{expectedVersion, title}` for the note named in the path. The
+ * The edit command of the notes story (docs/origins.md): `{expectedVersion, title}` for the note named in the path. The
  * request ID travels as the Idempotency-Key. "Changing any of those makes it a different
  * command", so the fields are a closed set and anything else is refused, not ignored.
  */

@@ -22,7 +22,7 @@ export const noteCommandValidator: Validate<NoteCommand> = jsonValidator({
 export { isJsonMediaType } from '../../http/json-body.js';
 
 /**
- * The notes' fingerprint: method, path and the command as canonical JSON (RFC 8785). Seed 004
+ * The notes' fingerprint: method, path and the command as canonical JSON (RFC 8785). The notes story (docs/origins.md)
  * "serializes this fixed set of fields consistently, so changing the order of dictionary keys
  * doesn't change its meaning": `{"title":…,"expectedVersion":1}` replays
  * `{"expectedVersion":1,"title":…}`, while any changed value is a different command (422).

@@ -35,7 +35,7 @@ export function noteJson(note: Note): { id: string; version: number; title: stri
 }
 
 /**
- * Seed 004's versioned notes on the ledger, as a Hono app with routes relative to its mount point:
+ * The notes story's versioned notes on the ledger (docs/origins.md), as a Hono app with routes relative to its mount point:
  * - `GET /:id`: 200 `{id, version, title, updatedAt}` (today's state), or 404. No token needed.
  * - `PATCH /:id` with a bearer token, an Idempotency-Key (the request ID) and
  *   `{expectedVersion, title}`: inside the ledger's transaction, checks the version, applies the
@@ -96,7 +96,7 @@ export function createNotesApp<Tx>(deps: NotesAppDeps<Tx>): Hono {
       }
       case 'version_conflict':
         // No Retry-After: waiting does not help; the author must review the current note and send
-        // a new command with a new request ID (seed 004, "a conflict needs a decision").
+        // a new command with a new request ID (docs/origins.md, "The notes' retry contract", "a conflict needs a decision").
         return problemResponse(
           NOTES_PROBLEMS.version_conflict,
           `note ${JSON.stringify(id)} is at version ${outcome.currentVersion}, not ${command.expectedVersion}: read it again and decide, then send a new command with a new request ID`,

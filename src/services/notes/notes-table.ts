@@ -15,7 +15,7 @@ export interface Note {
   readonly updatedAt: number;
 }
 
-/** The disposable synthetic notes every fresh database starts with (seed 004: "each run starts with disposable synthetic notes"). */
+/** The disposable synthetic notes every fresh database starts with (docs/origins.md, "The notes' retry contract": "each run starts with disposable synthetic notes"). */
 export const SEED_NOTES = [
   { id: 'note-1', title: 'Agenda for Monday' },
   { id: 'note-2', title: 'Reading list' },
@@ -69,7 +69,7 @@ export type EditOutcome =
   | { readonly kind: 'not_found' };
 
 /**
- * Seed 004's effect: check the expected version, apply the edit, bump the version. One
+ * The notes story's effect (docs/origins.md): check the expected version, apply the edit, bump the version. One
  * conditional UPDATE, so two edits racing from the same version cannot both win: on PostgreSQL
  * the second waits for the first's row lock, re-reads the row and matches nothing.
  */

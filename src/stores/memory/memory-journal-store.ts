@@ -14,7 +14,7 @@ interface Row {
 
 /**
  * The journal in memory: for tests and one-process demos. It survives nothing, so it is not a
- * journal in seed 000's sense ("you need a disk"); use SQLite or PostgreSQL for real work.
+ * journal in the dropbox story's sense (docs/origins.md) ("you need a disk"); use SQLite or PostgreSQL for real work.
  * `recordWithin` has no transaction to join and records at once.
  */
 export function createMemoryJournalStore(): JournalStore<unknown> {

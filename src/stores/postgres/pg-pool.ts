@@ -1,5 +1,5 @@
 /**
- * The part of a `pg` Pool the store uses (DESIGN habit 4): a structural slice, so the store does
+ * The part of a `pg` Pool the store uses (docs/design.md, habit 4): a structural slice, so the store does
  * not depend on the driver's types and a test can hand it a pool that fails on purpose.
  */
 export interface PgQueryResult {

@@ -1,5 +1,5 @@
 /**
- * The part of a better-sqlite3 connection the store uses (DESIGN habit 4, after kysely's
+ * The part of a better-sqlite3 connection the store uses (docs/design.md, habit 4, after kysely's
  * `SqliteDatabase`): the store never imports the driver's types, and a test can hand it a fake.
  */
 export interface SqliteStatement {

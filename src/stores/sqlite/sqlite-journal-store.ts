@@ -33,7 +33,7 @@ const named = (params: readonly unknown[] = []): unknown[] =>
 
 /**
  * The journal on SQLite (the default): WAL, `synchronous = FULL`, so every claim, attempt start
- * and settlement has reached the disk when it resolves (seed 000: "you need a disk and a
+ * and settlement has reached the disk when it resolves (docs/origins.md, "The dropbox's swallowed ack": "you need a disk and a
  * write-ahead log"). Writers in other processes on the same file wait for the lock (BEGIN
  * IMMEDIATE, busy_timeout), so two workers never lease one intent. In this process, one async
  * mutex keeps transactions from interleaving on the single connection.

@@ -82,7 +82,7 @@ export const DEFAULT_SQLITE_STORE_OPTIONS = { table: 'oncely_ledger', busyTimeou
  * and it survives a worker killed mid-effect (the crash test); folded, that kill leaves nothing,
  * and the store-agnostic ledger's claim/transaction split would change. NORMAL saves the same fsync.
  *
- * The pitfall of issue 4: better-sqlite3 is synchronous, but an HTTP handler is async. With one
+ * The pitfall: better-sqlite3 is synchronous, but an HTTP handler is async. With one
  * connection, `BEGIN; await handler(); COMMIT` lets another request's statements run inside the
  * open transaction. So every use of the connection goes through one async mutex: a transaction
  * holds it from BEGIN to COMMIT, and a claim or a read waits for it. Calling the store from inside
