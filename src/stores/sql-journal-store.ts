@@ -1,5 +1,6 @@
 import { emptyCounts, type IntentState } from '../journal/intent.js';
 import type { JournalStore } from '../journal/journal-store.js';
+import type { SqlHandle } from '../ledger/sql-handle.js';
 import { INTENT_INSERT_COLUMNS, intentValues, rowToAttempt, rowToIntent, toBuffer } from './journal-row.js';
 
 /** One statement's result: rows for a SELECT or RETURNING, changes for a write. */
@@ -89,7 +90,7 @@ export interface JournalSqlBackend<Tx> {
  * write the lease. Every later write names (key, lease_token): a worker whose lease expired and
  * was taken over cannot overwrite the new owner's work.
  */
-export function createSqlJournalStore<Tx>(backend: JournalSqlBackend<Tx>): JournalStore<Tx> {
+export function createSqlJournalStore<Tx>(backend: JournalSqlBackend<Tx>): JournalStore<Tx | SqlHandle> {
   const { intents, attempts } = backend;
   let readied: Promise<void> | undefined;
   const ready = (): Promise<void> => (readied ??= backend.setup(backend.ddl).catch((error: unknown) => {
@@ -130,7 +131,9 @@ export function createSqlJournalStore<Tx>(backend: JournalSqlBackend<Tx>): Journ
     record: async (intent) => (await query(insertSql, intentValues(intent))).changes === 1,
     recordWithin: async (tx, intent) => {
       await ready();
-      return (await backend.within(tx)(insertSql, intentValues(intent))).changes === 1;
+      // The ledger's dialect-neutral handle (context.sql): the intent commits with the receipt.
+      if (isSqlHandle(tx)) return (await tx.run(insertSql, intentValues(intent))).rowCount === 1;
+      return (await backend.within(tx as Tx)(insertSql, intentValues(intent))).changes === 1;
     },
     async get(key) {
       const row = (await query(sql.get, [key])).rows[0];
@@ -220,3 +223,7 @@ export function createSqlJournalStore<Tx>(backend: JournalSqlBackend<Tx>): Journ
 }
 
 let claims = 0;
+
+function isSqlHandle(tx: unknown): tx is SqlHandle {
+  return typeof tx === 'object' && tx !== null && 'dialect' in tx && typeof (tx as SqlHandle).run === 'function';
+}

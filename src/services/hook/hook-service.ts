@@ -2,6 +2,9 @@ import { InvalidOptionError } from '../../contract/errors.js';
 import { HEADER } from '../../contract/headers.js';
 import { sha256Hex } from '../../contract/fingerprint.js';
 import { formatHttpDate } from '../../contract/retry-after.js';
+import { keyFor } from '../../contract/idempotency-key.js';
+import type { JournalStore } from '../../journal/journal-store.js';
+import { prepareIntent } from '../../journal/prepare-intent.js';
 import { DEFAULT_WEBHOOK_TOLERANCE_MS, verifyWebhook, WEBHOOK_HEADER } from '../../contract/standard-webhooks.js';
 import { methodNotAllowedResponse, unauthenticatedResponse } from '../../http/common-responses.js';
 import { createIdempotencyMiddleware } from '../../http/idempotency-middleware.js';
@@ -60,6 +63,12 @@ export interface HookServiceOptions<Tx> {
    * changes nothing (no effect, no receipt, no hit). `webhook-id` is the idempotency key.
    */
   readonly webhookSecrets?: readonly string[];
+  /**
+   * A notification owed for every completed arrival, recorded in the journal inside the ack's own
+   * transaction (the transactional outbox): the ack, its hit and the intent commit together, and
+   * an outbox worker delivers it to `target`. The journal must live in the ledger's database.
+   */
+  readonly notifications?: { readonly store: JournalStore<SqlHandle>; readonly target: string };
   /** How far `webhook-timestamp` may be from this clock, either way. @default 300000 (the spec's five minutes) */
   readonly webhookToleranceMs?: number;
 }
@@ -143,6 +152,10 @@ export function createHookService<Tx>(options: HookServiceOptions<Tx>): HookServ
     throw new InvalidOptionError('webhookSecrets', webhookSecrets, 'a non-empty list of whsec_ secrets');
   }
   const webhookToleranceMs = options.webhookToleranceMs ?? DEFAULT_WEBHOOK_TOLERANCE_MS;
+  if (options.notifications !== undefined) {
+    if (typeof options.notifications.store?.recordWithin !== 'function') throw new InvalidOptionError('notifications.store', options.notifications.store, 'a JournalStore on the ledger\'s database');
+    prepareIntent({ target: options.notifications.target }, 0); // a bad target fails here, not inside an ack's transaction
+  }
   // Only an ack is a receipt: a scripted 429 or 503 stored for the retention would answer every
   // retry with "try later" forever; not stored, the key is released and the retry meets the script.
   const own = createLedger<Tx>({ ...options.ledger.options, shouldStore: (receipt) => receipt.status >= 200 && receipt.status < 300 });
@@ -194,6 +207,13 @@ export function createHookService<Tx>(options: HookServiceOptions<Tx>): HookServ
       arrival.swallow = action.kind === 'swallow';
       arrival.outcome = { answer: arrival.swallow ? 'swallowed' : 'completed', status };
       arrival.hit = await insertHit(sql, scope, hitOf(arrival, arrival.outcome.answer, arrival.swallow ? null : status));
+      if (options.notifications) {
+        const { store, target } = options.notifications;
+        const event = { event: 'hook.completed', scope, path: arrival.path, key: arrival.key, completion, at: arrival.at };
+        // Keyed by the arrival's own key when it has one, so a notification is owed once per key.
+        const intentKey = keyFor(arrival.key === null ? { scope, seq: arrival.hit.seq } : { scope, key: arrival.key }, 'hook');
+        await store.recordWithin(sql, prepareIntent({ key: intentKey, target, body: JSON.stringify(event), headers: { 'content-type': 'application/json' }, createdBy: 'oncely hook' }, arrival.at));
+      }
       const body = status === 204 || status === 205 ? null : JSON.stringify({ received: true, completion });
       return new Response(body, { status, headers: { [HEADER.contentType]: 'application/json' } });
     }

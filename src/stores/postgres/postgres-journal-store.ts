@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../../contract/errors.js';
 import type { JournalStore } from '../../journal/journal-store.js';
+import type { SqlHandle } from '../../ledger/sql-handle.js';
 import { journalDdl } from '../journal-row.js';
 import { checkIdentifier } from '../ledger-row.js';
 import { StoreClosedError } from '../store-errors.js';
@@ -22,7 +23,7 @@ export interface PostgresJournalStoreOptions {
  * default), so an intent, an attempt's start and a settlement survive a crash once acknowledged.
  * `recordWithin` takes the application's own client inside its BEGIN: the transactional outbox.
  */
-export function createPostgresJournalStore(options: PostgresJournalStoreOptions): JournalStore<PgQueryable> {
+export function createPostgresJournalStore(options: PostgresJournalStoreOptions): JournalStore<PgQueryable | SqlHandle> {
   const { pool: poolOption } = options;
   if (typeof poolOption !== 'function' && typeof poolOption?.connect !== 'function') {
     throw new InvalidOptionError('pool', poolOption, 'a pg Pool or a function returning one');

@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../../contract/errors.js';
 import type { JournalStore } from '../../journal/journal-store.js';
+import type { SqlHandle } from '../../ledger/sql-handle.js';
 import { AsyncMutex } from '../async-mutex.js';
 import { journalDdl } from '../journal-row.js';
 import { checkIdentifier } from '../ledger-row.js';
@@ -38,7 +39,7 @@ const named = (params: readonly unknown[] = []): unknown[] =>
  * IMMEDIATE, busy_timeout), so two workers never lease one intent. In this process, one async
  * mutex keeps transactions from interleaving on the single connection.
  */
-export function createSqliteJournalStore(options: SqliteJournalStoreOptions): JournalStore<SqliteJournalTx> {
+export function createSqliteJournalStore(options: SqliteJournalStoreOptions): JournalStore<SqliteJournalTx | SqlHandle> {
   const { database } = options;
   if (typeof database !== 'function' && typeof database?.prepare !== 'function') {
     throw new InvalidOptionError('database', database, 'a better-sqlite3 Database or a function returning one');
