@@ -25,29 +25,39 @@ export const STORE_PAGE_HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>oncely: store view</title>
+<link rel="stylesheet" href="/styles.css">
 <style>
-  body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5rem; color: #1b1b1b; }
-  h1 { font-size: 1.3rem; margin: 0 0 .5rem; } h2 { font-size: 1.05rem; margin: 1.5rem 0 .4rem; }
-  table { border-collapse: collapse; width: 100%; } th, td { text-align: left; padding: .2rem .6rem .2rem 0; border-bottom: 1px solid #ddd; }
-  td { font-family: ui-monospace, monospace; font-size: 12.5px; word-break: break-all; } th { font-weight: 600; }
-  #status { color: #555; } .error { color: #a40000; } .empty { color: #777; font-style: italic; }
-  form { margin: .5rem 0 1rem; } input { font: inherit; width: 24rem; max-width: 70vw; }
+  /* The simulator page's styles (/styles.css) set the type, colours and tables; these are the
+     store view's own. Values are cut in a cell of their own scroll region, never mid-token. */
+  .store-table td, .store-table th { text-align: left; }
+  .store-table td { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85rem; }
+  .store-table td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 8rem; max-width: 22rem; }
+  .status-line { color: var(--muted, #4b5563); }
+  .status-line.error { color: var(--bad, #b91c1c); font-weight: 600; }
+  .empty { color: var(--muted, #4b5563); font-style: italic; }
+  #token-form input { font: inherit; width: 24rem; max-width: 100%; padding: 0.35rem 0.5rem; }
+  h2 small { font-weight: normal; font-size: 0.85rem; color: var(--muted, #4b5563); }
 </style>
 </head>
 <body>
-<h1>oncely store view</h1>
-<p><a href="/">home</a> · <span id="status">not connected</span> <button id="forget" type="button" hidden>forget token</button></p>
+<header class="page-header">
+<h1>Store view</h1>
+<p class="small"><a href="/">the simulator page</a> · <span id="status" class="status-line">not connected</span> <button id="forget" type="button" class="secondary" hidden>forget token</button></p>
+<p class="small">Newest first. Times are UTC.</p>
+</header>
+<main>
 <form id="token-form" hidden>
-  <label>Access token (printed by <code>oncely serve</code>): <input id="token" type="password" autocomplete="off" required></label>
-  <button type="submit">show my store</button>
+  <p><label>Access token (printed by <code>npx oncely serve</code>): <input id="token" type="password" autocomplete="off" required></label>
+  <button type="submit" class="primary">show my store</button></p>
 </form>
-<h2>Dropbox rows <span id="dropbox-count"></span> <small>(GET ${STORE_FEEDS.dropbox})</small></h2>
-<table><thead><tr><th>key</th><th>student</th><th>assignment</th><th>status</th><th>writes</th></tr></thead><tbody id="dropbox"></tbody></table>
-<h2>Ledger receipts <span id="receipts-count"></span> <small>(GET ${STORE_FEEDS.receipts})</small></h2>
+<h2>Dropbox rows <span id="dropbox-count"></span> <small>GET ${STORE_FEEDS.dropbox}</small></h2>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Dropbox rows"><table class="numbers store-table"><thead><tr><th>key</th><th>student</th><th>assignment</th><th>status</th><th>writes</th></tr></thead><tbody id="dropbox"></tbody></table></div>
+<h2>Ledger receipts <span id="receipts-count"></span> <small>GET ${STORE_FEEDS.receipts}</small></h2>
 <p id="sweep" class="empty"></p>
-<table><thead><tr><th>key</th><th>caller</th><th>fingerprint</th><th>state</th><th>status</th><th>first seen</th><th>expires</th></tr></thead><tbody id="receipts"></tbody></table>
-<h2>Hook hits <small>(GET ${STORE_FEEDS.hooks})</small></h2>
-<table><thead><tr><th>#</th><th>at</th><th>method</th><th>path</th><th>key</th><th>answer</th><th>status</th></tr></thead><tbody id="hooks"></tbody></table>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Ledger receipts"><table class="numbers store-table"><thead><tr><th>key</th><th>caller</th><th>fingerprint</th><th>state</th><th>status</th><th>first seen</th><th>expires</th></tr></thead><tbody id="receipts"></tbody></table></div>
+<h2>Hook hits <small>GET ${STORE_FEEDS.hooks}</small></h2>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Hook hits"><table class="numbers store-table"><thead><tr><th>#</th><th>at</th><th>method</th><th>path</th><th>key</th><th>answer</th><th>status</th></tr></thead><tbody id="hooks"></tbody></table></div>
+</main>
 <script type="module" src="${STORE_SCRIPT_PATH}"></script>
 </body>
 </html>
@@ -66,7 +76,7 @@ if (fromHash) {
 
 function setStatus(text, isError) {
   $('status').textContent = text;
-  $('status').className = isError ? 'error' : '';
+  $('status').className = isError ? 'status-line error' : 'status-line';
 }
 
 function showForm(message) {
@@ -75,6 +85,16 @@ function showForm(message) {
   setStatus(message, Boolean(message));
 }
 
+// One time format everywhere: "2026-12-01 00:08:37" in UTC (the heading says so). The feeds send
+// ISO strings or epoch milliseconds (PostgreSQL's BIGINT arrives as a string of digits).
+const toDate = (value) => new Date(typeof value === 'string' && /^\\d+$/.test(value) ? Number(value) : value);
+function utc(value) {
+  if (value === null || value === undefined || value === '') return '';
+  const date = toDate(value);
+  return Number.isNaN(date.getTime()) ? String(value) : date.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+// cells(row) gives [value, wrap?] pairs: a wrapping cell holds free text (a key, a name, a path).
 function fill(tbodyId, rows, cells) {
   const tbody = $(tbodyId);
   tbody.replaceChildren();
@@ -88,9 +108,17 @@ function fill(tbodyId, rows, cells) {
   }
   for (const row of rows) {
     const tr = tbody.insertRow();
-    for (const value of cells(row)) tr.insertCell().textContent = value === null || value === undefined ? '' : String(value);
+    for (const [value, wrap] of cells(row)) {
+      const td = tr.insertCell();
+      if (wrap) td.className = 'wrap';
+      td.textContent = value === null || value === undefined ? '' : String(value);
+    }
   }
 }
+
+/** Newest first, whatever order a feed sends (the dropbox and the hits come oldest first). */
+const newestFirst = (rows, at) => [...rows].sort((a, b) => at(b) - at(a));
+const time = (value) => toDate(value).getTime() || 0;
 
 // The listings send their newest 100 rows; /store?limit=N asks them for N (1 to 1000).
 const LIMIT = new URLSearchParams(location.search).get('limit');
@@ -111,7 +139,7 @@ function describeSweep(sweep) {
   if (!sweep || sweep.startedAt === null) return 'retention sweep: not run yet';
   const done = sweep.tombstoned + ' receipts expired, ' + sweep.deleted + ' tombstones deleted in ' + sweep.batches + ' steps';
   if (sweep.running) return 'retention sweep running: ' + sweep.rowsLeft + ' rows left; ' + done;
-  const when = new Date(sweep.finishedAt).toLocaleTimeString();
+  const when = utc(sweep.finishedAt) + ' UTC';
   return (sweep.interrupted ? 'retention sweep stopped at ' + when + ' with ' + sweep.rowsLeft + ' rows left; ' : 'retention sweep finished at ' + when + ': ') + done;
 }
 
@@ -125,15 +153,15 @@ async function refresh() {
   if (!token) return showForm('');
   try {
     const [dropbox, receipts, hooks] = await Promise.all([feed(limited(FEEDS.dropbox), token), feed(limited(FEEDS.receipts), token), feed(limited(FEEDS.hooks), token)]);
-    fill('dropbox', dropbox.rows, (r) => [r.key, r.student, r.assignment, r.status, r.writes]);
+    fill('dropbox', dropbox.rows.slice().reverse(), (r) => [[r.key, true], [r.student, true], [r.assignment, true], [r.status], [r.writes]]);
     count('dropbox-count', dropbox, dropbox.rows.length);
-    fill('receipts', receipts.receipts, (r) => [r.key, r.caller, r.fingerprint.slice(0, 16) + '…', r.state, r.status, r.firstSeenAt, r.expiresAt]);
+    fill('receipts', newestFirst(receipts.receipts, (r) => time(r.firstSeenAt)), (r) => [[r.key, true], [r.caller, true], [r.fingerprint.slice(0, 16) + '…'], [r.state], [r.status], [utc(r.firstSeenAt)], [utc(r.expiresAt)]]);
     count('receipts-count', receipts, receipts.receipts.length);
     $('sweep').textContent = describeSweep(receipts.sweep);
-    fill('hooks', hooks.hits, (h) => [h.seq, new Date(h.at).toISOString(), h.method, h.path, h.key, h.answer, h.status === null ? 'dropped' : h.status]);
+    fill('hooks', newestFirst(hooks.hits, (h) => Number(h.seq)), (h) => [[h.seq], [utc(h.at)], [h.method], [h.path, true], [h.key, true], [h.answer], [h.status === null ? 'dropped' : h.status]]);
     $('token-form').hidden = true;
     $('forget').hidden = false;
-    setStatus('caller ' + dropbox.caller + ' · updated ' + new Date().toLocaleTimeString(), false);
+    setStatus('caller ' + dropbox.caller + ' · updated ' + utc(Date.now()) + ' UTC', false);
   } catch (error) {
     if (error.unauthorized) {
       sessionStorage.removeItem(TOKEN_KEY);

@@ -62,7 +62,7 @@ test('?limit= on the page is passed to the feeds: the newest rows, and how many 
 
   // A limit the feeds refuse is shown with the server's reason, not as an empty store.
   await page.goto(`${server.url}/store?limit=5000`);
-  await page.waitForFunction(() => document.getElementById('status')?.className === 'error');
+  await page.waitForFunction(() => document.getElementById('status')?.classList.contains('error') === true);
   assert.match((await page.textContent('#status')) ?? '', /answered 400: \?limit= must be one whole number from 1 to 1000/);
 });
 

@@ -31,7 +31,7 @@ test('a URL carries any state the controls can hold, and reads back to it', () =
 test('the URL names the seed and only what differs from the default; the CLI line matches it', () => {
   const state = { params: { ...DEFAULT_WORLD_PARAMS, seed: 7, retentionTicks: 8, forgetKeysAt: 40 }, rules: ['retry-oldest', 'retry-key'] as RuleId[] };
   assert.equal(queryFromState(state), '?seed=7&retention=8&forget-at=40&policy=retry-oldest,retry-key');
-  assert.equal(cliCommandFor(state), 'oncely sim run --seed 7 --retention 8 --forget-at 40 --policy retry-oldest,retry-key');
+  assert.equal(cliCommandFor(state), 'npx oncely sim run --seed 7 --retention 8 --forget-at 40 --policy retry-oldest,retry-key');
   assert.equal(queryFromState({ params: DEFAULT_WORLD_PARAMS, rules: RULE_IDS }), '?seed=0');
   assert.equal(describeParams(state.params), 'Seed 7, key retention 8, forget keys 40');
   assert.equal(describeParams({ ...DEFAULT_WORLD_PARAMS, retentionTicks: null }), 'Seed 0, the default channel');

@@ -29,7 +29,8 @@ function showOutcome(state: PageState): void {
   const outcomes: WorldOutcome[] = state.rules.map((id) => runWorld(params, id, { draws }));
   const query = queryFromState(state);
   byId('outcome-table-holder').replaceChildren(renderOutcomeTable(outcomes, describeParams(params)));
-  byId('outcome-cli').textContent = `${cliCommandFor(state)} --json`;
+  // The command that prints this very table (add --json for the same numbers as JSON).
+  byId('outcome-cli').textContent = cliCommandFor(state);
   const link = byId<HTMLAnchorElement>('outcome-link');
   link.href = query;
   link.textContent = `${location.pathname}${query}`;
@@ -48,7 +49,10 @@ function showOutcome(state: PageState): void {
   section.hidden = false;
 }
 
-/** The URL's state into the form and onto the page; refused values are named, defaults used. */
+/**
+ * The URL's state into the form; refused values are named, defaults used. The outcome shows only
+ * when the URL holds one (a shared link, back and forward): a bare visit waits for Show outcome.
+ */
 function showFromUrl(): void {
   const state = stateFromQuery(location.search);
   // The form shows the values used; the notice names the refused ones.
@@ -58,6 +62,10 @@ function showFromUrl(): void {
   notice.replaceChildren(
     ...(state.problems.length === 0 ? [] : [h('p', {}, 'This link has values the page cannot use; the defaults stand in for them:'), h('ul', {}, ...state.problems.map((p) => h('li', {}, p.message)))]),
   );
+  if (location.search === '' || location.search === '?') {
+    byId('outcome').hidden = true;
+    return;
+  }
   showOutcome(state);
 }
 

@@ -131,7 +131,7 @@ export function queryFromState(state: PageState): string {
 
 /** The `oncely sim run` command that prints the same outcome. */
 export function cliCommandFor(state: PageState): string {
-  const parts = ['oncely sim run'];
+  const parts = ['npx oncely sim run'];
   for (const control of PARAM_CONTROLS) {
     const value = state.params[control.param];
     if (control.param !== 'seed' && value === DEFAULT_WORLD_PARAMS[control.param]) continue;
