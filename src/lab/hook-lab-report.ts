@@ -10,7 +10,7 @@ const FOLD_AFTER = 4;
 /** The lab's printout: per scenario, both hit lists side by side, then arrivals and completions. */
 export function formatHookLab(results: readonly HookLabScenarioResult[]): string {
   const lines: string[] = [
-    "oncely lab hook: seed 003's hostile receiver against two clients (real sockets, virtual clock)",
+    'oncely lab hook: the hostile receiver of the webhook storm (docs/origins.md) against two clients (real sockets, virtual clock)',
     `  naive:  ${NAIVE_RULES}`,
     `  oncely: ${ONCELY_RULES}`,
   ];

@@ -77,7 +77,7 @@ export function formatSeedComparison(comparisons: readonly FigureComparison[]): 
     signed(c.difference),
     c.z === null ? '-' : signed(c.z, 2),
   ]);
-  return formatTable(['Setting', 'Rule', 'Metric', 'Seed 002', 'Ours', 'Difference', 'z'], rows, '  ', 'lll');
+  return formatTable(['Setting', 'Rule', 'Metric', 'Published', 'Ours', 'Difference', 'z'], rows, '  ', 'lll');
 }
 
 /** Each claim as `reproduced` or `NOT REPRODUCED`, with the numbers behind it. */

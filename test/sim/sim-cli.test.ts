@@ -17,7 +17,7 @@ test('oncely sim batch --check reproduces every claim and exits 0; piped output 
   assert.doesNotMatch(result.stdout, /NOT REPRODUCED/);
   assert.equal(result.stdout.match(/^ {2}reproduced {6}/gm)?.length, 12, 'eleven claims and the closed form');
   assert.match(result.stdout, /640 worlds, 7 rules, 4480 outcomes/);
-  assert.match(result.stdout, /Seed 002's published means beside ours/);
+  assert.match(result.stdout, /The published means \(docs\/origins\.md\) beside ours/);
 });
 
 test('oncely sim batch --out keeps every outcome as JSON lines and CSV', async () => {

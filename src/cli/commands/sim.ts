@@ -133,7 +133,7 @@ function registerSimBatch(sim: Command, io: CliIo): void {
           '',
           formatMeansTables(result.means),
           '',
-          `Seed 002's published means beside ours (|z| < 2 is sampling noise)`,
+          `The published means (docs/origins.md) beside ours (|z| < 2 is sampling noise)`,
           formatSeedComparison(summary.seed002),
           '',
           'Claims',

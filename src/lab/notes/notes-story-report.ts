@@ -6,7 +6,7 @@ const INDENT = '   ';
 /** The story as `demo.py retries` would print it: each step's request, answer and meaning. */
 export function formatNotesStory(story: NotesStory): string {
   const lines: string[] = [
-    'oncely lab notes: seed 004, a lost reply and the retries that follow',
+    'oncely lab notes: the notes story (docs/origins.md), a lost reply and the retries that follow',
     '(the notes app on the ledger, in process, on an in-memory SQLite database; disposable synthetic notes)',
     '',
   ];
