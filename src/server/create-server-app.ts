@@ -1,3 +1,5 @@
+import type { JournalStore } from '../journal/journal-store.js';
+import type { SqlHandle } from '../ledger/sql-handle.js';
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import type { ConnectionControl, FetchHandler } from '../http/node-listener.js';
@@ -37,6 +39,8 @@ export interface ServerAppDeps<Tx> {
   readonly closesAtOf?: ((assignment: string) => number | undefined) | undefined;
   /** The hook receivers' script (`--hook-script`). @default '200' */
   readonly hookScript?: string | HookScript | undefined;
+  /** The hook receiver's notifications (`--notify-url`): a journal beside the ledger and where to send. */
+  readonly notifications?: { readonly store: JournalStore<SqlHandle>; readonly target: string } | undefined;
   /** The built simulator page. @default web/dist of this package */
   readonly webDir?: string | undefined;
   /** The ledger's lease and retention. @default DEFAULT_LEDGER_OPTIONS */
@@ -100,6 +104,7 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
     onHit: (hit) => log.noteHit(hit.answer),
     onError,
     ...(deps.hookScript === undefined ? {} : { script: deps.hookScript }),
+    ...(deps.notifications === undefined ? {} : { notifications: deps.notifications }),
   });
   const app = new Hono<ServerEnv>();
   // No HSTS: the server speaks plain HTTP on loopback; a browser would pin localhost to HTTPS.

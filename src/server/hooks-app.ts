@@ -3,7 +3,7 @@ import type { ConnectionControl } from '../http/node-listener.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { LedgerObserver } from '../ledger/observe-ledger.js';
 import type { HookScript } from '../services/hook/hook-script.js';
-import { createHookService, type HookHit, type HookService } from '../services/hook/hook-service.js';
+import { createHookService, type HookHit, type HookService, type HookServiceOptions } from '../services/hook/hook-service.js';
 import type { ServiceDatabase } from '../services/sql/service-database.js';
 import type { Clock } from '../time/clock.js';
 import type { ScopeOf } from './auth.js';
@@ -26,6 +26,8 @@ export interface HooksAppOptions<Tx> {
   readonly onHit?: (hit: HookHit, caller: string) => void;
   /** Told about failures the client sees only as 500 or 503. @default nothing */
   readonly onError?: (error: unknown, request: Request) => void;
+  /** A notification owed for each completed arrival, recorded with its ack (see createHookService). */
+  readonly notifications?: HookServiceOptions<Tx>['notifications'];
 }
 
 export interface HooksApp {
@@ -53,6 +55,7 @@ export function createHooksApp<Tx>(options: HooksAppOptions<Tx>): HooksApp {
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.onHit === undefined ? {} : { onHit: options.onHit }),
     ...(options.onError === undefined ? {} : { onError: options.onError }),
+    ...(options.notifications === undefined ? {} : { notifications: options.notifications }),
   });
   const app = new Hono<{ Bindings: { connection?: ConnectionControl | undefined } }>();
   app.all('*', (c) => service.handle(c.req.raw, c.env?.connection));

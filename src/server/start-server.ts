@@ -4,13 +4,20 @@ import { InvalidOptionError, OncelyError } from '../contract/errors.js';
 import { toNodeListener } from '../http/node-listener.js';
 import { systemClock } from '../time/clock.js';
 import { createServerApp, type ServerApp, type ServerAppDeps } from './create-server-app.js';
+import { startNotificationOutbox, type NotificationOutbox } from './notification-outbox.js';
 import { openBackend, type AnyBackend, type Backend, type BackendOptions } from './open-backend.js';
 import { createRequestLog } from './request-log.js';
 import { createRequestGate } from './request-gate.js';
 import { answerClientError, refuseConnect } from './raw-answer.js';
 import { startRetentionSweep } from './retention-sweep.js';
 
-export interface ServerOptions extends BackendOptions, Omit<ServerAppDeps<unknown>, 'backend' | 'log' | 'onError'> {
+export interface ServerOptions extends BackendOptions, Omit<ServerAppDeps<unknown>, 'backend' | 'log' | 'onError' | 'notifications'> {
+  /**
+   * Where the hook receiver's notifications go (`--notify-url`): one per completed arrival,
+   * recorded with its ack in a journal beside the ledger, delivered by an outbox worker that runs
+   * with the server. @default none
+   */
+  readonly notifyUrl?: string | undefined;
   /** 0 picks a free port; the real one is in the result. @default 8787 */
   readonly port?: number;
   /** The address to bind. Loopback unless told otherwise: the dev token guards a local server. @default '127.0.0.1' */
@@ -112,14 +119,24 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const backend = await openBackend(options);
   let app: ServerApp<unknown>;
+  let outbox: NotificationOutbox | undefined;
   try {
+    if (options.notifyUrl !== undefined) outbox = await startNotificationOutbox(backend as Backend<unknown>, options, clock, (error) => options.onError?.(error));
     // A request whose client left, or that the server cut (a timeout, the end of the grace), was
     // rolled back on purpose: not a failure to report.
     const appOnError = (error: unknown, request: Request): void => {
       if (!request.signal.aborted) options.onError?.(error, request);
     };
-    app = await createServerApp<unknown>({ ...options, backend: backend as Backend<unknown>, clock, log, onError: appOnError });
+    app = await createServerApp<unknown>({
+      ...options,
+      backend: backend as Backend<unknown>,
+      clock,
+      log,
+      onError: appOnError,
+      ...(outbox === undefined || options.notifyUrl === undefined ? {} : { notifications: { store: outbox.store, target: options.notifyUrl } }),
+    });
   } catch (error) {
+    await outbox?.stop().catch(() => {});
     await backend.close().catch(() => {});
     throw error;
   }
@@ -149,6 +166,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   try {
     await listen(server, port, host);
   } catch (error) {
+    await outbox?.stop().catch(() => {});
     await backend.close().catch(() => {});
     throw error;
   }
@@ -174,6 +192,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     server.closeAllConnections();
     await stopped;
     await swept;
+    await outbox?.stop();
     await backend.close();
     return { drained };
   }

@@ -19,6 +19,7 @@ interface ServeFlags {
   devToken: boolean;
   fault?: DropboxFault;
   hookScript: string;
+  notifyUrl?: string;
   closesAt?: string[];
   quiet?: boolean;
   notesPublic: boolean;
@@ -82,6 +83,7 @@ export function registerServe(program: Command, io: CliIo = processIo): void {
     .addOption(new Option('--fault <fault>', `inject a fault into every dropbox submission (or per request: ${FAULT_HEADER}: swallow-first-ack)`).choices(DROPBOX_FAULTS))
     .option('--hook-script <script>', `what /hooks/… answers: ${HOOK_SCRIPT_GRAMMAR}`, '200')
     .option('--closes-at <when>', 'assignments close: [ASSIGNMENT=]ISO-instant or duration from now (repeatable)', (v: string, all: string[] | undefined) => [...(all ?? []), v])
+    .option('--notify-url <url>', 'run an outbox worker: each completed hook arrival owes one notification to this URL, recorded with its ack')
     .option('-q, --quiet', 'do not print a JSON line per request')
     .option('--notes-public', 'notes can be read without a token (the default, for the lab)', true)
     .option('--no-notes-public', 'reading a note needs a token too')
@@ -137,6 +139,7 @@ Examples:
         callers,
         fault: flags.fault,
         hookScript,
+        ...(flags.notifyUrl === undefined ? {} : { notifyUrl: checkNotifyUrl(flags.notifyUrl) }),
         closesAtOf: (assignment) => closes.byAssignment.get(assignment) ?? closes.all,
         notesPublic: flags.notesPublic,
         requestTimeoutMs,
@@ -215,4 +218,16 @@ function waitForSignal(server: RunningServer, io: CliIo): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+}
+
+/** `--notify-url`: an absolute http(s) URL, refused before anything starts. */
+function checkNotifyUrl(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new InvalidOptionError('--notify-url', text, 'an absolute http:// or https:// URL');
+  return url.href;
 }

@@ -1,0 +1,53 @@
+import { createOutboxWorker } from '../journal/outbox-worker.js';
+import type { JournalStore } from '../journal/journal-store.js';
+import type { SqlHandle } from '../ledger/sql-handle.js';
+import { importOptionalDriver } from '../stores/optional-driver.js';
+import { createPostgresJournalStore } from '../stores/postgres/postgres-journal-store.js';
+import { createSqliteJournalStore } from '../stores/sqlite/sqlite-journal-store.js';
+import type { Clock } from '../time/clock.js';
+import type { Backend, BackendOptions } from './open-backend.js';
+
+/** The hook receiver's notifications: a journal in the ledger's own database and a worker that delivers it. */
+export interface NotificationOutbox {
+  readonly store: JournalStore<SqlHandle>;
+  /** Stops the worker (an attempt under way finishes), then closes the journal. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Opens the journal beside the ledger (the same SQLite file, or the same PostgreSQL database and
+ * schema), so the hook receiver can record a notification inside the ack's own transaction, and
+ * starts the outbox worker that delivers them while the server runs (`oncely serve --notify-url`).
+ */
+export async function startNotificationOutbox(backend: Backend<unknown>, options: BackendOptions, clock: Clock, onError: (error: unknown) => void): Promise<NotificationOutbox> {
+  let store: JournalStore<SqlHandle>;
+  if (backend.kind === 'sqlite') {
+    const { openSqliteDatabase } = await importOptionalDriver('better-sqlite3', 'the SQLite journal', () => import('../stores/sqlite/open-sqlite-database.js'));
+    store = createSqliteJournalStore({ database: () => openSqliteDatabase(backend.description) });
+  } else {
+    const { openPostgresPool } = await importOptionalDriver('pg', 'the PostgreSQL journal', () => import('../stores/postgres/open-postgres-pool.js'));
+    const url = options.db ?? '';
+    store = createPostgresJournalStore({ pool: () => openPostgresPool(url, options.pgSchema === undefined ? {} : { searchPath: options.pgSchema }), ...(options.pgSchema === undefined ? {} : { schema: options.pgSchema }) });
+  }
+  await store.ready();
+  const controller = new AbortController();
+  const worker = createOutboxWorker({ store, clock, pollMs: 500 });
+  const running = (async () => {
+    while (!controller.signal.aborted) {
+      try {
+        await worker.run(controller.signal);
+      } catch (error) {
+        onError(error); // the database went away for a moment: keep delivering once it is back
+        await clock.sleep(1000, controller.signal).catch(() => undefined);
+      }
+    }
+  })();
+  return {
+    store,
+    async stop() {
+      controller.abort();
+      await running;
+      await store.close();
+    },
+  };
+}
