@@ -44,3 +44,4 @@ export {
 } from './closed-form.js';
 export { SEED_002_FIGURES, compareWithSeed002, type PublishedFigure, type FigureComparison } from './seed-002.js';
 export { outcomesToCsv, outcomesToJsonLines, meansToCsv } from './outcome-csv.js';
+export * from './fleet/index.js';

@@ -24,6 +24,7 @@ import { batchFiles, summarizeBatch } from '../../sim/batch-summary.js';
 import { formatClaims, formatMeansTables, formatParams, formatRunTable, formatSeedComparison, formatTraceText } from '../../lab/sim-tables.js';
 import { EXIT } from '../exit.js';
 import { processIo, type CliIo } from '../cli-io.js';
+import { registerSimFleet } from './sim-fleet.js';
 
 /** A world parameter on the command line. `none` is the word that means null (no limit, never). */
 interface WorldFlag {
@@ -60,6 +61,7 @@ export function registerSim(program: Command, io: CliIo = processIo): void {
     .description('compare retry rules on seeded lossy worlds (docs/origins.md, docs/simulator.md)');
   registerSimRun(sim, io);
   registerSimBatch(sim, io);
+  registerSimFleet(sim, io);
 }
 
 function registerSimRun(sim: Command, io: CliIo): void {
