@@ -30,12 +30,14 @@ export interface LedgerTuning {
   readonly tombstoneMs: number;
   /**
    * Rows the retention sweep handles per step, each step one short transaction: no write waits
-   * for more than one step. @default 2000
+   * for more than one step (a few ms on SQLite, docs/performance.md "scale").
+   * @default the store's own sweepBatchRows (SQLite 500, PostgreSQL 2000), else 1000
    */
   readonly sweepBatchRows: number;
   /**
-   * The pause between two sweep steps: requests get the store in between, and a backlog drains
-   * at no more than sweepBatchRows per (step + pause). @default 10
+   * The shortest pause between two sweep steps (never shorter than the step itself): requests get
+   * the store in between, and a backlog drains at no more than sweepBatchRows per (2 × step) or
+   * per (step + pause). @default 10
    */
   readonly sweepPauseMs: number;
   /** Which outcomes are stored; the others roll back and release the key. @default isBusinessAnswer */
@@ -54,7 +56,7 @@ export const DEFAULT_LEDGER_OPTIONS: LedgerTuning = {
   leaseMs: 30_000,
   retentionMs: 86_400_000,
   tombstoneMs: 604_800_000,
-  sweepBatchRows: 2000,
+  sweepBatchRows: 1000,
   sweepPauseMs: 10,
   shouldStore: isBusinessAnswer,
   generateToken: () => globalThis.crypto.randomUUID(),
@@ -70,6 +72,7 @@ export function resolveLedgerOptions<Tx>(options: LedgerOptions<Tx>): ResolvedLe
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', options, 'an object with a store');
   const { store, clock = systemClock } = options;
   const o = { ...DEFAULT_LEDGER_OPTIONS, ...definedOnly(options), store, clock };
+  if (options.sweepBatchRows === undefined && store?.sweepBatchRows !== undefined) o.sweepBatchRows = store.sweepBatchRows;
   for (const method of ['get', 'insert', 'swap', 'remove', 'transaction', 'hold', 'complete', 'sweep', 'backlog'] as const) {
     if (typeof store?.[method] !== 'function') throw new InvalidOptionError('store', store, `a LedgerStore (missing ${method}())`);
   }

@@ -7,6 +7,11 @@ export interface SweepResult {
   readonly tombstoned: number;
   /** Tombstones past their own end, deleted. */
   readonly deleted: number;
+  /**
+   * True when the step did nothing because another process held the write lock (SQLite): the
+   * sweep waits for its next turn instead of holding up this process's requests behind the lock.
+   */
+  readonly busy?: boolean;
 }
 
 /**
@@ -72,6 +77,12 @@ export interface LedgerStore<Tx> {
    * @default limit unbounded (everything due, in one transaction)
    */
   sweep(nowMs: number, tombstoneMs: number, limit?: number): Promise<SweepResult>;
+
+  /**
+   * The sweep step this store prefers, in rows, when the ledger is not told one: small where a
+   * step holds a lock other processes wait on (SQLite), larger where steps do not block writers.
+   */
+  readonly sweepBatchRows?: number;
 
   /** How many entries and tombstones a sweep at `nowMs` still has to handle (its rows left). */
   backlog(nowMs: number): Promise<number>;

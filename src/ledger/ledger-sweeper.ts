@@ -28,7 +28,10 @@ export interface LedgerSweeperOptions {
   readonly tombstoneMs: number;
   /** Rows per bounded step (one short transaction). */
   readonly batchRows: number;
-  /** The pause between two steps: writers get the store, and the backlog drains at a bounded rate. */
+  /**
+   * The shortest pause between two steps (a pause is never shorter than the step before it):
+   * writers get the store, and the backlog drains at a bounded rate.
+   */
   readonly pauseMs: number;
 }
 
@@ -78,7 +81,21 @@ export function createLedgerSweeper(options: LedgerSweeperOptions): LedgerSweepe
           interrupted = true;
           break;
         }
+        const stepStartedAt = clock.now();
         const step = await store.sweep(nowMs, tombstoneMs, batchRows);
+        // At least as long a pause as the step took: the sweep holds the store (SQLite: the file's
+        // write lock) at most half the time, so a writer in another process polling for the lock
+        // (SQLite's busy handler sleeps between tries) finds it free within a few tries.
+        const pauseNowMs = Math.max(pauseMs, clock.now() - stepStartedAt);
+        if (step.busy) {
+          try {
+            await clock.sleep(pauseMs, signal);
+            continue;
+          } catch {
+            interrupted = true;
+            break;
+          }
+        }
         tombstoned += step.tombstoned;
         deleted += step.deleted;
         progress = {
@@ -90,7 +107,7 @@ export function createLedgerSweeper(options: LedgerSweeperOptions): LedgerSweepe
         };
         if (step.tombstoned < batchRows && step.deleted < batchRows) break;
         try {
-          await clock.sleep(pauseMs, signal);
+          await clock.sleep(pauseNowMs, signal);
         } catch {
           interrupted = true;
           break;

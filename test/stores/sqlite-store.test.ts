@@ -58,6 +58,35 @@ describe('SQLite store specifics', () => {
     await store.close();
   });
 
+  it('refuses a ledger table of the earlier text-fingerprint layout at open, naming what to do', async () => {
+    const path = file();
+    const old = openSqliteDatabase(path);
+    old.exec('CREATE TABLE oncely_ledger (scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, PRIMARY KEY (scope, key))');
+    old.close();
+    const store = createSqliteStore({ database: () => openSqliteDatabase(path) });
+    await assert.rejects(store.read(() => undefined), (e) => isOncelyError(e) && e.code === 'ledger_layout' && /earlier oncely; drop it/.test(e.message));
+    await store.close();
+  });
+
+  it('housekeeping: a fresh file vacuums incrementally, and a round returns pages a sweep freed', async () => {
+    const db = openSqliteDatabase(file());
+    const store = createSqliteStore({ database: db });
+    await store.read((tx) => {
+      tx.exec('CREATE TABLE filler (b BLOB)');
+      for (let i = 0; i < 200; i++) tx.run('INSERT INTO filler VALUES (randomblob(4000))');
+      tx.exec('DELETE FROM filler');
+    });
+    assert.equal(db.pragma('auto_vacuum', { simple: true }), 2, '2 = INCREMENTAL');
+    const freed = Number(db.pragma('freelist_count', { simple: true }));
+    assert.ok(freed > 100, `pages free before: ${freed}`);
+    const report = await store.housekeep();
+    assert.equal(report.pagesFreed, freed);
+    assert.equal(report.freePagesLeft, 0);
+    assert.equal(db.pragma('freelist_count', { simple: true }), 0);
+    await store.close();
+    db.close();
+  });
+
   it('validates its options and refuses use after close', async () => {
     assert.throws(() => createSqliteStore({ database: () => openSqliteDatabase(':memory:'), table: 'x; DROP TABLE y' }), (e) => isInvalidOptionError(e) && e.option === 'table');
     assert.throws(() => createSqliteStore({ database: 'ledger.db' as never }), (e) => isInvalidOptionError(e) && e.option === 'database');

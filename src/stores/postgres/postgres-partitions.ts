@@ -67,8 +67,12 @@ export function postgresPartitions(tables: PostgresLedgerTables, partitionMs: nu
 
   /** Drops every partition whose whole range has ended by `nowMs`; returns the tombstones dropped. */
   async function dropEnded(nowMs: number): Promise<number> {
+    // Known partitions, none ended yet: no catalog read (this runs at every sweep step).
+    if (known.size > 0 && [...known].every((end) => end > nowMs)) return 0;
     let dropped = 0;
-    for (const p of await list()) {
+    const partitions = await list();
+    known = new Set(partitions.map((p) => p.endMs));
+    for (const p of partitions) {
       if (p.endMs > nowMs) continue;
       const table = qualified(tables, p.name);
       const { rows } = await query(`SELECT count(*) AS n FROM ${table}`);

@@ -3,6 +3,7 @@ import type { EntryVersion } from '../../ledger/ledger-entry.js';
 import type { LedgerStore } from '../../ledger/ledger-store.js';
 import { LEDGER_COLUMNS, checkIdentifier, entryValues, rowToEntry, type LedgerRow } from '../ledger-row.js';
 import { StoreClosedError, TransactionEndedError } from '../store-errors.js';
+import { LedgerLayoutError } from '../ledger-layout-error.js';
 import type { PgPool, PgPoolClient, PgQueryable, PgTx } from './pg-pool.js';
 import { postgresSql } from './postgres-sql.js';
 import { postgresSweep } from './postgres-sweep.js';
@@ -143,6 +144,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       )`);
       await client.query(`CREATE INDEX IF NOT EXISTS "${tableName}_expires_at" ON ${table} (expires_at)`);
       for (const ddl of postgresTombstoneSchema(tables)) await client.query(ddl);
+      const { rows } = await client.query(
+        `SELECT data_type FROM information_schema.columns WHERE table_schema = coalesce($1, current_schema()) AND table_name = $2 AND column_name = 'fingerprint'`,
+        [schema ?? null, tableName],
+      );
+      if ((rows[0] as { data_type?: string } | undefined)?.data_type === 'text') throw new LedgerLayoutError('postgres', table);
     }).catch((error: unknown) => {
       ready = undefined;
       throw error;
@@ -162,6 +168,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     name: 'postgres',
     table,
     tombstoneTable: tables.tombstones,
+    // A step locks only the rows it moves (SKIP LOCKED): larger steps cost writers nothing.
+    sweepBatchRows: 2000,
 
     // Connects and creates the table: a bad URL or an unreachable server fails here.
     ready: () => setUp(),

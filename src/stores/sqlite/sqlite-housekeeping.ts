@@ -1,4 +1,5 @@
 import type { SqliteDatabase } from './sqlite-database.js';
+import { beginWithoutWaiting } from './sqlite-sweep.js';
 
 /** What one round of housekeeping did, for logs and the store view. */
 export interface SqliteHousekeepingReport {
@@ -22,7 +23,13 @@ export interface SqliteHousekeepingReport {
 export function prepareSqliteFile(db: SqliteDatabase): void {
   db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+  // ANALYZE reads at most this many rows per index (approximate statistics): after a sweep of a
+  // million rows, PRAGMA optimize then takes milliseconds, not the second a full ANALYZE takes
+  // (https://www.sqlite.org/lang_analyze.html#approx).
+  db.pragma(`analysis_limit = ${ANALYSIS_LIMIT_ROWS}`);
 }
+
+export const ANALYSIS_LIMIT_ROWS = 1000;
 
 /** 64 MiB: room for the WAL of many sweep steps between two checkpoints. */
 export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -36,15 +43,25 @@ export const VACUUM_PAGES_PER_STEP = 2048;
  * - PRAGMA optimize: runs ANALYZE where the planner's statistics went stale (a table that grew
  *   or shrank a lot), limited so it stays cheap (https://www.sqlite.org/pragma.html#pragma_optimize);
  * - PRAGMA incremental_vacuum(N): frees at most N pages from the end of the file;
- * - PRAGMA wal_checkpoint(TRUNCATE): copies the WAL into the database and truncates it, when no
- *   reader in another process is in the way (then it does what it can and says what is left).
+ * - PRAGMA wal_checkpoint(PASSIVE): copies what it can of the WAL into the database without
+ *   waiting for anyone; once all of it is copied, the next writer starts the WAL over and
+ *   journal_size_limit truncates its file (https://www.sqlite.org/wal.html#ckpt).
+ * The vacuum step needs the write lock: when another process holds it, the round skips it.
  */
-export function housekeepSqlite(db: SqliteDatabase, maxPages = VACUUM_PAGES_PER_STEP): SqliteHousekeepingReport {
+export function housekeepSqlite(db: SqliteDatabase, busyTimeoutMs: number, maxPages = VACUUM_PAGES_PER_STEP): SqliteHousekeepingReport {
   db.exec('PRAGMA optimize');
   const before = Number(db.pragma('freelist_count', { simple: true }));
-  if (before > 0) db.exec(`PRAGMA incremental_vacuum(${maxPages})`);
+  if (before > 0 && beginWithoutWaiting(db, busyTimeoutMs)) {
+    try {
+      db.pragma(`incremental_vacuum(${maxPages})`);
+      db.exec('COMMIT');
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw error;
+    }
+  }
   const after = Number(db.pragma('freelist_count', { simple: true }));
-  const checkpoint = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+  const checkpoint = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
   const row = checkpoint[0];
   const walFramesLeft = row === undefined || row.log < 0 ? 0 : row.log - row.checkpointed;
   return { pagesFreed: before - after, freePagesLeft: after, walFramesLeft };

@@ -5,6 +5,7 @@ import type { LedgerStore } from '../../ledger/ledger-store.js';
 import { AsyncMutex } from '../async-mutex.js';
 import { LEDGER_COLUMNS, checkIdentifier, entryValues, rowToEntry, type LedgerRow } from '../ledger-row.js';
 import { NestedTransactionError, StoreClosedError, TransactionEndedError } from '../store-errors.js';
+import { LedgerLayoutError } from '../ledger-layout-error.js';
 import type { SqliteDatabase, SqliteStatement, SqliteTx } from './sqlite-database.js';
 import { sqliteSql } from './sqlite-sql.js';
 import { housekeepSqlite, prepareSqliteFile, type SqliteHousekeepingReport } from './sqlite-housekeeping.js';
@@ -42,9 +43,10 @@ export const DEFAULT_SQLITE_STORE_OPTIONS = { table: 'oncely_ledger', busyTimeou
 /**
  * The ledger on SQLite through one better-sqlite3 connection.
  *
- * Durability: WAL. Every transaction (the effect + receipt one included), sweep and `read` commits
+ * Durability: WAL. Every transaction (the effect + receipt one included) and `read` commits
  * with `synchronous = FULL`: a COMMIT that returned survives a power cut. The ledger's single-row
- * bookkeeping writes (`insert`, `swap`, `remove`: claim, takeover, release, purge on access)
+ * bookkeeping writes (`insert`, `swap`, `remove`: claim, takeover, release, purge on access; and
+ * each bounded `sweep` step)
  * commit with `synchronous = NORMAL`, no fsync: a keyed request pays one fsync, not two. Why:
  *  1. What survives a power cut is a prefix of the commit order, across every connection and
  *     process on the file: recovery replays the WAL up to its last valid frame, and a frame's
@@ -120,7 +122,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     held: `SELECT 1 FROM ${table} WHERE ${where}`,
   };
   const tombstones = sqliteTombstones(table, connection, statement);
-  const sweeper = sqliteSweep(table, tombstones.table, connection, statement);
+  const sweeper = sqliteSweep({ ledgerTable: table, tombstoneTable: tombstones.table, busyTimeoutMs }, connection, statement);
 
   function connection(): SqliteDatabase {
     if (closed) throw new StoreClosedError('sqlite');
@@ -130,6 +132,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     wal = opened.pragma('journal_mode = WAL', { simple: true }) === 'wal';
     opened.exec(SYNCHRONOUS_FULL);
     opened.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    const columns = opened.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string; type: string }>;
+    if (columns.some((c) => c.name === 'fingerprint' && c.type.toUpperCase() === 'TEXT')) throw new LedgerLayoutError('sqlite', table);
     opened.exec(`CREATE TABLE IF NOT EXISTS ${table} (
       scope TEXT NOT NULL,
       key TEXT NOT NULL,
@@ -218,6 +222,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     name: 'sqlite',
     table,
     tombstoneTable: tombstones.table,
+    // Each step holds the file's write lock: 500 rows take a few ms, shorter than the first
+    // sleeps of another process's busy handler (1, 2, 5 ms), which then finds the lock free.
+    sweepBatchRows: 500,
 
     // Opening runs the pragmas and creates the table: a bad path fails here, not on a request.
     ready: () => exclusive('ready', () => void durable(connection())),
@@ -272,15 +279,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     complete: async (tx, expected, next) => tx.run(sql.swap, ...entryValues(next), ...versionParams(expected)).changes === 1,
 
-    sweep: (nowMs, tombstoneMs, limit = Infinity) =>
-      exclusive('sweep', () => {
-        durable(connection());
-        return sweeper.step(nowMs, tombstoneMs, limit);
-      }),
+    // Bookkeeping like a purge on access, so NORMAL too: a lost step is redone by the next sweep
+    // (retention is judged by time), and without an fsync a step holds the write lock for less.
+    sweep: (nowMs, tombstoneMs, limit = Infinity) => exclusive('sweep', () => relaxed(() => sweeper.step(nowMs, tombstoneMs, limit))),
 
     backlog: (nowMs) => exclusive('backlog', () => sweeper.backlog(nowMs)),
 
-    housekeep: () => exclusive('housekeep', () => housekeepSqlite(durable(connection()))),
+    housekeep: () => exclusive('housekeep', () => housekeepSqlite(durable(connection()), busyTimeoutMs)),
 
     read: (fn) =>
       exclusive('read', () => {

@@ -12,7 +12,12 @@ export interface SqliteSweep {
   backlog(nowMs: number): number;
 }
 
-export function sqliteSweep(ledgerTable: string, tombstoneTable: string, conn: () => SqliteDatabase, statement: (sql: string) => SqliteStatement): SqliteSweep {
+export function sqliteSweep(
+  tables: { readonly ledgerTable: string; readonly tombstoneTable: string; readonly busyTimeoutMs: number },
+  conn: () => SqliteDatabase,
+  statement: (sql: string) => SqliteStatement,
+): SqliteSweep {
+  const { ledgerTable, tombstoneTable, busyTimeoutMs } = tables;
   // Oldest first by (expires_at, scope, key): the expires_at index holds the primary key after
   // the instant, so both statements walk the same index entries in the same order and, inside one
   // write transaction, pick the same rows without sorting.
@@ -32,7 +37,7 @@ export function sqliteSweep(ledgerTable: string, tombstoneTable: string, conn: (
     step(nowMs, tombstoneMs, limit) {
       const db = conn();
       const rows = Number.isFinite(limit) ? limit : -1; // LIMIT -1: no limit
-      db.exec('BEGIN IMMEDIATE');
+      if (!beginWithoutWaiting(db, busyTimeoutMs)) return { tombstoned: 0, deleted: 0, busy: true };
       try {
         // Numbered placeholders bind by name in better-sqlite3: {1: …, 2: …}.
         statement(sql.bury).run({ 1: tombstoneMs, 2: nowMs, 3: rows });
@@ -47,4 +52,23 @@ export function sqliteSweep(ledgerTable: string, tombstoneTable: string, conn: (
     },
     backlog: (nowMs) => Number((statement(sql.backlog).get({ 1: nowMs }) as { n: number }).n),
   };
+}
+
+/**
+ * BEGIN IMMEDIATE, but only if the write lock is free now. Waiting in SQLite's busy handler would
+ * hold this process's connection (and every request queued behind it) while another process
+ * writes; and that handler polls with growing sleeps, so a waiter can miss many short gaps
+ * between another process's writes. The sweep tries again after its pause instead.
+ */
+export function beginWithoutWaiting(db: SqliteDatabase, busyTimeoutMs: number): boolean {
+  db.pragma('busy_timeout = 0');
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') return false;
+    throw error;
+  } finally {
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  }
 }
