@@ -27,7 +27,7 @@ export interface WriterReport {
  * Writes per second each writer aims at: a steady service's load, not a saturating one (two
  * processes writing back to back measure SQLite's unfair file lock, not the sweep).
  */
-export const WRITES_PER_SECOND = 200;
+export const WRITES_PER_SECOND = 50;
 
 /** New-key writes at a steady pace until `stopped()`; the longest one is the stall a sweep caused. */
 export async function writeUntil(store: LedgerStore<unknown>, prefix: string, stopped: () => boolean): Promise<WriterReport> {
