@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../../contract/errors.js';
+import { checkNumbers, checkOneOf, checkSeed } from './check-params.js';
 import { backoffDelayMs, type BackoffOptions } from '../../policy/backoff.js';
 import { seededRandom, type Random } from '../../time/random.js';
 import { absNormal } from './draws.js';
@@ -134,11 +135,7 @@ function check(p: ContentionParams, strategy: string): void {
   if (!Number.isInteger(p.clients) || p.clients < 1 || p.clients > 100_000) {
     throw new InvalidOptionError('clients', p.clients, 'an integer from 1 to 100000');
   }
-  if (!Number.isInteger(p.seed) || p.seed < 0 || p.seed > 0xffff_ffff) throw new InvalidOptionError('seed', p.seed, 'an integer from 0 to 4294967295');
-  for (const name of ['hopMeanMs', 'hopSdMs', 'baseMs', 'capMs'] as const) {
-    if (!Number.isFinite(p[name]) || p[name] < 0) throw new InvalidOptionError(name, p[name], 'a finite number >= 0');
-  }
-  if (!(CONTENTION_STRATEGIES as readonly string[]).includes(strategy)) {
-    throw new InvalidOptionError('strategy', strategy, `one of ${CONTENTION_STRATEGIES.join(', ')}`);
-  }
+  checkSeed(p.seed);
+  checkNumbers(p, ['hopMeanMs', 'hopSdMs', 'baseMs', 'capMs'], 0, true);
+  checkOneOf('strategy', strategy, CONTENTION_STRATEGIES);
 }

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../../contract/errors.js';
+import { checkNumbers, checkOneOf, checkSeed } from './check-params.js';
 import { seededRandom } from '../../time/random.js';
 import { exponential } from './draws.js';
 import { EventQueue } from './event-queue.js';
@@ -107,11 +108,9 @@ export function retriesClosedForm(failureRate: number, retries = 3): { load: num
 }
 
 function check(p: DependencyParams, strategy: string): void {
-  if (!Number.isInteger(p.seed) || p.seed < 0 || p.seed > 0xffff_ffff) throw new InvalidOptionError('seed', p.seed, 'an integer from 0 to 4294967295');
+  checkSeed(p.seed);
   if (!(p.failureRate >= 0 && p.failureRate <= 1)) throw new InvalidOptionError('failureRate', p.failureRate, 'a probability from 0 to 1');
   if (!Number.isInteger(p.clients) || p.clients < 1 || p.clients > 100_000) throw new InvalidOptionError('clients', p.clients, 'an integer from 1 to 100000');
-  for (const name of ['totalRatePerSecond', 'durationMs', 'roundTripMeanMs'] as const) {
-    if (!Number.isFinite(p[name]) || p[name] <= 0) throw new InvalidOptionError(name, p[name], 'a finite number > 0');
-  }
-  if (!(FLEET_STRATEGIES as readonly string[]).includes(strategy)) throw new InvalidOptionError('strategy', strategy, `one of ${FLEET_STRATEGIES.join(', ')}`);
+  checkNumbers(p, ['totalRatePerSecond', 'durationMs', 'roundTripMeanMs'], 0, false);
+  checkOneOf('strategy', strategy, FLEET_STRATEGIES);
 }

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../../contract/errors.js';
+import { checkNumbers, checkOneOf, checkSeed } from './check-params.js';
 import { seededRandom } from '../../time/random.js';
 import { exponential } from './draws.js';
 import { EventQueue } from './event-queue.js';
@@ -212,16 +213,12 @@ function recoveryAfter(goodput: readonly number[], from: number, p: OverloadPara
 }
 
 function check(p: OverloadParams, strategy: string): void {
-  if (!Number.isInteger(p.seed) || p.seed < 0 || p.seed > 0xffff_ffff) throw new InvalidOptionError('seed', p.seed, 'an integer from 0 to 4294967295');
+  checkSeed(p.seed);
   for (const name of ['clients', 'workers', 'queueLimit'] as const) {
     if (!Number.isInteger(p[name]) || p[name] < 1 || p[name] > 100_000) throw new InvalidOptionError(name, p[name], 'an integer from 1 to 100000');
   }
-  for (const name of ['totalRatePerSecond', 'serviceMs', 'hopMs', 'timeoutMs', 'durationMs', 'bucketMs'] as const) {
-    if (!Number.isFinite(p[name]) || p[name] <= 0) throw new InvalidOptionError(name, p[name], 'a finite number > 0');
-  }
-  for (const name of ['outageAtMs', 'outageMs'] as const) {
-    if (!Number.isFinite(p[name]) || p[name] < 0) throw new InvalidOptionError(name, p[name], 'a finite number >= 0');
-  }
+  checkNumbers(p, ['totalRatePerSecond', 'serviceMs', 'hopMs', 'timeoutMs', 'durationMs', 'bucketMs'], 0, false);
+  checkNumbers(p, ['outageAtMs', 'outageMs'], 0, true);
   if (p.durationMs > 600_000) throw new InvalidOptionError('durationMs', p.durationMs, 'at most 600000');
-  if (!(FLEET_STRATEGIES as readonly string[]).includes(strategy)) throw new InvalidOptionError('strategy', strategy, `one of ${FLEET_STRATEGIES.join(', ')}`);
+  checkOneOf('strategy', strategy, FLEET_STRATEGIES);
 }
