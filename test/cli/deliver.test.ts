@@ -194,3 +194,14 @@ test('a malformed --key is refused before anything is printed or sent', async ()
     assert.match(result.stderr, /^oncely: .*idempotency key/);
   }
 });
+
+test('deliver with nothing names everything it lacks, in one line, exit 2', async () => {
+  const bare = await cli(['deliver']);
+  assert.equal(bare.code, EXIT.usage);
+  assert.equal(bare.stdout, '');
+  assert.match(bare.stderr, /^oncely: deliver is missing the <url> argument and --data <json>: npx oncely deliver <url> --data <json>/);
+  assert.equal(bare.stderr.trim().split('\n').length, 1);
+  const noData = await cli(['deliver', 'http://127.0.0.1:1/x']);
+  assert.equal(noData.code, EXIT.usage);
+  assert.match(noData.stderr, /^oncely: deliver is missing --data <json>: /);
+});

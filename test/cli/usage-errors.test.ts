@@ -13,8 +13,9 @@ test('commander\'s own refusals are one line, "oncely: …", exit 2, and nothing
     [['serve', '--fault', 'nope'], /^oncely: option '--fault <fault>' argument 'nope' is invalid\. Allowed choices are swallow-first-ack\./],
     [['serve', '--prot', '0'], /^oncely: unknown option '--prot' \(Did you mean --port\?\)/],
     [['sim', 'run', '--bogus'], /^oncely: unknown option '--bogus'/],
-    [['deliver', 'http://127.0.0.1:1/h'], /^oncely: required option '-d, --data <json>' not specified/],
-    [['deliver', '--data', '{}'], /^oncely: missing required argument 'url'/],
+    [['deliver', 'http://127.0.0.1:1/h'], /^oncely: deliver is missing --data <json>: /],
+    [['deliver', '--data', '{}'], /^oncely: deliver is missing the <url> argument: /],
+    [['deliver'], /^oncely: deliver is missing the <url> argument and --data <json>: /],
     [['serve', 'extra'], /^oncely: too many arguments for 'serve'/],
     [['bogus'], /^oncely: unknown command 'bogus'/],
   ] as const) {

@@ -5,7 +5,7 @@ import { formatAttempt } from '../../client/format-report.js';
 import { isHttpRetryError } from '../../client/http-retry-error.js';
 import { isRetryError, summarizeReport, wasNeverSent, type RetryReport } from '../../client/retry-report.js';
 import { describeTransportFailure } from '../../contract/transport-failure.js';
-import { InvalidOptionError } from '../../contract/errors.js';
+import { InvalidOptionError, OncelyError } from '../../contract/errors.js';
 import { HEADER } from '../../contract/headers.js';
 import { keyFor, validateKey } from '../../contract/idempotency-key.js';
 import { systemClock, type Clock } from '../../time/clock.js';
@@ -239,8 +239,9 @@ export function registerDeliver(program: Command, io: CliIo = processIo): void {
   program
     .command('deliver')
     .description('deliver one notification: one key on every attempt, Retry-After obeyed, every attempt printed')
-    .argument('<url>', 'where to send it, e.g. http://127.0.0.1:8765/hooks/run-complete')
-    .requiredOption('-d, --data <json>', 'the JSON body, sent byte for byte (@FILE reads a file)')
+    // Both checked in the action, so that a bare `deliver` names everything it lacks at once.
+    .argument('[url]', 'where to send it, e.g. http://127.0.0.1:8765/hooks/run-complete (required)')
+    .option('-d, --data <json>', 'the JSON body, sent byte for byte (@FILE reads a file) (required)')
     .option('-k, --key <key>', 'the Idempotency-Key (default: derived from method, URL and data)')
     .addOption(new Option('-X, --method <method>', 'HTTP method').choices(DELIVER_METHODS).default(DEFAULT_DELIVER.method))
     .option('-H, --header <name: value>', 'an extra request header (repeatable)', (v: string, all: string[] | undefined) => [...(all ?? []), v])
@@ -259,10 +260,15 @@ have happened); ${EXIT.notSent} not sent: every attempt failed before it left (c
 happened; ${EXIT.usage} bad input or a missing argument.
 
 Example:
-  oncely hook --port 8765 --script 429@1x3,200 &
-  oncely deliver http://127.0.0.1:8765/hooks/run-complete --data '{"run_id":"run-9"}' --key run-9 --deadline 30s`,
+  npx oncely hook --port 8765 --hook-script 429@1x3,200 &
+  npx oncely deliver http://127.0.0.1:8765/hooks/run-complete --data '{"run_id":"run-9"}' --key run-9 --deadline 30s`,
     )
-    .action(async (url: string, flags: DeliverFlags) => {
+    .action(async (urlArgument: string | undefined, flags: DeliverFlags) => {
+      const missing = [...(urlArgument === undefined ? ['the <url> argument'] : []), ...(flags.data === undefined ? ['--data <json>'] : [])];
+      if (missing.length > 0) {
+        throw new OncelyError('invalid_option', `deliver is missing ${missing.join(' and ')}: npx oncely deliver <url> --data <json> [options] (run with --help for usage)`);
+      }
+      const url = urlArgument as string;
       const controller = new AbortController();
       const onSignal = (): void => controller.abort();
       process.once('SIGINT', onSignal);

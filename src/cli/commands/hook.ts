@@ -10,7 +10,8 @@ import { processIo, type CliIo } from '../cli-io.js';
 interface HookFlags {
   port: string;
   host: string;
-  script: string;
+  script?: string;
+  hookScript?: string;
   retryAfterFormat: RetryAfterFormat;
   quiet?: boolean;
   sqliteFile?: string;
@@ -24,7 +25,9 @@ export function registerHook(program: Command, io: CliIo = processIo): void {
     .description('run the hostile webhook receiver: answers from a script, records every arrival')
     .option('-p, --port <port>', 'port to listen on (0 picks one)', '8765')
     .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('-s, --script <script>', HOOK_SCRIPT_GRAMMAR, '200')
+    // One name with `oncely serve`: --hook-script; --script stays as the older spelling.
+    .option('--hook-script <script>', `${HOOK_SCRIPT_GRAMMAR} (default: 200)`)
+    .option('-s, --script <script>', 'the same as --hook-script (an older spelling, kept)')
     .addOption(
       new Option('--retry-after-format <format>', 'write Retry-After as delay-seconds or as an HTTP-date')
         .choices(RETRY_AFTER_FORMATS)
@@ -42,18 +45,21 @@ completed is answered from the stored ack with Idempotent-Replayed: true (a diff
 under it: 422). Keys and hits live in an in-memory SQLite ledger (--sqlite-file keeps them).
 
 Routes:
-  GET  /debug/hits[?limit=N]  the newest hits and the counts (arrivals, completions, replays) as JSON
-  POST /debug/reset           clear the hits and the script position
+  GET    /debug/hits[?limit=N]  the newest hits and the counts (arrivals, completions, replays) as JSON
+  DELETE /debug/hits            clear the hits and the script position (POST /debug/reset: the same)
 
 Examples:
-  oncely hook --script 429@1x3,200       three 429s with Retry-After: 1, then 200
-  oncely hook --script throttle:5s,200   429 until 5 s after the first hit
-  oncely hook --script swallow,200       do the work, drop the connection, then 200`,
+  npx oncely hook --hook-script 429@1x3,200       three 429s with Retry-After: 1, then 200
+  npx oncely hook --hook-script throttle:5s,200   429 until 5 s after the first hit
+  npx oncely hook --hook-script swallow,200       do the work, drop the connection, then 200`,
     )
     .action(async (flags: HookFlags) => {
       const port = Number(flags.port);
       if (!/^\d+$/.test(flags.port) || port > 65_535) throw new InvalidOptionError('--port', flags.port, 'an integer from 0 to 65535');
-      const script = parseHookScript(flags.script);
+      if (flags.hookScript !== undefined && flags.script !== undefined && flags.hookScript !== flags.script) {
+        throw new InvalidOptionError('--script', flags.script, `the same script as --hook-script (${flags.hookScript}), or only one of them`);
+      }
+      const script = parseHookScript(flags.hookScript ?? flags.script ?? '200');
       let originAt: number | undefined;
       const log = (hit: HookHit): void => {
         originAt ??= hit.at;

@@ -109,9 +109,9 @@ Routes:
   GET  /healthz  ·  /                               health · the simulator page (index until built)
 
 Examples:
-  oncely serve
-  oncely serve --port 0 --fault swallow-first-ack --closes-at lab3=2m
-  ONCELY_TOKENS=alice=0123456789abcdef,bob=fedcba9876543210 oncely serve --db postgres://postgres@127.0.0.1:5432/test`,
+  npx oncely serve                         (in a clone: npm start, or npm start -- --port 9000)
+  npx oncely serve --port 0 --fault swallow-first-ack --closes-at lab3=2m
+  ONCELY_TOKENS=alice=0123456789abcdef,bob=fedcba9876543210 npx oncely serve --db postgres://postgres@127.0.0.1:5432/test`,
     )
     .action(async (flags: ServeFlags) => {
       const port = Number(flags.port);

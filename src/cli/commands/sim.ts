@@ -77,7 +77,7 @@ function registerSimRun(sim: Command, io: CliIo): void {
   run
     .option('--trace', 'print every event: send, request-lost, effect, suppressed, receipt-sent, receipt-lost, confirmed')
     .option('--json', 'print params and per-rule metrics (and traces) as JSON')
-    .addHelpText('after', '\nWorld flags override the values of --setting; the defaults shown are the default channel.\n\nExamples:\n  oncely sim run --seed 7 --policy retry-key --retention 8 --trace\n  oncely sim run --setting credits-24 --json')
+    .addHelpText('after', '\nWorld flags override the values of --setting; the defaults shown are the default channel.\n\nExamples:\n  npx oncely sim run --seed 7 --policy retry-key --retention 8 --trace\n  npx oncely sim run --setting credits-24 --json')
     .action((options: Record<string, string | boolean | undefined>) => {
       const params = worldParamsFrom(options);
       const rules = rulesFrom(String(options['policy']));

@@ -302,8 +302,8 @@ export function createHookService<Tx>(options: HookServiceOptions<Tx>): HookServ
     script,
     routes: [
       { method: 'GET', path: `${hitsPath}[?limit=N]`, description: 'the newest hits, the counts and the script as JSON' },
-      { method: 'POST', path: resetPath, description: 'clear the hits and the script position' },
-      { method: 'DELETE', path: hitsPath, description: 'same as POST /debug/reset' },
+      { method: 'DELETE', path: hitsPath, description: 'clear the hits and the script position' },
+      { method: 'POST', path: resetPath, description: 'the same (an older spelling, kept)' },
       { method: HOOK_METHODS.join('|'), path: `${basePath}/*`, description: 'any other request: answered by the script, then recorded' },
     ],
     hits: async (scope = DEFAULT_HOOK_OPTIONS.scope, limit = 1000) => (await db.transaction((sql) => listHitsPage(sql, scope, limit))).hits,
