@@ -12,7 +12,7 @@ database.exec(`CREATE TABLE IF NOT EXISTS orders (
 // Your authentication goes here: a bearer token's owner, a session's account.
 const callers = new Map([['Bearer alice-secret', 'alice'], ['Bearer bob-secret', 'bob']]);
 
-const ledger = createLedger({ store: createSqliteStore({ database }) }); // lease 30 s, retention 24 h
+const ledger = createLedger({ store: createSqliteStore({ database }) }); // lease 2 s renewed every 1 s, retention 24 h
 const idempotency = createIdempotencyMiddleware({
   ledger,
   scopeOf: (request) => callers.get(request.headers.get('authorization') ?? ''), // undefined: 401
@@ -22,7 +22,9 @@ const idempotency = createIdempotencyMiddleware({
 const handler = withIdempotency(idempotency, async (request, context) => {
   if (!context) return new Response('not found', { status: 404 }); // GET etc. bypass the ledger
   // context.tx is the ledger's transaction: the effect and the receipt commit together, or not at all.
+  // On SQLite it takes the writer at begin(), not before: await slow calls before it, not after.
   const body = await request.text();
+  await context.tx.begin();
   context.tx.run('INSERT INTO orders (caller, key, body) VALUES (?, ?, ?)', context.scope, context.key, body);
   return Response.json({ caller: context.scope, key: context.key }, { status: 201 });
 });

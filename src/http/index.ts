@@ -10,13 +10,14 @@
  * });
  * const app = withIdempotency(idempotency, async (request, context) => {
  *   if (!context) return handleRead(request);            // GET etc.: no key, no transaction
+ *   await context.tx.begin();                            // takes the SQLite writer now, not before
  *   context.tx.run('INSERT INTO notes ...', ...);         // commits with the receipt, or not at all
  *   return Response.json(note, { status: 201 });
  * });
  * http.createServer(toNodeListener(app)).listen(8080);
  * ```
- * Outside a guarded request (a GET handler), read a SQLite store through `store.read(...)`:
- * on its single connection, a bare statement could run inside another request's transaction.
+ * Outside a guarded request (a GET handler), read a SQLite store through `store.read(...)` (the
+ * read connection: committed rows, never waiting for a write) and write through `store.write(...)`.
  */
 export {
   createIdempotencyMiddleware,

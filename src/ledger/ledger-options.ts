@@ -17,10 +17,17 @@ export function isBusinessAnswer(receipt: Receipt): boolean {
 
 export interface LedgerTuning {
   /**
-   * How long a claim guards a key before another worker may take it over. Short, so a crashed
-   * worker blocks its key for seconds, not for the retention period. @default 30000 (30 s)
+   * How long a claim guards a key before another worker may take it over. Short, because the
+   * owner renews it every `heartbeatMs` while its effect runs: a live slow effect is never taken
+   * over, and a killed owner blocks its key for at most one lease (two heartbeats by default),
+   * not for the retention period. @default 2000 (2 s)
    */
   readonly leaseMs: number;
+  /**
+   * How often a running effect's owner renews its lease (to now + leaseMs). Less than leaseMs.
+   * @default leaseMs / 2
+   */
+  readonly heartbeatMs: number;
   /** How long a receipt is replayed after completion. @default 86400000 (24 h) */
   readonly retentionMs: number;
   /**
@@ -52,8 +59,8 @@ export interface LedgerOptions<Tx> extends Partial<LedgerTuning> {
   readonly clock?: Clock;
 }
 
-export const DEFAULT_LEDGER_OPTIONS: LedgerTuning = {
-  leaseMs: 30_000,
+export const DEFAULT_LEDGER_OPTIONS: Omit<LedgerTuning, 'heartbeatMs'> = {
+  leaseMs: 2_000,
   retentionMs: 86_400_000,
   tombstoneMs: 604_800_000,
   sweepBatchRows: 1000,
@@ -71,13 +78,16 @@ export interface ResolvedLedgerOptions<Tx> extends LedgerTuning {
 export function resolveLedgerOptions<Tx>(options: LedgerOptions<Tx>): ResolvedLedgerOptions<Tx> {
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', options, 'an object with a store');
   const { store, clock = systemClock } = options;
-  const o = { ...DEFAULT_LEDGER_OPTIONS, ...definedOnly(options), store, clock };
+  const merged = { ...DEFAULT_LEDGER_OPTIONS, ...definedOnly(options), store, clock };
+  const o = { ...merged, heartbeatMs: merged.heartbeatMs ?? Math.max(1, Math.floor(merged.leaseMs / 2)) };
   if (options.sweepBatchRows === undefined && store?.sweepBatchRows !== undefined) o.sweepBatchRows = store.sweepBatchRows;
-  for (const method of ['get', 'insert', 'swap', 'remove', 'transaction', 'hold', 'complete', 'sweep', 'backlog'] as const) {
+  for (const method of ['get', 'claim', 'swap', 'renew', 'remove', 'transaction', 'complete', 'sweep', 'backlog'] as const) {
     if (typeof store?.[method] !== 'function') throw new InvalidOptionError('store', store, `a LedgerStore (missing ${method}())`);
   }
   if (typeof clock.now !== 'function') throw new InvalidOptionError('clock', clock, 'a Clock with now()');
-  wholeMs('leaseMs', o.leaseMs, 1, 'a whole number of milliseconds >= 1');
+  wholeMs('leaseMs', o.leaseMs, 2, 'a whole number of milliseconds >= 2');
+  wholeMs('heartbeatMs', o.heartbeatMs, 1, `a whole number of milliseconds >= 1`);
+  if (o.heartbeatMs >= o.leaseMs) throw new InvalidOptionError('heartbeatMs', o.heartbeatMs, `less than leaseMs (${o.leaseMs})`);
   wholeMs('retentionMs', o.retentionMs, o.leaseMs, `a whole number of milliseconds >= leaseMs (${o.leaseMs})`);
   wholeMs('tombstoneMs', o.tombstoneMs, 0, 'a whole number of milliseconds >= 0');
   wholeMs('sweepBatchRows', o.sweepBatchRows, 1, 'a whole number of rows >= 1');

@@ -19,7 +19,9 @@ export interface Claim {
   readonly leaseExpiresAt: number;
   /**
    * True when an earlier worker's lease expired and this one took the key over. A database
-   * effect of the earlier worker rolled back with it; an external one (an email) may not have.
+   * effect of the earlier worker rolled back with it; an external one (an email, an HTTP call,
+   * anything outside the ledger's database) may have happened: such effects are at-least-once,
+   * and `tookOver` is the signal to check before repeating them (docs/durability.md).
    */
   readonly tookOver: boolean;
 }
@@ -35,7 +37,8 @@ export type ExecuteKind = (typeof EXECUTE_KINDS)[number];
  * - in_flight: the same request is being processed; come back after retryAfterMs;
  * - not_stored: the effect ran but its outcome is not one to store (5xx by default), so it was
  *   rolled back and the key released; the receipt is the answer to give this time only;
- * - lease_lost: this worker's lease was taken over before its transaction began; nothing ran;
+ * - lease_lost: the key was taken over while this worker ran (its lease ran out: a heartbeat
+ *   that could not land); its effect's SQL rolled back with the transaction;
  * - unavailable: the store failed; the effect did not run, or rolled back with the transaction.
  * An effect that throws rolls back, releases the key and rethrows: that error is the caller's.
  */

@@ -15,14 +15,35 @@ export interface SweepResult {
 }
 
 /**
+ * What a claim found: the key was free and is now this worker's, or the committed entry that
+ * holds it (undefined when that entry vanished while claiming: read again).
+ */
+export type ClaimAttempt = { readonly won: true } | { readonly won: false; readonly existing: LedgerEntry | undefined };
+
+/**
+ * How much of what a store acknowledged survives a crash (docs/durability.md):
+ * - durable: a power cut or an OS crash (SQLite synchronous = FULL, PostgreSQL synchronous commit);
+ * - process: a crash or SIGKILL of the process, not a power cut (SQLite synchronous = NORMAL in
+ *   WAL, PostgreSQL synchronous_commit = off): what Redis-based middlewares offer with their
+ *   default once-a-second fsync; the last moments may be lost on power loss.
+ */
+export const DURABILITIES = ['durable', 'process'] as const;
+export type Durability = (typeof DURABILITIES)[number];
+
+/**
  * Where a ledger keeps its entries, and the transaction the effect runs in. A store is dumb on
- * purpose: it reads, inserts and compare-and-swaps rows; every rule (conflict first, lease,
+ * purpose: it reads, claims and compare-and-swaps rows; every rule (conflict first, lease,
  * retention) lives in the ledger, so all stores behave alike and one conformance suite checks
  * them (docs/design.md, habit 5).
  *
  * `Tx` is the handle the effect gets for its own writes: they commit or roll back together with
  * the receipt. Methods that take a `tx` run inside {@link transaction}; the others commit on
- * their own (a claim must be visible to other workers before the effect starts).
+ * their own, or with the next group commit (a claim must be visible to every worker of the
+ * process before the effect starts, and to other processes within a commit).
+ *
+ * No store holds a connection or a lock across the effect's awaits before the effect's first
+ * statement: a transaction begins lazily, so an effect that first awaits an HTTP call does not
+ * stop other keys. Reads never queue behind a running effect.
  *
  * Every method may reject when the backing database is unreachable; the ledger turns that into
  * an `unavailable` result and never runs the effect unguarded.
@@ -30,39 +51,42 @@ export interface SweepResult {
 export interface LedgerStore<Tx> {
   /** For messages and test names: 'memory', 'sqlite', 'postgres'. */
   readonly name: string;
+  /** What an acknowledged write survives (memory: nothing past the process). */
+  readonly durability: Durability | 'none';
 
-  /** The committed entry for (scope, key), whatever its state or age, or undefined. */
+  /** The committed entry for (scope, key), whatever its state or age, or undefined. Never waits for a writer. */
   get(scope: string, key: string): Promise<LedgerEntry | undefined>;
 
-  /** Adds the entry if (scope, key) has none. False when one exists (whatever its state). */
-  insert(entry: InFlightEntry): Promise<boolean>;
+  /**
+   * Lookup and claim in one step: adds `entry` when (scope, key) has no row, or returns the
+   * committed row that is there (whatever its state). The entry that is there is only answered
+   * once committed, so a replay never answers from a receipt that could still be lost.
+   */
+  claim(entry: InFlightEntry): Promise<ClaimAttempt>;
 
   /**
    * Replaces the row matching `expected` (same scope, key, token and state) with `next`.
-   * False when the row changed or is gone. Waits for a transaction that holds the row.
+   * False when the row changed or is gone.
    */
   swap(expected: EntryVersion, next: LedgerEntry): Promise<boolean>;
+
+  /** Moves the lease of the in-flight row matching `expected` to `leaseExpiresAt` (the heartbeat). False when it is not ours any more. */
+  renew(expected: EntryVersion, leaseExpiresAt: number): Promise<boolean>;
 
   /** Deletes the row matching `expected`. False when it changed or is gone. */
   remove(expected: EntryVersion): Promise<boolean>;
 
   /**
    * Runs `fn` in one transaction: commits when it resolves, rolls back when it rejects, then
-   * settles the same way. Stores whose connection cannot interleave transactions (one
-   * better-sqlite3 connection) queue them, so two async effects never share one.
+   * settles the same way. The transaction begins at the handle's first statement (or at
+   * {@link complete}), not before: see each store's `Tx` for how its statements join it.
    */
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
 
   /**
-   * Inside a transaction, before the effect: true when the row still matches `expected`, and
-   * from then on no other worker can take it over until the transaction ends (PostgreSQL:
-   * SELECT ... FOR UPDATE).
-   */
-  hold(tx: Tx, expected: EntryVersion): Promise<boolean>;
-
-  /**
-   * Inside the same transaction, after the effect: writes the completed entry (the receipt) in
-   * place of the in-flight row matching `expected`. False when another worker owns the key now.
+   * Inside the transaction, after the effect: writes the completed entry (the receipt) in place
+   * of the in-flight row matching `expected`, in the effect's transaction. False when another
+   * worker owns the key now; then the ledger rolls the effect back.
    */
   complete(tx: Tx, expected: EntryVersion, next: CompletedEntry): Promise<boolean>;
 

@@ -2,7 +2,7 @@ import { InvalidOptionError, OncelyError } from '../contract/errors.js';
 import { validateKey } from '../contract/idempotency-key.js';
 import type { Receipt } from '../contract/receipt.js';
 import { decideClaim } from './decide-claim.js';
-import { tombstoneOf, versionOf, type CompletedEntry, type InFlightEntry } from './ledger-entry.js';
+import { tombstoneOf, versionOf, type CompletedEntry, type EntryVersion, type InFlightEntry } from './ledger-entry.js';
 import { resolveLedgerOptions, type LedgerOptions, type ResolvedLedgerOptions } from './ledger-options.js';
 import type { Claim, ExecuteResult, LedgerRequest, LookupResult } from './ledger-result.js';
 import type { LedgerStore, SweepResult } from './ledger-store.js';
@@ -54,11 +54,28 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
   const o = resolveLedgerOptions(options);
   const { store, clock } = o;
 
+  /** A fresh in-flight entry for this worker; a takeover keeps the first sighting of the request. */
+  function freshEntry(request: LedgerRequest, nowMs: number, firstSeenAt: number): InFlightEntry {
+    return {
+      scope: request.scope,
+      key: request.key,
+      fingerprint: request.fingerprint,
+      state: 'in_flight',
+      token: o.generateToken(),
+      firstSeenAt,
+      leaseExpiresAt: nowMs + o.leaseMs,
+      expiresAt: nowMs + o.retentionMs,
+    };
+  }
+
   async function claim(request: LedgerRequest): Promise<ClaimOutcome> {
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-      const existing = await store.get(request.scope, request.key);
+      // One store call looks the key up and claims it when free: a new key costs one statement.
+      const fresh = freshEntry(request, clock.now(), clock.now());
+      const attempt = await store.claim(fresh);
+      if (attempt.won) return { claimed: fresh, tookOver: false };
       const nowMs = clock.now();
-      const decision = decideClaim(existing, request.fingerprint, nowMs);
+      const decision = decideClaim(attempt.existing, request.fingerprint, nowMs);
       switch (decision.action) {
         case 'conflict':
           return { answer: { kind: 'conflict', state: decision.entry.state, firstSeenAt: decision.entry.firstSeenAt } };
@@ -74,27 +91,42 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
             },
           };
         case 'insert':
+          break; // the row vanished while claiming: claim again
         case 'take_over': {
-          const tookOver = decision.action === 'take_over' && decision.reason === 'lease_expired';
-          const fresh: InFlightEntry = {
-            scope: request.scope,
-            key: request.key,
-            fingerprint: request.fingerprint,
-            state: 'in_flight',
-            token: o.generateToken(),
-            // A takeover continues the same request: it was first seen when the dead worker took it.
-            firstSeenAt: tookOver ? decision.previous.firstSeenAt : nowMs,
-            leaseExpiresAt: nowMs + o.leaseMs,
-            expiresAt: nowMs + o.retentionMs,
-          };
-          const won = decision.action === 'insert' ? await store.insert(fresh) : await store.swap(versionOf(decision.previous), fresh);
-          if (won) return { claimed: fresh, tookOver };
+          const tookOver = decision.reason === 'lease_expired';
+          // A takeover continues the same request: it was first seen when the dead worker took it.
+          const taken = freshEntry(request, nowMs, tookOver ? decision.previous.firstSeenAt : nowMs);
+          if (await store.swap(versionOf(decision.previous), taken)) return { claimed: taken, tookOver };
           break; // someone else wrote first: read again and decide on what they wrote
         }
       }
     }
     const cause = new OncelyError('claim_contention', `could not claim key ${request.key}: it changed ${MAX_CLAIM_ROUNDS} times while claiming`);
     return { answer: { kind: 'unavailable', stage: 'claim', cause } };
+  }
+
+  /**
+   * Renews the lease every heartbeatMs while the effect runs, so a live slow effect is never taken
+   * over and a killed owner's key is free one lease after its last beat. A beat the store refuses
+   * means the key is someone else's now: the receipt write will fail and roll the effect back.
+   */
+  function startHeartbeat(version: EntryVersion): () => void {
+    const stop = new AbortController();
+    const sleep = clock.sleepInBackground ? clock.sleepInBackground.bind(clock) : clock.sleep.bind(clock);
+    void (async () => {
+      for (;;) {
+        try {
+          await sleep(o.heartbeatMs, stop.signal);
+        } catch {
+          return; // stopped
+        }
+        if (stop.signal.aborted) return;
+        // A store that is down misses a beat; the next one tries again before the lease runs out.
+        const renewed = await store.renew(version, clock.now() + o.leaseMs).catch(() => true);
+        if (!renewed) return;
+      }
+    })();
+    return () => stop.abort();
   }
 
   async function execute(request: LedgerRequest, effect: Effect<Tx>): Promise<ExecuteResult> {
@@ -119,9 +151,9 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
       tookOver: outcome.tookOver,
     };
 
+    const stopHeartbeat = startHeartbeat(version);
     try {
       const completed = await store.transaction(async (tx) => {
-        if (!(await store.hold(tx, version))) throw new Rollback('lease_lost');
         let produced: Receipt | string;
         try {
           produced = normalizeReceipt(await effect(tx, claimInfo));
@@ -142,7 +174,9 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
           expiresAt: nowMs + o.retentionMs,
           receipt: produced,
         };
-        // The receipt joins the effect's transaction: both commit, or neither (docs/origins.md, "The notes' retry contract").
+        // The receipt joins the effect's transaction: both commit, or neither (docs/origins.md,
+        // "The notes' retry contract"). The compare-and-swap on the owner token refuses it if the
+        // key was taken over meanwhile.
         if (!(await store.complete(tx, version, entry))) throw new Rollback('lease_lost');
         return entry;
       });
@@ -157,6 +191,8 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
       if (error instanceof Rollback && error.reason === 'effect_failed') throw error.detail;
       if (error instanceof Rollback && error.reason === 'not_stored') return { kind: 'not_stored', receipt: error.detail as Receipt };
       return { kind: 'unavailable', stage: 'transaction', cause: error };
+    } finally {
+      stopHeartbeat();
     }
   }
 

@@ -12,17 +12,6 @@ export class TransactionEndedError extends OncelyError {
   }
 }
 
-/**
- * A store call made from inside a transaction of the same single-connection store: it would wait
- * for the transaction that is waiting for it. Use the transaction handle instead.
- */
-export class NestedTransactionError extends OncelyError {
-  constructor(store: string, method: string) {
-    super('nested_transaction', `${store} store: ${method}() called inside one of its transactions; use the tx handle given to the effect`);
-    this.name = 'NestedTransactionError';
-  }
-}
-
 /** A store used after close(). */
 export class StoreClosedError extends OncelyError {
   constructor(store: string) {

@@ -10,6 +10,11 @@ export interface Clock {
    * reason and cancels the pending timer.
    */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Like sleep, for background timers (a lease heartbeat) that must never move a VirtualClock by
+   * themselves: they wake only when something else moves time. Without it, `sleep` is used.
+   */
+  sleepInBackground?(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
 /** Rejection used when a sleep is cancelled by an AbortSignal without a reason of its own. */
@@ -26,6 +31,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 /** The real clock: `Date.now()` and `setTimeout`. The only place real time is read. */
 export const systemClock: Clock = {
   now: () => Date.now(),
+  sleepInBackground: (ms, signal) => systemClock.sleep(ms, signal),
   sleep(ms, signal) {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) {

@@ -52,6 +52,16 @@ export class VirtualClock implements Clock {
       this.#now += duration;
       return Promise.resolve();
     }
+    return this.#queue(duration, signal);
+  }
+
+  /** A sleep that waits for `advance` even in auto mode, and is not recorded in `sleeps`. */
+  sleepInBackground(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    return this.#queue(Number.isNaN(ms) ? 0 : Math.max(0, ms), signal);
+  }
+
+  #queue(duration: number, signal: AbortSignal | undefined): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const entry: PendingSleep = {
         wakeAt: this.#now + duration,

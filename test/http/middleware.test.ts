@@ -171,7 +171,7 @@ describe('idempotency middleware (no sockets)', () => {
 
   it('503 + Retry-After when the ledger is down, and the handler never runs', async () => {
     const down = new Error('ECONNREFUSED');
-    const t = setUp({ unavailableRetryAfterMs: 2500 }, (s) => ({ ...s, get: async () => { throw down; } }));
+    const t = setUp({ unavailableRetryAfterMs: 2500 }, (s) => ({ ...s, get: async () => { throw down; }, claim: async () => { throw down; } }));
     const response = await t.send();
     await assertProblem(response, 503, 'ledger_unavailable');
     assert.equal(response.headers.get('retry-after'), '3');

@@ -16,9 +16,11 @@ import { VirtualClock } from '../../src/time/index.js';
 const req = { scope: 'alice', key: 'k1', fingerprint: 'fp' };
 
 describe('createLedger', () => {
-  it('has visible defaults: 30 s lease, 24 h retention, 7 days of tombstones', () => {
+  it('has visible defaults: 2 s lease renewed every second, 24 h retention, 7 days of tombstones', () => {
     const ledger = createLedger({ store: createMemoryStore() });
-    assert.equal(ledger.options.leaseMs, 30_000);
+    assert.equal(ledger.options.leaseMs, 2_000);
+    assert.equal(ledger.options.heartbeatMs, 1_000);
+    assert.equal(createLedger({ store: createMemoryStore(), leaseMs: 30_000 }).options.heartbeatMs, 15_000, 'half the lease');
     assert.equal(ledger.options.retentionMs, 86_400_000);
     assert.equal(ledger.options.tombstoneMs, DEFAULT_LEDGER_OPTIONS.tombstoneMs);
   });
@@ -26,7 +28,9 @@ describe('createLedger', () => {
   it('validates options once, naming the option and the allowed range', () => {
     const store = createMemoryStore();
     const bad: Array<[Partial<LedgerOptions<MemoryTx>>, string, RegExp]> = [
-      [{ leaseMs: 0 }, 'leaseMs', />= 1/],
+      [{ leaseMs: 0 }, 'leaseMs', />= 2/],
+      [{ leaseMs: 1000, heartbeatMs: 1000 }, 'heartbeatMs', /less than leaseMs \(1000\)/],
+      [{ heartbeatMs: 0 }, 'heartbeatMs', />= 1/],
       [{ leaseMs: 1.5 }, 'leaseMs', /whole number/],
       [{ leaseMs: 10_000, retentionMs: 5_000 }, 'retentionMs', />= leaseMs \(10000\)/],
       [{ tombstoneMs: -1 }, 'tombstoneMs', />= 0/],
@@ -97,7 +101,7 @@ describe('createLedger', () => {
     const ledger = createLedger({ store, clock, generateToken: () => tokens.shift()! });
     let seen: unknown;
     await ledger.execute(req, (_tx, claim) => ((seen = claim), jsonReceipt(500, {})));
-    assert.deepEqual(seen, { scope: 'alice', key: 'k1', fingerprint: 'fp', firstSeenAt: 5_000, leaseExpiresAt: 35_000, tookOver: false });
+    assert.deepEqual(seen, { scope: 'alice', key: 'k1', fingerprint: 'fp', firstSeenAt: 5_000, leaseExpiresAt: 7_000, tookOver: false });
     await ledger.execute(req, async () => jsonReceipt(201, {}));
     assert.equal((await store.get('alice', 'k1'))?.token, 't-2');
   });

@@ -46,7 +46,7 @@ test('observeLedger reports a lease takeover, and an observer that throws never 
   const { clock, store, ledger, decisions } = setUp();
   // A worker claimed k-9 and died: its in-flight row stays until the lease runs out.
   const dead: InFlightEntry = { scope: 'alice', key: 'k-9', fingerprint: 'a', state: 'in_flight', token: 'dead', firstSeenAt: START_AT, leaseExpiresAt: START_AT + 30_000, expiresAt: START_AT + 86_400_000 };
-  assert.equal(await store.insert(dead), true);
+  assert.deepEqual(await store.claim(dead), { won: true });
   assert.equal((await ledger.execute({ scope: 'alice', key: 'k-9', fingerprint: 'a' }, () => jsonReceipt(201, {}))).kind, 'in_flight');
   await clock.advance(30_001);
   assert.equal((await ledger.execute({ scope: 'alice', key: 'k-9', fingerprint: 'a' }, () => jsonReceipt(201, {}))).kind, 'executed');

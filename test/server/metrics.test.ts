@@ -95,7 +95,7 @@ describe('server metrics fed by a real ledger', () => {
     // What the request log would write for each answer (its line carries the ledger's outcome).
     const line = (outcome: RequestLogLine['outcome']): RequestLogLine => ({ at: '', method: 'PATCH', path: '/notes/note-1', key: 'edit-7', caller: 'alice', status: 0, durationMs: 0, outcome });
     const dead: InFlightEntry = { ...request, state: 'in_flight', token: 'dead', firstSeenAt: START_AT, leaseExpiresAt: START_AT + 30_000, expiresAt: START_AT + 86_400_000 };
-    await store.insert(dead);
+    await store.claim(dead);
 
     assert.equal((await ledger.execute(request, () => jsonReceipt(200, {}))).kind, 'in_flight');
     metrics.countRequest(line('in-flight'));

@@ -5,6 +5,7 @@ import { createLedger, type Ledger, type LedgerOptions } from '../../src/ledger/
 import type { LedgerStore } from '../../src/ledger/ledger-store.js';
 import { versionOf, type InFlightEntry } from '../../src/ledger/ledger-entry.js';
 import { VirtualClock } from '../../src/time/virtual-clock.js';
+import type { Clock } from '../../src/time/clock.js';
 import { bindStore } from '../support/bind-store.js';
 
 /** What the suite needs from one backend: a fresh store, and a way to write and count effects. */
@@ -114,7 +115,7 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
         const onCompleted = await ledger.execute(req('k-done', 'fp-other'), effect('e2'));
         assert.deepEqual(onCompleted, { kind: 'conflict', state: 'completed', firstSeenAt: START_AT });
 
-        await h.store.insert(inFlight('alice', 'k-busy', 'dead-token', START_AT));
+        await h.store.claim(inFlight('alice', 'k-busy', 'dead-token', START_AT));
         const onInFlight = await ledger.execute(req('k-busy', 'fp-other'), effect('e3'));
         assert.deepEqual(onInFlight, { kind: 'conflict', state: 'in_flight', firstSeenAt: START_AT });
         assert.equal(await h.countEffects('e2') + (await h.countEffects('e3')), 0);
@@ -198,7 +199,7 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
 
     it("a dead worker's lease blocks its key only until the lease expires, not for the retention", () =>
       withSetUp(async ({ h, clock, ledger }) => {
-        await h.store.insert(inFlight('alice', 'k-dead', 'dead-token', START_AT));
+        await h.store.claim(inFlight('alice', 'k-dead', 'dead-token', START_AT));
         await clock.advance(LEASE_MS - 1);
         const waiting = await ledger.execute(req('k-dead'), async () => assert.fail('must not run while the lease lives'));
         assert.deepEqual(waiting, { kind: 'in_flight', retryAfterMs: 1, leaseExpiresAt: START_AT + LEASE_MS, firstSeenAt: START_AT });
@@ -221,22 +222,20 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
     it('a completion or release by a worker that lost its lease is refused', () =>
       withSetUp(async ({ h, clock }) => {
         const a = inFlight('alice', 'k-owner', 'token-A', START_AT);
-        await h.store.insert(a);
+        assert.deepEqual(await h.store.claim(a), { won: true });
         await clock.advance(LEASE_MS);
         const b: InFlightEntry = { ...a, token: 'token-B', leaseExpiresAt: clock.now() + LEASE_MS };
         assert.equal(await h.store.swap(versionOf(a), b), true, 'takeover after the lease');
         assert.equal(await h.store.swap(versionOf(a), { ...a, token: 'token-C' }), false, 'a second takeover from the stale version');
         const completedByA = { ...a, state: 'completed' as const, completedAt: clock.now(), receipt: receipt() };
-        const refused = await h.store.transaction(async (tx) => ({
-          hold: await h.store.hold(tx, versionOf(a)),
-          complete: await h.store.complete(tx, versionOf(a), completedByA),
-        }));
-        assert.deepEqual(refused, { hold: false, complete: false });
+        const refused = await h.store.transaction(async (tx) => h.store.complete(tx, versionOf(a), completedByA));
+        assert.equal(refused, false);
         assert.equal(await h.store.remove(versionOf(a)), false);
+        assert.equal(await h.store.renew(versionOf(a), clock.now() + LEASE_MS), false, 'a heartbeat of the old owner');
         assert.deepEqual(await h.store.get('alice', 'k-owner'), b);
       }));
 
-    it('a worker whose lease is taken over before its transaction starts runs nothing (lease_lost)', () =>
+    it('a worker whose heartbeat cannot land is taken over; its receipt is refused and its effect rolls back (lease_lost)', () =>
       withSetUp(async ({ h, clock, effect }) => {
         let openGate!: () => void;
         const gate = new Promise<void>((resolve) => {
@@ -246,17 +245,15 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
         const claimed = new Promise<void>((resolve) => {
           entered = resolve;
         });
-        const slow: LedgerStore<Tx> = {
-          ...bindStore(h.store),
-          transaction: async (fn) => {
-            entered(); // the claim is committed; the transaction has not begun
-            await gate;
-            return h.store.transaction(fn);
-          },
-        };
-        const stalled = createLedger({ store: slow, clock, leaseMs: LEASE_MS, generateToken: () => 'token-slow' });
+        // A paused or partitioned worker: alive, but none of its renewals reach the store.
+        const deaf: LedgerStore<Tx> = { ...bindStore(h.store), renew: async () => true };
+        const stalled = createLedger({ store: deaf, clock, leaseMs: LEASE_MS, generateToken: () => 'token-slow' });
         const fast = createLedger({ store: h.store, clock, leaseMs: LEASE_MS, generateToken: () => 'token-fast' });
-        const pending = stalled.execute(req('k-gate'), effect('stalled'));
+        const pending = stalled.execute(req('k-gate'), async (tx) => {
+          entered();
+          await gate;
+          return effect('stalled')(tx);
+        });
         await claimed;
         await clock.advance(LEASE_MS);
         assert.equal((await fast.execute(req('k-gate'), effect('fast'))).kind, 'executed');
@@ -265,6 +262,58 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
         assert.equal(await h.countEffects('stalled'), 0);
         assert.equal(await h.countEffects('fast'), 1);
         assert.equal((await fast.execute(req('k-gate'), effect('fast'))).kind, 'replayed', 'the loser did not release the winner');
+      }));
+
+    it('an in-flight duplicate is told to come back when the lease ends, whatever the store', () =>
+      withSetUp(async ({ h, clock, ledger }) => {
+        const { gate, entered, run } = gated(h, clock);
+        const first = ledger.execute(req('k-dup'), run('dup'));
+        await entered;
+        await clock.advance(100);
+        const duplicate = await ledger.execute(req('k-dup'), async () => assert.fail('the duplicate must not run'));
+        assert.deepEqual(duplicate, { kind: 'in_flight', retryAfterMs: LEASE_MS - 100, leaseExpiresAt: START_AT + LEASE_MS, firstSeenAt: START_AT });
+        gate.open();
+        assert.equal((await first).kind, 'executed');
+        assert.equal((await ledger.execute(req('k-dup'), async () => assert.fail('must replay'))).kind, 'replayed');
+        assert.equal(await h.countEffects('dup'), 1);
+      }));
+
+    it('heartbeats: a live slow effect is never taken over; a killed owner is taken over within two heartbeats', () =>
+      withSetUp(async ({ h, clock, ledger }) => {
+        const heartbeatMs = LEASE_MS / 2;
+        const slow = gated(h, clock);
+        const running = ledger.execute(req('k-slow'), slow.run('slow'));
+        await slow.entered;
+        for (let beat = 1; beat <= 6; beat++) {
+          await clock.advance(heartbeatMs);
+          await renewedTo(h.store, 'k-slow', clock.now() + LEASE_MS);
+          const other = await ledger.execute(req('k-slow'), async () => assert.fail('a live owner is never taken over'));
+          assert.equal(other.kind, 'in_flight', `after ${beat} heartbeats`);
+        }
+        slow.gate.open();
+        assert.equal((await running).kind, 'executed');
+
+        // The owner is killed right after a heartbeat: its timers never fire again.
+        const killable = killableClock(clock);
+        const owner = createLedger({ store: h.store, clock: killable, leaseMs: LEASE_MS, heartbeatMs, generateToken: () => 'token-killed' });
+        const dead = gated(h, clock);
+        void owner.execute(req('k-killed'), dead.run('killed'));
+        await dead.entered;
+        await clock.advance(heartbeatMs);
+        await renewedTo(h.store, 'k-killed', clock.now() + LEASE_MS);
+        killable.kill();
+        await clock.advance(2 * heartbeatMs - 1);
+        assert.equal((await ledger.execute(req('k-killed'), async () => assert.fail('not yet'))).kind, 'in_flight');
+        await clock.advance(1);
+        let tookOver = false;
+        const taken = await ledger.execute(req('k-killed'), async (tx, claim) => {
+          tookOver = claim.tookOver;
+          await h.writeEffect(tx, 'killed');
+          return receipt();
+        });
+        assert.equal(taken.kind, 'executed', 'two heartbeat intervals after the kill, the key is free');
+        assert.equal(tookOver, true);
+        assert.equal(await h.countEffects('killed'), 1);
       }));
 
     it('retention: replayed until retentionMs, then the key is new; lookup says expired, then never seen', () =>
@@ -335,13 +384,61 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
     it('an unreachable store answers unavailable and never runs the effect', () =>
       withSetUp(async ({ h, clock }) => {
         const down = new Error('connection refused');
-        const failing: LedgerStore<Tx> = { ...bindStore(h.store), get: async () => { throw down; } };
+        const failing: LedgerStore<Tx> = { ...bindStore(h.store), get: async () => { throw down; }, claim: async () => { throw down; } };
         const ledger = createLedger({ store: failing, clock });
         const result = await ledger.execute(req('k-down'), async () => assert.fail('must not run unguarded'));
         assert.deepEqual(result, { kind: 'unavailable', stage: 'claim', cause: down });
         assert.deepEqual(await ledger.lookup('alice', 'k-down'), { kind: 'unavailable', cause: down });
       }));
   });
+}
+
+/** An effect that waits for a gate before its write: `entered` resolves once it runs. */
+function gated<Tx>(h: ConformanceHarness<Tx>, _clock: VirtualClock) {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let enter!: () => void;
+  const entered = new Promise<void>((resolve) => {
+    enter = resolve;
+  });
+  const run = (id: string) => async (tx: Tx) => {
+    enter();
+    await opened;
+    await h.writeEffect(tx, id);
+    return receipt();
+  };
+  return { gate: { open }, entered, run };
+}
+
+/**
+ * Waits until the key's lease reads `leaseExpiresAt` (the heartbeat's write landed; on
+ * PostgreSQL it is a round trip). Bounded: a renewal that never lands fails the test.
+ */
+async function renewedTo<Tx>(store: LedgerStore<Tx>, key: string, leaseExpiresAt: number): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const entry = await store.get('alice', key);
+    if (entry?.state === 'in_flight' && entry.leaseExpiresAt === leaseExpiresAt) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  assert.fail(`the lease of ${key} was never renewed to ${leaseExpiresAt}`);
+}
+
+/** The shared clock as a killed process sees it: after kill(), its timers never fire. */
+function killableClock(clock: VirtualClock): Clock & { kill(): void } {
+  let killed = false;
+  const never = new Promise<never>(() => {});
+  return {
+    now: () => clock.now(),
+    sleep: (ms, signal) => clock.sleep(ms, signal),
+    sleepInBackground: async (ms, signal) => {
+      if (killed) return never;
+      await clock.sleepInBackground(ms, signal);
+      if (killed) return never;
+    },
+    kill: () => void (killed = true),
+  };
 }
 
 /** A dead worker's leftover: an in-flight row whose owner will never come back. */

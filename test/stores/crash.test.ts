@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
+import { createLedger, DEFAULT_LEDGER_OPTIONS, jsonReceipt } from '../../src/ledger/index.js';
 import { VirtualClock } from '../../src/time/index.js';
 import { openFixtureStore, type FixtureTarget } from '../fixtures/ledger-fixture-store.js';
 import { describePostgres, dropSchema, uniqueSchemaName, type PostgresTests } from './postgres-env.js';
@@ -19,7 +19,8 @@ import { describePostgres, dropSchema, uniqueSchemaName, type PostgresTests } fr
  */
 const CHILD = fileURLToPath(new URL('../fixtures/ledger-crash-child.js', import.meta.url));
 const START_AT = 1_700_000_000_000;
-const LEASE_MS = 30_000;
+/** The child runs with the default lease (renewed by its heartbeat until it is killed). */
+const LEASE_MS = DEFAULT_LEDGER_OPTIONS.leaseMs;
 
 /** Starts the child, waits for its "ready" line, kills it with SIGKILL, waits for it to die. */
 async function runAndKill(target: FixtureTarget, killPoint: string, key: string): Promise<string> {

@@ -2,7 +2,7 @@ import { after, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
-import { createPostgresStore, type PgPool, type PgTx } from '../../src/stores/postgres/index.js';
+import { createPostgresStore, type PgPool, type PgQueryConfig, type PgTx } from '../../src/stores/postgres/index.js';
 import { VirtualClock } from '../../src/time/index.js';
 import { inFlight } from './conformance.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
@@ -49,12 +49,13 @@ await describePostgres('the store durability tests', ({ url, options }) => {
   function recording(inner: pg.Pool): { pool: PgPool; take(): string[] } {
     let events: string[] = [];
     const short = (text: string) => text.replace(/\s+/g, ' ').replace(/"[^"]*"\./g, '').replace(/"/g, '');
+    const textOf = (query: string | PgQueryConfig): string => (typeof query === 'string' ? query : query.text);
     const pool: PgPool = {
-      query: (text, values) => (events.push(`pool ${short(text)}`), inner.query(text, values)),
+      query: (text: string | PgQueryConfig, values?: unknown[]) => (events.push(`pool ${short(textOf(text))}`), inner.query(text as string, values)),
       async connect() {
         const client = await inner.connect();
         return {
-          query: (text: string, values?: unknown[]) => (events.push(`client ${short(text)}`), client.query(text, values)),
+          query: (text: string | PgQueryConfig, values?: unknown[]) => (events.push(`client ${short(textOf(text))}`), client.query(text as string, values)),
           release: (destroy?: boolean | Error) => client.release(destroy),
         };
       },
@@ -98,19 +99,17 @@ await describePostgres('the store durability tests', ({ url, options }) => {
     assert.equal(seen, 'on', 'the effect runs in a synchronously committing transaction');
     const events = rec.take();
     const expected = [
-      'pool (SELECT scope, key, fingerprint', // the lookup: the live row, else the newest tombstone
-      'pool INSERT INTO ledger_1', // the claim
-      'client BEGIN; SELECT set_config',
-      'client SELECT 1 FROM ledger_1', // hold
+      'pool WITH ins AS (INSERT INTO ledger_1', // lookup + claim, one statement
+      'client BEGIN; SELECT set_config', // at the effect's first statement
       "client SELECT current_setting('synchronous_commit')",
       'client INSERT INTO effects_1', // the effect
       'client UPDATE ledger_1', // the receipt
       'client COMMIT',
     ];
     assert.deepEqual(events.map((e, i) => (e.startsWith(expected[i] ?? '\0') ? expected[i] : e)), expected);
-    assert.match(events[1]!, ASYNC, 'the claim carries the transaction-local async setting');
-    assert.match(events[2]!, /^client BEGIN; SELECT set_config\('synchronous_commit', 'on', true\) WHERE current_setting\('synchronous_commit'\) = 'off'$/);
-    assert.doesNotMatch(events.slice(2).join('\n'), /'off', true/, 'nothing in the effect transaction relaxes it');
+    assert.match(events[0]!, ASYNC, 'the claim carries the transaction-local async setting');
+    assert.match(events[1]!, /^client BEGIN; SELECT set_config\('synchronous_commit', 'on', true\) WHERE current_setting\('synchronous_commit'\) = 'off'$/);
+    assert.doesNotMatch(events.slice(1).join('\n'), /'off', true/, 'nothing in the effect transaction relaxes it');
     assert.equal((await inner.query('SHOW synchronous_commit')).rows[0].synchronous_commit, 'on', 'the pooled connection is left as it came');
   });
 
@@ -128,12 +127,12 @@ await describePostgres('the store durability tests', ({ url, options }) => {
       }
       assert.ok(unflushed > 0, `${what}: the WAL was flushed past every one of ${TRIES} writes: it commits synchronously`);
     };
-    await observe('claim', (i) => store.insert(inFlight('alice', `c-${i}`, `t-${i}`, START_AT)));
+    await observe('claim', async (i) => (await store.claim(inFlight('alice', `c-${i}`, `t-${i}`, START_AT))).won);
     assert.equal((await monitor!.query(`SELECT count(*)::int AS c FROM "${schema}".ledger_${n} WHERE key LIKE 'c-%'`)).rows[0].c > 0, true, 'other sessions see an async claim at once');
     await clock.advance(LEASE_MS);
     await observe('takeover', (i) => store.swap({ scope: 'alice', key: `c-${i}`, token: `t-${i}`, state: 'in_flight' }, inFlight('alice', `c-${i}`, `u-${i}`, START_AT + LEASE_MS)));
     await observe('release', (i) => store.remove({ scope: 'alice', key: `c-${i}`, token: `u-${i}`, state: 'in_flight' }));
-    const writes = rec.take().filter((e) => /^pool (INSERT|UPDATE|DELETE)/.test(e));
+    const writes = rec.take().filter((e) => /^pool (WITH ins AS \(INSERT|UPDATE|DELETE)/.test(e));
     assert.ok(writes.length >= 3);
     assert.deepEqual(writes.filter((e) => !ASYNC.test(e)), [], 'every bookkeeping statement carries the async setting');
   });

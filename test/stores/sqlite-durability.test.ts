@@ -4,48 +4,33 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
+import type { Durability } from '../../src/ledger/ledger-store.js';
 import { createSqliteStore, openSqliteDatabase, type SqliteDatabase, type SqliteTx } from '../../src/stores/sqlite/index.js';
 import { VirtualClock } from '../../src/time/index.js';
-import { inFlight } from './conformance.js';
 
 /**
- * The SQLite store's durability rule, checked without timing: the effect + receipt commit (and
- * every other COMMIT) runs at synchronous = FULL; the ledger's single-row bookkeeping writes
- * (claim, takeover, release, purge) run at NORMAL, outside any transaction, with FULL restored
- * right after. The connection is a real better-sqlite3 file in WAL mode wrapped in a recorder
- * (the store depends only on the SqliteDatabase slice): each write and each BEGIN/COMMIT is
- * logged with the level SQLite itself reports at that moment, so a pragma that was sent but did
- * not act (a cached prepared PRAGMA does not act on re-run) would show up as a wrong level.
+ * The SQLite store's write path, checked without timing: group commit (requests that arrive
+ * together share one COMMIT, hence one fsync), a savepoint per effect (one request's rollback
+ * undoes nothing of another's), the durability level of every COMMIT, and a writer that nobody
+ * holds while an effect awaits before its first statement. The writer is a real better-sqlite3
+ * file in WAL mode wrapped in a recorder (the store depends only on the SqliteDatabase slice):
+ * each write and each BEGIN/COMMIT is logged with the level SQLite itself reports at that moment.
  */
 const START_AT = 1_700_000_000_000;
-const LEASE_MS = 30_000;
-const RETENTION_MS = 86_400_000;
-const TOMBSTONE_MS = 3_600_000;
 const LEVELS: Record<number, string> = { 0: 'OFF', 1: 'NORMAL', 2: 'FULL', 3: 'EXTRA' };
 
 const dir = mkdtempSync(join(tmpdir(), 'oncely-sqlite-durability-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
-interface Recorder {
-  readonly db: SqliteDatabase;
-  /** What happened since the last `take()`: writes and transaction ends with their level, and the pragmas sent. */
-  take(): string[];
-  /** The level SQLite reports now. */
-  level(): string;
-  /** Makes the next `count` sends of PRAGMA synchronous = FULL throw (the restore that fails). */
-  failFull(count: number): void;
-}
-
-function recorder(inner: SqliteDatabase): Recorder {
+function recorder(inner: SqliteDatabase): { db: SqliteDatabase; take(): string[] } {
   let events: string[] = [];
-  let failures = 0;
   const level = (): string => LEVELS[inner.pragma('synchronous', { simple: true }) as number] ?? '?';
   const note = (what: string): void => void events.push(`${what} @${level()}${inner.inTransaction ? ' in tx' : ''}`);
   const db: SqliteDatabase = {
     prepare(source) {
       const statement = inner.prepare(source);
-      const write = /^\s*(INSERT(?: OR REPLACE)? INTO|UPDATE|DELETE FROM)\s+(\w+)/i.exec(source);
+      const write = /^\s*(INSERT INTO|UPDATE|DELETE FROM)\s+(\w+)/i.exec(source);
       return {
         run: (...params) => {
           if (write) note(`${write[1]!.split(' ')[0]!.toLowerCase()} ${write[2]}`);
@@ -56,16 +41,7 @@ function recorder(inner: SqliteDatabase): Recorder {
       };
     },
     exec(source) {
-      if (/^PRAGMA synchronous/i.test(source)) {
-        if (/= FULL$/.test(source) && failures > 0) {
-          failures--;
-          events.push(`${source} (failed)`);
-          throw new Error('forced: PRAGMA synchronous = FULL failed');
-        }
-        events.push(source);
-      } else if (/^(BEGIN|COMMIT|ROLLBACK)/.test(source)) {
-        note(source);
-      }
+      if (/^(BEGIN|COMMIT|ROLLBACK)\b/.test(source)) note(source);
       return inner.exec(source);
     },
     pragma: (source, options) => inner.pragma(source, options),
@@ -81,171 +57,152 @@ function recorder(inner: SqliteDatabase): Recorder {
       events = [];
       return taken;
     },
-    level,
-    failFull: (count) => void (failures = count),
   };
 }
 
-async function setUp(file = join(dir, `d-${++n}.db`)) {
-  const rec = recorder(openSqliteDatabase(file));
-  const store = createSqliteStore({ database: rec.db });
-  await store.read((tx) => tx.exec('CREATE TABLE IF NOT EXISTS effects (id TEXT NOT NULL)'));
+async function setUp(durability: Durability = 'durable', file = join(dir, `d-${++n}.db`)) {
+  let rec: ReturnType<typeof recorder> | undefined;
+  // The first connection the factory opens is the writer (recorded); the second, the reader.
+  const store = createSqliteStore({ database: () => (rec ? openSqliteDatabase(file) : (rec = recorder(openSqliteDatabase(file))).db), durability });
+  await store.write((tx) => tx.exec('CREATE TABLE IF NOT EXISTS effects (id TEXT NOT NULL)'));
   const clock = new VirtualClock({ startAt: START_AT });
-  const ledger = createLedger({ store, clock, leaseMs: LEASE_MS, retentionMs: RETENTION_MS, tombstoneMs: TOMBSTONE_MS });
+  const ledger = createLedger({ store, clock, leaseMs: 30_000 });
   const effect = (id: string, status = 201) => async (tx: SqliteTx) => {
+    await tx.begin();
     tx.run('INSERT INTO effects (id) VALUES (?)', id);
     return jsonReceipt(status, { id });
   };
-  rec.take();
-  return { rec, store, clock, ledger, effect, close: async () => (await store.close(), rec.db.close()) };
+  const count = (id: string) => store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM effects WHERE id = ?', id)!.n);
+  rec!.take();
+  return { rec: rec!, store, ledger, effect, count };
 }
 
 const req = (key: string) => ({ scope: 'alice', key, fingerprint: 'fp' });
 
-/** The effect + receipt transaction of one keyed request, committed at FULL. */
-const EFFECT_AND_RECEIPT = ['BEGIN IMMEDIATE @FULL', 'insert effects @FULL in tx', 'update oncely_ledger @FULL in tx', 'COMMIT @FULL in tx'];
-
-describe('SQLite store durability: effect + receipt at FULL, bookkeeping at NORMAL', () => {
-  it('a keyed request: the claim commits at NORMAL, the effect and receipt at FULL, and FULL is back after', async () => {
-    const { rec, ledger, effect, close } = await setUp();
+describe('SQLite store: group commit, savepoints and durability', () => {
+  it('a keyed request is one transaction: claim, effect and receipt share one COMMIT at FULL', async () => {
+    const { rec, store, ledger, effect } = await setUp();
     assert.equal((await ledger.execute(req('k1'), effect('e1'))).kind, 'executed');
-    assert.deepEqual(rec.take(), [
-      'PRAGMA synchronous = NORMAL',
-      'insert oncely_ledger @NORMAL',
-      'PRAGMA synchronous = FULL',
-      ...EFFECT_AND_RECEIPT,
-    ]);
-    assert.equal(rec.level(), 'FULL', 'the connection stays at FULL between calls');
+    assert.deepEqual(rec.take(), ['BEGIN IMMEDIATE @FULL', 'insert oncely_ledger @FULL in tx', 'insert effects @FULL in tx', 'update oncely_ledger @FULL in tx', 'COMMIT @FULL in tx']);
     assert.equal((await ledger.execute(req('k1'), effect('e1'))).kind, 'replayed');
-    assert.deepEqual(rec.take(), [], 'a replay writes nothing');
-    await close();
+    assert.deepEqual(rec.take(), [], 'a replay is answered from the read connection and writes nothing');
+    await store.close();
   });
 
-  it('a takeover after the lease commits its swap at NORMAL, then the effect and receipt at FULL', async () => {
-    const { rec, store, clock, ledger, effect, close } = await setUp();
-    await store.insert(inFlight('alice', 'k-dead', 'dead-token', START_AT, 'fp'));
-    await clock.advance(LEASE_MS);
-    rec.take();
-    assert.equal((await ledger.execute(req('k-dead'), effect('late'))).kind, 'executed');
-    assert.deepEqual(rec.take(), ['PRAGMA synchronous = NORMAL', 'update oncely_ledger @NORMAL', 'PRAGMA synchronous = FULL', ...EFFECT_AND_RECEIPT]);
-    await close();
+  it('concurrent requests share commits: twenty requests, fewer COMMITs, every effect there once', async () => {
+    const { rec, store, ledger, effect, count } = await setUp();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => ledger.execute(req(`g-${i}`), effect(`g-${i}`))));
+    assert.ok(results.every((r) => r.kind === 'executed'));
+    const commits = rec.take().filter((e) => e.startsWith('COMMIT'));
+    assert.ok(commits.length >= 1 && commits.length < 20, `${commits.length} commits for 20 requests`);
+    for (let i = 0; i < 20; i++) assert.equal(await count(`g-${i}`), 1);
+    await store.close();
   });
 
-  it('a release after a 5xx or a thrown effect commits at NORMAL; nothing of the effect commits', async () => {
-    const { rec, ledger, effect, close } = await setUp();
-    const released = ['PRAGMA synchronous = NORMAL', 'delete oncely_ledger @NORMAL', 'PRAGMA synchronous = FULL'];
-    const claimed = ['PRAGMA synchronous = NORMAL', 'insert oncely_ledger @NORMAL', 'PRAGMA synchronous = FULL'];
-    assert.equal((await ledger.execute(req('k-5xx'), effect('e5', 503))).kind, 'not_stored');
-    assert.deepEqual(rec.take(), [...claimed, 'BEGIN IMMEDIATE @FULL', 'insert effects @FULL in tx', 'ROLLBACK @FULL in tx', ...released]);
-    const boom = new Error('handler failed');
-    await assert.rejects(ledger.execute(req('k-throw'), async () => { throw boom; }), (e) => e === boom);
-    assert.deepEqual(rec.take(), [...claimed, 'BEGIN IMMEDIATE @FULL', 'ROLLBACK @FULL in tx', ...released]);
-    await close();
-  });
-
-  it('purge on access (tombstone, then delete) commits at NORMAL', async () => {
-    const { rec, clock, ledger, effect, close } = await setUp();
-    await ledger.execute(req('k-old'), effect('old'));
-    await clock.advance(RETENTION_MS);
-    rec.take();
-    assert.equal((await ledger.lookup('alice', 'k-old')).kind, 'expired');
-    // The receipt's row leaves the live table and its tombstone comes, in one transaction.
-    assert.deepEqual(rec.take(), [
-      'PRAGMA synchronous = NORMAL',
-      'BEGIN IMMEDIATE @NORMAL',
-      'delete oncely_ledger @NORMAL in tx',
-      'insert oncely_ledger_tombstones @NORMAL in tx',
-      'COMMIT @NORMAL in tx',
-      'PRAGMA synchronous = FULL',
-    ]);
-    await clock.advance(TOMBSTONE_MS);
-    assert.equal((await ledger.lookup('alice', 'k-old')).kind, 'never_seen');
-    assert.deepEqual(rec.take(), ['PRAGMA synchronous = NORMAL', 'delete oncely_ledger_tombstones @NORMAL', 'PRAGMA synchronous = FULL']);
-    await close();
-  });
-
-  it('an unkeyed transaction and writes through read() commit at FULL; a sweep step is bookkeeping, at NORMAL', async () => {
-    const { rec, store, clock, ledger, effect, close } = await setUp();
-    await store.transaction(async (tx) => void tx.run('INSERT INTO effects (id) VALUES (?)', 'unkeyed'));
-    await store.read((tx) => void tx.run('INSERT INTO effects (id) VALUES (?)', 'setup'));
-    assert.deepEqual(rec.take(), ['BEGIN IMMEDIATE @FULL', 'insert effects @FULL in tx', 'COMMIT @FULL in tx', 'insert effects @FULL']);
-    await ledger.execute(req('k-sweep'), effect('s'));
-    await clock.advance(RETENTION_MS);
-    rec.take();
-    assert.deepEqual(await ledger.purgeExpired(), { tombstoned: 1, deleted: 0 });
-    assert.deepEqual(rec.take(), [
-      'PRAGMA synchronous = NORMAL',
-      'BEGIN IMMEDIATE @NORMAL',
-      'insert oncely_ledger_tombstones @NORMAL in tx',
-      'delete oncely_ledger @NORMAL in tx',
-      'delete oncely_ledger_tombstones @NORMAL in tx',
-      'COMMIT @NORMAL in tx',
-      'PRAGMA synchronous = FULL',
-    ]);
-    await close();
-  });
-
-  it('under a concurrent mixed load, every COMMIT is at FULL and every ledger write outside a transaction at NORMAL', async () => {
-    const { rec, ledger, effect, close } = await setUp();
+  it("one request's rollback inside a shared batch undoes its own writes only", async () => {
+    const { store, ledger, effect, count } = await setUp();
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 40 }, (_, i) => {
-        const key = `k-${i % 7}`;
-        if (i % 5 === 3) return ledger.execute(req(key), effect(key, 503));
-        if (i % 11 === 4) return ledger.execute(req(key), async () => { throw new Error('boom'); });
-        return ledger.execute(req(key), effect(key));
+      Array.from({ length: 12 }, (_, i) => {
+        if (i % 4 === 1) return ledger.execute(req(`r-${i}`), effect(`r-${i}`, 503));
+        if (i % 4 === 2) return ledger.execute(req(`r-${i}`), async (tx) => (await effect(`r-${i}`)(tx), assert.fail('thrown after writing')));
+        return ledger.execute(req(`r-${i}`), effect(`r-${i}`));
       }),
     );
-    assert.ok(outcomes.some((o) => o.status === 'fulfilled' && o.value.kind === 'executed'));
+    for (let i = 0; i < 12; i++) {
+      const kept = i % 4 === 0 || i % 4 === 3;
+      assert.equal(await count(`r-${i}`), kept ? 1 : 0, `request ${i}: ${JSON.stringify(outcomes[i]?.status)}`);
+      assert.equal((await ledger.lookup('alice', `r-${i}`)).kind, kept ? 'found' : 'never_seen');
+    }
+    await store.close();
+  });
+
+  it("the 'process' durability commits at NORMAL: no fsync per commit, safe across a process crash", async () => {
+    const { rec, store, ledger, effect } = await setUp('process');
+    assert.equal((await ledger.execute(req('p1'), effect('p1'))).kind, 'executed');
     const events = rec.take();
-    const commits = events.filter((e) => e.startsWith('COMMIT'));
-    const bookkeeping = events.filter((e) => / oncely_ledger /.test(e) && !e.endsWith('in tx'));
-    assert.ok(commits.length > 0 && bookkeeping.length > commits.length, events.join('\n'));
-    assert.deepEqual(commits.filter((e) => e !== 'COMMIT @FULL in tx'), []);
-    assert.deepEqual(bookkeeping.filter((e) => !e.endsWith('@NORMAL')), []);
-    assert.deepEqual(events.filter((e) => e.startsWith('BEGIN') && e !== 'BEGIN IMMEDIATE @FULL'), []);
-    assert.equal(rec.level(), 'FULL');
-    await close();
+    assert.ok(events.length > 0 && events.every((e) => e.includes('@NORMAL')), events.join('\n'));
+    await store.close();
   });
 
-  it('if restoring FULL fails, the next durable write sends it again before BEGIN, or runs nothing', async () => {
-    const { rec, store, ledger, close } = await setUp();
-    rec.failFull(1);
-    assert.equal(await store.insert(inFlight('alice', 'k-a', 't-a', START_AT, 'fp')), true, 'the claim itself committed');
-    assert.equal(rec.level(), 'NORMAL');
-    await store.transaction(async (tx) => void tx.run('INSERT INTO effects (id) VALUES (?)', 'after'));
-    assert.deepEqual(rec.take(), [
-      'PRAGMA synchronous = NORMAL',
-      'insert oncely_ledger @NORMAL',
-      'PRAGMA synchronous = FULL (failed)',
-      'PRAGMA synchronous = FULL',
-      'BEGIN IMMEDIATE @FULL',
-      'insert effects @FULL in tx',
-      'COMMIT @FULL in tx',
-    ]);
-
-    rec.failFull(2); // the restore after the claim, and the retry before the transaction
-    let ran = false;
-    const result = await ledger.execute(req('k-c'), async () => ((ran = true), jsonReceipt(201, {})));
-    assert.equal(result.kind === 'unavailable' && result.stage, 'transaction');
-    assert.equal(ran, false, 'the effect never runs while the connection may be at NORMAL');
-    assert.deepEqual(rec.take(), [
-      'PRAGMA synchronous = NORMAL',
-      'insert oncely_ledger @NORMAL',
-      'PRAGMA synchronous = FULL (failed)',
-      'PRAGMA synchronous = FULL (failed)', // no BEGIN: the transaction refused to start
-      'PRAGMA synchronous = NORMAL',
-      'delete oncely_ledger @NORMAL', // the ledger released the key
-      'PRAGMA synchronous = FULL',
-    ]);
-    assert.equal(rec.level(), 'FULL');
-    await close();
+  it('an effect awaiting before its first statement holds nothing: other keys and reads go on', async () => {
+    const { store, ledger, effect, count } = await setUp();
+    let release!: () => void;
+    const slowCall = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started!: () => void;
+    const inCall = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const slow = ledger.execute(req('slow'), async (tx) => {
+      started();
+      await slowCall; // an HTTP call, say
+      return effect('slow')(tx);
+    });
+    await inCall;
+    assert.equal((await ledger.execute(req('fast'), effect('fast'))).kind, 'executed', 'another key commits while the slow one awaits');
+    assert.equal((await ledger.lookup('alice', 'slow')).kind, 'in_flight');
+    release();
+    assert.equal((await slow).kind, 'executed');
+    assert.equal((await count('slow')) + (await count('fast')), 2);
+    await store.close();
   });
 
-  it('without WAL (":memory:") nothing is relaxed: the claim commits at FULL', async () => {
-    const { rec, ledger, effect, close } = await setUp(':memory:');
-    assert.equal(rec.db.pragma('journal_mode', { simple: true }), 'memory');
-    assert.equal((await ledger.execute(req('k-mem'), effect('m'))).kind, 'executed');
-    assert.deepEqual(rec.take(), ['insert oncely_ledger @FULL', ...EFFECT_AND_RECEIPT]);
-    await close();
+  it('a read never waits for an effect that holds the writer', async () => {
+    const { store, ledger, effect } = await setUp();
+    await ledger.execute(req('done'), effect('done'));
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let begun!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      begun = resolve;
+    });
+    const writer = ledger.execute(req('holder'), async (tx) => {
+      await tx.begin();
+      tx.run('INSERT INTO effects (id) VALUES (?)', 'holder');
+      begun();
+      await hold; // holds the writer: the documented cost of awaiting after the first statement
+      return jsonReceipt(201, {});
+    });
+    await holding;
+    assert.equal((await ledger.lookup('alice', 'done')).kind, 'found');
+    assert.equal((await ledger.execute(req('done'), effect('done'))).kind, 'replayed');
+    assert.equal(await store.read((tx) => tx.get<{ n: number }>("SELECT count(*) AS n FROM effects WHERE id = 'holder'")!.n), 0, 'reads see committed rows only');
+    release();
+    assert.equal((await writer).kind, 'executed');
+    await store.close();
+  });
+
+  it('a statement before begin() is refused with a clear error, and the request rolls back', async () => {
+    const { store, ledger, count } = await setUp();
+    await assert.rejects(
+      ledger.execute(req('eager'), async (tx) => {
+        tx.run('INSERT INTO effects (id) VALUES (?)', 'eager');
+        return jsonReceipt(201, {});
+      }),
+      /call `await tx\.begin\(\)` before its first statement/,
+    );
+    assert.equal(await count('eager'), 0);
+    assert.equal((await ledger.lookup('alice', 'eager')).kind, 'never_seen');
+    await store.close();
+  });
+
+  it('without WAL (":memory:") there is no read connection: reads wait for the open batch to commit', async () => {
+    const store = createSqliteStore({ database: () => openSqliteDatabase(':memory:') });
+    await store.write((tx) => tx.exec('CREATE TABLE effects (id TEXT NOT NULL)'));
+    const ledger = createLedger({ store, clock: new VirtualClock({ startAt: START_AT }) });
+    const run = () =>
+      ledger.execute(req('m'), async (tx) => {
+        await tx.begin();
+        tx.run('INSERT INTO effects (id) VALUES (?)', 'm');
+        return jsonReceipt(201, {});
+      });
+    const [a, b] = await Promise.all([run(), run()]);
+    assert.deepEqual([a.kind, b.kind].sort(), ['executed', 'in_flight']);
+    assert.equal((await run()).kind, 'replayed');
+    assert.equal(await store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM effects')!.n), 1);
+    await store.close();
   });
 });

@@ -5,17 +5,21 @@ import { after } from 'node:test';
 import { createSqliteStore, openSqliteDatabase, type SqliteTx } from '../../src/stores/sqlite/index.js';
 import { runLedgerConformance } from './conformance.js';
 
-// Real files, so WAL (FULL commits, NORMAL claims) is what is tested (":memory:" has no WAL).
+// Real files, so WAL, group commit and the read connection are what is tested (":memory:" has no WAL).
 const dir = mkdtempSync(join(tmpdir(), 'oncely-sqlite-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
 runLedgerConformance<SqliteTx>('sqlite', async () => {
-  const store = createSqliteStore({ database: () => openSqliteDatabase(join(dir, `ledger-${++n}.db`)) });
-  await store.read((tx) => tx.exec('CREATE TABLE IF NOT EXISTS effects (id TEXT NOT NULL)'));
+  const file = join(dir, `ledger-${++n}.db`);
+  const store = createSqliteStore({ database: () => openSqliteDatabase(file) });
+  await store.write((tx) => tx.exec('CREATE TABLE IF NOT EXISTS effects (id TEXT NOT NULL)'));
   return {
     store,
-    writeEffect: async (tx, id) => void tx.run('INSERT INTO effects (id) VALUES (?)', id),
+    writeEffect: async (tx, id) => {
+      await tx.begin();
+      tx.run('INSERT INTO effects (id) VALUES (?)', id);
+    },
     countEffects: (id) => store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM effects WHERE id = ?', id)!.n),
     close: () => store.close(),
   };

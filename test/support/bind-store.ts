@@ -4,12 +4,13 @@ import type { LedgerStore } from '../../src/ledger/index.js';
 export function bindStore<Tx>(store: LedgerStore<Tx>): LedgerStore<Tx> {
   return {
     name: store.name,
+    durability: store.durability,
     get: store.get.bind(store),
-    insert: store.insert.bind(store),
+    claim: store.claim.bind(store),
     swap: store.swap.bind(store),
+    renew: store.renew.bind(store),
     remove: store.remove.bind(store),
     transaction: store.transaction.bind(store),
-    hold: store.hold.bind(store),
     complete: store.complete.bind(store),
     sweep: store.sweep.bind(store),
     backlog: store.backlog.bind(store),

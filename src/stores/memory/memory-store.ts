@@ -1,7 +1,7 @@
 import type { CompletedEntry, EntryVersion, InFlightEntry, LedgerEntry } from '../../ledger/ledger-entry.js';
+import { OncelyError } from '../../contract/errors.js';
 import { tombstoneOf } from '../../ledger/ledger-entry.js';
 import type { LedgerStore, SweepResult } from '../../ledger/ledger-store.js';
-import { AsyncMutex } from '../async-mutex.js';
 import { TransactionEndedError } from '../store-errors.js';
 
 /**
@@ -35,22 +35,19 @@ type Staged = Map<string, Map<string, unknown>>;
  * A LedgerStore in process memory: for tests, demos and single-process tools. Values are
  * structured clones, so nothing a caller keeps can change what is stored.
  *
- * Transactions run one at a time (a mutex), which gives them the isolation a database would.
- * Claims do not wait for them; but a row held by a running transaction (see `hold`) cannot be
- * swapped or removed until that transaction ends, like a PostgreSQL row lock.
+ * Transactions run side by side with optimistic checks at commit (see `commit`); claims,
+ * renewals and lookups never wait for them. A receipt is compare-and-swapped against
+ * the owner token when its transaction commits, so a takeover during the effect wins.
  */
 export function createMemoryStore(): MemoryStore {
   const ledger = new Map<string, LedgerEntry>();
   const tables = new Map<string, Map<string, unknown>>();
-  const rowLocks = new Map<string, Promise<void>>();
-  const mutex = new AsyncMutex();
+  /** Bumped at every commit that writes a row (`table\0id`) or a table: what optimistic checks compare. */
+  const versions = new Map<string, number>();
+  const slotVersion = (slot: string): number => versions.get(slot) ?? 0;
 
   const matches = (entry: LedgerEntry | undefined, v: EntryVersion): entry is LedgerEntry =>
     entry !== undefined && entry.token === v.token && entry.state === v.state;
-
-  async function unlocked(id: string): Promise<void> {
-    for (let lock = rowLocks.get(id); lock; lock = rowLocks.get(id)) await lock;
-  }
 
   function table(name: string): Map<string, unknown> {
     let t = tables.get(name);
@@ -61,10 +58,13 @@ export function createMemoryStore(): MemoryStore {
   class Transaction implements MemoryTx {
     readonly staged: Staged = new Map();
     readonly receipts: Array<[string, CompletedEntry]> = [];
+    /** The committed versions this transaction read: a commit in between makes it a conflict. */
+    readonly seen = new Map<string, number>();
     active = true;
 
-    /** `done` settles when the transaction ends: the row locks it takes are released with it. */
-    constructor(readonly done: Promise<void>) {}
+    #saw(slot: string): void {
+      if (!this.seen.has(slot)) this.seen.set(slot, slotVersion(slot));
+    }
 
     #check(): void {
       if (!this.active) throw new TransactionEndedError('memory');
@@ -77,6 +77,7 @@ export function createMemoryStore(): MemoryStore {
         const v = staged.get(id);
         return v === DELETED ? undefined : (structuredClone(v) as T);
       }
+      this.#saw(`${name}\u0000${id}`);
       const v = tables.get(name)?.get(id);
       return v === undefined ? undefined : (structuredClone(v) as T);
     }
@@ -97,6 +98,7 @@ export function createMemoryStore(): MemoryStore {
 
     entries<T>(name: string): Array<[string, T]> {
       this.#check();
+      this.#saw(name);
       const ids = new Set([...(tables.get(name)?.keys() ?? []), ...(this.staged.get(name)?.keys() ?? [])]);
       return [...ids].flatMap((id) => {
         const v = this.get<T>(name, id);
@@ -104,11 +106,26 @@ export function createMemoryStore(): MemoryStore {
       });
     }
 
-    /** Applies everything at once: nothing can run between these synchronous lines. */
+    /**
+     * Applies everything at once: nothing can run between these synchronous lines. Transactions
+     * run side by side (none holds the store across its awaits); one that read a row or a table
+     * another transaction has written since is refused whole (optimistic concurrency, like a
+     * serialization failure), so two read-modify-writes never both apply.
+     */
     commit(): void {
+      for (const [slot, version] of this.seen) {
+        if (slotVersion(slot) !== version) throw new OncelyError('write_conflict', `memory store: ${slot.replace('\u0000', '/')} changed while this transaction ran; retry it`);
+      }
+      for (const [id, entry] of this.receipts) {
+        if (!matches(ledger.get(id), { ...entry, state: 'in_flight' })) {
+          throw new OncelyError('lease_lost', `memory store: key ${entry.key} was taken over before its receipt committed`);
+        }
+      }
       for (const [name, staged] of this.staged) {
         const t = table(name);
+        versions.set(name, slotVersion(name) + 1);
         for (const [id, v] of staged) {
+          versions.set(`${name}\u0000${id}`, slotVersion(`${name}\u0000${id}`) + 1);
           if (v === DELETED) t.delete(id);
           else t.set(id, v);
         }
@@ -131,55 +148,48 @@ export function createMemoryStore(): MemoryStore {
       return entry === undefined ? undefined : structuredClone(entry);
     },
 
-    async insert(entry: InFlightEntry) {
+    durability: 'none',
+
+    async claim(entry: InFlightEntry) {
       const id = rowId(entry.scope, entry.key);
-      if (ledger.has(id)) return false;
+      const existing = ledger.get(id);
+      if (existing !== undefined) return { won: false, existing: structuredClone(existing) };
       ledger.set(id, structuredClone(entry));
-      return true;
+      return { won: true };
     },
 
     async swap(expected, next) {
       const id = rowId(expected.scope, expected.key);
-      await unlocked(id);
       if (!matches(ledger.get(id), expected)) return false;
       ledger.set(id, structuredClone(next));
       return true;
     },
 
+    async renew(expected, leaseExpiresAt) {
+      const id = rowId(expected.scope, expected.key);
+      const entry = ledger.get(id);
+      if (!matches(entry, expected) || entry.state !== 'in_flight') return false;
+      ledger.set(id, { ...entry, leaseExpiresAt });
+      return true;
+    },
+
     async remove(expected) {
       const id = rowId(expected.scope, expected.key);
-      await unlocked(id);
       if (!matches(ledger.get(id), expected)) return false;
       ledger.delete(id);
       return true;
     },
 
     transaction(fn) {
-      return mutex.run(async () => {
-        let ended!: () => void;
-        const done = new Promise<void>((resolve) => {
-          ended = resolve;
-        });
-        const tx = new Transaction(done);
-        try {
-          const result = await fn(tx);
+      const tx = new Transaction();
+      return fn(tx)
+        .then((result) => {
           tx.commit();
           return result;
-        } finally {
+        })
+        .finally(() => {
           tx.active = false;
-          for (const [id, lock] of rowLocks) if (lock === done) rowLocks.delete(id);
-          ended();
-        }
-      });
-    },
-
-    async hold(tx, expected) {
-      const t = asTransaction(tx);
-      const id = rowId(expected.scope, expected.key);
-      await unlocked(id);
-      if (!matches(ledger.get(id), expected)) return false;
-      rowLocks.set(id, t.done);
-      return true;
+        });
     },
 
     async complete(tx, expected, next) {
@@ -193,7 +203,7 @@ export function createMemoryStore(): MemoryStore {
     async sweep(nowMs, tombstoneMs, limit = Infinity): Promise<SweepResult> {
       const due = (expired: boolean): Array<[string, LedgerEntry]> =>
         [...ledger]
-          .filter(([id, e]) => (e.state === 'expired') === expired && e.expiresAt <= nowMs && !rowLocks.has(id))
+          .filter(([, e]) => (e.state === 'expired') === expired && e.expiresAt <= nowMs)
           .sort(([, a], [, b]) => a.expiresAt - b.expiresAt)
           .slice(0, limit);
       const live = due(false);
@@ -205,7 +215,7 @@ export function createMemoryStore(): MemoryStore {
 
     async backlog(nowMs) {
       let n = 0;
-      for (const [id, entry] of ledger) if (entry.expiresAt <= nowMs && !rowLocks.has(id)) n++;
+      for (const entry of ledger.values()) if (entry.expiresAt <= nowMs) n++;
       return n;
     },
 

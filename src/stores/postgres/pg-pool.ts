@@ -7,8 +7,16 @@ export interface PgQueryResult {
   readonly rowCount: number | null;
 }
 
+/** A named query: prepared by the server once per connection, then only bound and run. */
+export interface PgQueryConfig {
+  readonly name: string;
+  readonly text: string;
+  readonly values: unknown[];
+}
+
 export interface PgQueryable {
   query(text: string, values?: unknown[]): Promise<PgQueryResult>;
+  query(config: PgQueryConfig): Promise<PgQueryResult>;
 }
 
 export interface PgPoolClient extends PgQueryable {
@@ -26,5 +34,6 @@ export interface PgPool extends PgQueryable {
  * transaction, that writes the receipt. Valid only while that transaction runs.
  */
 export interface PgTx {
-  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ readonly rows: R[]; readonly rowCount: number }>;
+  /** The transaction begins (a pooled client, BEGIN) at the first query. */
+  query<R = Record<string, unknown>>(text: string | PgQueryConfig, values?: unknown[]): Promise<{ readonly rows: R[]; readonly rowCount: number }>;
 }

@@ -1,10 +1,10 @@
 import { InvalidOptionError } from '../../contract/errors.js';
 import type { EntryVersion } from '../../ledger/ledger-entry.js';
-import type { LedgerStore } from '../../ledger/ledger-store.js';
+import { DURABILITIES, type Durability, type LedgerStore } from '../../ledger/ledger-store.js';
 import { LEDGER_COLUMNS, checkIdentifier, entryValues, rowToEntry, type LedgerRow } from '../ledger-row.js';
 import { StoreClosedError, TransactionEndedError } from '../store-errors.js';
 import { LedgerLayoutError } from '../ledger-layout-error.js';
-import type { PgPool, PgPoolClient, PgQueryable, PgTx } from './pg-pool.js';
+import type { PgPool, PgPoolClient, PgQueryable, PgQueryConfig, PgTx } from './pg-pool.js';
 import { postgresSql } from './postgres-sql.js';
 import { postgresSweep } from './postgres-sweep.js';
 import { postgresGetSql, postgresLedgerTables, postgresTombstoneSchema, postgresTombstoneWrites } from './postgres-tombstones.js';
@@ -24,6 +24,13 @@ export interface PostgresStoreOptions {
    * long after their end. About tombstoneMs / 7 keeps eight or nine partitions. @default 86400000 (1 day)
    */
   readonly tombstonePartitionMs?: number;
+  /**
+   * 'durable': the effect + receipt transaction commits synchronously (COMMIT returns after its
+   * WAL is flushed). 'process': synchronous_commit = off for it too: survives a crash of the app,
+   * and a crash of the server loses at most its last few hundred ms (docs/durability.md).
+   * @default 'durable'
+   */
+  readonly durability?: Durability;
 }
 
 export interface PostgresStore extends LedgerStore<PgTx> {
@@ -31,52 +38,22 @@ export interface PostgresStore extends LedgerStore<PgTx> {
   readonly table: string;
   /** The partitioned tombstone table's name, schema-qualified and quoted (postgres-tombstones.ts). */
   readonly tombstoneTable: string;
+  readonly durability: Durability;
 }
 
-export const DEFAULT_POSTGRES_STORE_OPTIONS = { table: 'oncely_ledger', tombstonePartitionMs: 86_400_000 } as const;
+export const DEFAULT_POSTGRES_STORE_OPTIONS = { table: 'oncely_ledger', tombstonePartitionMs: 86_400_000, durability: 'durable' } as const;
 
 /**
- * The ledger on PostgreSQL through a `pg` Pool. Claims are single statements that commit at once
- * (INSERT ... ON CONFLICT DO NOTHING, and compare-and-swap UPDATEs on (token, state)), so every
- * worker, in any process, sees an in-flight key at once. The effect runs on one pooled client
- * between BEGIN and COMMIT; it first locks its ledger row (SELECT ... FOR UPDATE), so a takeover
- * by another worker waits for that transaction and then finds the row changed.
- *
- * Durability: every transaction (the effect + receipt one, the sweep, set-up) commits with
- * synchronous commit: COMMIT returns after its WAL is flushed. The single-row bookkeeping writes
- * (`insert`, `swap`, `remove`: claim, takeover, release, purge on access) commit asynchronously
- * (`synchronous_commit = off`): a keyed request waits for one WAL flush, not two. Why (the same
- * argument as sqlite-store.ts):
- *  1. What survives a crash is a prefix of the WAL: "If the database should crash, it will recover
- *     by replaying WAL up to the last record that was flushed ... Because the transactions are
- *     replayed in commit order, no inconsistency can be introduced" — an asynchronous commit risks
- *     "data loss, not data corruption" (https://www.postgresql.org/docs/15/wal-async-commit.html).
- *  2. A synchronous commit waits until the WAL is flushed up to its own commit record, and WAL is
- *     one sequence: every record written before it, an earlier asynchronous commit of any session
- *     included, is flushed with it. A claim returned before its effect's transaction began, so its
- *     commit record precedes the effect's, and the effect's COMMIT makes the claim durable too.
- *  3. So after a crash the ledger is in a state it really was in, at or after its last synchronous
- *     commit; only asynchronous bookkeeping done since can be lost, which brings back an earlier
- *     state: a lost claim or takeover had no effect committed after it (the key is new again, or
- *     the dead owner's expired lease is taken over again); a lost release may bring an in-flight
- *     row back until its lease expires (as when the release fails); a lost tombstone or purge is
- *     redone, retention being judged by time. A receipt is never lost: only `complete` writes it,
- *     in the effect's transaction, and `executed` is answered after that COMMIT returned.
- *  4. An asynchronous commit is a commit: other sessions see it at once, and a killed worker does
- *     not undo it (the crash test); only a crash of the server itself can lose it.
- * How: the mode "used for any one transaction depends on the value of synchronous_commit when
- * transaction commit begins" (same page), so each bookkeeping statement sets it transaction-locally
- * in its own implicit transaction: `set_config('synchronous_commit', 'off', true)` in a one-row
- * FROM/USING subquery (a WITH query that nothing references is never run). One round trip, as before,
- * and the setting ends with the statement's transaction: a pooled connection (maybe the app's
- * own) never keeps it. Every transaction starts with `BEGIN; SELECT set_config('synchronous_commit',
- * 'on', true) WHERE current_setting('synchronous_commit') = 'off'` (one round trip): a role or
- * session default of off would make receipts asynchronous, while a stronger level set for
- * replication (remote_apply, remote_write) is left as it is, and `local` still flushes locally.
- *
- * Rejected: `BEGIN; SET LOCAL synchronous_commit = off; <write>; COMMIT` around each claim: four
- * round trips instead of one for the same saving; and folding the claim into the effect's
- * transaction, which would hide the claim from other workers until the effect commits.
+ * The ledger on PostgreSQL through a `pg` Pool, in as few round trips as the driver allows:
+ * - a claim is one statement that inserts the in-flight row or returns the committed one
+ *   (INSERT ... ON CONFLICT DO NOTHING in a CTE), committed on its own and asynchronously, so
+ *   every worker in every process sees the key at once and a new key costs one round trip;
+ * - the effect's transaction begins at its first statement (or at the receipt), not before: an
+ *   effect that first awaits something else holds no pooled connection meanwhile;
+ * - the receipt is a compare-and-swap on the owner token in the effect's transaction, which
+ *   commits synchronously in durable mode: the WAL flush of that COMMIT also makes the claim
+ *   before it durable (one flush per request). Statements are prepared once per connection.
+ * Why the asynchronous claim is safe: docs/durability.md.
  */
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', options, 'an object with a pool');
@@ -93,6 +70,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     throw new InvalidOptionError('tombstonePartitionMs', partitionMs, 'a whole number of milliseconds >= 1000');
   }
   const ownsPool = typeof poolOption === 'function';
+  const durability = options.durability ?? DEFAULT_POSTGRES_STORE_OPTIONS.durability;
+  if (!DURABILITIES.includes(durability)) throw new InvalidOptionError('durability', durability, DURABILITIES.join(' or '));
+  const begin = durability === 'durable' ? BEGIN_SYNCHRONOUS : BEGIN_ASYNCHRONOUS;
 
   let pool: PgPool | undefined;
   let ready: Promise<void> | undefined;
@@ -101,18 +81,25 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const n = LEDGER_COLUMNS.length;
   const where = (from: number): string => `scope = $${from} AND key = $${from + 1} AND token = $${from + 2} AND state = $${from + 3}`;
   const set = `SET ${LEDGER_COLUMNS.map((c, i) => `${c} = $${i + 1}`).join(', ')}`;
+  const columns = LEDGER_COLUMNS.join(', ');
   const sql = {
     get: postgresGetSql(tables),
-    // Bookkeeping: each commits on its own, asynchronously (see above).
-    insert: `INSERT INTO ${table} (${LEDGER_COLUMNS.join(', ')}) SELECT ${LEDGER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')} FROM ${ASYNC_COMMIT} ON CONFLICT (scope, key) DO NOTHING`,
+    // Lookup + claim in one statement: inserts, or returns the committed row (nulls and won =
+    // false when a concurrent claim committed after this statement's snapshot: read again).
+    claim: `WITH ins AS (INSERT INTO ${table} (${columns}) SELECT ${LEDGER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')} FROM ${ASYNC_COMMIT} ON CONFLICT (scope, key) DO NOTHING RETURNING 1)
+      SELECT EXISTS (SELECT 1 FROM ins) AS won, t.* FROM (SELECT 1) AS one LEFT JOIN ${table} t ON t.scope = $1 AND t.key = $2 AND NOT EXISTS (SELECT 1 FROM ins)`,
+    // Bookkeeping: each commits on its own, asynchronously (docs/durability.md).
     swap: `UPDATE ${table} ${set} FROM ${ASYNC_COMMIT} WHERE ${where(n + 1)}`,
+    renew: `UPDATE ${table} SET lease_expires_at = $1 FROM ${ASYNC_COMMIT} WHERE ${where(2)}`,
     remove: `DELETE FROM ${table} USING ${ASYNC_COMMIT} WHERE ${where(1)}`,
-    // The receipt: inside the effect's transaction, which commits synchronously.
+    // The receipt: inside the effect's transaction.
     complete: `UPDATE ${table} ${set} WHERE ${where(n + 1)}`,
-    hold: `SELECT 1 FROM ${table} WHERE ${where(1)} FOR UPDATE`,
   };
-  const tombstones = postgresTombstoneWrites(tables, ASYNC_COMMIT, query);
-  const sweeper = postgresSweep(tables, partitionMs, query);
+  const tombstones = postgresTombstoneWrites(tables, ASYNC_COMMIT, raw);
+  const sweeper = postgresSweep(tables, partitionMs, raw);
+  /** Prepared once per pooled connection: PostgreSQL parses and plans each ledger statement once. */
+  const prefix = `oncely_${hashName(table)}`;
+  const named = (key: keyof typeof sql, values: unknown[]): PgQueryConfig => ({ name: `${prefix}_${key}`, text: sql[key], values });
 
   function thePool(): PgPool {
     if (closed) throw new StoreClosedError('postgres');
@@ -121,7 +108,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   /** Creates the schema and table once; a failure is retried by the next call. */
   function setUp(): Promise<void> {
-    ready ??= inTransaction(thePool(), async (client) => {
+    ready ??= inTransaction(thePool(), BEGIN_SYNCHRONOUS, async (client) => {
       // Two processes starting together would race on CREATE TABLE IF NOT EXISTS (a unique
       // violation on pg_type); an advisory lock on the table's name lets one go first.
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`oncely:${table}`]);
@@ -156,7 +143,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     return ready;
   }
 
-  async function query(text: string, values: unknown[] = []): Promise<{ rows: unknown[]; rowCount: number }> {
+  async function query(key: keyof typeof sql, values: unknown[]): Promise<{ rows: unknown[]; rowCount: number }> {
+    await setUp();
+    const result = await thePool().query(named(key, values));
+    return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+  }
+
+  /** For the tombstone and sweep statements (postgres-tombstones.ts, postgres-sweep.ts). */
+  async function raw(text: string, values: unknown[] = []): Promise<{ rows: unknown[]; rowCount: number }> {
     await setUp();
     const result = await thePool().query(text, values);
     return { rows: result.rows, rowCount: result.rowCount ?? 0 };
@@ -168,6 +162,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     name: 'postgres',
     table,
     tombstoneTable: tables.tombstones,
+    durability,
     // A step locks only the rows it moves (SKIP LOCKED): larger steps cost writers nothing.
     sweepBatchRows: 2000,
 
@@ -177,45 +172,35 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     sql: postgresSql,
 
     async get(scope, key) {
-      const { rows } = await query(sql.get, [scope, key]);
+      const { rows } = await query('get', [scope, key]);
       return rows[0] === undefined ? undefined : rowToEntry(rows[0] as LedgerRow);
     },
 
-    insert: async (entry) => (await query(sql.insert, entryValues(entry))).rowCount === 1,
+    async claim(entry) {
+      const row = (await query('claim', entryValues(entry))).rows[0] as (LedgerRow & { won: boolean }) | undefined;
+      if (row?.won === true) return { won: true };
+      return { won: false, existing: row === undefined || row.scope === null ? undefined : rowToEntry(row) };
+    },
 
     async swap(expected, next) {
       if (expected.state === 'expired') return tombstones.revive(next);
       if (next.state === 'expired') return tombstones.bury(expected, next);
-      return (await query(sql.swap, [...entryValues(next), ...versionParams(expected)])).rowCount === 1;
+      return (await query('swap', [...entryValues(next), ...versionParams(expected)])).rowCount === 1;
     },
+
+    renew: async (expected, leaseExpiresAt) => (await query('renew', [leaseExpiresAt, ...versionParams(expected)])).rowCount === 1,
 
     async remove(expected) {
       if (expected.state === 'expired') return tombstones.remove(expected);
-      return (await query(sql.remove, versionParams(expected))).rowCount === 1;
+      return (await query('remove', versionParams(expected))).rowCount === 1;
     },
 
     async transaction(fn) {
       await setUp();
-      return inTransaction(thePool(), async (client) => {
-        let active = true;
-        const tx: PgTx = {
-          async query<R>(text: string, values?: unknown[]) {
-            if (!active) throw new TransactionEndedError('postgres');
-            const result = await client.query(text, values);
-            return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
-          },
-        };
-        try {
-          return await fn(tx);
-        } finally {
-          active = false;
-        }
-      });
+      return lazyTransaction(thePool(), begin, fn);
     },
 
-    hold: async (tx, expected) => (await tx.query(sql.hold, versionParams(expected))).rowCount === 1,
-
-    complete: async (tx, expected, next) => (await tx.query(sql.complete, [...entryValues(next), ...versionParams(expected)])).rowCount === 1,
+    complete: async (tx, expected, next) => (await tx.query(named('complete', [...entryValues(next), ...versionParams(expected)]))).rowCount === 1,
 
     async sweep(nowMs, tombstoneMs, limit = Infinity) {
       await setUp();
@@ -248,30 +233,85 @@ const ASYNC_COMMIT = `(SELECT set_config('synchronous_commit', 'off', true)) AS 
  * level (remote_write, remote_apply) is kept. Transaction-local: the client leaves as it came.
  */
 const BEGIN_SYNCHRONOUS = `BEGIN; SELECT set_config('synchronous_commit', 'on', true) WHERE current_setting('synchronous_commit') = 'off'`;
+/** The 'process' durability: the transaction commits without waiting for its WAL flush. */
+const BEGIN_ASYNCHRONOUS = `BEGIN; SELECT set_config('synchronous_commit', 'off', true)`;
+
+/** A short stable name for the table, for prepared statement names (at most 63 bytes in all). */
+function hashName(table: string): string {
+  let h = 0;
+  for (let i = 0; i < table.length; i++) h = (Math.imul(h, 31) + table.charCodeAt(i)) | 0;
+  return (h >>> 0).toString(36);
+}
 
 /**
- * BEGIN (synchronous, see above), `fn` on one client, COMMIT; ROLLBACK when anything throws. A client whose BEGIN or
+ * BEGIN, `fn` on one client, COMMIT; ROLLBACK when anything throws. A client whose BEGIN or
  * ROLLBACK failed is destroyed rather than returned to the pool in an unknown state.
  */
-async function inTransaction<T>(pool: PgPool, fn: (client: PgQueryable) => Promise<T>): Promise<T> {
-  const client: PgPoolClient = await pool.connect();
+async function inTransaction<T>(pool: PgPool, begin: string, fn: (client: PgQueryable) => Promise<T>): Promise<T> {
+  return lazyTransaction(pool, begin, async (tx) => {
+    await tx.query('SELECT 1');
+    return fn(tx as unknown as PgQueryable);
+  });
+}
+
+/**
+ * A transaction that takes a pooled client and sends BEGIN at its first query, not before: an
+ * effect that awaits something else first holds no connection meanwhile. COMMIT when `fn`
+ * resolves (if it began), ROLLBACK when it rejects.
+ */
+async function lazyTransaction<T>(pool: PgPool, begin: string, fn: (tx: PgTx) => Promise<T>): Promise<T> {
+  let client: PgPoolClient | undefined;
+  let opening: Promise<PgPoolClient> | undefined;
+  let active = true;
+  const open = (): Promise<PgPoolClient> =>
+    (opening ??= (async () => {
+      const c = await pool.connect();
+      try {
+        await c.query(begin);
+      } catch (error) {
+        c.release(true);
+        throw error;
+      }
+      client = c;
+      return c;
+    })());
+  const tx: PgTx = {
+    async query<R>(text: string | PgQueryConfig, values?: unknown[]) {
+      if (!active) throw new TransactionEndedError('postgres');
+      const c = client ?? (await open());
+      const result = typeof text === 'string' ? await c.query(text, values) : await c.query(text);
+      return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
+    },
+  };
+  let result: T;
   try {
-    await client.query(BEGIN_SYNCHRONOUS);
+    result = await fn(tx);
   } catch (error) {
-    client.release(true);
+    active = false;
+    const c = await opening?.catch(() => undefined);
+    if (c) {
+      let broken = false;
+      await c.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      c.release(broken);
+    }
     throw error;
   }
-  let broken = false;
-  try {
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {
-      broken = true;
-    });
-    throw error;
-  } finally {
-    client.release(broken);
+  active = false;
+  const c = await opening;
+  if (c) {
+    try {
+      await c.query('COMMIT');
+    } catch (error) {
+      let broken = false;
+      await c.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      c.release(broken);
+      throw error;
+    }
+    c.release();
   }
+  return result;
 }

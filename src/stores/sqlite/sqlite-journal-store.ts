@@ -104,6 +104,7 @@ export function createSqliteJournalStore(options: SqliteJournalStoreOptions): Jo
     // The caller's connection may not be ours: prepare on it, uncached.
     within: (tx) => async (sql, params) => {
       if ('prepare' in tx) return run(tx, sql, params, tx === db);
+      await tx.begin(); // the ledger's transaction takes the writer at its first statement
       const text = numbered(sql);
       return /^\s*(SELECT|WITH)/i.test(text) || /RETURNING/i.test(text)
         ? { rows: tx.all(text, ...named(params)), changes: 0 }

@@ -13,12 +13,14 @@ export function sqliteSql(tx: SqliteTx): SqlHandle {
     params.length === 0 ? [] : [Object.fromEntries(neutralParams(params).map((p, i) => [i + 1, p]))];
   return {
     dialect: 'sqlite',
+    // begin(): the transaction takes the writer at its first statement, not before (sqlite-database.ts).
     async run(sql, params = []) {
+      await tx.begin();
       // better-sqlite3's run() drops RETURNING rows; all() keeps them, one per changed row.
       if (hasReturning(sql)) return returnedResult(tx.all(toSqlite(sql), ...bind(params)));
       return { rowCount: tx.run(toSqlite(sql), ...bind(params)).changes, insertedId: undefined };
     },
-    get: async <R>(sql: string, params: readonly unknown[] = []) => tx.get<R>(toSqlite(sql), ...bind(params)),
-    all: async <R>(sql: string, params: readonly unknown[] = []) => tx.all<R>(toSqlite(sql), ...bind(params)),
+    get: async <R>(sql: string, params: readonly unknown[] = []) => (await tx.begin(), tx.get<R>(toSqlite(sql), ...bind(params))),
+    all: async <R>(sql: string, params: readonly unknown[] = []) => (await tx.begin(), tx.all<R>(toSqlite(sql), ...bind(params))),
   };
 }

@@ -1,0 +1,218 @@
+import type { SqliteDatabase } from './sqlite-database.js';
+
+/** One open write transaction that several requests' sections share, and its commit. */
+interface Batch {
+  readonly committed: Promise<void>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** A section held across awaits (an effect and its receipt): its savepoint and its batch. */
+export interface HeldSection {
+  /** Keeps what the section wrote, frees the writer, and resolves once the batch has committed. */
+  release(): Promise<void>;
+  /** Undoes what the section wrote (nothing else) and frees the writer. */
+  rollBack(): void;
+}
+
+/**
+ * Group commit on one better-sqlite3 connection (the store's writer). Every write runs in a
+ * section; sections take turns on the connection and share one open transaction (a batch) that
+ * commits on the next turn of the event loop after the first one joined it: requests that arrive
+ * together share one COMMIT, hence one fsync, instead of paying one each.
+ *
+ * A section is either synchronous (a claim, a renewal, a release: one statement, atomic on its
+ * own) or held across awaits (an effect and its receipt), in a SAVEPOINT of its own so its
+ * rollback undoes nothing of the sections before it (https://www.sqlite.org/lang_savepoint.html).
+ * While a section is held, others wait for it and the batch cannot commit: an effect should do
+ * its slow awaits before its first statement (the store begins the section lazily).
+ *
+ * If SQLite ends the batch itself (an I/O error, a full disk), every section in it is lost: their
+ * callers' commits reject, and none of them was acknowledged.
+ */
+export class GroupCommit {
+  readonly #connection: () => SqliteDatabase;
+  readonly #waiting: Array<() => void> = [];
+  #held = false;
+  #batch: Batch | undefined;
+  #flushQueued = false;
+  /** A commit came due while a section was held: it goes first when that section ends. */
+  #due = false;
+  #savepoints = 0;
+
+  constructor(connection: () => SqliteDatabase) {
+    this.#connection = connection;
+  }
+
+  /** True when no section runs or waits and no batch is open: a read on the writer sees only committed rows. */
+  get idle(): boolean {
+    return !this.#held && this.#waiting.length === 0 && this.#batch === undefined;
+  }
+
+  /**
+   * Runs a synchronous section as soon as the writer is free (at once when it is), inside the
+   * current batch. `durable`: resolve only once that batch has committed.
+   */
+  async write<T>(section: () => T, durable: boolean): Promise<T> {
+    if (this.#held || this.#waiting.length > 0) await this.#turn();
+    let batch: Batch;
+    let result: T;
+    this.#held = true;
+    try {
+      batch = this.#join();
+      result = section();
+    } catch (error) {
+      this.#failIfEnded(error);
+      throw error;
+    } finally {
+      this.#free();
+    }
+    if (durable) await batch.committed;
+    return result;
+  }
+
+  /** Takes the writer for a section held across awaits, in a savepoint of its own. */
+  async hold(): Promise<HeldSection> {
+    if (this.#held || this.#waiting.length > 0) await this.#turn();
+    this.#held = true;
+    const conn = this.#connection();
+    const name = `oncely_${++this.#savepoints}`;
+    let batch: Batch;
+    try {
+      batch = this.#join();
+      conn.exec(`SAVEPOINT ${name}`);
+    } catch (error) {
+      this.#failIfEnded(error);
+      this.#free();
+      throw error;
+    }
+    let done = false;
+    const finish = (): void => {
+      done = true;
+      this.#free();
+    };
+    return {
+      release: async () => {
+        if (done) return batch.committed;
+        try {
+          conn.exec(`RELEASE ${name}`);
+        } catch (error) {
+          this.#failIfEnded(error);
+          finish();
+          throw error;
+        }
+        finish();
+        return batch.committed;
+      },
+      rollBack: () => {
+        if (done) return;
+        try {
+          if (conn.inTransaction) conn.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+        } catch (error) {
+          this.#failIfEnded(error);
+        }
+        finish();
+      },
+    };
+  }
+
+  /**
+   * Runs `fn` holding the writer with no batch open (the open one is committed first): for work
+   * that runs its own BEGIN ... COMMIT (a sweep step, moving a row to the tombstones, a checkpoint).
+   */
+  async outside<T>(fn: () => T): Promise<T> {
+    if (this.#held || this.#waiting.length > 0) await this.#turn();
+    this.#held = true;
+    try {
+      if (this.#batch) {
+        // #flush commits only when nobody holds the writer: it is ours, and nothing runs in between.
+        this.#held = false;
+        this.#flush();
+        this.#held = true;
+      }
+      return fn();
+    } finally {
+      this.#free();
+    }
+  }
+
+  /** Resolves once the batch open now (if any) has committed; never rejects. */
+  async settled(): Promise<void> {
+    await this.#batch?.committed.catch(() => {});
+  }
+
+  #join(): Batch {
+    if (this.#batch) return this.#batch;
+    // IMMEDIATE takes the file's write lock now: a section's statements and the COMMIT cannot fail
+    // with SQLITE_BUSY halfway (another process waits busy_timeout instead).
+    this.#connection().exec('BEGIN IMMEDIATE');
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    const committed = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    committed.catch(() => {}); // a batch nobody waits on durably must not crash the process
+    this.#batch = { committed, resolve, reject };
+    this.#queueFlush();
+    return this.#batch;
+  }
+
+  #queueFlush(): void {
+    if (this.#flushQueued) return;
+    this.#flushQueued = true;
+    // setImmediate: after the I/O callbacks of this turn, so requests that arrived together join.
+    setImmediate(() => {
+      this.#flushQueued = false;
+      this.#flush();
+    });
+  }
+
+  #flush(): void {
+    const batch = this.#batch;
+    if (!batch) return;
+    if (this.#held) {
+      this.#due = true; // committed as soon as the held section ends, before the next one starts
+      return;
+    }
+    this.#due = false;
+    this.#batch = undefined;
+    const conn = this.#connection();
+    try {
+      conn.exec('COMMIT');
+      batch.resolve();
+    } catch (error) {
+      try {
+        if (conn.inTransaction) conn.exec('ROLLBACK');
+      } catch {
+        // SQLite already rolled back on its own
+      }
+      batch.reject(error);
+    }
+  }
+
+  /** An error that made SQLite end the batch: every section in it is lost. */
+  #failIfEnded(error: unknown): void {
+    const batch = this.#batch;
+    if (batch && !this.#connection().inTransaction) {
+      this.#batch = undefined;
+      batch.reject(error);
+    }
+  }
+
+  #turn(): Promise<void> {
+    return new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  #free(): void {
+    this.#held = false;
+    if (this.#due) this.#flush();
+    const next = this.#waiting.shift();
+    if (next) {
+      this.#held = true; // handed over directly: nobody slips in between
+      next();
+      return;
+    }
+    if (this.#batch && !this.#flushQueued) this.#queueFlush();
+  }
+}
