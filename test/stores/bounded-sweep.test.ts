@@ -126,7 +126,9 @@ sweepStory('memory', async () => {
 
 let files = 0;
 sweepStory('sqlite', async () => {
-  const store = createSqliteStore({ database: () => openSqliteDatabase(join(dir, `sweep-${++files}.db`)) });
+  // The factory opens the writer and the read connection: both on one file.
+  const file = join(dir, `sweep-${++files}.db`);
+  const store = createSqliteStore({ database: () => openSqliteDatabase(file) });
   return { store: store as LedgerStore<unknown>, close: () => store.close() };
 });
 

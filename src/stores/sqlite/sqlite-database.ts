@@ -14,6 +14,8 @@ export interface SqliteDatabase {
   pragma(source: string, options?: { simple?: boolean }): unknown;
   close(): unknown;
   readonly inTransaction: boolean;
+  /** The file it opened (better-sqlite3's `name`). */
+  readonly name?: string;
 }
 
 /**

@@ -123,6 +123,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     if (wal && typeof database === 'function') {
       const second = database();
       if (second === opened) return opened;
+      if (second.name !== opened.name) {
+        second.close(); // a factory that opens another file each call: reads stay on the writer
+        return opened;
+      }
       second.pragma(`busy_timeout = ${busyTimeoutMs}`);
       second.pragma('query_only = true');
       reader = second;
