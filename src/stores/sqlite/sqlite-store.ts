@@ -123,7 +123,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     if (wal && typeof database === 'function') {
       const second = database();
       if (second === opened) return opened;
-      if (second.name !== opened.name) {
+      if (typeof second.name === 'string' && typeof opened.name === 'string' && second.name !== opened.name) {
         second.close(); // a factory that opens another file each call: reads stay on the writer
         return opened;
       }
