@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isInvalidOptionError } from '../../src/contract/errors.js';
+import { isInvalidOptionError, isOncelyError } from '../../src/contract/errors.js';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 

@@ -94,7 +94,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     if (writer) return writer;
     const opened = typeof database === 'function' ? database() : database;
     const columns = opened.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string; type: string }>;
-    if (columns.some((c) => c.name === 'fingerprint' && c.type.toUpperCase() === 'TEXT')) throw new LedgerLayoutError('sqlite', table);
+    if (columns.some((c) => c.name === 'fingerprint' && c.type.toUpperCase() === 'TEXT')) {
+      if (ownsConnection) opened.close();
+      throw new LedgerLayoutError('sqlite', table);
+    }
     prepareSqliteFile(opened);
     const wal = opened.pragma('journal_mode = WAL', { simple: true }) === 'wal';
     opened.exec(`PRAGMA synchronous = ${durability === 'durable' ? 'FULL' : 'NORMAL'}`);
