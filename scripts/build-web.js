@@ -42,10 +42,19 @@ await build({
 });
 for (const file of ['index.html', 'styles.css']) copyFileSync(join(web, file), join(out, file));
 
-// The page weight: a first visit fetches the html, css, main.js and its shared chunk; the batch
-// adds the worker and the chart chunk when it runs.
+// The page weight: a first visit fetches the html, css, main.js and the chunks it imports
+// statically; the batch's worker and the charts (chart.js) load with import() when they run.
 const files = listFiles(out);
-const batchOnly = (file) => /batch-worker\.js$|batch-chart-[^/]*\.js$/.test(file);
+const staticImports = (file, seen = new Set()) => {
+  seen.add(file);
+  for (const [, path] of readFileSync(file, 'utf8').matchAll(/from"(\.\/[^"]+)"/g)) {
+    const target = join(dirname(file), path);
+    if (!seen.has(target)) staticImports(target, seen);
+  }
+  return seen;
+};
+const firstVisit = staticImports(join(out, 'main.js'));
+const batchOnly = (file) => file.endsWith('.js') && !firstVisit.has(file);
 const weigh = (list) => list.reduce((sum, file) => {
   const bytes = readFileSync(file);
   return { raw: sum.raw + bytes.length, gzip: sum.gzip + gzipSync(bytes, { level: 9 }).length };

@@ -1,5 +1,6 @@
 import { RULE_IDS, drawsFor, resolveWorldParams, ruleById, runWorld, type WorldOutcome } from '../../src/sim/index.js';
 import { setUpBatchPanel } from './batch-panel.js';
+import { setUpFleetPanel } from './fleet-panel.js';
 import { byId, h } from './dom.js';
 import { GUIDE_STEPS, guideParams } from './guide.js';
 import { renderLegend, renderOutcomeTable } from './outcome-view.js';
@@ -115,3 +116,4 @@ showFromUrl();
 performance.mark('oncely:first-outcome');
 performance.measure('oncely:first-outcome-script', 'oncely:script-start', 'oncely:first-outcome');
 setUpBatchPanel();
+setUpFleetPanel();
