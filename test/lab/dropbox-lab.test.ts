@@ -6,6 +6,7 @@ import { runOncely } from '../support/run-cli.js';
 import { runDropboxFixtures, CLOSES_AT } from '../../src/lab/dropbox/dropbox-fixtures.js';
 import { InMemoryDropbox, ClosedError } from '../../src/lab/dropbox/in-memory-dropbox.js';
 import { pythonRepr } from '../../src/lab/dropbox/python-repr.js';
+import { dropboxPrintout } from '../../src/lab/dropbox/dropbox-printout.js';
 
 // The dropbox story's (docs/origins.md) "Expected output", copied verbatim from the seed into the fixture file.
 const expectedAtoC = readFileSync(repoPath('test', 'lab', 'dropbox-expected-a-c.txt'), 'utf8').trimEnd().split('\n');
@@ -60,4 +61,14 @@ test('the dropbox refuses new submissions after the close but still answers a re
 test('pythonRepr quotes like Python', () => {
   assert.equal(pythonRepr(["it's", 'a"b', 1, true, null]), `["it's", 'a"b', 1, True, None]`);
   assert.equal(pythonRepr({ k: ['x'] }), `{'k': ['x']}`);
+});
+
+test('a readable summary follows the byte-identical fixtures: sent, rows and writes per fixture', async () => {
+  const lines = dropboxPrintout(await runDropboxFixtures());
+  const summary = lines.slice(lines.indexOf('') + 1);
+  assert.match(summary[0] ?? '', /^summary +sent +rows +writes +what it means$/);
+  assert.match(summary[1] ?? '', /^ {2}A naive retry \(a new key\) +2 +2 +2 +one intent, two rows/);
+  assert.match(summary[2] ?? '', /^ {2}B retry under the same key +2 +1 +1 +one intent, one row/);
+  assert.match(summary[3] ?? '', /^ {2}C an empty key +0 +- +- +refused before anything was sent/);
+  assert.match(summary[4] ?? '', /^ {2}D swallowed ack at the deadline +1 +1 +1 +outcome unknown/);
 });
