@@ -41,7 +41,9 @@ interface AutocannonResult {
 type Autocannon = (options: { url: string; connections: number; duration: number; requests: AutocannonRequest[] }) => Promise<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-const VARIANTS = ['unkeyed', 'keyed', 'replay'] as const;
+const VARIANTS = ['unkeyed', 'keyed', 'replay', 'unkeyed-slow', 'keyed-slow'] as const;
+/** The slow variants' awaited call before the effect's write, and their connections. */
+const SLOW = { ms: 50, connections: 20 } as const;
 type Variant = (typeof VARIANTS)[number];
 const BACKENDS = ['sqlite', 'postgres'] as const;
 type Backend = (typeof BACKENDS)[number];
@@ -58,6 +60,8 @@ export interface LedgerBenchRow {
   readonly errors: number;
   /** Rows the run added to the effects table. */
   readonly effectRows: number;
+  /** Lowest and highest req/s over the rounds (the median row is one of them or between). */
+  readonly spread?: readonly [number, number];
 }
 
 class ServerThread {
@@ -92,6 +96,10 @@ function requestsFor(variant: Variant, runId: string): AutocannonRequest[] {
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${BENCH_TOKEN}` };
   const body = JSON.stringify({ amount: 1, note: 'bench' });
   if (variant === 'unkeyed') return [{ method: 'POST', path: '/unkeyed', headers, body }];
+  if (variant === 'unkeyed-slow') return [{ method: 'POST', path: `/unkeyed?slow=${SLOW.ms}`, headers, body }];
+  if (variant === 'keyed-slow') {
+    return [{ method: 'POST', path: `/keyed?slow=${SLOW.ms}`, headers, body, setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `${runId}-${++keyCounter}` } }) }];
+  }
   if (variant === 'replay') return [{ method: 'POST', path: '/keyed', headers: { ...headers, 'idempotency-key': `${runId}-replayed` }, body }];
   // Each keyed request needs a key of its own: set one as every request is built.
   return [{ method: 'POST', path: '/keyed', headers, body, setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `${runId}-${++keyCounter}` } }) }];
@@ -99,7 +107,7 @@ function requestsFor(variant: Variant, runId: string): AutocannonRequest[] {
 
 async function runOne(server: ServerThread, url: string, backend: Backend, variant: Variant, seconds: number, connections: number, runId: string): Promise<LedgerBenchRow> {
   const before = await server.rows();
-  const result = await autocannon({ url, connections, duration: seconds, requests: requestsFor(variant, runId) });
+  const result = await autocannon({ url, connections: variant.endsWith('-slow') ? SLOW.connections : connections, duration: seconds, requests: requestsFor(variant, runId) });
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, Number(count)]));
   return { backend, variant, requestsPerSecond: result.requests.average, p99Ms: result.latency.p99, statuses, errors: result.errors, effectRows: (await server.rows()) - before };
 }
@@ -131,7 +139,8 @@ export async function benchLedger(options: { seconds: number; connections: numbe
 
 /** The round with the median req/s (its p99 with it, so the pair comes from one run). */
 function median(runs: LedgerBenchRow[]): LedgerBenchRow {
-  return [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(runs.length / 2)]!;
+  const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  return { ...sorted[Math.floor(runs.length / 2)]!, spread: [sorted[0]!.requestsPerSecond, sorted[sorted.length - 1]!.requestsPerSecond] };
 }
 
 function progress(line: string): void {
@@ -140,15 +149,15 @@ function progress(line: string): void {
 
 export function formatLedgerBench(rows: readonly LedgerBenchRow[]): string {
   const out = [
-    'backend   variant   req/s    p99 ms   vs unkeyed   statuses                  effect rows',
-    '--------  --------  -------  -------  -----------  ------------------------  -----------',
+    'backend   variant       req/s    spread         p99 ms   vs unkeyed   statuses                  effect rows',
+    '--------  ------------  -------  -------------  -------  -----------  ------------------------  -----------',
   ];
   for (const row of rows) {
-    const floor = rows.find((r) => r.backend === row.backend && r.variant === 'unkeyed');
+    const floor = rows.find((r) => r.backend === row.backend && r.variant === (row.variant.endsWith('-slow') ? 'unkeyed-slow' : 'unkeyed'));
     const ratio = floor ? row.requestsPerSecond / floor.requestsPerSecond : Number.NaN;
     const statuses = Object.entries(row.statuses).map(([s, n]) => `${s}×${n}`).join(' ') + (row.errors > 0 ? ` errors×${row.errors}` : '');
     out.push(
-      `${row.backend.padEnd(8)}  ${row.variant.padEnd(8)}  ${row.requestsPerSecond.toFixed(0).padStart(7)}  ${row.p99Ms.toFixed(1).padStart(7)}  ${`${ratio.toFixed(2)}×`.padStart(11)}  ${statuses.padEnd(24)}  ${String(row.effectRows).padStart(11)}`,
+      `${row.backend.padEnd(8)}  ${row.variant.padEnd(12)}  ${row.requestsPerSecond.toFixed(0).padStart(7)}  ${(row.spread ? `${row.spread[0].toFixed(0)}–${row.spread[1].toFixed(0)}` : '').padEnd(13)}  ${row.p99Ms.toFixed(1).padStart(7)}  ${`${ratio.toFixed(2)}×`.padStart(11)}  ${statuses.padEnd(24)}  ${String(row.effectRows).padStart(11)}`,
     );
   }
   for (const backend of BACKENDS) {
@@ -156,6 +165,13 @@ export function formatLedgerBench(rows: readonly LedgerBenchRow[]): string {
     const unkeyed = rows.find((r) => r.backend === backend && r.variant === 'unkeyed');
     if (keyed && unkeyed) {
       out.push(`${backend}: keyed/unkeyed = ${(keyed.requestsPerSecond / unkeyed.requestsPerSecond).toFixed(2)} (req/s), p99 ${keyed.p99Ms.toFixed(1)} ms vs ${unkeyed.p99Ms.toFixed(1)} ms`);
+    }
+    const replay = rows.find((r) => r.backend === backend && r.variant === 'replay');
+    if (replay && unkeyed) out.push(`${backend}: replay/unkeyed = ${(replay.requestsPerSecond / unkeyed.requestsPerSecond).toFixed(2)}`);
+    const keyedSlow = rows.find((r) => r.backend === backend && r.variant === 'keyed-slow');
+    const unkeyedSlow = rows.find((r) => r.backend === backend && r.variant === 'unkeyed-slow');
+    if (keyedSlow && unkeyedSlow) {
+      out.push(`${backend}: slow effect (${SLOW.ms} ms awaited, ${SLOW.connections} connections): keyed/unkeyed = ${(keyedSlow.requestsPerSecond / unkeyedSlow.requestsPerSecond).toFixed(2)}`);
     }
   }
   return `${out.join('\n')}\n`;
@@ -193,11 +209,11 @@ async function main(): Promise<void> {
     if (only !== 'postgres') backends.push({ backend: 'sqlite', target: { kind: 'sqlite', file: join(dir, 'bench.db') } });
     if (only !== 'sqlite' && pgUrl) backends.push({ backend: 'postgres', target: { kind: 'postgres', url: pgUrl, schema: `oncely_bench_${process.pid}` } });
     console.log(`bench/ledger: POST with one INSERT as the effect; autocannon, ${connections} connections, ${seconds} s per run, ${rounds} round(s); server in a worker thread`);
-    console.log('  sqlite: a file in the temp directory, WAL; effect commits at synchronous = FULL, claims at NORMAL (made durable by the next FULL commit)');
+    console.log('  durability: durable on both (SQLite synchronous = FULL with group commit; PostgreSQL synchronous commit of the effect + receipt). The machine is shared: read the spread.');
     console.log(pgUrl ? `  postgres: ${pgUrl.replace(/\/\/[^@/]*@/, '//…@')}, a schema of its own, pool of 10` : '  postgres: skipped (give --pg URL or set ONCELY_TEST_POSTGRES_URL)');
     const rows = await benchLedger({ seconds, connections, rounds, backends });
     process.stdout.write(`\n${formatLedgerBench(rows)}`);
-    console.log('keyed: a claim (its own commit) before the effect, whose transaction also writes the receipt: two commits per request against one (still one fsync / WAL flush: the claim commits without its own).');
+    console.log('keyed: a claim (one statement) before the effect, whose transaction also writes the receipt; on SQLite concurrent requests share one COMMIT (one fsync).');
     console.log('replay: the first request runs; the others are answered from the stored receipt (a 409 + Retry-After while it is in flight).');
     console.log(`effect rows: added by the run; the 2xx count plus up to ${connections} requests still in flight when autocannon stopped (replay: exactly 1).`);
   } finally {
