@@ -8,7 +8,7 @@
  *      transaction (what the sweep did before), with new-key writers running throughout, one in
  *      this process and one in a second process: the longest write stall of each.
  * Rows are bulk-loaded with SQL (bench/ledger-scale-load.ts), never through HTTP. Durability: the
- * stores' defaults (SQLite WAL, receipts at synchronous = FULL, claims at NORMAL; PostgreSQL
+ * stores' defaults (SQLite WAL at synchronous = FULL with group commit; PostgreSQL
  * receipts with synchronous commit, claims asynchronous).
  *
  *   npm run build && node dist/bench/ledger-scale.js [--sizes 0,1000000,10000000] [--sweep 1000000]

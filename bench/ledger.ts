@@ -1,15 +1,16 @@
 /**
  * What the ledger costs a request: keyed against unkeyed POSTs on the same node:http server with
- * the same effect (one INSERT), driven by autocannon in one run. Three variants per backend:
+ * the same effect (one INSERT), driven by autocannon in one run. Five variants per backend,
+ * interleaved round by round:
  *   - unkeyed: the effect in a transaction of its own; no key, no ledger (the floor);
  *   - keyed:   a fresh Idempotency-Key per request: claim, effect + receipt in one transaction;
- *   - replay:  one key for every request: the first runs, the rest are answered from the receipt.
- * SQLite always (a real file, WAL; the effect + receipt commit at synchronous = FULL, the claim at
- * NORMAL: one fsync per request, see sqlite-store.ts); PostgreSQL when a URL is given (the effect +
- * receipt commit synchronously, the claim with synchronous_commit = off: one WAL flush per request,
- * see postgres-store.ts).
- * Prints req/s and p99 for each, the keyed/unkeyed ratio, and the effect rows each run added
- * (keyed: one per 2xx; replay: one in all).
+ *   - replay:  one key for every request: the first runs, the rest are answered from the receipt;
+ *   - unkeyed-slow, keyed-slow: the same with an awaited 50 ms call before the write, 20 connections.
+ * Durable mode on both: SQLite (a real file, WAL, synchronous = FULL, group commit: concurrent
+ * requests share one fsync); PostgreSQL when a URL is given (the effect + receipt commit
+ * synchronously, the claim with synchronous_commit = off: one WAL flush per request).
+ * See docs/durability.md. Prints the median req/s, the spread over the rounds and p99 for each,
+ * the ratios, and the effect rows each run added (keyed: one per 2xx; replay: one in all).
  *
  *   npm run build && node dist/bench/ledger.js [--seconds 5] [--connections 10] [--rounds 1]
  *                                              [--pg URL] [--only sqlite|postgres]
