@@ -6,7 +6,8 @@ import tseslint from 'typescript-eslint';
  * Only src/time reads the clock or randomness (docs/design.md, habit 2): everything else gets a
  * Clock and a Random as options, so tests drive a VirtualClock and nothing patches globals.
  */
-const CLOCK_READ = 'read the injected Clock or Random (src/time): only src/time touches the real clock, timers or randomness';
+const CLOCK_READ =
+  'read the injected Clock or Random (src/time): only src/time touches the real clock, timers or randomness';
 
 export const clockRules = {
   'no-restricted-properties': [
@@ -23,8 +24,14 @@ export const clockRules = {
   ],
   'no-restricted-syntax': [
     'error',
-    { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: `new Date() reads the clock: ${CLOCK_READ}` },
-    { selector: "CallExpression[callee.name='Date'][arguments.length=0]", message: `Date() reads the clock: ${CLOCK_READ}` },
+    {
+      selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+      message: `new Date() reads the clock: ${CLOCK_READ}`,
+    },
+    {
+      selector: "CallExpression[callee.name='Date'][arguments.length=0]",
+      message: `Date() reads the clock: ${CLOCK_READ}`,
+    },
   ],
 };
 
@@ -44,9 +51,16 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': [
         'error',
         // node:test runs what `test` and `describe` register; their promises need no await.
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] },
+          ],
+        },
       ],
-      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/no-misused-promises': [
+        'error',
+        { checksVoidReturn: { arguments: false, attributes: false } },
+      ],
       '@typescript-eslint/await-thenable': 'error',
       'no-var': 'error',
       'prefer-const': 'error',

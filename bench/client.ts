@@ -37,9 +37,17 @@ function flaky(failures: number): Operation {
   };
 }
 
-const cockatielPolicy = cockatielRetry(handleAll, { maxAttempts: FAILURES_BEFORE_SUCCESS, backoff: new ConstantBackoff(0) });
+const cockatielPolicy = cockatielRetry(handleAll, {
+  maxAttempts: FAILURES_BEFORE_SUCCESS,
+  backoff: new ConstantBackoff(0),
+});
 
-const ONCELY_OPTIONS = { maxAttempts: FAILURES_BEFORE_SUCCESS + 1, baseDelayMs: 0, maxDelayMs: 0, jitter: 'none' } as const;
+const ONCELY_OPTIONS = {
+  maxAttempts: FAILURES_BEFORE_SUCCESS + 1,
+  baseDelayMs: 0,
+  maxDelayMs: 0,
+  jitter: 'none',
+} as const;
 const oncelyPrepared = createRetry<number>(ONCELY_OPTIONS);
 /**
  * Not a production setting: a clock that is never read for real, to show what the loop costs
@@ -54,7 +62,13 @@ export const RUNNERS: Record<string, Runner> = {
   oncely: (op) => oncelyPrepared(op),
   'oncely retry()': (op) => retry(op, ONCELY_OPTIONS),
   'oncely, no clock': (op) => oncelyUntimed(op),
-  'p-retry@7': (op) => pRetry(op, { retries: FAILURES_BEFORE_SUCCESS, minTimeout: 0, maxTimeout: 0, randomize: false }),
+  'p-retry@7': (op) =>
+    pRetry(op, {
+      retries: FAILURES_BEFORE_SUCCESS,
+      minTimeout: 0,
+      maxTimeout: 0,
+      randomize: false,
+    }),
   'cockatiel@3': (op) => cockatielPolicy.execute(op),
   /** The floor: a bare loop with try/catch and no policy at all. Creating and throwing errors dominates the failure path. */
   'bare loop': async (op) => {
@@ -99,7 +113,9 @@ export interface ClientBenchRow {
 }
 
 /** Runs every library on every path, `rounds` times in rotating order, and keeps the median. */
-export async function runClientBench(options: { durationMs?: number; rounds?: number } = {}): Promise<ClientBenchRow[]> {
+export async function runClientBench(
+  options: { durationMs?: number; rounds?: number } = {},
+): Promise<ClientBenchRow[]> {
   const durationMs = options.durationMs ?? 300;
   const rounds = options.rounds ?? 5;
   const names = Object.keys(RUNNERS);
@@ -107,7 +123,10 @@ export async function runClientBench(options: { durationMs?: number; rounds?: nu
   for (const name of names) {
     const value = await RUNNERS[name]!(flaky(FAILURES_BEFORE_SUCCESS));
     const attempts = name.startsWith('oncely') ? (value as { value: number }).value : value;
-    if (attempts !== FAILURES_BEFORE_SUCCESS + 1) throw new Error(`${name} made ${String(attempts)} attempts, expected ${FAILURES_BEFORE_SUCCESS + 1}`);
+    if (attempts !== FAILURES_BEFORE_SUCCESS + 1)
+      throw new Error(
+        `${name} made ${String(attempts)} attempts, expected ${FAILURES_BEFORE_SUCCESS + 1}`,
+      );
   }
   const rows: ClientBenchRow[] = [];
   for (const [path, failures] of Object.entries(PATHS)) {
@@ -115,7 +134,8 @@ export async function runClientBench(options: { durationMs?: number; rounds?: nu
     for (const name of names) await opsPerSecond(RUNNERS[name]!, failures, durationMs / 4); // warm-up
     for (let round = 0; round < rounds; round++) {
       const order = names.map((_, i) => names[(i + round) % names.length]!);
-      for (const name of order) samples.get(name)!.push(await opsPerSecond(RUNNERS[name]!, failures, durationMs));
+      for (const name of order)
+        samples.get(name)!.push(await opsPerSecond(RUNNERS[name]!, failures, durationMs));
     }
     const oncely = samples.get('oncely')!;
     for (const name of names) {
@@ -140,18 +160,24 @@ export function formatClientBench(rows: readonly ClientBenchRow[]): string {
     '',
   ];
   const n = (v: number): string => Math.round(v).toLocaleString('en-US');
-  lines.push(`${'path'.padEnd(12)}${'library'.padEnd(18)}${'ops/s'.padStart(12)}${'spread'.padStart(26)}   oncely ratio`);
+  lines.push(
+    `${'path'.padEnd(12)}${'library'.padEnd(18)}${'ops/s'.padStart(12)}${'spread'.padStart(26)}   oncely ratio`,
+  );
   for (const row of rows) {
     const ratio = row.library === 'oncely' ? '' : `${row.oncelyRatio.toFixed(2)}x`;
     const spread = `${n(row.minOpsPerSecond)}-${n(row.maxOpsPerSecond)}`;
-    lines.push(`${row.path.padEnd(12)}${row.library.padEnd(18)}${n(row.opsPerSecond).padStart(12)}${spread.padStart(26)}   ${ratio}`);
+    lines.push(
+      `${row.path.padEnd(12)}${row.library.padEnd(18)}${n(row.opsPerSecond).padStart(12)}${spread.padStart(26)}   ${ratio}`,
+    );
   }
   lines.push(
     '',
-    "oncely: createRetry (policy resolved once, report built lazily, two clock reads per call to time it);",
+    'oncely: createRetry (policy resolved once, report built lazily, two clock reads per call to time it);',
     "oncely retry(): options resolved per call; oncely, no clock: a frozen clock, the loop's own cost.",
   );
-  lines.push('cockatiel waits with setTimeout even for a 0 ms backoff (at least ~1 ms in Node); p-retry and oncely skip the timer.');
+  lines.push(
+    'cockatiel waits with setTimeout even for a 0 ms backoff (at least ~1 ms in Node); p-retry and oncely skip the timer.',
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -162,6 +188,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   };
   const durationMs = arg('--ms');
   const rounds = arg('--rounds');
-  const rows = await runClientBench({ ...(durationMs ? { durationMs } : {}), ...(rounds ? { rounds } : {}) });
+  const rows = await runClientBench({
+    ...(durationMs ? { durationMs } : {}),
+    ...(rounds ? { rounds } : {}),
+  });
   process.stdout.write(formatClientBench(rows));
 }

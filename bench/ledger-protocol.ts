@@ -3,7 +3,8 @@ export type BenchTarget =
   | { readonly kind: 'sqlite'; readonly file: string }
   | { readonly kind: 'postgres'; readonly url: string; readonly schema: string };
 
-export type ServerMessage = { type: 'listening'; port: number } | { type: 'count'; rows: number } | { type: 'closed' };
+export type ServerMessage =
+  { type: 'listening'; port: number } | { type: 'count'; rows: number } | { type: 'closed' };
 export type ClientMessage = { type: 'count' } | { type: 'close' };
 
 /** The bearer token the bench sends: the ledger's scope. */

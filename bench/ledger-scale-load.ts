@@ -38,7 +38,9 @@ function fingerprintValue(layout: Layout): string | Buffer {
 }
 
 function headersValue(layout: Layout): string {
-  return layout === 'current' ? 'content-type:application/json' : '[["content-type","application/json"]]';
+  return layout === 'current'
+    ? 'content-type:application/json'
+    : '[["content-type","application/json"]]';
 }
 
 /**
@@ -65,7 +67,17 @@ export function loadSqlite(
     for (let i = start; i < Math.min(to, start + CHUNK); i++) {
       const expiresAt = expiresFrom + Math.floor(((i - from) * spreadMs) / Math.max(1, count));
       const completedAt = expiresAt - 86_400_000;
-      insert.run(BENCH_SCOPE, benchKey(i), fp, tokenOf(i), completedAt, expiresAt, completedAt, headers, Buffer.from(`{"id":"${benchKey(i)}","ok":true}`));
+      insert.run(
+        BENCH_SCOPE,
+        benchKey(i),
+        fp,
+        tokenOf(i),
+        completedAt,
+        expiresAt,
+        completedAt,
+        headers,
+        Buffer.from(`{"id":"${benchKey(i)}","ok":true}`),
+      );
     }
     db.exec('COMMIT');
     onChunk(Math.min(to, start + CHUNK) - from);
@@ -91,7 +103,16 @@ export async function loadPostgres(
               lpad(to_hex(i), 8, '0') || '-0000-4000-8000-' || lpad(to_hex(i * 7919), 12, '0'),
               e - 86400000, e, e - 86400000, 201, $3, convert_to('{"id":"key-' || i || '","ok":true}', 'UTF8')
        FROM generate_series($4::bigint, $5::bigint - 1) AS i, LATERAL (SELECT $6::bigint + (i - $4::bigint) * $7::bigint / $8::bigint AS e) x`,
-      [BENCH_SCOPE, fingerprintValue(layout), headersValue(layout), start, end, expiresFrom, spreadMs, count],
+      [
+        BENCH_SCOPE,
+        fingerprintValue(layout),
+        headersValue(layout),
+        start,
+        end,
+        expiresFrom,
+        spreadMs,
+        count,
+      ],
     );
     onChunk(end - from);
   }

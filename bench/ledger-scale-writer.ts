@@ -30,7 +30,11 @@ export interface WriterReport {
 export const WRITES_PER_SECOND = 50;
 
 /** New-key writes at a steady pace until `stopped()`; the longest one is the stall a sweep caused. */
-export async function writeUntil(store: LedgerStore<unknown>, prefix: string, stopped: () => boolean): Promise<WriterReport> {
+export async function writeUntil(
+  store: LedgerStore<unknown>,
+  prefix: string,
+  stopped: () => boolean,
+): Promise<WriterReport> {
   const gapMs = 1000 / WRITES_PER_SECOND;
   let nextAt = performance.now();
   const ledger = createLedger({ store });
@@ -39,32 +43,50 @@ export async function writeUntil(store: LedgerStore<unknown>, prefix: string, st
   let maxStallMs = 0;
   while (!stopped()) {
     const started = performance.now();
-    const result = await ledger.execute({ scope: BENCH_SCOPE, key: `${prefix}-${writes}`, fingerprint: BENCH_FINGERPRINT }, () => jsonReceipt(201, { ok: true }));
+    const result = await ledger.execute(
+      { scope: BENCH_SCOPE, key: `${prefix}-${writes}`, fingerprint: BENCH_FINGERPRINT },
+      () => jsonReceipt(201, { ok: true }),
+    );
     maxStallMs = Math.max(maxStallMs, performance.now() - started);
     if (result.kind !== 'executed') errors++;
     writes++;
     nextAt += gapMs;
-    await new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, nextAt - performance.now())));
+    await new Promise<void>((resolve) =>
+      setTimeout(resolve, Math.max(0, nextAt - performance.now())),
+    );
   }
   return { writes, maxStallMs, errors };
 }
 
 if (process.send && process.argv[2] === '--child') {
   const target = JSON.parse(process.argv[3]!) as WriterTarget;
-  const pool = target.backend === 'postgres' ? new pg.Pool({ connectionString: target.where, max: 2 }) : undefined;
+  const pool =
+    target.backend === 'postgres'
+      ? new pg.Pool({ connectionString: target.where, max: 2 })
+      : undefined;
   const store: LedgerStore<unknown> =
     target.backend === 'sqlite'
-      ? (createSqliteStore({ database: () => openSqliteDatabase(target.where), busyTimeoutMs: 30_000 }) as LedgerStore<unknown>)
-      : (createPostgresStore({ pool: pool as unknown as PgPool, ...(target.schema ? { schema: target.schema } : {}) }) as LedgerStore<unknown>);
+      ? (createSqliteStore({
+          database: () => openSqliteDatabase(target.where),
+          busyTimeoutMs: 30_000,
+        }) as LedgerStore<unknown>)
+      : (createPostgresStore({
+          pool: pool as unknown as PgPool,
+          ...(target.schema ? { schema: target.schema } : {}),
+        }) as LedgerStore<unknown>);
   let stop = false;
   process.on('message', (message) => {
     if (message === 'stop') stop = true;
   });
   // Warm up (open, prepare) before telling the parent it is writing.
-  await writeUntil(store, `warm-${process.pid}`, (() => {
-    let n = 0;
-    return () => n++ >= 20;
-  })());
+  await writeUntil(
+    store,
+    `warm-${process.pid}`,
+    (() => {
+      let n = 0;
+      return () => n++ >= 20;
+    })(),
+  );
   process.send('writing');
   const report = await writeUntil(store, `second-${process.pid}`, () => stop);
   await store.close();

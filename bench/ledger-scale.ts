@@ -20,15 +20,44 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { createLedger, jsonReceipt, type LedgerStore, type SweepResult } from '../src/ledger/index.js';
+import {
+  createLedger,
+  jsonReceipt,
+  type LedgerStore,
+  type SweepResult,
+} from '../src/ledger/index.js';
 import { createPostgresStore, type PgPool } from '../src/stores/postgres/index.js';
-import { createSqliteStore, openSqliteDatabase, type SqliteDatabase } from '../src/stores/sqlite/index.js';
-import { BENCH_FINGERPRINT, BENCH_SCOPE, benchKey, loadPostgres, loadSqlite, oldPostgresSchema, oldSqliteSchema, type Layout } from './ledger-scale-load.js';
-import { WRITES_PER_SECOND, writeUntil, type WriterReport, type WriterTarget } from './ledger-scale-writer.js';
+import {
+  createSqliteStore,
+  openSqliteDatabase,
+  type SqliteDatabase,
+} from '../src/stores/sqlite/index.js';
+import {
+  BENCH_FINGERPRINT,
+  BENCH_SCOPE,
+  benchKey,
+  loadPostgres,
+  loadSqlite,
+  oldPostgresSchema,
+  oldSqliteSchema,
+  type Layout,
+} from './ledger-scale-load.js';
+import {
+  WRITES_PER_SECOND,
+  writeUntil,
+  type WriterReport,
+  type WriterTarget,
+} from './ledger-scale-writer.js';
 
 const BACKENDS = ['sqlite', 'postgres'] as const;
 type Backend = (typeof BACKENDS)[number];
-const DEFAULTS = { sizes: '0,1000000', sweep: 1_000_000, ops: 1000, rounds: 3, bytesRows: 200_000 } as const;
+const DEFAULTS = {
+  sizes: '0,1000000',
+  sweep: 1_000_000,
+  ops: 1000,
+  rounds: 3,
+  bytesRows: 200_000,
+} as const;
 const DAY_MS = 86_400_000;
 
 /** One backend's database: a SQLite file, or a PostgreSQL schema of its own. */
@@ -37,7 +66,11 @@ interface Place {
   readonly target: WriterTarget;
   readonly store: LedgerStore<unknown>;
   /** Bulk-loads keys [from, to) into the live table. */
-  load(layout: Layout, table: string, range: { from: number; to: number; expiresFrom: number; spreadMs: number }): Promise<void>;
+  load(
+    layout: Layout,
+    table: string,
+    range: { from: number; to: number; expiresFrom: number; spreadMs: number },
+  ): Promise<void>;
   /** Bytes the table and its indexes take (SQLite: pages of the file it lives in alone). */
   bytesOf(table: string): Promise<number>;
   exec(sql: string): Promise<void>;
@@ -53,7 +86,10 @@ function sqlitePlace(): Place {
   const store = createSqliteStore({ database: db, busyTimeoutMs: 30_000 });
   const pageBytes = (): number => {
     db.pragma('wal_checkpoint(TRUNCATE)');
-    return Number(db.pragma('page_count', { simple: true })) * Number(db.pragma('page_size', { simple: true }));
+    return (
+      Number(db.pragma('page_count', { simple: true })) *
+      Number(db.pragma('page_size', { simple: true }))
+    );
   };
   return {
     backend: 'sqlite',
@@ -63,7 +99,11 @@ function sqlitePlace(): Place {
     // The size of the table and its indexes, read from the dbstat virtual table.
     bytesOf: async (table) => {
       pageBytes();
-      const row = db.prepare(`SELECT sum(pgsize) AS n FROM dbstat WHERE name = ? OR name IN (SELECT name FROM sqlite_master WHERE tbl_name = ?)`).get(table, table) as { n: number };
+      const row = db
+        .prepare(
+          `SELECT sum(pgsize) AS n FROM dbstat WHERE name = ? OR name IN (SELECT name FROM sqlite_master WHERE tbl_name = ?)`,
+        )
+        .get(table, table) as { n: number };
       return Number(row.n);
     },
     exec: async (sql) => void db.exec(sql),
@@ -82,10 +122,14 @@ function postgresPlace(url: string): Place {
     backend: 'postgres',
     target: { backend: 'postgres', where: url, schema },
     store: store as LedgerStore<unknown>,
-    load: (layout, table, range) => loadPostgres(pool, `"${schema}".${table}`, layout, range, progress),
+    load: (layout, table, range) =>
+      loadPostgres(pool, `"${schema}".${table}`, layout, range, progress),
     bytesOf: async (table) => {
       await pool.query(`VACUUM ANALYZE "${schema}".${table}`);
-      return Number((await pool.query('SELECT pg_total_relation_size($1) AS n', [`"${schema}".${table}`])).rows[0].n);
+      return Number(
+        (await pool.query('SELECT pg_total_relation_size($1) AS n', [`"${schema}".${table}`]))
+          .rows[0].n,
+      );
     },
     exec: async (sql) => void (await pool.query(sql.replaceAll('%s', `"${schema}"`))),
     close: async () => {
@@ -97,20 +141,30 @@ function postgresPlace(url: string): Place {
 }
 
 function progress(written: number): void {
-  if (process.stderr.isTTY) process.stderr.write(`\r  loaded ${written.toLocaleString('en')} rows   `);
+  if (process.stderr.isTTY)
+    process.stderr.write(`\r  loaded ${written.toLocaleString('en')} rows   `);
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const spread = (xs: number[]): string => `${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))}`;
+const spread = (xs: number[]): string =>
+  `${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))}`;
 const fmt = (n: number): string => Math.round(n).toLocaleString('en');
 
 /** Sequential ledger requests, like one client at a time: ops/s. */
-async function opsPerSecond(store: LedgerStore<unknown>, keys: (i: number) => string, ops: number): Promise<number> {
+async function opsPerSecond(
+  store: LedgerStore<unknown>,
+  keys: (i: number) => string,
+  ops: number,
+): Promise<number> {
   const ledger = createLedger({ store });
   const started = performance.now();
   for (let i = 0; i < ops; i++) {
-    const result = await ledger.execute({ scope: BENCH_SCOPE, key: keys(i), fingerprint: BENCH_FINGERPRINT }, () => jsonReceipt(201, { ok: true }));
-    if (result.kind !== 'executed' && result.kind !== 'replayed') throw new Error(`bench request answered ${result.kind}`);
+    const result = await ledger.execute(
+      { scope: BENCH_SCOPE, key: keys(i), fingerprint: BENCH_FINGERPRINT },
+      () => jsonReceipt(201, { ok: true }),
+    );
+    if (result.kind !== 'executed' && result.kind !== 'replayed')
+      throw new Error(`bench request answered ${result.kind}`);
   }
   return ops / ((performance.now() - started) / 1000);
 }
@@ -122,8 +176,16 @@ async function bytesPerReceipt(make: () => Place, rows: number): Promise<Record<
     try {
       await place.store.ready?.();
       const table = layout === 'current' ? 'oncely_ledger' : 'ledger_before';
-      if (layout === 'before') await place.exec(place.backend === 'sqlite' ? oldSqliteSchema(table) : oldPostgresSchema(`%s.${table}`));
-      await place.load(layout, table, { from: 0, to: rows, expiresFrom: Date.now() + DAY_MS, spreadMs: DAY_MS });
+      if (layout === 'before')
+        await place.exec(
+          place.backend === 'sqlite' ? oldSqliteSchema(table) : oldPostgresSchema(`%s.${table}`),
+        );
+      await place.load(layout, table, {
+        from: 0,
+        to: rows,
+        expiresFrom: Date.now() + DAY_MS,
+        spreadMs: DAY_MS,
+      });
       out[layout] = (await place.bytesOf(table)) / rows;
     } finally {
       await place.close();
@@ -136,12 +198,29 @@ async function bytesPerReceipt(make: () => Place, rows: number): Promise<Record<
  * One ledger per size, all open at once, so every round measures each size back to back
  * (interleaved: a noisy neighbour on the shared machine hits all sizes alike).
  */
-async function pointOps(make: () => Place, sizes: number[], ops: number, rounds: number): Promise<Array<{ size: number; newKey: number[]; replay: number[] }>> {
-  const ladder = sizes.map((size) => ({ size, place: make(), fresh: 0, newKey: [] as number[], replay: [] as number[] }));
+async function pointOps(
+  make: () => Place,
+  sizes: number[],
+  ops: number,
+  rounds: number,
+): Promise<Array<{ size: number; newKey: number[]; replay: number[] }>> {
+  const ladder = sizes.map((size) => ({
+    size,
+    place: make(),
+    fresh: 0,
+    newKey: [] as number[],
+    replay: [] as number[],
+  }));
   try {
     for (const rung of ladder) {
       await rung.place.store.ready?.();
-      if (rung.size > 0) await rung.place.load('current', 'oncely_ledger', { from: 0, to: rung.size, expiresFrom: Date.now() + DAY_MS, spreadMs: DAY_MS });
+      if (rung.size > 0)
+        await rung.place.load('current', 'oncely_ledger', {
+          from: 0,
+          to: rung.size,
+          expiresFrom: Date.now() + DAY_MS,
+          spreadMs: DAY_MS,
+        });
     }
     for (let r = 0; r < rounds; r++) {
       for (const rung of ladder) {
@@ -151,7 +230,10 @@ async function pointOps(make: () => Place, sizes: number[], ops: number, rounds:
       }
       for (const rung of ladder) {
         // Replays of keys spread over the whole ledger (random pages); the empty one has only its new keys.
-        const pick = (): string => (rung.size > 0 ? benchKey(Math.floor(Math.random() * rung.size)) : `new-${Math.floor(Math.random() * rung.fresh)}`);
+        const pick = (): string =>
+          rung.size > 0
+            ? benchKey(Math.floor(Math.random() * rung.size))
+            : `new-${Math.floor(Math.random() * rung.fresh)}`;
         rung.replay.push(await opsPerSecond(rung.place.store, pick, ops));
       }
     }
@@ -169,13 +251,26 @@ interface SweepRun {
   readonly secondProcess: WriterReport;
 }
 
-async function sweepWithWriters(make: () => Place, rows: number, variant: SweepRun['variant']): Promise<SweepRun> {
+async function sweepWithWriters(
+  make: () => Place,
+  rows: number,
+  variant: SweepRun['variant'],
+): Promise<SweepRun> {
   const place = make();
   try {
     await place.store.ready?.();
     const now = Date.now();
-    await place.load('current', 'oncely_ledger', { from: 0, to: rows, expiresFrom: now - 3_600_000, spreadMs: 3_600_000 });
-    const child = fork(new URL('./ledger-scale-writer.js', import.meta.url), ['--child', JSON.stringify(place.target)], { stdio: 'inherit' });
+    await place.load('current', 'oncely_ledger', {
+      from: 0,
+      to: rows,
+      expiresFrom: now - 3_600_000,
+      spreadMs: 3_600_000,
+    });
+    const child = fork(
+      new URL('./ledger-scale-writer.js', import.meta.url),
+      ['--child', JSON.stringify(place.target)],
+      { stdio: 'inherit' },
+    );
     const childReport = new Promise<WriterReport>((resolve, reject) => {
       child.on('message', (m) => typeof m === 'object' && resolve(m as WriterReport));
       child.on('exit', (code) => code !== 0 && reject(new Error(`writer process exited ${code}`)));
@@ -228,45 +323,78 @@ async function main(): Promise<void> {
   if (values.help) return void console.log(USAGE);
   const whole = (name: string, text: string, min: number): number => {
     const n = Number(text);
-    if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be a whole number >= ${min}, got ${JSON.stringify(text)}`);
+    if (!Number.isSafeInteger(n) || n < min)
+      throw new Error(`--${name} must be a whole number >= ${min}, got ${JSON.stringify(text)}`);
     return n;
   };
-  const sizes = values.sizes.split(',').map((s) => whole('sizes', s.trim(), 0)).sort((a, b) => a - b);
+  const sizes = values.sizes
+    .split(',')
+    .map((s) => whole('sizes', s.trim(), 0))
+    .sort((a, b) => a - b);
   const sweepRows = whole('sweep', values.sweep, 0);
   const ops = whole('ops', values.ops, 1);
   const rounds = whole('rounds', values.rounds, 1);
   const bytesRows = whole('bytes-rows', values['bytes-rows'], 1);
-  if (values.only !== undefined && !(BACKENDS as readonly string[]).includes(values.only)) throw new Error(`--only must be sqlite or postgres, got ${values.only}`);
+  if (values.only !== undefined && !(BACKENDS as readonly string[]).includes(values.only))
+    throw new Error(`--only must be sqlite or postgres, got ${values.only}`);
   const pgUrl = values.pg ?? process.env['ONCELY_TEST_POSTGRES_URL'];
   const parts = new Set(values.parts.split(','));
-  const backends = BACKENDS.filter((b) => (values.only === undefined || values.only === b) && (b === 'sqlite' || pgUrl));
+  const backends = BACKENDS.filter(
+    (b) => (values.only === undefined || values.only === b) && (b === 'sqlite' || pgUrl),
+  );
 
-  console.log(`bench/ledger-scale: sizes ${sizes.map(fmt).join(', ')}; ${ops} sequential requests per measurement, ${rounds} interleaved rounds; sweep of ${fmt(sweepRows)}`);
-  console.log('  durability: store defaults (SQLite WAL, receipts FULL, claims NORMAL; PostgreSQL receipts synchronous, claims asynchronous)');
+  console.log(
+    `bench/ledger-scale: sizes ${sizes.map(fmt).join(', ')}; ${ops} sequential requests per measurement, ${rounds} interleaved rounds; sweep of ${fmt(sweepRows)}`,
+  );
+  console.log(
+    '  durability: store defaults (SQLite WAL, receipts FULL, claims NORMAL; PostgreSQL receipts synchronous, claims asynchronous)',
+  );
   for (const backend of backends) {
     const make = (): Place => (backend === 'sqlite' ? sqlitePlace() : postgresPlace(pgUrl!));
     console.log(`\n## ${backend}`);
     if (parts.has('bytes')) {
       const bytes = await bytesPerReceipt(make, bytesRows);
-      console.log(`bytes per receipt (${fmt(bytesRows)} rows, table + indexes): before ${fmt(bytes.before)}, now ${fmt(bytes.current)} (${(bytes.current / bytes.before).toFixed(2)}×)`);
+      console.log(
+        `bytes per receipt (${fmt(bytesRows)} rows, table + indexes): before ${fmt(bytes.before)}, now ${fmt(bytes.current)} (${(bytes.current / bytes.before).toFixed(2)}×)`,
+      );
     }
 
     const ladder = parts.has('ops') ? await pointOps(make, sizes, ops, rounds) : [];
     const empty = ladder.find((r) => r.size === 0) ?? ladder[0];
-    if (empty) console.log('| receipts held | new key ops/s (median, spread) | ratio | replay ops/s (median, spread) | ratio |');
+    if (empty)
+      console.log(
+        '| receipts held | new key ops/s (median, spread) | ratio | replay ops/s (median, spread) | ratio |',
+      );
     if (empty) console.log('|---|---|---|---|---|');
     for (const r of ladder) {
       const ratio = (xs: number[], base: number[]) => (median(xs) / median(base)).toFixed(2);
-      console.log(`| ${fmt(r.size)} | ${fmt(median(r.newKey))} (${spread(r.newKey)}) | ${ratio(r.newKey, empty!.newKey)} | ${fmt(median(r.replay))} (${spread(r.replay)}) | ${ratio(r.replay, empty!.replay)} |`);
+      console.log(
+        `| ${fmt(r.size)} | ${fmt(median(r.newKey))} (${spread(r.newKey)}) | ${ratio(r.newKey, empty!.newKey)} | ${fmt(median(r.replay))} (${spread(r.replay)}) | ${ratio(r.replay, empty!.replay)} |`,
+      );
     }
 
     if (sweepRows > 0 && parts.has('sweep')) {
       const runs: SweepRun[] = [];
-      for (const variant of ['no sweep (baseline, 3 s)', 'bounded steps', 'one transaction'] as const) runs.push(await sweepWithWriters(make, variant === 'no sweep (baseline, 3 s)' ? 0 : sweepRows, variant));
-      console.log(`| sweep of ${fmt(sweepRows)} expired, writers at ${WRITES_PER_SECOND}/s each | seconds | rows/s | longest write stall, this process (ms) | writes | longest stall, second process (ms) | writes |`);
+      for (const variant of [
+        'no sweep (baseline, 3 s)',
+        'bounded steps',
+        'one transaction',
+      ] as const)
+        runs.push(
+          await sweepWithWriters(
+            make,
+            variant === 'no sweep (baseline, 3 s)' ? 0 : sweepRows,
+            variant,
+          ),
+        );
+      console.log(
+        `| sweep of ${fmt(sweepRows)} expired, writers at ${WRITES_PER_SECOND}/s each | seconds | rows/s | longest write stall, this process (ms) | writes | longest stall, second process (ms) | writes |`,
+      );
       console.log('|---|---|---|---|---|---|---|');
       for (const s of runs) {
-        console.log(`| ${s.variant} | ${s.seconds.toFixed(1)} | ${s.swept === 0 ? '-' : fmt(s.swept / s.seconds)} | ${s.inProcess.maxStallMs.toFixed(0)} | ${s.inProcess.writes} | ${s.secondProcess.maxStallMs.toFixed(0)} | ${s.secondProcess.writes} (${s.secondProcess.errors} not executed) |`);
+        console.log(
+          `| ${s.variant} | ${s.seconds.toFixed(1)} | ${s.swept === 0 ? '-' : fmt(s.swept / s.seconds)} | ${s.inProcess.maxStallMs.toFixed(0)} | ${s.inProcess.writes} | ${s.secondProcess.maxStallMs.toFixed(0)} | ${s.secondProcess.writes} (${s.secondProcess.errors} not executed) |`,
+        );
       }
     }
   }

@@ -12,11 +12,20 @@ import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { createIdempotencyMiddleware, toNodeListener, withIdempotency } from '../src/http/index.js';
 import { createLedger, type LedgerStore } from '../src/ledger/index.js';
-import { postgresServiceDatabase, sqliteServiceDatabase, type ServiceDatabase, type SqlHandle } from '../src/services/sql/index.js';
+import {
+  postgresServiceDatabase,
+  sqliteServiceDatabase,
+  type ServiceDatabase,
+  type SqlHandle,
+} from '../src/services/sql/index.js';
 import { createPostgresStore } from '../src/stores/postgres/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
-import { BENCH_TOKEN, type BenchTarget, type ClientMessage, type ServerMessage } from './ledger-protocol.js';
-
+import {
+  BENCH_TOKEN,
+  type BenchTarget,
+  type ClientMessage,
+  type ServerMessage,
+} from './ledger-protocol.js';
 
 interface Opened {
   readonly store: LedgerStore<unknown>;
@@ -30,7 +39,12 @@ async function open(target: BenchTarget): Promise<Opened> {
     // A real file in WAL mode, as in production: every transaction commits at synchronous = FULL (an
     // fsync); the ledger's claims commit at NORMAL and ride on the next FULL commit's fsync.
     const store = createSqliteStore({ database: () => openSqliteDatabase(target.file) });
-    return { store: store as LedgerStore<unknown>, db: sqliteServiceDatabase(store) as ServiceDatabase<unknown>, effects: 'bench_effects', close: () => store.close() };
+    return {
+      store: store as LedgerStore<unknown>,
+      db: sqliteServiceDatabase(store) as ServiceDatabase<unknown>,
+      effects: 'bench_effects',
+      close: () => store.close(),
+    };
   }
   const pool = new pg.Pool({ connectionString: target.url, max: 10 });
   const store = createPostgresStore({ pool, schema: target.schema });
@@ -52,7 +66,9 @@ const port = parentPort;
 if (!port) throw new Error('bench/ledger-server runs as a worker thread of bench/ledger');
 
 const { store, db, effects, close } = await open(target);
-await db.transaction((sql) => sql.run(`CREATE TABLE IF NOT EXISTS ${effects} (amount INTEGER NOT NULL, note TEXT NOT NULL)`));
+await db.transaction((sql) =>
+  sql.run(`CREATE TABLE IF NOT EXISTS ${effects} (amount INTEGER NOT NULL, note TEXT NOT NULL)`),
+);
 
 /** The one effect both routes share, down to the SQL text. */
 async function effect(sql: SqlHandle, body: string, slowMs: number): Promise<Response> {
@@ -65,14 +81,18 @@ async function effect(sql: SqlHandle, body: string, slowMs: number): Promise<Res
 
 const idempotency = createIdempotencyMiddleware({
   ledger: createLedger({ store }),
-  scopeOf: (request) => (request.headers.get('authorization') === `Bearer ${BENCH_TOKEN}` ? BENCH_TOKEN : undefined),
+  scopeOf: (request) =>
+    request.headers.get('authorization') === `Bearer ${BENCH_TOKEN}` ? BENCH_TOKEN : undefined,
   // autocannon drops its connections at the end of a run: requests still in flight then fail
   // with "premature close"; they are counted in the effect rows, not logged one by one.
   onError: () => {},
 });
-const slowOf = (request: Request): number => Number(new URL(request.url).searchParams.get('slow') ?? 0);
+const slowOf = (request: Request): number =>
+  Number(new URL(request.url).searchParams.get('slow') ?? 0);
 const keyed = withIdempotency(idempotency, async (request, context) =>
-  context === undefined ? new Response('not found', { status: 404 }) : effect(db.within(context.tx), await request.text(), slowOf(request)),
+  context === undefined
+    ? new Response('not found', { status: 404 })
+    : effect(db.within(context.tx), await request.text(), slowOf(request)),
 );
 const unkeyed = async (request: Request): Promise<Response> => {
   const body = await request.text();
@@ -101,15 +121,28 @@ const server = createServer(
 async function idle(): Promise<void> {
   while (active > 0) await new Promise((resolve) => setTimeout(resolve, 5));
 }
-server.listen(0, '127.0.0.1', () => port.postMessage({ type: 'listening', port: (server.address() as AddressInfo).port } satisfies ServerMessage));
+server.listen(0, '127.0.0.1', () =>
+  port.postMessage({
+    type: 'listening',
+    port: (server.address() as AddressInfo).port,
+  } satisfies ServerMessage),
+);
 
 port.on('message', (message: ClientMessage) => {
   if (message.type === 'count') {
     void idle()
-      .then(() => db.transaction((sql) => sql.all<{ n: number | string }>(`SELECT count(*) AS n FROM ${effects}`)))
-      .then(([row]) => port.postMessage({ type: 'count', rows: Number(row?.n ?? 0) } satisfies ServerMessage));
+      .then(() =>
+        db.transaction((sql) =>
+          sql.all<{ n: number | string }>(`SELECT count(*) AS n FROM ${effects}`),
+        ),
+      )
+      .then(([row]) =>
+        port.postMessage({ type: 'count', rows: Number(row?.n ?? 0) } satisfies ServerMessage),
+      );
   } else {
     server.closeAllConnections();
-    server.close(() => void close().then(() => port.postMessage({ type: 'closed' } satisfies ServerMessage)));
+    server.close(
+      () => void close().then(() => port.postMessage({ type: 'closed' } satisfies ServerMessage)),
+    );
   }
 });

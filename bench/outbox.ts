@@ -24,54 +24,94 @@ const BATCH = 32;
 const VARIANTS = ['oncely-sqlite', 'oncely-postgres', 'pg-boss+p-retry'] as const;
 type Variant = (typeof VARIANTS)[number];
 const DURABILITY: Record<Variant, string> = {
-  'oncely-sqlite': 'SQLite file, WAL, synchronous = FULL: every record, attempt start and settlement fsynced',
-  'oncely-postgres': 'PostgreSQL, synchronous_commit on: every record, claim, attempt start and settlement flushed',
-  'pg-boss+p-retry': 'PostgreSQL, synchronous_commit on: every send and completion flushed (pg-boss 10, p-retry 7)',
+  'oncely-sqlite':
+    'SQLite file, WAL, synchronous = FULL: every record, attempt start and settlement fsynced',
+  'oncely-postgres':
+    'PostgreSQL, synchronous_commit on: every record, claim, attempt start and settlement flushed',
+  'pg-boss+p-retry':
+    'PostgreSQL, synchronous_commit on: every send and completion flushed (pg-boss 10, p-retry 7)',
 };
 
 function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`),
+    ),
+  );
 }
 
-async function runOncely(store: JournalStore<unknown>, target: string, n: number, round: number): Promise<{ recordMs: number; totalMs: number }> {
+async function runOncely(
+  store: JournalStore<unknown>,
+  target: string,
+  n: number,
+  round: number,
+): Promise<{ recordMs: number; totalMs: number }> {
   const journal = createJournal({ store });
   await store.ready();
   const started = performance.now();
-  for (let i = 0; i < n; i++) await journal.record({ key: `r${round}-${i}`, target, body: JSON.stringify({ round, i }), headers: { 'content-type': 'application/json' } });
+  for (let i = 0; i < n; i++)
+    await journal.record({
+      key: `r${round}-${i}`,
+      target,
+      body: JSON.stringify({ round, i }),
+      headers: { 'content-type': 'application/json' },
+    });
   const recordMs = performance.now() - started;
   const counts = await createOutboxWorker({ store, batchSize: BATCH }).resume();
-  if (counts.delivered !== n) throw new Error(`bench/outbox: ${counts.delivered} of ${n} delivered`);
+  if (counts.delivered !== n)
+    throw new Error(`bench/outbox: ${counts.delivered} of ${n} delivered`);
   return { recordMs, totalMs: performance.now() - started };
 }
 
-async function runPgBoss(boss: PgBoss, target: string, n: number, round: number): Promise<{ recordMs: number; totalMs: number }> {
+async function runPgBoss(
+  boss: PgBoss,
+  target: string,
+  n: number,
+  round: number,
+): Promise<{ recordMs: number; totalMs: number }> {
   const queue = `deliveries_${round}`;
   await boss.createQueue(queue);
   const started = performance.now();
-  for (let i = 0; i < n; i++) await boss.send(queue, { key: `r${round}-${i}`, body: JSON.stringify({ round, i }) }, { retryLimit: 0 });
+  for (let i = 0; i < n; i++)
+    await boss.send(
+      queue,
+      { key: `r${round}-${i}`, body: JSON.stringify({ round, i }) },
+      { retryLimit: 0 },
+    );
   const recordMs = performance.now() - started;
   let delivered = 0;
   let workerId = '';
   const done = new Promise<void>((resolve) => {
     void boss
-      .work<{ key: string; body: string }>(queue, { batchSize: BATCH, pollingIntervalSeconds: 0.5 }, async (jobs) => {
-        await Promise.all(
-          jobs.map((job) =>
-            pRetry(
-              async () => {
-                const response = await fetch(target, { method: 'POST', body: job.data.body, headers: { 'content-type': 'application/json', 'idempotency-key': job.data.key } });
-                await response.arrayBuffer();
-                if (!response.ok) throw new Error(`status ${response.status}`);
-              },
-              { retries: 2, minTimeout: 100 },
+      .work<{ key: string; body: string }>(
+        queue,
+        { batchSize: BATCH, pollingIntervalSeconds: 0.5 },
+        async (jobs) => {
+          await Promise.all(
+            jobs.map((job) =>
+              pRetry(
+                async () => {
+                  const response = await fetch(target, {
+                    method: 'POST',
+                    body: job.data.body,
+                    headers: {
+                      'content-type': 'application/json',
+                      'idempotency-key': job.data.key,
+                    },
+                  });
+                  await response.arrayBuffer();
+                  if (!response.ok) throw new Error(`status ${response.status}`);
+                },
+                { retries: 2, minTimeout: 100 },
+              ),
             ),
-          ),
-        );
-        delivered += jobs.length;
-        if (delivered >= n) resolve();
-        // A backlog: look again at once instead of after the polling interval (pg-boss's own notifyWorker).
-        else boss.notifyWorker(workerId);
-      })
+          );
+          delivered += jobs.length;
+          if (delivered >= n) resolve();
+          // A backlog: look again at once instead of after the polling interval (pg-boss's own notifyWorker).
+          else boss.notifyWorker(workerId);
+        },
+      )
       .then((id) => (workerId = id));
   });
   await done;
@@ -83,25 +123,52 @@ async function runPgBoss(boss: PgBoss, target: string, n: number, round: number)
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ strict: false, options: { intents: { type: 'string' }, rounds: { type: 'string' }, pg: { type: 'string' }, help: { type: 'boolean' } } });
-  if (values.help) return void console.log('usage: node dist/bench/outbox.js [--intents N] [--rounds N] [--pg URL]');
+  const { values } = parseArgs({
+    strict: false,
+    options: {
+      intents: { type: 'string' },
+      rounds: { type: 'string' },
+      pg: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help)
+    return void console.log(
+      'usage: node dist/bench/outbox.js [--intents N] [--rounds N] [--pg URL]',
+    );
   const n = Number(values.intents ?? 300);
   const rounds = Number(values.rounds ?? 3);
-  if (!Number.isSafeInteger(n) || n < 1 || !Number.isSafeInteger(rounds) || rounds < 1) throw new Error('bench/outbox: --intents and --rounds must be whole numbers >= 1');
-  const pgUrl = typeof values.pg === 'string' ? values.pg : process.env['ONCELY_TEST_POSTGRES_URL'] || 'postgres://postgres@127.0.0.1:5432/test';
+  if (!Number.isSafeInteger(n) || n < 1 || !Number.isSafeInteger(rounds) || rounds < 1)
+    throw new Error('bench/outbox: --intents and --rounds must be whole numbers >= 1');
+  const pgUrl =
+    typeof values.pg === 'string'
+      ? values.pg
+      : process.env['ONCELY_TEST_POSTGRES_URL'] || 'postgres://postgres@127.0.0.1:5432/test';
   const schema = `oncely_bench_outbox_${process.pid}`;
   const dir = mkdtempSync(join(tmpdir(), 'oncely-bench-outbox-'));
   const server = createServer((req, res) => {
     req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+    req.on('end', () =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'),
+    );
   });
   const target = await listen(server);
   const pool = new pg.Pool({ connectionString: pgUrl, max: 10 });
-  const boss = new PgBoss({ connectionString: pgUrl, schema: `${schema}_boss`, max: 10, supervise: false, schedule: false });
+  const boss = new PgBoss({
+    connectionString: pgUrl,
+    schema: `${schema}_boss`,
+    max: 10,
+    supervise: false,
+    schedule: false,
+  });
   boss.on('error', (error) => console.error('pg-boss:', error));
   await boss.start();
-  const results = new Map<Variant, { record: number[]; total: number[] }>(VARIANTS.map((v) => [v, { record: [], total: [] }]));
-  console.log(`bench/outbox: ${n} intents per run, ${rounds} round(s), variants interleaved; receiver answers 200 at once (same process); batches of ${BATCH}`);
+  const results = new Map<Variant, { record: number[]; total: number[] }>(
+    VARIANTS.map((v) => [v, { record: [], total: [] }]),
+  );
+  console.log(
+    `bench/outbox: ${n} intents per run, ${rounds} round(s), variants interleaved; receiver answers 200 at once (same process); batches of ${BATCH}`,
+  );
   try {
     for (let round = 0; round < rounds; round++) {
       // Rotate the order each round so no variant always runs first on a warm or cold machine.
@@ -109,7 +176,9 @@ async function main(): Promise<void> {
       for (const variant of order) {
         let run: { recordMs: number; totalMs: number };
         if (variant === 'oncely-sqlite') {
-          const store = createSqliteJournalStore({ database: () => openSqliteDatabase(join(dir, `journal-${round}.db`)) });
+          const store = createSqliteJournalStore({
+            database: () => openSqliteDatabase(join(dir, `journal-${round}.db`)),
+          });
           run = await runOncely(store as JournalStore<unknown>, target, n, round);
           await store.close();
         } else if (variant === 'oncely-postgres') {
@@ -121,7 +190,9 @@ async function main(): Promise<void> {
         }
         results.get(variant)!.record.push(run.recordMs);
         results.get(variant)!.total.push(run.totalMs);
-        console.log(`  round ${round + 1} ${variant.padEnd(16)} ${((n * 1000) / run.totalMs).toFixed(0).padStart(6)} intents/s end to end (record ${run.recordMs.toFixed(0)} ms, all ${run.totalMs.toFixed(0)} ms)`);
+        console.log(
+          `  round ${round + 1} ${variant.padEnd(16)} ${((n * 1000) / run.totalMs).toFixed(0).padStart(6)} intents/s end to end (record ${run.recordMs.toFixed(0)} ms, all ${run.totalMs.toFixed(0)} ms)`,
+        );
       }
     }
   } finally {
@@ -133,20 +204,34 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   const rate = (ms: number): number => (n * 1000) / ms;
-  const deliverMs = (v: Variant): number[] => results.get(v)!.total.map((t, i) => t - results.get(v)!.record[i]!);
-  console.log(`\n${'variant'.padEnd(16)}  ${'intents/s'.padStart(9)}  ${'spread'.padStart(11)}  ${'record/s'.padStart(8)}  ${'deliver/s'.padStart(9)}  durability`);
+  const deliverMs = (v: Variant): number[] =>
+    results.get(v)!.total.map((t, i) => t - results.get(v)!.record[i]!);
+  console.log(
+    `\n${'variant'.padEnd(16)}  ${'intents/s'.padStart(9)}  ${'spread'.padStart(11)}  ${'record/s'.padStart(8)}  ${'deliver/s'.padStart(9)}  durability`,
+  );
   for (const variant of VARIANTS) {
     const { record, total } = results.get(variant)!;
     const spread = `${rate(Math.max(...total)).toFixed(0)}–${rate(Math.min(...total)).toFixed(0)}`;
-    console.log(`${variant.padEnd(16)}  ${rate(median(total)).toFixed(0).padStart(9)}  ${spread.padStart(11)}  ${rate(median(record)).toFixed(0).padStart(8)}  ${rate(median(deliverMs(variant))).toFixed(0).padStart(9)}  ${DURABILITY[variant]}`);
+    console.log(
+      `${variant.padEnd(16)}  ${rate(median(total)).toFixed(0).padStart(9)}  ${spread.padStart(11)}  ${rate(median(record)).toFixed(0).padStart(8)}  ${rate(
+        median(deliverMs(variant)),
+      )
+        .toFixed(0)
+        .padStart(9)}  ${DURABILITY[variant]}`,
+    );
   }
   const baseline: Variant = 'pg-boss+p-retry';
   for (const variant of ['oncely-sqlite', 'oncely-postgres'] as const) {
-    const endToEnd = rate(median(results.get(variant)!.total)) / rate(median(results.get(baseline)!.total));
+    const endToEnd =
+      rate(median(results.get(variant)!.total)) / rate(median(results.get(baseline)!.total));
     const delivering = rate(median(deliverMs(variant))) / rate(median(deliverMs(baseline)));
-    console.log(`${variant} / ${baseline}: ${endToEnd.toFixed(2)}× end to end, ${delivering.toFixed(2)}× delivering (medians)`);
+    console.log(
+      `${variant} / ${baseline}: ${endToEnd.toFixed(2)}× end to end, ${delivering.toFixed(2)}× delivering (medians)`,
+    );
   }
-  console.log('intents/s: N / (first record to last delivery); spread: slowest–fastest round; record/s: recording alone; deliver/s: the rest.');
+  console.log(
+    'intents/s: N / (first record to last delivery); spread: slowest–fastest round; record/s: recording alone; deliver/s: the rest.',
+  );
 }
 
 main().catch((error: unknown) => {

@@ -18,7 +18,9 @@ for (const name of BENCHMARKS) {
     continue;
   }
   console.log(`\n## bench/${name}`);
-  const result = spawnSync(process.execPath, [file, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [file, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   if (result.status !== 0) failed++;
 }
 process.exitCode = failed === 0 ? 0 : 1;

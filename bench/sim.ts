@@ -23,7 +23,11 @@ import {
 import type { ShardRequest } from './sim-worker.js';
 
 const { values } = parseArgs({
-  options: { scale: { type: 'string', default: '100' }, rounds: { type: 'string', default: '5' }, 'big-rounds': { type: 'string', default: '3' } },
+  options: {
+    scale: { type: 'string', default: '100' },
+    rounds: { type: 'string', default: '5' },
+    'big-rounds': { type: 'string', default: '3' },
+  },
 });
 const scale = Number(values.scale);
 const rounds = Number(values.rounds);
@@ -48,11 +52,14 @@ function bestOf(run: () => number): { outcomes: number; ms: number } {
   return { outcomes, ms: best };
 }
 
-const perSecond = (outcomes: number, ms: number): string => Math.round((outcomes / ms) * 1000).toLocaleString('en-US');
+const perSecond = (outcomes: number, ms: number): string =>
+  Math.round((outcomes / ms) * 1000).toLocaleString('en-US');
 
 /** Sums of every metric over every outcome, to check that two runs saw the same worlds. */
 function totals(rows: readonly MeansRow[]): string {
-  const sums = METRIC_NAMES.map((name) => rows.reduce((n, row) => n + Math.round(row.mean[name] * row.worlds), 0));
+  const sums = METRIC_NAMES.map((name) =>
+    rows.reduce((n, row) => n + Math.round(row.mean[name] * row.worlds), 0),
+  );
   return METRIC_NAMES.map((name, i) => `${name} ${sums[i]}`).join(', ');
 }
 
@@ -61,7 +68,11 @@ function mergeMeans(parts: readonly (readonly MeansRow[])[]): MeansRow[] {
   for (const rows of parts) {
     for (const row of rows) {
       const key = `${row.setting}/${row.rule}`;
-      const cell = merged.get(key) ?? { row, sum: Object.fromEntries(METRIC_NAMES.map((n) => [n, 0])), worlds: 0 };
+      const cell = merged.get(key) ?? {
+        row,
+        sum: Object.fromEntries(METRIC_NAMES.map((n) => [n, 0])),
+        worlds: 0,
+      };
       for (const name of METRIC_NAMES) cell.sum[name]! += row.mean[name] * row.worlds;
       cell.worlds += row.worlds;
       merged.set(key, cell);
@@ -83,7 +94,9 @@ function runShard(request: ShardRequest): Promise<{ outcomeCount: number; means:
 }
 
 const batchSeeds = DEFAULT_BATCH.seeds;
-console.log(`oncely sim bench: ${BATCH_SETTINGS.length} settings x ${RULES.length} rules, Node ${process.version}, ${availableParallelism()} cores`);
+console.log(
+  `oncely sim bench: ${BATCH_SETTINGS.length} settings x ${RULES.length} rules, Node ${process.version}, ${availableParallelism()} cores`,
+);
 
 // 1. The ten-setting batch, one thread.
 const plain = bestOf(() => runBatch({ seeds: batchSeeds, keepOutcomes: false }).outcomeCount);
@@ -100,10 +113,18 @@ const traced = bestOf(() => {
   }
   return n;
 });
-console.log(`\n1. ten-setting batch (${batchSeeds} seeds, ${plain.outcomes.toLocaleString('en-US')} outcomes), one thread, best of ${rounds}`);
-console.log(`   runBatch, no traces       ${plain.ms.toFixed(1).padStart(8)} ms  ${perSecond(plain.outcomes, plain.ms).padStart(10)} outcomes/s`);
-console.log(`   runWorld one by one, traced ${traced.ms.toFixed(1).padStart(6)} ms  ${perSecond(traced.outcomes, traced.ms).padStart(10)} outcomes/s`);
-console.log(`   ratio: the batch is ${(traced.ms / plain.ms).toFixed(2)}x as fast as traced single runs`);
+console.log(
+  `\n1. ten-setting batch (${batchSeeds} seeds, ${plain.outcomes.toLocaleString('en-US')} outcomes), one thread, best of ${rounds}`,
+);
+console.log(
+  `   runBatch, no traces       ${plain.ms.toFixed(1).padStart(8)} ms  ${perSecond(plain.outcomes, plain.ms).padStart(10)} outcomes/s`,
+);
+console.log(
+  `   runWorld one by one, traced ${traced.ms.toFixed(1).padStart(6)} ms  ${perSecond(traced.outcomes, traced.ms).padStart(10)} outcomes/s`,
+);
+console.log(
+  `   ratio: the batch is ${(traced.ms / plain.ms).toFixed(2)}x as fast as traced single runs`,
+);
 
 // 2. A batch `scale` times larger: one thread, then one worker per core. The machine may be
 // shared, so the two runs alternate and each keeps its best of `bigRounds`.
@@ -111,7 +132,8 @@ const bigSeeds = batchSeeds * scale;
 const threads = Math.max(1, availableParallelism());
 const share = Math.ceil(bigSeeds / threads);
 const shards: ShardRequest[] = [];
-for (let first = 0; first < bigSeeds; first += share) shards.push({ firstSeed: first, seeds: Math.min(share, bigSeeds - first) });
+for (let first = 0; first < bigSeeds; first += share)
+  shards.push({ firstSeed: first, seeds: Math.min(share, bigSeeds - first) });
 let serialMs = Number.POSITIVE_INFINITY;
 let parallelMs = Number.POSITIVE_INFINITY;
 let serialResult = runBatch({ seeds: 1, keepOutcomes: false });
@@ -127,8 +149,16 @@ for (let r = 0; r < bigRounds; r++) {
 const parallelOutcomes = parts.reduce((n, part) => n + part.outcomeCount, 0);
 const same = totals(serialResult.means) === totals(mergeMeans(parts.map((part) => part.means)));
 
-console.log(`\n2. batch ${scale}x larger (${bigSeeds.toLocaleString('en-US')} seeds, ${serialResult.worlds.toLocaleString('en-US')} worlds, ${serialResult.outcomeCount.toLocaleString('en-US')} outcomes), best of ${bigRounds}`);
-console.log(`   one thread                ${serialMs.toFixed(0).padStart(8)} ms  ${perSecond(serialResult.outcomeCount, serialMs).padStart(10)} outcomes/s`);
-console.log(`   ${shards.length} worker_threads          ${parallelMs.toFixed(0).padStart(8)} ms  ${perSecond(parallelOutcomes, parallelMs).padStart(10)} outcomes/s  (worker start-up included)`);
-console.log(`   speed-up: ${(serialMs / parallelMs).toFixed(2)}x on ${shards.length} threads; same totals as one thread: ${same ? 'yes' : 'NO'}`);
+console.log(
+  `\n2. batch ${scale}x larger (${bigSeeds.toLocaleString('en-US')} seeds, ${serialResult.worlds.toLocaleString('en-US')} worlds, ${serialResult.outcomeCount.toLocaleString('en-US')} outcomes), best of ${bigRounds}`,
+);
+console.log(
+  `   one thread                ${serialMs.toFixed(0).padStart(8)} ms  ${perSecond(serialResult.outcomeCount, serialMs).padStart(10)} outcomes/s`,
+);
+console.log(
+  `   ${shards.length} worker_threads          ${parallelMs.toFixed(0).padStart(8)} ms  ${perSecond(parallelOutcomes, parallelMs).padStart(10)} outcomes/s  (worker start-up included)`,
+);
+console.log(
+  `   speed-up: ${(serialMs / parallelMs).toFixed(2)}x on ${shards.length} threads; same totals as one thread: ${same ? 'yes' : 'NO'}`,
+);
 if (!same) process.exitCode = 1;

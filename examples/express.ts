@@ -20,12 +20,20 @@ app.use((req, _res, next) => {
 });
 
 // The route is an ordinary Express route; idempotency() goes in front of it.
-const guard = idempotency({ ledger, scopeOf: (req) => (req as { user?: { id: string } }).user?.id });
+const guard = idempotency({
+  ledger,
+  scopeOf: (req) => (req as { user?: { id: string } }).user?.id,
+});
 app.post('/orders', guard, async (req, res, next) => {
   try {
     const { item, qty } = req.body as { item: string; qty: number };
     const { sql, scope, key } = idempotencyOf(req)!; // the ledger's transaction, on either store
-    await sql.run('INSERT INTO orders (caller, key, item, qty) VALUES ($1, $2, $3, $4)', [scope, key, item, qty]);
+    await sql.run('INSERT INTO orders (caller, key, item, qty) VALUES ($1, $2, $3, $4)', [
+      scope,
+      key,
+      item,
+      qty,
+    ]);
     res.status(201).json({ order: key, item, qty });
   } catch (error) {
     next(error); // a 5xx is not stored: the insert rolls back and a retry runs again
@@ -35,5 +43,6 @@ app.post('/orders', guard, async (req, res, next) => {
 await ledger.ready(); // a bad path fails here, not on the first request
 const server = app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
   const address = server.address();
-  if (typeof address === 'object' && address) console.log(`listening on http://127.0.0.1:${address.port}`);
+  if (typeof address === 'object' && address)
+    console.log(`listening on http://127.0.0.1:${address.port}`);
 });

@@ -14,7 +14,8 @@ await app.register(fastifyIdempotency({ ledger, missingKey: 'pass-through' }));
 app.post('/orders', async (request, reply) => {
   const { item } = request.body as { item: string };
   const guarded = request.idempotency; // undefined for a keyless request passed through
-  if (guarded) await guarded.sql.run('INSERT INTO orders (key, item) VALUES ($1, $2)', [guarded.key, item]);
+  if (guarded)
+    await guarded.sql.run('INSERT INTO orders (key, item) VALUES ($1, $2)', [guarded.key, item]);
   return reply.code(201).send({ order: guarded?.key ?? null, item });
 });
 

@@ -10,7 +10,10 @@ database.exec(`CREATE TABLE IF NOT EXISTS orders (
   caller TEXT NOT NULL, key TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (caller, key))`);
 
 // Your authentication goes here: a bearer token's owner, a session's account.
-const callers = new Map([['Bearer alice-secret', 'alice'], ['Bearer bob-secret', 'bob']]);
+const callers = new Map([
+  ['Bearer alice-secret', 'alice'],
+  ['Bearer bob-secret', 'bob'],
+]);
 
 const ledger = createLedger({ store: createSqliteStore({ database }) }); // lease 2 s renewed every 1 s, retention 24 h
 const idempotency = createIdempotencyMiddleware({
@@ -25,11 +28,17 @@ const handler = withIdempotency(idempotency, async (request, context) => {
   // On SQLite it takes the writer at begin(), not before: await slow calls before it, not after.
   const body = await request.text();
   await context.tx.begin();
-  context.tx.run('INSERT INTO orders (caller, key, body) VALUES (?, ?, ?)', context.scope, context.key, body);
+  context.tx.run(
+    'INSERT INTO orders (caller, key, body) VALUES (?, ?, ?)',
+    context.scope,
+    context.key,
+    body,
+  );
   return Response.json({ caller: context.scope, key: context.key }, { status: 201 });
 });
 const server = createServer(toNodeListener(handler));
 server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
   const address = server.address();
-  if (typeof address === 'object' && address) console.log(`listening on http://127.0.0.1:${address.port}`);
+  if (typeof address === 'object' && address)
+    console.log(`listening on http://127.0.0.1:${address.port}`);
 });

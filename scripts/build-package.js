@@ -10,5 +10,11 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 rmSync(join(root, 'dist', 'src'), { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.package.json')], { cwd: root, stdio: 'inherit' });
-execFileSync(process.execPath, [join(root, 'scripts', 'build-web.js')], { cwd: root, stdio: 'inherit' });
+execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.package.json')], {
+  cwd: root,
+  stdio: 'inherit',
+});
+execFileSync(process.execPath, [join(root, 'scripts', 'build-web.js')], {
+  cwd: root,
+  stdio: 'inherit',
+});

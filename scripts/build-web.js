@@ -55,10 +55,14 @@ const staticImports = (file, seen = new Set()) => {
 };
 const firstVisit = staticImports(join(out, 'main.js'));
 const batchOnly = (file) => file.endsWith('.js') && !firstVisit.has(file);
-const weigh = (list) => list.reduce((sum, file) => {
-  const bytes = readFileSync(file);
-  return { raw: sum.raw + bytes.length, gzip: sum.gzip + gzipSync(bytes, { level: 9 }).length };
-}, { raw: 0, gzip: 0 });
+const weigh = (list) =>
+  list.reduce(
+    (sum, file) => {
+      const bytes = readFileSync(file);
+      return { raw: sum.raw + bytes.length, gzip: sum.gzip + gzipSync(bytes, { level: 9 }).length };
+    },
+    { raw: 0, gzip: 0 },
+  );
 const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const all = weigh(files);
 const first = weigh(files.filter((file) => !batchOnly(file)));

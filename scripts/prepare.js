@@ -13,7 +13,10 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const cli = join(root, 'dist', 'src', 'cli', 'main.js');
 if (!existsSync(cli)) {
-  execFileSync(process.execPath, [join(root, 'scripts', 'build-package.js')], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(root, 'scripts', 'build-package.js')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
 }
 const bin = join(root, 'node_modules', '.bin');
 if (existsSync(join(root, 'node_modules'))) {
@@ -21,5 +24,7 @@ if (existsSync(join(root, 'node_modules'))) {
   const link = join(bin, 'oncely');
   rmSync(link, { force: true });
   // A script, not a symlink: it works whatever mode a rebuild leaves main.js with.
-  writeFileSync(link, '#!/bin/sh\nexec node "$(dirname "$0")/../../dist/src/cli/main.js" "$@"\n', { mode: 0o755 });
+  writeFileSync(link, '#!/bin/sh\nexec node "$(dirname "$0")/../../dist/src/cli/main.js" "$@"\n', {
+    mode: 0o755,
+  });
 }

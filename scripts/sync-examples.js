@@ -21,7 +21,9 @@ for (const doc of docFiles(root)) {
     const source = readFileSync(join(root, block.marker.file), 'utf8');
     if (source === block.body) continue;
     stale++;
-    console.log(`${doc}:${block.line}: ${check ? 'differs from' : 'copied from'} ${block.marker.file}`);
+    console.log(
+      `${doc}:${block.line}: ${check ? 'differs from' : 'copied from'} ${block.marker.file}`,
+    );
     text = text.slice(0, block.bodyStart) + source + text.slice(block.bodyEnd);
   }
   if (!check) writeFileSync(path, text);

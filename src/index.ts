@@ -38,7 +38,12 @@ export {
   type StatusTable,
   type Outcome,
 } from './contract/status-class.js';
-export { parseRetryAfter, parseHttpDate, formatHttpDate, type RetryAfter } from './contract/retry-after.js';
+export {
+  parseRetryAfter,
+  parseHttpDate,
+  formatHttpDate,
+  type RetryAfter,
+} from './contract/retry-after.js';
 export { DEFAULT_RECEIPT_HEADERS, type Receipt } from './contract/receipt.js';
 export {
   WEBHOOK_HEADER,
@@ -92,10 +97,33 @@ export {
   type RetryPolicyOptions,
 } from './policy/index.js';
 
-export { retry, createRetry, type RetryCall, type AttemptContext, type RetryOptions, type RetryResult } from './client/retry.js';
-export { RetryError, isRetryError, summarizeReport, wasNeverSent, type AttemptRecord, type RetryReport } from './client/retry-report.js';
-export { HttpRetryError, isHttpRetryError, type ResponseProblem } from './client/http-retry-error.js';
-export { isTransportError, classifyTransportError, describeError, TRANSPORT_ERROR_CODES } from './client/transport-error.js';
+export {
+  retry,
+  createRetry,
+  type RetryCall,
+  type AttemptContext,
+  type RetryOptions,
+  type RetryResult,
+} from './client/retry.js';
+export {
+  RetryError,
+  isRetryError,
+  summarizeReport,
+  wasNeverSent,
+  type AttemptRecord,
+  type RetryReport,
+} from './client/retry-report.js';
+export {
+  HttpRetryError,
+  isHttpRetryError,
+  type ResponseProblem,
+} from './client/http-retry-error.js';
+export {
+  isTransportError,
+  classifyTransportError,
+  describeError,
+  TRANSPORT_ERROR_CODES,
+} from './client/transport-error.js';
 export {
   createClient,
   IDEMPOTENT_METHODS,

@@ -47,7 +47,10 @@ const USAGE_HINT = '(run with --help for usage)';
  * `oncely: unknown option '--x' (Did you mean --y?) (run with --help for usage)`.
  */
 export function commanderErrorLine(message: string): string {
-  const text = message.trim().replace(/^error:\s*/, '').replace(/\s*\n\s*/g, ' ');
+  const text = message
+    .trim()
+    .replace(/^error:\s*/, '')
+    .replace(/\s*\n\s*/g, ' ');
   return `oncely: ${text} ${USAGE_HINT}\n`;
 }
 

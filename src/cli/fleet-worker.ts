@@ -16,8 +16,14 @@ parentPort?.on('message', (job: CellJob | null) => {
     return;
   }
   try {
-    parentPort?.postMessage({ index: job.index, result: runCell(job.cell, job.seeds, job.firstSeed) });
+    parentPort?.postMessage({
+      index: job.index,
+      result: runCell(job.cell, job.seeds, job.firstSeed),
+    });
   } catch (error) {
-    parentPort?.postMessage({ index: job.index, error: error instanceof Error ? error.message : String(error) });
+    parentPort?.postMessage({
+      index: job.index,
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
 });

@@ -56,7 +56,12 @@ export class AttemptLog {
   }
 
   /** `retryBudgetBalance` is read when the loop ends: a shared bucket moves on afterwards. */
-  report(stopReason: StopReason, outcome: FinalOutcome, endedAt: number, retryBudgetBalance: number | undefined): RetryReport {
+  report(
+    stopReason: StopReason,
+    outcome: FinalOutcome,
+    endedAt: number,
+    retryBudgetBalance: number | undefined,
+  ): RetryReport {
     const attempts = this.records();
     let lastNon2xxStatus: number | undefined;
     for (let i = attempts.length - 1; i >= 0 && lastNon2xxStatus === undefined; i--) {
@@ -79,17 +84,29 @@ export class AttemptLog {
 }
 
 /** The record of an attempt; the wait is on it only when the loop went on to wait. */
-function toRecord({ attempt, startedAt, endedAt, observation, decision }: RawAttempt): AttemptRecord {
+function toRecord({
+  attempt,
+  startedAt,
+  endedAt,
+  observation,
+  decision,
+}: RawAttempt): AttemptRecord {
   return {
     attempt,
     startedAt,
     endedAt,
     outcome: decision.attemptOutcome,
     ...(observation.kind === 'response' ? { status: observation.status } : {}),
-    ...(observation.kind === 'unknown' ? { transport: { sent: true, reason: observation.reason ?? 'no_response' } } : {}),
-    ...(observation.kind === 'not_sent' ? { transport: { sent: false, reason: observation.reason } } : {}),
+    ...(observation.kind === 'unknown'
+      ? { transport: { sent: true, reason: observation.reason ?? 'no_response' } }
+      : {}),
+    ...(observation.kind === 'not_sent'
+      ? { transport: { sent: false, reason: observation.reason } }
+      : {}),
     ...(observation.kind !== 'response' ? { detail: observation.detail } : {}),
     ...(decision.retryAfter.kind !== 'absent' ? { retryAfter: decision.retryAfter } : {}),
-    ...(decision.action === 'retry' ? { delayMs: decision.delayMs, delayReason: decision.delayReason } : {}),
+    ...(decision.action === 'retry'
+      ? { delayMs: decision.delayMs, delayReason: decision.delayReason }
+      : {}),
   };
 }

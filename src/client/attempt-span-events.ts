@@ -19,7 +19,9 @@ export function attemptSpanEvents(trace: TraceApi): (record: AttemptRecord) => v
       ...(record.status === undefined ? {} : { 'http.response.status_code': record.status }),
       ...(record.detail === undefined ? {} : { 'oncely.attempt.detail': record.detail }),
       ...(record.delayMs === undefined ? {} : { 'oncely.attempt.delay_ms': record.delayMs }),
-      ...(record.delayReason === undefined ? {} : { 'oncely.attempt.delay_reason': record.delayReason }),
+      ...(record.delayReason === undefined
+        ? {}
+        : { 'oncely.attempt.delay_reason': record.delayReason }),
     });
   };
 }

@@ -70,9 +70,19 @@ export interface Client {
 }
 
 export function createClient(options: ClientOptions = {}): Client {
-  const { fetch: fetchOption, clock: clockOption, timer: timerOption, random: randomOption, retryBudget, onAttempt, attemptTimeoutMs: timeoutOption, ...policyOptions } = options;
+  const {
+    fetch: fetchOption,
+    clock: clockOption,
+    timer: timerOption,
+    random: randomOption,
+    retryBudget,
+    onAttempt,
+    attemptTimeoutMs: timeoutOption,
+    ...policyOptions
+  } = options;
   const fetchImpl = fetchOption ?? globalThis.fetch;
-  if (typeof fetchImpl !== 'function') throw new InvalidOptionError('fetch', fetchImpl, 'a fetch function');
+  if (typeof fetchImpl !== 'function')
+    throw new InvalidOptionError('fetch', fetchImpl, 'a fetch function');
   const clock = clockOption ?? systemClock;
   const timer = timerOption ?? systemClock;
   const random = randomOption ?? systemRandom;
@@ -89,15 +99,29 @@ export function createClient(options: ClientOptions = {}): Client {
 
   return {
     async request(url, init = {}) {
-      const { idempotencyKey, maxAttempts, closesAt, attemptTimeoutMs, onAttempt: onRequestAttempt, signal, headers: headersInit, ...fetchInit } = init;
+      const {
+        idempotencyKey,
+        maxAttempts,
+        closesAt,
+        attemptTimeoutMs,
+        onAttempt: onRequestAttempt,
+        signal,
+        headers: headersInit,
+        ...fetchInit
+      } = init;
       const method = (fetchInit.method ?? 'GET').toUpperCase();
       const headers = new Headers(headersInit);
       const key = resolveKey(idempotencyKey, headers.get(HEADER.idempotencyKey));
       if (key !== undefined) headers.set(HEADER.idempotencyKey, key);
       if (fetchInit.body instanceof ReadableStream) {
-        throw new InvalidOptionError('body', 'a ReadableStream', 'a string, bytes, Blob, FormData or URLSearchParams: a stream cannot be sent twice');
+        throw new InvalidOptionError(
+          'body',
+          'a ReadableStream',
+          'a string, bytes, Blob, FormData or URLSearchParams: a stream cannot be sent twice',
+        );
       }
-      const timeoutMs = attemptTimeoutMs === undefined ? defaultTimeoutMs : checkTimeout(attemptTimeoutMs);
+      const timeoutMs =
+        attemptTimeoutMs === undefined ? defaultTimeoutMs : checkTimeout(attemptTimeoutMs);
       const deadlineAt = closesAt ?? Number.POSITIVE_INFINITY;
       const outer = signal ?? undefined;
 
@@ -111,12 +135,20 @@ export function createClient(options: ClientOptions = {}): Client {
         if (outer?.aborted) onOuterAbort();
         else outer?.addEventListener('abort', onOuterAbort, { once: true });
         timer.sleep(limitMs, stopTimer.signal).then(
-          () => controller.abort(new DOMException(`attempt timed out after ${limitMs} ms`, 'TimeoutError')),
+          () =>
+            controller.abort(
+              new DOMException(`attempt timed out after ${limitMs} ms`, 'TimeoutError'),
+            ),
           () => undefined,
         );
         try {
           return await untilAborted(controller.signal, async () => {
-            const response = await fetchImpl(url, { ...fetchInit, method, headers, signal: controller.signal });
+            const response = await fetchImpl(url, {
+              ...fetchInit,
+              method,
+              headers,
+              signal: controller.signal,
+            });
             // Read the body inside the timeout: a reply cut mid-body is a lost ack (unknown), not
             // a success. The clone keeps the returned response readable.
             await response.clone().arrayBuffer();
@@ -128,16 +160,21 @@ export function createClient(options: ClientOptions = {}): Client {
         }
       };
 
-      const onEachAttempt = onAttempt || onRequestAttempt
-        ? (record: AttemptRecord) => {
-            onAttempt?.(record);
-            onRequestAttempt?.(record);
-          }
-        : undefined;
+      const onEachAttempt =
+        onAttempt || onRequestAttempt
+          ? (record: AttemptRecord) => {
+              onAttempt?.(record);
+              onRequestAttempt?.(record);
+            }
+          : undefined;
       const policy =
         maxAttempts === undefined && closesAt === undefined
           ? prepared.policy
-          : resolveRetryPolicy({ ...prepared.policy, ...(maxAttempts === undefined ? {} : { maxAttempts }), closesAt: deadlineAt });
+          : resolveRetryPolicy({
+              ...prepared.policy,
+              ...(maxAttempts === undefined ? {} : { maxAttempts }),
+              closesAt: deadlineAt,
+            });
       const call = withCall(prepared, {
         key,
         signal: outer,
@@ -166,7 +203,11 @@ export function observeResponse(response: Response): Observation {
 
 function resolveKey(fromOption: string | undefined, fromHeader: string | null): string | undefined {
   if (fromOption !== undefined && fromHeader !== null && fromOption !== fromHeader) {
-    throw new InvalidOptionError('idempotencyKey', fromOption, `the same key as the Idempotency-Key header (${JSON.stringify(fromHeader)})`);
+    throw new InvalidOptionError(
+      'idempotencyKey',
+      fromOption,
+      `the same key as the Idempotency-Key header (${JSON.stringify(fromHeader)})`,
+    );
   }
   const key = fromOption ?? fromHeader ?? undefined;
   return key === undefined ? undefined : validateKey(key);
@@ -188,6 +229,8 @@ function untilAborted<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T
       return;
     }
     signal.addEventListener('abort', onAbort, { once: true });
-    work().then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    work()
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', onAbort));
   });
 }

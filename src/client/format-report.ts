@@ -13,13 +13,23 @@ import type { AttemptRecord } from './retry-report.js';
 export function formatAttempt(record: AttemptRecord, startedAt: number): string {
   const offset = `+${((record.startedAt - startedAt) / 1000).toFixed(3)}s`;
   const status = record.status === undefined ? '---' : String(record.status);
-  const parts = [`#${record.attempt}`.padEnd(3), offset.padStart(9), status, record.outcome.padEnd(7)];
+  const parts = [
+    `#${record.attempt}`.padEnd(3),
+    offset.padStart(9),
+    status,
+    record.outcome.padEnd(7),
+  ];
   const notes: string[] = [];
   // No status is shown for an attempt without a response: the server sent none.
-  if (record.transport !== undefined) notes.push(`${describeTransportFailure(record.transport)}${record.detail === undefined ? '' : `: ${record.detail}`}`);
+  if (record.transport !== undefined)
+    notes.push(
+      `${describeTransportFailure(record.transport)}${record.detail === undefined ? '' : `: ${record.detail}`}`,
+    );
   else if (record.detail !== undefined) notes.push(record.detail);
-  if (record.delayMs !== undefined) notes.push(`wait ${record.delayMs} ms (${describeDelay(record)})`);
-  else if (record.retryAfter?.kind === 'delay') notes.push(`server asked for ${formatMs(record.retryAfter.delayMs)}`);
+  if (record.delayMs !== undefined)
+    notes.push(`wait ${record.delayMs} ms (${describeDelay(record)})`);
+  else if (record.retryAfter?.kind === 'delay')
+    notes.push(`server asked for ${formatMs(record.retryAfter.delayMs)}`);
   return `${parts.join('  ')}${notes.length > 0 ? `  ${notes.join('; ')}` : ''}`.trimEnd();
 }
 

@@ -27,7 +27,11 @@ export class HttpRetryError extends RetryError {
   /** The response's problem+json body, parsed, when it has one. */
   readonly problem: ResponseProblem | undefined;
 
-  constructor(error: RetryError, response: Response | undefined, problem: ResponseProblem | undefined) {
+  constructor(
+    error: RetryError,
+    response: Response | undefined,
+    problem: ResponseProblem | undefined,
+  ) {
     super(error.report, error.lastValue, error.cause);
     this.name = 'HttpRetryError';
     this.response = response;
@@ -36,13 +40,19 @@ export class HttpRetryError extends RetryError {
 }
 
 export function isHttpRetryError(value: unknown): value is HttpRetryError {
-  return isOncelyError(value) && value.name === 'HttpRetryError' && 'response' in value && 'report' in value;
+  return (
+    isOncelyError(value) &&
+    value.name === 'HttpRetryError' &&
+    'response' in value &&
+    'report' in value
+  );
 }
 
 /** The client's give-up, with the last attempt's response and its problem document. */
 export async function toHttpRetryError(error: RetryError): Promise<HttpRetryError> {
   const last = error.report.attempts[error.report.attempts.length - 1];
-  const response = last?.status !== undefined && error.lastValue instanceof Response ? error.lastValue : undefined;
+  const response =
+    last?.status !== undefined && error.lastValue instanceof Response ? error.lastValue : undefined;
   return new HttpRetryError(error, response, response ? await readProblem(response) : undefined);
 }
 
@@ -51,7 +61,9 @@ async function readProblem(response: Response): Promise<ResponseProblem | undefi
   if (type !== PROBLEM_JSON) return undefined;
   try {
     const body: unknown = JSON.parse(await response.clone().text());
-    return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as ResponseProblem) : undefined;
+    return typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? (body as ResponseProblem)
+      : undefined;
   } catch {
     return undefined; // a problem+json label on a body that is not one: the response is still there
   }

@@ -46,7 +46,11 @@ export class RetryError extends OncelyError {
   readonly lastValue: unknown;
 
   constructor(report: RetryReport, lastValue: unknown, cause?: unknown) {
-    super(`retry_${report.stopReason}`, summarizeReport(report), cause === undefined ? undefined : { cause });
+    super(
+      `retry_${report.stopReason}`,
+      summarizeReport(report),
+      cause === undefined ? undefined : { cause },
+    );
     this.name = 'RetryError';
     this.report = report;
     this.lastValue = lastValue;
@@ -65,7 +69,8 @@ export function wasNeverSent(report: RetryReport): boolean {
 /** One line: outcome, reason, attempts, last non-2xx status, attempts without a response, time slept. */
 export function summarizeReport(report: RetryReport): string {
   const attempts = `${report.attemptCount} attempt${report.attemptCount === 1 ? '' : 's'}`;
-  const last = report.lastNon2xxStatus === undefined ? '' : `, last non-2xx status ${report.lastNon2xxStatus}`;
+  const last =
+    report.lastNon2xxStatus === undefined ? '' : `, last non-2xx status ${report.lastNon2xxStatus}`;
   const failures = new Map<string, number>();
   for (const a of report.attempts) {
     if (a.transport !== undefined) {

@@ -80,7 +80,11 @@ export interface PreparedRetry<T> {
   readonly classifyError: (error: unknown) => Observation;
   readonly onAttempt: ((record: AttemptRecord) => void) | undefined;
   /** What decide() is told besides the observation; `aborted` is refreshed from the signal. */
-  readonly inputs: { aborted: boolean; readonly mayRetry: boolean; readonly retryTokens: RetryTokenBucket | undefined };
+  readonly inputs: {
+    aborted: boolean;
+    readonly mayRetry: boolean;
+    readonly retryTokens: RetryTokenBucket | undefined;
+  };
 }
 
 /** Resolves and validates `options` once (InvalidOptionError names the bad option). */
@@ -110,9 +114,13 @@ export function prepareRetry<T>(options: RetryOptions<T> = {}): PreparedRetry<T>
  */
 export function createRetry<T>(
   options: RetryOptions<T> = {},
-): (operation: (context: AttemptContext) => T | Promise<T>, call?: RetryCall) => Promise<RetryResult<T>> {
+): (
+  operation: (context: AttemptContext) => T | Promise<T>,
+  call?: RetryCall,
+) => Promise<RetryResult<T>> {
   const prepared = prepareRetry(options);
-  return (operation, call) => runPrepared(operation, call === undefined ? prepared : withCall(prepared, call));
+  return (operation, call) =>
+    runPrepared(operation, call === undefined ? prepared : withCall(prepared, call));
 }
 
 /** `prepared` with one intent's key, signal, safety and progress callback on top. */
@@ -173,7 +181,8 @@ export async function runPrepared<T>(
 ): Promise<RetryResult<T>> {
   const { clock, signal } = prepared;
   // Without a signal nothing can cancel: one shared inputs object serves every call.
-  const inputs = signal === undefined ? prepared.inputs : { ...prepared.inputs, aborted: signal.aborted };
+  const inputs =
+    signal === undefined ? prepared.inputs : { ...prepared.inputs, aborted: signal.aborted };
   const startedAt = clock.now();
   const log = new AttemptLog(prepared.key, startedAt);
   const refusal = decideStart(INITIAL_RETRY_STATE, startedAt, prepared.policy, inputs);
@@ -182,20 +191,44 @@ export async function runPrepared<T>(
   try {
     value = await operation({ attempt: 1, key: prepared.key, signal });
   } catch (error) {
-    const judged = judge(prepared, inputs, log, INITIAL_RETRY_STATE, startedAt, undefined, error, true, undefined);
+    const judged = judge(
+      prepared,
+      inputs,
+      log,
+      INITIAL_RETRY_STATE,
+      startedAt,
+      undefined,
+      error,
+      true,
+      undefined,
+    );
     return retryLoop(operation, prepared, inputs, log, judged);
   }
   // The common path, inline: observe, read the clock once, ask the step, keep the attempt.
   const observation = prepared.observe(value);
   const endedAt = clock.now();
   if (signal !== undefined) inputs.aborted = signal.aborted;
-  const [decision, state] = decide(INITIAL_RETRY_STATE, observation, endedAt, prepared.random, prepared.policy, inputs);
+  const [decision, state] = decide(
+    INITIAL_RETRY_STATE,
+    observation,
+    endedAt,
+    prepared.random,
+    prepared.policy,
+    inputs,
+  );
   log.add(1, startedAt, endedAt, observation, decision, prepared.onAttempt);
   if (decision.action === 'stop' && decision.reason === 'ok') {
     prepared.retryBudget?.recordSuccess(0);
     return new SuccessResult(value, log, endedAt, prepared.retryBudget?.balance);
   }
-  const judged: Judged<T> = { decision, state, value, lastValue: value, lastError: undefined, endedAt };
+  const judged: Judged<T> = {
+    decision,
+    state,
+    value,
+    lastValue: value,
+    lastError: undefined,
+    endedAt,
+  };
   return retryLoop(operation, prepared, inputs, log, judged);
 }
 
@@ -217,7 +250,14 @@ async function retryLoop<T>(
         retryBudget?.recordSuccess(lastRetryCost);
         return new SuccessResult(judged.value as T, log, judged.endedAt, retryBudget?.balance);
       }
-      throw giveUp(log, decision.reason, decision.outcome, prepared, judged.lastValue, judged.lastError);
+      throw giveUp(
+        log,
+        decision.reason,
+        decision.outcome,
+        prepared,
+        judged.lastValue,
+        judged.lastError,
+      );
     }
     if (retryBudget) {
       // decide() saw that the bucket covers the cost, and nothing ran since: this cannot fail.
@@ -229,18 +269,53 @@ async function retryLoop<T>(
       await clock.sleep(decision.delayMs, signal);
     } catch {
       log.slept(clock.now() - sleepStartedAt);
-      throw giveUp(log, 'aborted', state.sawUnknown ? 'unknown' : 'fail', prepared, judged.lastValue, judged.lastError);
+      throw giveUp(
+        log,
+        'aborted',
+        state.sawUnknown ? 'unknown' : 'fail',
+        prepared,
+        judged.lastValue,
+        judged.lastError,
+      );
     }
     const attemptStartedAt = clock.now();
     log.slept(attemptStartedAt - sleepStartedAt);
     if (signal !== undefined) inputs.aborted = signal.aborted;
     const refusal = decideStart(state, attemptStartedAt, policy, inputs);
-    if (refusal) throw giveUp(log, refusal.reason, refusal.outcome, prepared, judged.lastValue, judged.lastError);
+    if (refusal)
+      throw giveUp(
+        log,
+        refusal.reason,
+        refusal.outcome,
+        prepared,
+        judged.lastValue,
+        judged.lastError,
+      );
     try {
       const value = await operation({ attempt: state.attempt + 1, key: prepared.key, signal });
-      judged = judge(prepared, inputs, log, state, attemptStartedAt, value, undefined, false, judged);
+      judged = judge(
+        prepared,
+        inputs,
+        log,
+        state,
+        attemptStartedAt,
+        value,
+        undefined,
+        false,
+        judged,
+      );
     } catch (error) {
-      judged = judge(prepared, inputs, log, state, attemptStartedAt, undefined, error, true, judged);
+      judged = judge(
+        prepared,
+        inputs,
+        log,
+        state,
+        attemptStartedAt,
+        undefined,
+        error,
+        true,
+        judged,
+      );
     }
   }
 }
@@ -263,7 +338,14 @@ function judge<T>(
   else observation = signal?.aborted === true ? ABORTED_IN_FLIGHT : prepared.classifyError(error);
   const endedAt = prepared.clock.now();
   if (signal !== undefined) inputs.aborted = signal.aborted;
-  const [decision, next] = decide(state, observation, endedAt, prepared.random, prepared.policy, inputs);
+  const [decision, next] = decide(
+    state,
+    observation,
+    endedAt,
+    prepared.random,
+    prepared.policy,
+    inputs,
+  );
   log.add(next.attempt, attemptStartedAt, endedAt, observation, decision, prepared.onAttempt);
   return {
     decision,
@@ -289,7 +371,12 @@ function giveUp(
 }
 
 /** An attempt cut by the caller's own abort: it may have happened. */
-const ABORTED_IN_FLIGHT: Observation = { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, reason: 'aborted', detail: 'aborted' };
+const ABORTED_IN_FLIGHT: Observation = {
+  kind: 'unknown',
+  status: SYNTHETIC_TIMEOUT_STATUS,
+  reason: 'aborted',
+  detail: 'aborted',
+};
 
 /** A success whose report is built only when someone reads it: the common path never does. */
 class SuccessResult<T> implements RetryResult<T> {
@@ -317,9 +404,17 @@ class SuccessResult<T> implements RetryResult<T> {
 
 /** Values with a numeric status are HTTP-like answers; anything else means the operation succeeded. */
 export function defaultObserve(value: unknown): Observation {
-  if (typeof value === 'object' && value !== null && typeof (value as { status?: unknown }).status === 'number') {
-    const { status, headers } = value as { status: number; headers?: { get?(name: string): string | null } };
-    const get = typeof headers?.get === 'function' ? (name: string) => headers.get!(name) : () => null;
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { status?: unknown }).status === 'number'
+  ) {
+    const { status, headers } = value as {
+      status: number;
+      headers?: { get?(name: string): string | null };
+    };
+    const get =
+      typeof headers?.get === 'function' ? (name: string) => headers.get!(name) : () => null;
     return { kind: 'response', status, retryAfter: get('retry-after'), date: get('date') };
   }
   return PLAIN_SUCCESS;

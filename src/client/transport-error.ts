@@ -1,5 +1,9 @@
 import { SYNTHETIC_TIMEOUT_STATUS } from '../contract/status-class.js';
-import type { NoResponseReason, NotSentReason, TransportFailure } from '../contract/transport-failure.js';
+import type {
+  NoResponseReason,
+  NotSentReason,
+  TransportFailure,
+} from '../contract/transport-failure.js';
 import type { Observation } from '../policy/decide.js';
 
 /**
@@ -36,7 +40,10 @@ const NO_RESPONSE_CODES: ReadonlyMap<string, NoResponseReason> = new Map([
 ]);
 
 /** Every code read as a transport failure (not sent, or sent without a response). */
-export const TRANSPORT_ERROR_CODES: ReadonlySet<string> = new Set([...NOT_SENT_CODES.keys(), ...NO_RESPONSE_CODES.keys()]);
+export const TRANSPORT_ERROR_CODES: ReadonlySet<string> = new Set([
+  ...NOT_SENT_CODES.keys(),
+  ...NO_RESPONSE_CODES.keys(),
+]);
 
 const NO_RESPONSE_NAMES: ReadonlyMap<string, NoResponseReason> = new Map([
   ['TimeoutError', 'timed_out'],
@@ -48,7 +55,11 @@ const NO_RESPONSE_NAMES: ReadonlyMap<string, NoResponseReason> = new Map([
  * or undefined for any other error. The outermost recognised link decides.
  */
 export function classifyTransportError(error: unknown): TransportFailure | undefined {
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = error, depth = 0;
+    e && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     if (typeof e !== 'object') break;
     const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
     if (typeof code === 'string') {
@@ -59,7 +70,8 @@ export function classifyTransportError(error: unknown): TransportFailure | undef
     }
     const byName = typeof name === 'string' ? NO_RESPONSE_NAMES.get(name) : undefined;
     if (byName) return { sent: true, reason: byName };
-    if (typeof message === 'string' && /socket hang up|other side closed/i.test(message)) return { sent: true, reason: 'socket_closed' };
+    if (typeof message === 'string' && /socket hang up|other side closed/i.test(message))
+      return { sent: true, reason: 'socket_closed' };
   }
   return undefined;
 }
@@ -76,21 +88,37 @@ export function isTransportError(error: unknown): boolean {
 export function observeError(error: unknown): Observation {
   const failure = classifyTransportError(error);
   if (failure === undefined) return { kind: 'failure', detail: describeError(error) };
-  if (!failure.sent) return { kind: 'not_sent', reason: failure.reason, detail: describeError(error) };
-  return { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, reason: failure.reason, detail: describeError(error) };
+  if (!failure.sent)
+    return { kind: 'not_sent', reason: failure.reason, detail: describeError(error) };
+  return {
+    kind: 'unknown',
+    status: SYNTHETIC_TIMEOUT_STATUS,
+    reason: failure.reason,
+    detail: describeError(error),
+  };
 }
 
 /** A short description that names the innermost cause: "fetch failed: ECONNRESET". */
 export function describeError(error: unknown): string {
   const parts: string[] = [];
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = error, depth = 0;
+    e && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     if (typeof e !== 'object') {
       parts.push(String(e));
       break;
     }
     const { code, message } = e as { code?: unknown; message?: unknown };
-    const text = typeof message === 'string' && message ? message : typeof code === 'string' ? code : String(e);
-    if (!parts.includes(text)) parts.push(typeof code === 'string' && !text.includes(code) ? `${text} (${code})` : text);
+    const text =
+      typeof message === 'string' && message
+        ? message
+        : typeof code === 'string'
+          ? code
+          : String(e);
+    if (!parts.includes(text))
+      parts.push(typeof code === 'string' && !text.includes(code) ? `${text} (${code})` : text);
   }
   return parts.join(': ') || 'unknown error';
 }

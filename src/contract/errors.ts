@@ -14,7 +14,11 @@ export class OncelyError extends Error {
 
 /** True for any oncely error, even one from another copy of the package. */
 export function isOncelyError(value: unknown): value is OncelyError {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[BRAND] === true
+  );
 }
 
 /** An option outside its allowed range. Thrown once, where options enter. */
@@ -24,7 +28,10 @@ export class InvalidOptionError extends OncelyError {
   readonly value: unknown;
 
   constructor(option: string, value: unknown, allowed: string) {
-    super('invalid_option', `invalid option ${option}: got ${describe(value)}, expected ${allowed}`);
+    super(
+      'invalid_option',
+      `invalid option ${option}: got ${describe(value)}, expected ${allowed}`,
+    );
     this.name = 'InvalidOptionError';
     this.option = option;
     this.value = value;
@@ -53,6 +60,7 @@ export function isInvalidKeyError(value: unknown): value is InvalidKeyError {
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value == null) return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value == null)
+    return String(value);
   return typeof value;
 }

@@ -12,9 +12,11 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
  * one the dropbox story's fixture C prints (docs/origins.md): a blank key is an error, never something to fill in.
  */
 export function keyProblem(key: unknown): string | undefined {
-  if (typeof key !== 'string') return `idempotency key must be a string, got ${key === null ? 'null' : typeof key}`;
+  if (typeof key !== 'string')
+    return `idempotency key must be a string, got ${key === null ? 'null' : typeof key}`;
   if (key.trim() === '') return 'empty idempotency key';
-  if (key.length > MAX_KEY_LENGTH) return `idempotency key is ${key.length} characters long; at most ${MAX_KEY_LENGTH} are allowed`;
+  if (key.length > MAX_KEY_LENGTH)
+    return `idempotency key is ${key.length} characters long; at most ${MAX_KEY_LENGTH} are allowed`;
   if (!PRINTABLE_ASCII.test(key)) {
     const bad = [...key].find((ch) => !PRINTABLE_ASCII.test(ch)) ?? '';
     const code = bad.codePointAt(0) ?? 0;

@@ -10,4 +10,9 @@ export interface Receipt {
 }
 
 /** Headers a receipt keeps by default: enough to replay the answer, nothing per-connection. */
-export const DEFAULT_RECEIPT_HEADERS = ['content-type', 'location', 'etag', 'content-language'] as const;
+export const DEFAULT_RECEIPT_HEADERS = [
+  'content-type',
+  'location',
+  'etag',
+  'content-language',
+] as const;

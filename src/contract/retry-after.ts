@@ -56,7 +56,14 @@ function rfc850Year(yy: number, nowMs: number | undefined): number {
   return year;
 }
 
-function utc(year: number, month: string, day: number, h: string, min: string, s: string): number | undefined {
+function utc(
+  year: number,
+  month: string,
+  day: number,
+  h: string,
+  min: string,
+  s: string,
+): number | undefined {
   const monthIndex = MONTHS.indexOf(month.toLowerCase());
   const hour = Number(h);
   const minute = Number(min);
@@ -75,7 +82,11 @@ function utc(year: number, month: string, day: number, h: string, min: string, s
  * Turns a Retry-After value into a delay. `nowMs` is our clock; `dateHeader` is the response's
  * Date. The result is never negative and never NaN: a date in the past means "now".
  */
-export function parseRetryAfter(value: string | null | undefined, nowMs: number, dateHeader?: string | null): RetryAfter {
+export function parseRetryAfter(
+  value: string | null | undefined,
+  nowMs: number,
+  dateHeader?: string | null,
+): RetryAfter {
   if (value === null || value === undefined) return { kind: 'absent' };
   const raw = value.trim();
   if (raw === '') return { kind: 'unparsed', raw: value };

@@ -17,7 +17,12 @@ export const WEBHOOK_HEADER = {
 export const DEFAULT_WEBHOOK_TOLERANCE_MS = 5 * 60 * 1000;
 
 /** The three headers to send with one delivery attempt. `id` is the intent's key: the same on every attempt. */
-export function signWebhook(secret: string, id: string, nowMs: number, body: string): Record<string, string> {
+export function signWebhook(
+  secret: string,
+  id: string,
+  nowMs: number,
+  body: string,
+): Record<string, string> {
   const seconds = Math.floor(nowMs / 1000);
   return {
     [WEBHOOK_HEADER.id]: id,
@@ -28,7 +33,16 @@ export function signWebhook(secret: string, id: string, nowMs: number, body: str
 
 export type WebhookVerification =
   | { readonly ok: true; readonly id: string; readonly timestampMs: number }
-  | { readonly ok: false; readonly reason: 'missing_header' | 'bad_timestamp' | 'timestamp_too_old' | 'timestamp_too_new' | 'bad_signature'; readonly detail: string };
+  | {
+      readonly ok: false;
+      readonly reason:
+        | 'missing_header'
+        | 'bad_timestamp'
+        | 'timestamp_too_old'
+        | 'timestamp_too_new'
+        | 'bad_signature';
+      readonly detail: string;
+    };
 
 /**
  * Checks one delivery: all three headers present, the timestamp within `toleranceMs` of `nowMs`
@@ -46,17 +60,40 @@ export function verifyWebhook(
   const timestamp = headers.get(WEBHOOK_HEADER.timestamp);
   const signature = headers.get(WEBHOOK_HEADER.signature);
   if (!id || !timestamp || !signature) {
-    const missing = [id ? '' : WEBHOOK_HEADER.id, timestamp ? '' : WEBHOOK_HEADER.timestamp, signature ? '' : WEBHOOK_HEADER.signature].filter(Boolean);
+    const missing = [
+      id ? '' : WEBHOOK_HEADER.id,
+      timestamp ? '' : WEBHOOK_HEADER.timestamp,
+      signature ? '' : WEBHOOK_HEADER.signature,
+    ].filter(Boolean);
     return { ok: false, reason: 'missing_header', detail: `missing ${missing.join(', ')}` };
   }
-  if (!/^\d{1,15}$/.test(timestamp)) return { ok: false, reason: 'bad_timestamp', detail: `${WEBHOOK_HEADER.timestamp} is not whole seconds` };
+  if (!/^\d{1,15}$/.test(timestamp))
+    return {
+      ok: false,
+      reason: 'bad_timestamp',
+      detail: `${WEBHOOK_HEADER.timestamp} is not whole seconds`,
+    };
   const timestampMs = Number(timestamp) * 1000;
-  if (nowMs - timestampMs > toleranceMs) return { ok: false, reason: 'timestamp_too_old', detail: `${WEBHOOK_HEADER.timestamp} is more than ${toleranceMs / 1000} s old` };
-  if (timestampMs - nowMs > toleranceMs) return { ok: false, reason: 'timestamp_too_new', detail: `${WEBHOOK_HEADER.timestamp} is more than ${toleranceMs / 1000} s ahead` };
-  const offered = signature.split(' ').filter((s) => s.startsWith('v1,')).map((s) => s.slice(3));
+  if (nowMs - timestampMs > toleranceMs)
+    return {
+      ok: false,
+      reason: 'timestamp_too_old',
+      detail: `${WEBHOOK_HEADER.timestamp} is more than ${toleranceMs / 1000} s old`,
+    };
+  if (timestampMs - nowMs > toleranceMs)
+    return {
+      ok: false,
+      reason: 'timestamp_too_new',
+      detail: `${WEBHOOK_HEADER.timestamp} is more than ${toleranceMs / 1000} s ahead`,
+    };
+  const offered = signature
+    .split(' ')
+    .filter((s) => s.startsWith('v1,'))
+    .map((s) => s.slice(3));
   for (const secret of secrets) {
     const expected = new Webhook(secret).sign(id, new Date(timestampMs), body).slice(3);
-    if (offered.some((candidate) => constantTimeEqual(candidate, expected))) return { ok: true, id, timestampMs };
+    if (offered.some((candidate) => constantTimeEqual(candidate, expected)))
+      return { ok: true, id, timestampMs };
   }
   return { ok: false, reason: 'bad_signature', detail: 'no v1 signature matches' };
 }

@@ -27,15 +27,30 @@ export const DEFAULT_STATUS_TABLE: StatusTable = {
 };
 
 /** Builds a table from the default with some statuses moved, e.g. `{ retryable: [409] }`. */
-export function statusTable(changes: { retryable?: readonly number[]; fatal?: readonly number[] } = {}): StatusTable {
+export function statusTable(
+  changes: { retryable?: readonly number[]; fatal?: readonly number[] } = {},
+): StatusTable {
   const retryable = new Set(DEFAULT_STATUS_TABLE.retryable);
   const fatal = new Set(DEFAULT_STATUS_TABLE.fatal);
-  for (const s of changes.retryable ?? []) { retryable.add(s); fatal.delete(s); }
-  for (const s of changes.fatal ?? []) { fatal.add(s); retryable.delete(s); }
-  return { retryable, fatal, retryableWithRetryAfter: new Set(DEFAULT_STATUS_TABLE.retryableWithRetryAfter) };
+  for (const s of changes.retryable ?? []) {
+    retryable.add(s);
+    fatal.delete(s);
+  }
+  for (const s of changes.fatal ?? []) {
+    fatal.add(s);
+    retryable.delete(s);
+  }
+  return {
+    retryable,
+    fatal,
+    retryableWithRetryAfter: new Set(DEFAULT_STATUS_TABLE.retryableWithRetryAfter),
+  };
 }
 
-export function classifyStatus(status: number, table: StatusTable = DEFAULT_STATUS_TABLE): StatusClass {
+export function classifyStatus(
+  status: number,
+  table: StatusTable = DEFAULT_STATUS_TABLE,
+): StatusClass {
   if (status >= 200 && status < 300) return 'success';
   if (table.retryable.has(status)) return 'retryable';
   if (table.fatal.has(status)) return 'fatal';
@@ -53,7 +68,11 @@ export function classifyStatus(status: number, table: StatusTable = DEFAULT_STAT
 export const OUTCOMES = ['ok', 'retry', 'fail', 'unknown'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-export function outcomeOfStatus(status: number, table: StatusTable = DEFAULT_STATUS_TABLE, hasRetryAfter = false): Outcome {
+export function outcomeOfStatus(
+  status: number,
+  table: StatusTable = DEFAULT_STATUS_TABLE,
+  hasRetryAfter = false,
+): Outcome {
   if (hasRetryAfter && table.retryableWithRetryAfter?.has(status)) return 'retry';
   const cls = classifyStatus(status, table);
   return cls === 'success' ? 'ok' : cls === 'retryable' ? 'retry' : 'fail';

@@ -7,5 +7,6 @@ export type SpanEventAttributes = Record<string, string | number | boolean>;
  * `@opentelemetry/api` (an optional peer dependency, 1.x).
  */
 export interface TraceApi {
-  getActiveSpan(): { addEvent(name: string, attributes?: SpanEventAttributes): unknown } | undefined;
+  getActiveSpan():
+    { addEvent(name: string, attributes?: SpanEventAttributes): unknown } | undefined;
 }

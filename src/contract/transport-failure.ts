@@ -6,10 +6,20 @@
  *   a timeout, a reset); resend only under the same key.
  * No status is invented for either: the server never sent one (docs/origins.md, "The webhook storm").
  */
-export const NOT_SENT_REASONS = ['connection_refused', 'dns_failure', 'unreachable', 'connect_timeout'] as const;
+export const NOT_SENT_REASONS = [
+  'connection_refused',
+  'dns_failure',
+  'unreachable',
+  'connect_timeout',
+] as const;
 export type NotSentReason = (typeof NOT_SENT_REASONS)[number];
 
-export const NO_RESPONSE_REASONS = ['timed_out', 'socket_closed', 'aborted', 'no_response'] as const;
+export const NO_RESPONSE_REASONS = [
+  'timed_out',
+  'socket_closed',
+  'aborted',
+  'no_response',
+] as const;
 export type NoResponseReason = (typeof NO_RESPONSE_REASONS)[number];
 
 export type TransportFailure =
@@ -18,6 +28,7 @@ export type TransportFailure =
 
 /** "not sent (connection refused)", "sent, no response (timed out)". */
 export function describeTransportFailure(failure: TransportFailure): string {
-  const reason = failure.reason === 'no_response' ? '' : ` (${failure.reason.replaceAll('_', ' ')})`;
+  const reason =
+    failure.reason === 'no_response' ? '' : ` (${failure.reason.replaceAll('_', ' ')})`;
   return failure.sent ? `sent, no response${reason}` : `not sent${reason}`;
 }

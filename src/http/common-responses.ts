@@ -15,7 +15,10 @@ export function unauthenticatedResponse(
 }
 
 /** 405 problem+json naming the methods the route answers, in Allow too (RFC 9110 section 15.5.6). */
-export function methodNotAllowedResponse(allowed: string, detail = `this route answers ${allowed}`): Response {
+export function methodNotAllowedResponse(
+  allowed: string,
+  detail = `this route answers ${allowed}`,
+): Response {
   return problemResponse('method_not_allowed', detail, { headers: { allow: allowed } });
 }
 
@@ -28,7 +31,10 @@ export function requestWithBody(request: Request, bytes: Uint8Array): Request {
   return new Request(request.url, {
     method: request.method,
     headers: request.headers,
-    body: bytes.byteLength === 0 || request.method === 'GET' || request.method === 'HEAD' ? null : new Uint8Array(bytes),
+    body:
+      bytes.byteLength === 0 || request.method === 'GET' || request.method === 'HEAD'
+        ? null
+        : new Uint8Array(bytes),
     signal: request.signal,
   });
 }

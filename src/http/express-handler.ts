@@ -12,12 +12,19 @@ interface ExpressRequestSlice extends IncomingMessage {
  * before body parsers, or after `express.raw()`: the fingerprint needs the body's exact bytes,
  * which a JSON parser has already thrown away.
  */
-export function toExpressHandler(handler: FetchHandler, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void {
+export function toExpressHandler(
+  handler: FetchHandler,
+  options: NodeListenerOptions = {},
+): (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void {
   return (req, res, next) => {
     const r = req as ExpressRequestSlice;
     const raw = r.body instanceof Uint8Array ? r.body : undefined;
     if (raw === undefined && r.readableEnded) {
-      next(new Error('oncely: the request body was consumed before the idempotency handler; mount it before body parsers, or use express.raw()'));
+      next(
+        new Error(
+          'oncely: the request body was consumed before the idempotency handler; mount it before body parsers, or use express.raw()',
+        ),
+      );
       return;
     }
     void serveNode(handler, req, res, r.originalUrl ?? req.url ?? '/', raw, options.onError);

@@ -11,7 +11,9 @@ export interface IdempotencyVariables<Tx, V = unknown> {
  * transaction handle with `c.get('idempotency')`; their response becomes the receipt. (Only
  * Hono's types are imported: Hono stays a dependency of the app, not of oncely.)
  */
-export function honoIdempotency<Tx, V = unknown>(middleware: IdempotencyMiddleware<Tx, V>): MiddlewareHandler<{ Variables: IdempotencyVariables<Tx, V> }> {
+export function honoIdempotency<Tx, V = unknown>(
+  middleware: IdempotencyMiddleware<Tx, V>,
+): MiddlewareHandler<{ Variables: IdempotencyVariables<Tx, V> }> {
   return async (c, next) => {
     const response = await middleware(c.req.raw, async (request, context) => {
       c.req.raw = request; // the middleware read the body; handlers read this identical copy

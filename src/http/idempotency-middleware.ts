@@ -4,7 +4,11 @@ import { sqlHandleOf } from './sql-handle-of.js';
 import { keyProblem } from '../contract/idempotency-key.js';
 import type { Claim, ExecuteResult } from '../ledger/ledger-result.js';
 import { requestWithBody } from './common-responses.js';
-import { resolveIdempotencyOptions, type IdempotencyOptions, type ResolvedIdempotencyOptions } from './idempotency-options.js';
+import {
+  resolveIdempotencyOptions,
+  type IdempotencyOptions,
+  type ResolvedIdempotencyOptions,
+} from './idempotency-options.js';
 import { keyFromHeader } from './key-header.js';
 import { problemResponse, type ProblemKind } from './problem.js';
 import { readBodyWithin } from './read-body.js';
@@ -42,7 +46,10 @@ export type IdempotentHandler<Tx, V = unknown> = (
 ) => Response | Promise<Response>;
 
 /** The web-standard middleware: `(Request, next) -> Response`. */
-export type IdempotencyMiddleware<Tx, V = unknown> = ((request: Request, next: IdempotentHandler<Tx, V>) => Promise<Response>) & {
+export type IdempotencyMiddleware<Tx, V = unknown> = ((
+  request: Request,
+  next: IdempotentHandler<Tx, V>,
+) => Promise<Response>) & {
   readonly options: ResolvedIdempotencyOptions<Tx, V>;
 };
 
@@ -64,7 +71,9 @@ export type IdempotencyMiddleware<Tx, V = unknown> = ((request: Request, next: I
  *    key is released; an answer the ledger's `shouldStore` refuses (5xx by default) is passed on
  *    but not stored.
  */
-export function createIdempotencyMiddleware<Tx, V = unknown>(options: IdempotencyOptions<Tx, V>): IdempotencyMiddleware<Tx, V> {
+export function createIdempotencyMiddleware<Tx, V = unknown>(
+  options: IdempotencyOptions<Tx, V>,
+): IdempotencyMiddleware<Tx, V> {
   const o = resolveIdempotencyOptions(options);
   const sqlOf = sqlHandleOf(o.ledger.store);
   const problem = (kind: ProblemKind, detail: string, retryAfterMs?: number): Response =>
@@ -75,7 +84,10 @@ export function createIdempotencyMiddleware<Tx, V = unknown>(options: Idempotenc
     const read = await readBodyWithin(request, o.maxBodyBytes);
     if (read.kind === 'too_large') {
       const detail = `the body exceeds ${read.limitBytes} bytes`;
-      return problemResponse('payload_too_large', detail, { typeBase: o.problemTypeBase, extensions: { maxBodyBytes: read.limitBytes } });
+      return problemResponse('payload_too_large', detail, {
+        typeBase: o.problemTypeBase,
+        extensions: { maxBodyBytes: read.limitBytes },
+      });
     }
     const checked = await o.validate({ request, scope, body: read.bytes });
     if (!checked.ok) return checked.response;
@@ -90,9 +102,15 @@ export function createIdempotencyMiddleware<Tx, V = unknown>(options: Idempotenc
     if (header === null && o.missingKey === 'pass-through') return next(request, undefined);
     if (header === null && o.onKeyless !== undefined) {
       const admitted = await admit(request, scope);
-      return admitted instanceof Response ? admitted : o.onKeyless(requestWithBody(request, admitted.body), admitted);
+      return admitted instanceof Response
+        ? admitted
+        : o.onKeyless(requestWithBody(request, admitted.body), admitted);
     }
-    if (header === null) return problem('missing_key', `${request.method} requests must carry an ${HEADER.idempotencyKey} header`);
+    if (header === null)
+      return problem(
+        'missing_key',
+        `${request.method} requests must carry an ${HEADER.idempotencyKey} header`,
+      );
     const key = keyFromHeader(header);
     const malformed = keyProblem(key);
     if (malformed !== undefined) return problem('invalid_key', malformed);
@@ -100,11 +118,23 @@ export function createIdempotencyMiddleware<Tx, V = unknown>(options: Idempotenc
     const admitted = await admit(request, scope);
     if (admitted instanceof Response) return admitted;
     const url = new URL(request.url);
-    const fingerprint = await o.fingerprintOf({ method: request.method, url, headers: request.headers, body: admitted.body, value: admitted.value });
+    const fingerprint = await o.fingerprintOf({
+      method: request.method,
+      url,
+      headers: request.headers,
+      body: admitted.body,
+      value: admitted.value,
+    });
 
     let handlerHeaders: Headers | undefined;
     const result = await o.ledger.execute({ scope, key, fingerprint }, async (tx, claim) => {
-      const response = await next(requestWithBody(request, admitted.body), { ...admitted, tx, sql: sqlOf(tx), key, claim });
+      const response = await next(requestWithBody(request, admitted.body), {
+        ...admitted,
+        tx,
+        sql: sqlOf(tx),
+        key,
+        claim,
+      });
       // Nobody will receive this answer (the client left, or the server answered for the handler:
       // a timeout, the end of a shutdown's grace): roll back rather than commit it unseen.
       request.signal.throwIfAborted();
@@ -115,26 +145,52 @@ export function createIdempotencyMiddleware<Tx, V = unknown>(options: Idempotenc
     return answer(result, handlerHeaders, request);
   }
 
-  function answer(result: ExecuteResult, handlerHeaders: Headers | undefined, request: Request): Response {
+  function answer(
+    result: ExecuteResult,
+    handlerHeaders: Headers | undefined,
+    request: Request,
+  ): Response {
     switch (result.kind) {
       case 'executed':
       case 'not_stored':
-        return firstResponse(result.receipt.status, handlerHeaders ?? new Headers(), result.receipt.body);
+        return firstResponse(
+          result.receipt.status,
+          handlerHeaders ?? new Headers(),
+          result.receipt.body,
+        );
       case 'replayed':
         return receiptToResponse(result.receipt, { [HEADER.idempotentReplayed]: 'true' });
       case 'conflict':
-        return problem('key_reused', `this ${HEADER.idempotencyKey} was first used for a different request; use a new key for a new request`);
+        return problem(
+          'key_reused',
+          `this ${HEADER.idempotencyKey} was first used for a different request; use a new key for a new request`,
+        );
       case 'in_flight':
-        return problem('in_flight', 'the first request with this key is still being processed; retry after the delay', result.retryAfterMs);
+        return problem(
+          'in_flight',
+          'the first request with this key is still being processed; retry after the delay',
+          result.retryAfterMs,
+        );
       case 'lease_lost':
-        return problem('in_flight', 'another worker took this request over; retry after the delay', result.retryAfterMs);
+        return problem(
+          'in_flight',
+          'another worker took this request over; retry after the delay',
+          result.retryAfterMs,
+        );
       case 'unavailable':
         o.onError(result.cause, request);
-        return problem('ledger_unavailable', 'the idempotency ledger cannot be reached; the request was not processed', o.unavailableRetryAfterMs);
+        return problem(
+          'ledger_unavailable',
+          'the idempotency ledger cannot be reached; the request was not processed',
+          o.unavailableRetryAfterMs,
+        );
     }
   }
 
-  const middleware = async (request: Request, next: IdempotentHandler<Tx, V>): Promise<Response> => {
+  const middleware = async (
+    request: Request,
+    next: IdempotentHandler<Tx, V>,
+  ): Promise<Response> => {
     if (!o.methodSet.has(request.method.toUpperCase())) return next(request, undefined);
     try {
       return await guard(request, next);
@@ -142,13 +198,19 @@ export function createIdempotencyMiddleware<Tx, V = unknown>(options: Idempotenc
       // The handler (or scopeOf, validate, fingerprintOf) threw. The ledger has rolled the effect
       // back and released the key, so the client may retry with the same key.
       if (!request.signal.aborted) o.onError(error, request);
-      return problem('internal_error', 'the request failed and was rolled back; it may be retried with the same key');
+      return problem(
+        'internal_error',
+        'the request failed and was rolled back; it may be retried with the same key',
+      );
     }
   };
   return Object.assign(middleware, { options: o });
 }
 
 /** A whole handler: the middleware in front of `handler`. */
-export function withIdempotency<Tx, V>(middleware: IdempotencyMiddleware<Tx, V>, handler: IdempotentHandler<Tx, V>): (request: Request) => Promise<Response> {
+export function withIdempotency<Tx, V>(
+  middleware: IdempotencyMiddleware<Tx, V>,
+  handler: IdempotentHandler<Tx, V>,
+): (request: Request) => Promise<Response> {
   return (request) => middleware(request, handler);
 }

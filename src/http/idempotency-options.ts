@@ -52,7 +52,8 @@ export interface IdempotencyOptions<Tx, V = unknown> extends Partial<Idempotency
    * receipt. Undefined means unauthenticated: 401. @default every request is the one caller
    * SINGLE_TENANT_SCOPE ('default'): for a single-tenant app; a multi-tenant one must scope keys.
    */
-  readonly scopeOf?: ((request: Request) => string | undefined | Promise<string | undefined>) | undefined;
+  readonly scopeOf?:
+    ((request: Request) => string | undefined | Promise<string | undefined>) | undefined;
   /**
    * The service's own check of the body, after the key and before the ledger: its refusal is
    * answered and nothing is stored; its value reaches the handler as `context.value` and the
@@ -64,7 +65,8 @@ export interface IdempotencyOptions<Tx, V = unknown> extends Partial<Idempotency
    * records keyless deliveries). It is still scoped, read once and validated first.
    * @default none: a missing key is 400 missing_key
    */
-  readonly onKeyless?: ((request: Request, admitted: AdmittedRequest<V>) => Response | Promise<Response>) | undefined;
+  readonly onKeyless?:
+    ((request: Request, admitted: AdmittedRequest<V>) => Response | Promise<Response>) | undefined;
 }
 
 export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyTuning = {
@@ -75,7 +77,10 @@ export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyTuning = {
   unavailableRetryAfterMs: 1000,
   problemTypeBase: DEFAULT_PROBLEM_TYPE_BASE,
   onError: logOncelyError,
-  unauthenticated: () => unauthenticatedResponse('this request needs an authenticated caller: keys are scoped by caller'),
+  unauthenticated: () =>
+    unauthenticatedResponse(
+      'this request needs an authenticated caller: keys are scoped by caller',
+    ),
   missingKey: 'refuse',
 };
 
@@ -91,42 +96,93 @@ export interface ResolvedIdempotencyOptions<Tx, V = unknown> extends Idempotency
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** Fills defaults and checks every option once; errors name the option and the allowed range. */
-export function resolveIdempotencyOptions<Tx, V = unknown>(options: IdempotencyOptions<Tx, V>): ResolvedIdempotencyOptions<Tx, V> {
-  if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', options, 'an object with ledger and scopeOf');
-  const o = { ...DEFAULT_IDEMPOTENCY_OPTIONS, ...definedOnly(options) } as IdempotencyTuning & IdempotencyOptions<Tx, V>;
-  if (typeof o.ledger?.execute !== 'function') throw new InvalidOptionError('ledger', o.ledger, 'a Ledger from createLedger()');
+export function resolveIdempotencyOptions<Tx, V = unknown>(
+  options: IdempotencyOptions<Tx, V>,
+): ResolvedIdempotencyOptions<Tx, V> {
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidOptionError('options', options, 'an object with ledger and scopeOf');
+  const o = { ...DEFAULT_IDEMPOTENCY_OPTIONS, ...definedOnly(options) } as IdempotencyTuning &
+    IdempotencyOptions<Tx, V>;
+  if (typeof o.ledger?.execute !== 'function')
+    throw new InvalidOptionError('ledger', o.ledger, 'a Ledger from createLedger()');
   const scopeOf = o.scopeOf ?? singleTenant;
-  if (typeof scopeOf !== 'function') throw new InvalidOptionError('scopeOf', o.scopeOf, 'a function (request) => scope | undefined');
-  if (!MISSING_KEY_MODES.includes(o.missingKey)) throw new InvalidOptionError('missingKey', o.missingKey, `one of ${MISSING_KEY_MODES.join(', ')}`);
+  if (typeof scopeOf !== 'function')
+    throw new InvalidOptionError('scopeOf', o.scopeOf, 'a function (request) => scope | undefined');
+  if (!MISSING_KEY_MODES.includes(o.missingKey))
+    throw new InvalidOptionError(
+      'missingKey',
+      o.missingKey,
+      `one of ${MISSING_KEY_MODES.join(', ')}`,
+    );
   if (o.missingKey === 'pass-through' && o.onKeyless !== undefined) {
-    throw new InvalidOptionError('missingKey', o.missingKey, "'refuse' when onKeyless answers keyless requests");
+    throw new InvalidOptionError(
+      'missingKey',
+      o.missingKey,
+      "'refuse' when onKeyless answers keyless requests",
+    );
   }
-  if (!Array.isArray(o.methods) || o.methods.length === 0 || !o.methods.every((m) => typeof m === 'string' && TOKEN.test(m))) {
+  if (
+    !Array.isArray(o.methods) ||
+    o.methods.length === 0 ||
+    !o.methods.every((m) => typeof m === 'string' && TOKEN.test(m))
+  ) {
     throw new InvalidOptionError('methods', o.methods, 'a non-empty array of HTTP method names');
   }
   if (o.methods.some((m) => ['GET', 'HEAD', 'OPTIONS'].includes(m.toUpperCase()))) {
-    throw new InvalidOptionError('methods', o.methods, 'methods that carry a body (not GET, HEAD, OPTIONS)');
+    throw new InvalidOptionError(
+      'methods',
+      o.methods,
+      'methods that carry a body (not GET, HEAD, OPTIONS)',
+    );
   }
   if (!Number.isSafeInteger(o.maxBodyBytes) || o.maxBodyBytes < 0) {
     throw new InvalidOptionError('maxBodyBytes', o.maxBodyBytes, 'a whole number of bytes >= 0');
   }
-  if (!Array.isArray(o.receiptHeaders) || !o.receiptHeaders.every((h) => typeof h === 'string' && TOKEN.test(h))) {
+  if (
+    !Array.isArray(o.receiptHeaders) ||
+    !o.receiptHeaders.every((h) => typeof h === 'string' && TOKEN.test(h))
+  ) {
     throw new InvalidOptionError('receiptHeaders', o.receiptHeaders, 'an array of header names');
   }
   if (o.receiptHeaders.some((h) => h.toLowerCase() === 'set-cookie')) {
-    throw new InvalidOptionError('receiptHeaders', o.receiptHeaders, 'header names other than set-cookie (a replay must not hand out a session)');
+    throw new InvalidOptionError(
+      'receiptHeaders',
+      o.receiptHeaders,
+      'header names other than set-cookie (a replay must not hand out a session)',
+    );
   }
-  if (typeof o.fingerprintOf !== 'function') throw new InvalidOptionError('fingerprintOf', o.fingerprintOf, 'a function (input) => string');
+  if (typeof o.fingerprintOf !== 'function')
+    throw new InvalidOptionError('fingerprintOf', o.fingerprintOf, 'a function (input) => string');
   if (!Number.isSafeInteger(o.unavailableRetryAfterMs) || o.unavailableRetryAfterMs < 0) {
-    throw new InvalidOptionError('unavailableRetryAfterMs', o.unavailableRetryAfterMs, 'a whole number of milliseconds >= 0');
+    throw new InvalidOptionError(
+      'unavailableRetryAfterMs',
+      o.unavailableRetryAfterMs,
+      'a whole number of milliseconds >= 0',
+    );
   }
-  if (typeof o.problemTypeBase !== 'string') throw new InvalidOptionError('problemTypeBase', o.problemTypeBase, 'a URI prefix string');
-  if (typeof o.onError !== 'function') throw new InvalidOptionError('onError', o.onError, 'a function (error, request) => void');
-  if (typeof o.unauthenticated !== 'function') throw new InvalidOptionError('unauthenticated', o.unauthenticated, 'a function (request) => 401 Response');
+  if (typeof o.problemTypeBase !== 'string')
+    throw new InvalidOptionError('problemTypeBase', o.problemTypeBase, 'a URI prefix string');
+  if (typeof o.onError !== 'function')
+    throw new InvalidOptionError('onError', o.onError, 'a function (error, request) => void');
+  if (typeof o.unauthenticated !== 'function')
+    throw new InvalidOptionError(
+      'unauthenticated',
+      o.unauthenticated,
+      'a function (request) => 401 Response',
+    );
   const validate = o.validate ?? acceptAnyBody<V>;
-  if (typeof validate !== 'function') throw new InvalidOptionError('validate', o.validate, 'a function ({request, scope, body}) => {ok, value} | {ok: false, response}');
+  if (typeof validate !== 'function')
+    throw new InvalidOptionError(
+      'validate',
+      o.validate,
+      'a function ({request, scope, body}) => {ok, value} | {ok: false, response}',
+    );
   if (o.onKeyless !== undefined && typeof o.onKeyless !== 'function') {
-    throw new InvalidOptionError('onKeyless', o.onKeyless, 'a function (request, admitted) => Response');
+    throw new InvalidOptionError(
+      'onKeyless',
+      o.onKeyless,
+      'a function (request, admitted) => Response',
+    );
   }
   return {
     ...o,

@@ -49,13 +49,35 @@ export {
   type ProblemType,
 } from './problem.js';
 export { logOncelyError } from './log-oncely-error.js';
-export { BEARER_CHALLENGE, unauthenticatedResponse, methodNotAllowedResponse, requestWithBody } from './common-responses.js';
-export type { AdmittedRequest, Validate, Validation, ValidationInput } from './request-validation.js';
-export { jsonValidator, jsonBodyFingerprint, isJsonMediaType, ACCEPTED_JSON_TYPES, type JsonCheck, type JsonValidatorOptions } from './json-body.js';
+export {
+  BEARER_CHALLENGE,
+  unauthenticatedResponse,
+  methodNotAllowedResponse,
+  requestWithBody,
+} from './common-responses.js';
+export type {
+  AdmittedRequest,
+  Validate,
+  Validation,
+  ValidationInput,
+} from './request-validation.js';
+export {
+  jsonValidator,
+  jsonBodyFingerprint,
+  isJsonMediaType,
+  ACCEPTED_JSON_TYPES,
+  type JsonCheck,
+  type JsonValidatorOptions,
+} from './json-body.js';
 export { requestFingerprint, type FingerprintInput } from './request-fingerprint.js';
 export { readBodyWithin, type BodyRead } from './read-body.js';
 export { keyFromHeader } from './key-header.js';
 export { responseToReceipt, receiptToResponse } from './receipt-response.js';
-export { toNodeListener, type ConnectionControl, type FetchHandler, type NodeListenerOptions } from './node-listener.js';
+export {
+  toNodeListener,
+  type ConnectionControl,
+  type FetchHandler,
+  type NodeListenerOptions,
+} from './node-listener.js';
 export { toExpressHandler } from './express-handler.js';
 export { honoIdempotency, type IdempotencyVariables } from './hono-middleware.js';

@@ -13,7 +13,11 @@ import { parseStrictJson } from './strict-json.js';
 export const ACCEPTED_JSON_TYPES = ['application/json', 'application/json; charset=utf-8'] as const;
 
 /** A service's check of a parsed JSON value: the typed value, or every reason it is not one. */
-export type JsonCheck<V> = (value: unknown) => { readonly ok: true; readonly value: V } | { readonly ok: false; readonly errors: readonly string[] };
+export type JsonCheck<V> = (
+  value: unknown,
+) =>
+  | { readonly ok: true; readonly value: V }
+  | { readonly ok: false; readonly errors: readonly string[] };
 
 export interface JsonValidatorOptions<V> {
   /** What the body carries, for the 415 message: "send the submission as application/json". */
@@ -35,14 +39,26 @@ export interface JsonValidatorOptions<V> {
 export function jsonValidator<V>(options: JsonValidatorOptions<V>): Validate<V> {
   return ({ request, body }) => {
     const type = request.headers.get('content-type');
-    if (!isJsonMediaType(type)) return { ok: false, response: unsupportedMediaType(request.method, options.what, type) };
+    if (!isJsonMediaType(type))
+      return { ok: false, response: unsupportedMediaType(request.method, options.what, type) };
     const parsed = parseStrictJson(body);
     if (parsed.kind === 'invalid') {
-      const extensions = parsed.member === undefined ? undefined : { member: parsed.member, pointer: parsed.pointer };
-      return { ok: false, response: problemResponse('invalid_json', `the body is not valid UTF-8 JSON: ${parsed.reason}`, { extensions }) };
+      const extensions =
+        parsed.member === undefined
+          ? undefined
+          : { member: parsed.member, pointer: parsed.pointer };
+      return {
+        ok: false,
+        response: problemResponse(
+          'invalid_json',
+          `the body is not valid UTF-8 JSON: ${parsed.reason}`,
+          { extensions },
+        ),
+      };
     }
     const checked = options.check(parsed.value);
-    if (!checked.ok) return { ok: false, response: invalidFieldsResponse(options.invalid, checked.errors) };
+    if (!checked.ok)
+      return { ok: false, response: invalidFieldsResponse(options.invalid, checked.errors) };
     return { ok: true, value: checked.value };
   };
 }
@@ -66,10 +82,17 @@ export function isJsonMediaType(value: string | null): boolean {
 /** 415 naming what is accepted, in the body and in Accept-Post or Accept-Patch (RFC 5789 section 3.1). */
 function unsupportedMediaType(method: string, what: string, type: string | null): Response {
   const sent = type === null ? 'without a Content-Type' : `not ${JSON.stringify(type)}`;
-  return problemResponse('unsupported_media_type', `send the ${what} as application/json (no charset, or charset=utf-8), ${sent}`, {
-    extensions: { accepted: ACCEPTED_JSON_TYPES },
-    headers: { [method.toUpperCase() === 'PATCH' ? 'accept-patch' : 'accept-post']: ACCEPTED_JSON_TYPES.join(', ') },
-  });
+  return problemResponse(
+    'unsupported_media_type',
+    `send the ${what} as application/json (no charset, or charset=utf-8), ${sent}`,
+    {
+      extensions: { accepted: ACCEPTED_JSON_TYPES },
+      headers: {
+        [method.toUpperCase() === 'PATCH' ? 'accept-patch' : 'accept-post']:
+          ACCEPTED_JSON_TYPES.join(', '),
+      },
+    },
+  );
 }
 
 /**
@@ -86,5 +109,9 @@ export function jsonBodyFingerprint(input: FingerprintInput, field: string): str
     if (parsed.kind === 'invalid') return requestFingerprint(input);
     value = parsed.value;
   }
-  return fingerprint({ method: input.method.toUpperCase(), path: `${input.url.pathname}${input.url.search}`, [field]: value });
+  return fingerprint({
+    method: input.method.toUpperCase(),
+    path: `${input.url.pathname}${input.url.search}`,
+    [field]: value,
+  });
 }

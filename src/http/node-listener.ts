@@ -15,7 +15,10 @@ export interface ConnectionControl {
 }
 
 /** A web-standard handler: what the middleware and the adapters pass around. */
-export type FetchHandler = (request: Request, connection?: ConnectionControl) => Response | Promise<Response>;
+export type FetchHandler = (
+  request: Request,
+  connection?: ConnectionControl,
+) => Response | Promise<Response>;
 
 /** Options of {@link toNodeListener}. */
 export interface NodeListenerOptions {
@@ -25,7 +28,11 @@ export interface NodeListenerOptions {
    * Told about requests refused before any handler saw them (a bad Host, a target that is not a
    * URL, TRACE): the method and target as sent, and the answer. @default nothing
    */
-  readonly onRefused?: (refusal: { readonly method: string; readonly target: string; readonly status: number }) => void;
+  readonly onRefused?: (refusal: {
+    readonly method: string;
+    readonly target: string;
+    readonly status: number;
+  }) => void;
 }
 
 /** The abort controller of each request a handler is producing an answer for. */
@@ -37,7 +44,10 @@ const aborters = new WeakMap<ServerResponse, AbortController>();
  * answer nobody will receive. The server calls it before answering for the handler itself (a
  * 408 past the request timeout, a 503 at the end of a shutdown's grace).
  */
-export function abortNodeRequest(res: ServerResponse, answer: { readonly status: number; readonly code: string; readonly detail: string }): void {
+export function abortNodeRequest(
+  res: ServerResponse,
+  answer: { readonly status: number; readonly code: string; readonly detail: string },
+): void {
   aborters.get(res)?.abort(new AnsweredInstead(answer.status, answer.code, answer.detail));
 }
 
@@ -54,7 +64,9 @@ export class AnsweredInstead extends OncelyError {
 
 /** The status the server sent for a request it answered in its handler's place, if it did. */
 export function answeredInsteadStatus(signal: AbortSignal): number | undefined {
-  return signal.aborted && signal.reason instanceof AnsweredInstead ? signal.reason.status : undefined;
+  return signal.aborted && signal.reason instanceof AnsweredInstead
+    ? signal.reason.status
+    : undefined;
 }
 
 /**
@@ -62,9 +74,20 @@ export function answeredInsteadStatus(signal: AbortSignal): number | undefined {
  * into the Request (the middleware enforces maxBodyBytes while reading it), and the request's
  * signal aborts when the client goes away.
  */
-export function toNodeListener(handler: FetchHandler, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function toNodeListener(
+  handler: FetchHandler,
+  options: NodeListenerOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    void serveNode(handler, req, res, req.url ?? '/', undefined, options.onError, options.onRefused);
+    void serveNode(
+      handler,
+      req,
+      res,
+      req.url ?? '/',
+      undefined,
+      options.onError,
+      options.onRefused,
+    );
   };
 }
 
@@ -75,7 +98,7 @@ export async function serveNode(
   res: ServerResponse,
   path: string,
   body: Uint8Array | undefined,
-  onError: ((error: unknown) => void) = logOncelyError,
+  onError: (error: unknown) => void = logOncelyError,
   onRefused?: NodeListenerOptions['onRefused'],
 ): Promise<void> {
   const head = {
@@ -130,7 +153,12 @@ export async function serveNode(
 }
 
 /** A web Request for a node request; `body` replaces the stream when the bytes were read already. */
-export function toRequest(req: IncomingMessage, url: URL, body: Uint8Array | undefined, signal: AbortSignal): Request {
+export function toRequest(
+  req: IncomingMessage,
+  url: URL,
+  body: Uint8Array | undefined,
+  signal: AbortSignal,
+): Request {
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!;
@@ -152,7 +180,8 @@ export function toRequest(req: IncomingMessage, url: URL, body: Uint8Array | und
 /** Every value of one header as sent, in order (`req.headers` joins or drops repeats). */
 export function rawHeaderValues(rawHeaders: readonly string[], name: string): string[] {
   const values: string[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === name) values.push(rawHeaders[i + 1]!);
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2)
+    if (rawHeaders[i]!.toLowerCase() === name) values.push(rawHeaders[i + 1]!);
   return values;
 }
 
@@ -160,12 +189,16 @@ export function rawHeaderValues(rawHeaders: readonly string[], name: string): st
 export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
   res.statusCode = response.status;
   if (response.statusText) res.statusMessage = response.statusText;
-  for (const [name, value] of response.headers) if (name !== 'set-cookie') res.setHeader(name, value);
+  for (const [name, value] of response.headers)
+    if (name !== 'set-cookie') res.setHeader(name, value);
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) res.setHeader('set-cookie', cookies);
   if (response.body === null) {
     res.end();
     return;
   }
-  await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>), res);
+  await pipeline(
+    Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>),
+    res,
+  );
 }

@@ -40,7 +40,11 @@ export const PROBLEMS = {
 export type ProblemKind = keyof typeof PROBLEMS;
 
 /** A service's own problem kind, declared where the service lives. */
-export function defineProblem<Code extends string>(code: Code, status: number, title: string): ProblemType<Code> {
+export function defineProblem<Code extends string>(
+  code: Code,
+  status: number,
+  title: string,
+): ProblemType<Code> {
   return { code, status, title };
 }
 
@@ -72,18 +76,27 @@ function problemTypeOf(kind: ProblemKind | ProblemType): ProblemType {
   return typeof kind === 'string' ? { code: kind, ...PROBLEMS[kind] } : kind;
 }
 
-export function problemDetails(kind: ProblemKind | ProblemType, detail: string, typeBase: string = DEFAULT_PROBLEM_TYPE_BASE): ProblemDetails {
+export function problemDetails(
+  kind: ProblemKind | ProblemType,
+  detail: string,
+  typeBase: string = DEFAULT_PROBLEM_TYPE_BASE,
+): ProblemDetails {
   const { code, status, title } = problemTypeOf(kind);
   return { type: `${typeBase}${code.replaceAll('_', '-')}`, title, status, detail, code };
 }
 
 /** The one problem+json builder: every refusal of every service goes through it. */
-export function problemResponse(kind: ProblemKind | ProblemType, detail: string, options: ProblemOptions = {}): Response {
+export function problemResponse(
+  kind: ProblemKind | ProblemType,
+  detail: string,
+  options: ProblemOptions = {},
+): Response {
   const details = problemDetails(kind, detail, options.typeBase);
   // Standard members first and last: they lead the JSON, and an extension cannot overwrite them.
   const body = { ...details, ...options.extensions, ...details };
   const headers = new Headers({ [HEADER.contentType]: PROBLEM_JSON, 'cache-control': 'no-store' });
-  if (options.retryAfterMs !== undefined) headers.set(HEADER.retryAfter, String(retryAfterSeconds(options.retryAfterMs)));
+  if (options.retryAfterMs !== undefined)
+    headers.set(HEADER.retryAfter, String(retryAfterSeconds(options.retryAfterMs)));
   for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
   return new Response(JSON.stringify(body), { status: details.status, headers });
 }

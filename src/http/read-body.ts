@@ -1,5 +1,7 @@
 /** A body read in full, or the news that it was larger than allowed. */
-export type BodyRead = { readonly kind: 'ok'; readonly bytes: Uint8Array } | { readonly kind: 'too_large'; readonly limitBytes: number };
+export type BodyRead =
+  | { readonly kind: 'ok'; readonly bytes: Uint8Array }
+  | { readonly kind: 'too_large'; readonly limitBytes: number };
 
 /**
  * Reads a request body, refusing one larger than `maxBytes` without buffering it: a declared
@@ -8,7 +10,8 @@ export type BodyRead = { readonly kind: 'ok'; readonly bytes: Uint8Array } | { r
  */
 export async function readBodyWithin(request: Request, maxBytes: number): Promise<BodyRead> {
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) return { kind: 'too_large', limitBytes: maxBytes };
+  if (Number.isFinite(declared) && declared > maxBytes)
+    return { kind: 'too_large', limitBytes: maxBytes };
   if (request.body === null) return { kind: 'ok', bytes: new Uint8Array(0) };
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -4,13 +4,22 @@ import type { Receipt } from '../contract/receipt.js';
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 /** Headers that describe one connection or one transfer, never the answer itself. */
-const TRANSFER_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+const TRANSFER_HEADERS = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+]);
 
 /** A response's status, allow-listed headers (lower-case, in the order Headers iterates) and bytes. */
-export async function responseToReceipt(response: Response, allowList: ReadonlySet<string>): Promise<{ receipt: Receipt; headers: Headers }> {
+export async function responseToReceipt(
+  response: Response,
+  allowList: ReadonlySet<string>,
+): Promise<{ receipt: Receipt; headers: Headers }> {
   const body = new Uint8Array(await response.arrayBuffer());
   const headers: Array<readonly [string, string]> = [];
-  for (const [name, value] of response.headers) if (allowList.has(name)) headers.push([name, value]);
+  for (const [name, value] of response.headers)
+    if (allowList.has(name)) headers.push([name, value]);
   return { receipt: { status: response.status, headers, body }, headers: response.headers };
 }
 
@@ -25,7 +34,8 @@ export function receiptToResponse(receipt: Receipt, extra: Record<string, string
 /** The first answer in full: every header the handler set, not only the allow-listed ones. */
 export function firstResponse(status: number, original: Headers, body: Uint8Array): Response {
   const headers = new Headers();
-  for (const [name, value] of original) if (!TRANSFER_HEADERS.has(name) && name !== 'set-cookie') headers.append(name, value);
+  for (const [name, value] of original)
+    if (!TRANSFER_HEADERS.has(name) && name !== 'set-cookie') headers.append(name, value);
   for (const cookie of original.getSetCookie()) headers.append('set-cookie', cookie);
   return new Response(bodyFor(status, body), { status, headers });
 }

@@ -28,5 +28,11 @@ function sha256Hex(input: string | Uint8Array): string {
  * `fingerprint({ method, path, body: sha256Hex(body) })` of contract/fingerprint, digit for digit.
  */
 export function requestFingerprint(input: FingerprintInput): string {
-  return sha256Hex(canonicalJson({ method: input.method.toUpperCase(), path: `${input.url.pathname}${input.url.search}`, body: sha256Hex(input.body) }));
+  return sha256Hex(
+    canonicalJson({
+      method: input.method.toUpperCase(),
+      path: `${input.url.pathname}${input.url.search}`,
+      body: sha256Hex(input.body),
+    }),
+  );
 }

@@ -13,7 +13,9 @@ export interface RequestHead {
 }
 
 /** The URL a handler sees, or the 4xx problem that answers the request instead. */
-export type TargetRead = { readonly kind: 'url'; readonly url: URL } | { readonly kind: 'refused'; readonly response: Response };
+export type TargetRead =
+  | { readonly kind: 'url'; readonly url: URL }
+  | { readonly kind: 'refused'; readonly response: Response };
 
 /**
  * Methods a fetch `Request` cannot carry (the Fetch standard's forbidden methods): TRACE would
@@ -46,19 +48,31 @@ const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~-]+)(?::[0-9]{1,5})?$/;
  * - a method a fetch Request cannot carry (405).
  */
 export function readRequestTarget(head: RequestHead): TargetRead {
-  const refuse = (detail: string): TargetRead => ({ kind: 'refused', response: problemResponse('malformed_request', detail) });
+  const refuse = (detail: string): TargetRead => ({
+    kind: 'refused',
+    response: problemResponse('malformed_request', detail),
+  });
   const method = head.method.toUpperCase();
   if ((FORBIDDEN_METHODS as readonly string[]).includes(method)) {
-    const response = problemResponse('method_not_allowed', `${method} is not served here: no route echoes a request or opens a tunnel`);
+    const response = problemResponse(
+      'method_not_allowed',
+      `${method} is not served here: no route echoes a request or opens a tunnel`,
+    );
     response.headers.set('allow', ADAPTER_METHODS);
     return { kind: 'refused', response };
   }
-  if (head.hosts.length > 1) return refuse(`the request has ${head.hosts.length} Host fields; send one (RFC 9112 section 3.2)`);
+  if (head.hosts.length > 1)
+    return refuse(
+      `the request has ${head.hosts.length} Host fields; send one (RFC 9112 section 3.2)`,
+    );
   const host = head.hosts[0]?.trim();
   if (host === undefined || host === '') {
-    if (head.httpVersion !== '1.0') return refuse('the request has no Host field; HTTP/1.1 requires one (RFC 9112 section 3.2)');
+    if (head.httpVersion !== '1.0')
+      return refuse('the request has no Host field; HTTP/1.1 requires one (RFC 9112 section 3.2)');
   } else if (!HOST_VALUE.test(host) || !isUrl(`http://${host}`)) {
-    return refuse(`the Host field ${JSON.stringify(host.slice(0, 100))} is not a host[:port] (RFC 9110 section 7.2)`);
+    return refuse(
+      `the Host field ${JSON.stringify(host.slice(0, 100))} is not a host[:port] (RFC 9110 section 7.2)`,
+    );
   }
   const scheme = head.encrypted ? 'https' : 'http';
   const origin = `${scheme}://${host || 'localhost'}`;
@@ -67,14 +81,24 @@ export function readRequestTarget(head: RequestHead): TargetRead {
   // resolved against it: `//x/y` resolved would be host x, path /y (RFC 3986 section 4.2).
   if (target.startsWith('/')) {
     const url = parseUrl(`${origin}${target}`);
-    return url === undefined ? refuse(`the request target ${JSON.stringify(target.slice(0, 100))} is not a path`) : { kind: 'url', url };
+    return url === undefined
+      ? refuse(`the request target ${JSON.stringify(target.slice(0, 100))} is not a path`)
+      : { kind: 'url', url };
   }
   // absolute-form (a request through a proxy): the target is the whole URL, Host is ignored.
   // The authority must be there as sent: WHATWG URL parsing reads `http:///healthz` as host
   // `healthz`, path `/`, where RFC 3986 sees an empty host, which http forbids.
   const absolute = /^https?:\/\/[^/?#\\]/i.test(target) ? parseUrl(target) : undefined;
-  if (absolute !== undefined && absolute.hostname !== '' && absolute.username === '' && absolute.password === '') return { kind: 'url', url: absolute };
-  return refuse(`the request target ${JSON.stringify(target.slice(0, 100))} is neither a path nor an http(s) URL`);
+  if (
+    absolute !== undefined &&
+    absolute.hostname !== '' &&
+    absolute.username === '' &&
+    absolute.password === ''
+  )
+    return { kind: 'url', url: absolute };
+  return refuse(
+    `the request target ${JSON.stringify(target.slice(0, 100))} is neither a path nor an http(s) URL`,
+  );
 }
 
 function parseUrl(text: string): URL | undefined {

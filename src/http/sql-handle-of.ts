@@ -10,7 +10,10 @@ import type { SqlHandle } from '../ledger/sql-handle.js';
 export function sqlHandleOf<Tx>(store: LedgerStore<Tx>): (tx: Tx) => SqlHandle {
   if (store.sql) return store.sql.bind(store);
   const error = (): OncelyError =>
-    new OncelyError('no_sql', `the ${store.name} store has no SQL: use context.tx, or a SQLite or PostgreSQL store for context.sql`);
+    new OncelyError(
+      'no_sql',
+      `the ${store.name} store has no SQL: use context.tx, or a SQLite or PostgreSQL store for context.sql`,
+    );
   const refuse = (): Promise<never> => Promise.reject(error());
   const handle: SqlHandle = {
     get dialect(): never {

@@ -11,7 +11,12 @@ export const MAX_JSON_DEPTH = 64;
 /** A parsed body, or why it is refused: `member` and `pointer` name a repeated member. */
 export type StrictJson =
   | { readonly kind: 'json'; readonly value: unknown }
-  | { readonly kind: 'invalid'; readonly reason: string; readonly member?: string; readonly pointer?: string };
+  | {
+      readonly kind: 'invalid';
+      readonly reason: string;
+      readonly member?: string;
+      readonly pointer?: string;
+    };
 
 /** A UTF-16 code unit of a surrogate pair standing alone: `u` mode sees a whole pair as one code point. */
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
@@ -61,11 +66,13 @@ function checkShape(root: unknown, maxDepth: number): string | undefined {
   while (stack.length > 0) {
     const { value, depth } = stack.pop()!;
     if (typeof value === 'string') {
-      if (LONE_SURROGATE.test(value)) return 'a string has a lone surrogate (an unpaired \\ud800-\\udfff escape)';
+      if (LONE_SURROGATE.test(value))
+        return 'a string has a lone surrogate (an unpaired \\ud800-\\udfff escape)';
     } else if (typeof value === 'object' && value !== null) {
       if (depth >= maxDepth) return `arrays and objects are nested deeper than ${maxDepth} levels`;
       for (const [name, child] of Object.entries(value)) {
-        if (LONE_SURROGATE.test(name)) return 'a member name has a lone surrogate (an unpaired \\ud800-\\udfff escape)';
+        if (LONE_SURROGATE.test(name))
+          return 'a member name has a lone surrogate (an unpaired \\ud800-\\udfff escape)';
         stack.push({ value: child, depth: depth + 1 });
       }
     }
@@ -88,7 +95,9 @@ function firstRepeatedMember(text: string): { member: string; parent: string } |
         stack.push({ node: member.value, pointer: `${pointer}/${escapePointer(name)}` });
       }
     } else if (node.type === 'Array') {
-      node.elements.forEach((element, index) => stack.push({ node: element.value, pointer: `${pointer}/${index}` }));
+      node.elements.forEach((element, index) =>
+        stack.push({ node: element.value, pointer: `${pointer}/${index}` }),
+      );
     }
   }
   return undefined;

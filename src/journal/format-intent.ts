@@ -6,7 +6,9 @@ const iso = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toI
 /** One line per intent, for `oncely outbox list`. */
 export function formatIntentLine(intent: IntentRecord): string {
   const attempts = `${intent.attemptCount}/${intent.policy.maxAttempts}`;
-  const why = intent.outcome ? `${intent.outcome.stopReason}${intent.outcome.status === null ? '' : ` ${intent.outcome.status}`}` : `next ${iso(intent.nextAttemptAt)}`;
+  const why = intent.outcome
+    ? `${intent.outcome.stopReason}${intent.outcome.status === null ? '' : ` ${intent.outcome.status}`}`
+    : `next ${iso(intent.nextAttemptAt)}`;
   return `${intent.state.padEnd(9)}  ${attempts.padStart(5)}  ${intent.key}  ${intent.method} ${intent.target}  ${why}`;
 }
 
@@ -14,8 +16,20 @@ export function formatIntentLine(intent: IntentRecord): string {
 export function formatAttemptEntry(attempt: AttemptEntry, createdAt: number): string {
   const offset = `+${((attempt.startedAt - createdAt) / 1000).toFixed(3)}s`;
   const outcome = attempt.outcome ?? (attempt.endedAt === null ? 'open' : '?');
-  const notes = [attempt.detail, attempt.delayMs === null ? null : `wait ${attempt.delayMs} ms`].filter((n): n is string => n !== null);
-  return [`#${attempt.attempt}`.padEnd(3), offset.padStart(9), String(attempt.status ?? '---'), outcome.padEnd(7), attempt.worker, notes.join('; ')].join('  ').trimEnd();
+  const notes = [
+    attempt.detail,
+    attempt.delayMs === null ? null : `wait ${attempt.delayMs} ms`,
+  ].filter((n): n is string => n !== null);
+  return [
+    `#${attempt.attempt}`.padEnd(3),
+    offset.padStart(9),
+    String(attempt.status ?? '---'),
+    outcome.padEnd(7),
+    attempt.worker,
+    notes.join('; '),
+  ]
+    .join('  ')
+    .trimEnd();
 }
 
 /** The whole report of one intent, for `oncely outbox show`. */
@@ -31,9 +45,14 @@ export function formatIntentReport({ intent, attempts }: IntentReport): string {
   if (intent.state === 'pending') lines.push(`  next attempt at ${iso(intent.nextAttemptAt)}`);
   if (intent.outcome) {
     const o = intent.outcome;
-    lines.push(`  outcome ${o.stopReason}${o.status === null ? '' : `, status ${o.status}`}, at ${iso(o.finishedAt)}${o.detail ? `: ${o.detail}` : ''}`);
+    lines.push(
+      `  outcome ${o.stopReason}${o.status === null ? '' : `, status ${o.status}`}, at ${iso(o.finishedAt)}${o.detail ? `: ${o.detail}` : ''}`,
+    );
     if (o.body) lines.push(`  receipt ${preview(o.body)}`);
-    if (intent.state === 'unknown') lines.push('  the receiver may have done the work: retry only under this same key (oncely outbox retry)');
+    if (intent.state === 'unknown')
+      lines.push(
+        '  the receiver may have done the work: retry only under this same key (oncely outbox retry)',
+      );
   }
   lines.push(...attempts.map((a) => `  ${formatAttemptEntry(a, intent.createdAt)}`));
   return `${lines.join('\n')}\n`;

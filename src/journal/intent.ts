@@ -11,7 +11,14 @@ import type { Outcome } from '../contract/status-class.js';
  * - `unknown`: it stopped after an attempt whose answer never came: the work may have happened;
  * - `cancelled`: a person cancelled it (`oncely outbox cancel`).
  */
-export const INTENT_STATES = ['pending', 'delivered', 'refused', 'gave_up', 'unknown', 'cancelled'] as const;
+export const INTENT_STATES = [
+  'pending',
+  'delivered',
+  'refused',
+  'gave_up',
+  'unknown',
+  'cancelled',
+] as const;
 export type IntentState = (typeof INTENT_STATES)[number];
 
 /** The retry policy an intent carries with it, so a restarted worker honours it (all JSON). */
@@ -105,8 +112,17 @@ export interface Settlement {
   };
   /** `pending` with the next attempt's time, or a final state with its record. */
   readonly next:
-    | { readonly state: 'pending'; readonly nextAttemptAt: number; readonly previousDelayMs: number; readonly sawUnknown: boolean }
-    | { readonly state: Exclude<IntentState, 'pending'>; readonly sawUnknown: boolean; readonly final: FinalRecord };
+    | {
+        readonly state: 'pending';
+        readonly nextAttemptAt: number;
+        readonly previousDelayMs: number;
+        readonly sawUnknown: boolean;
+      }
+    | {
+        readonly state: Exclude<IntentState, 'pending'>;
+        readonly sawUnknown: boolean;
+        readonly final: FinalRecord;
+      };
 }
 
 /** One attempt about to start: written durably before the request leaves. */

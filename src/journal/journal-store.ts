@@ -1,4 +1,14 @@
-import type { AttemptEntry, AttemptStart, ClaimedIntent, FinalRecord, IntentRecord, IntentState, NewIntent, Settlement, StateCounts } from './intent.js';
+import type {
+  AttemptEntry,
+  AttemptStart,
+  ClaimedIntent,
+  FinalRecord,
+  IntentRecord,
+  IntentState,
+  NewIntent,
+  Settlement,
+  StateCounts,
+} from './intent.js';
 
 /** Which intents a listing shows, newest first. */
 export interface IntentFilter {
@@ -52,7 +62,13 @@ export interface JournalStore<Tx = unknown> {
    * (PostgreSQL: FOR UPDATE SKIP LOCKED; SQLite: one writer at a time). With `onlyKey`, that
    * intent alone is considered.
    */
-  claim(owner: string, nowMs: number, leaseMs: number, limit: number, onlyKey?: string): Promise<ClaimedIntent[]>;
+  claim(
+    owner: string,
+    nowMs: number,
+    leaseMs: number,
+    limit: number,
+    onlyKey?: string,
+  ): Promise<ClaimedIntent[]>;
 
   /** Appends each attempt and counts it, while the lease (key, token) holds. False where it does not. */
   startAttempts(starts: readonly AttemptStart[]): Promise<boolean[]>;

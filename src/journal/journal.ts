@@ -8,7 +8,10 @@ import { prepareIntent, sameIntent, type IntentInput } from './prepare-intent.js
 export class IntentConflictError extends OncelyError {
   readonly key: string;
   constructor(key: string) {
-    super('intent_conflict', `intent ${key} is already recorded with a different target, method, headers or payload; use a new key for a new intent`);
+    super(
+      'intent_conflict',
+      `intent ${key} is already recorded with a different target, method, headers or payload; use a new key for a new intent`,
+    );
     this.name = 'IntentConflictError';
     this.key = key;
   }
@@ -53,16 +56,23 @@ export interface Journal<Tx> {
   /** Cancels a pending intent no worker is sending right now. */
   cancel(key: string, reason?: string): Promise<IntentRecord>;
   /** Gives a dead intent (refused, gave up, unknown, cancelled) a fresh budget under the same key. */
-  retry(key: string, options?: { maxAttempts?: number; deadlineAt?: number | null }): Promise<IntentRecord>;
+  retry(
+    key: string,
+    options?: { maxAttempts?: number; deadlineAt?: number | null },
+  ): Promise<IntentRecord>;
   close(): Promise<void>;
 }
 
-export function createJournal<Tx>(options: { store: JournalStore<Tx>; clock?: Clock }): Journal<Tx> {
+export function createJournal<Tx>(options: {
+  store: JournalStore<Tx>;
+  clock?: Clock;
+}): Journal<Tx> {
   const { store } = options;
   const clock = options.clock ?? systemClock;
   const must = async (key: string): Promise<IntentRecord> => {
     const intent = await store.get(key);
-    if (!intent) throw new IntentStateError(key, `no intent with key ${JSON.stringify(key)} in the journal`);
+    if (!intent)
+      throw new IntentStateError(key, `no intent with key ${JSON.stringify(key)} in the journal`);
     return intent;
   };
   return {
@@ -84,16 +94,39 @@ export function createJournal<Tx>(options: { store: JournalStore<Tx>; clock?: Cl
     counts: () => store.counts(),
     async cancel(key, reason = 'cancelled by hand') {
       const intent = await must(key);
-      if (intent.state !== 'pending') throw new IntentStateError(key, `intent ${key} is ${intent.state}, not pending: nothing to cancel`);
-      const final = { stopReason: 'cancelled' as const, status: null, body: null, detail: reason, finishedAt: clock.now() };
-      if (!(await store.cancel(key, final, clock.now()))) throw new IntentStateError(key, `intent ${key} is being sent right now; try again when its attempt ends`);
+      if (intent.state !== 'pending')
+        throw new IntentStateError(
+          key,
+          `intent ${key} is ${intent.state}, not pending: nothing to cancel`,
+        );
+      const final = {
+        stopReason: 'cancelled' as const,
+        status: null,
+        body: null,
+        detail: reason,
+        finishedAt: clock.now(),
+      };
+      if (!(await store.cancel(key, final, clock.now())))
+        throw new IntentStateError(
+          key,
+          `intent ${key} is being sent right now; try again when its attempt ends`,
+        );
       return must(key);
     },
     async retry(key, retryOptions = {}) {
       const intent = await must(key);
-      if (intent.state === 'pending' || intent.state === 'delivered') throw new IntentStateError(key, `intent ${key} is ${intent.state}: only a refused, given-up, unknown or cancelled intent can be retried`);
-      const maxAttempts = intent.attemptCount + (retryOptions.maxAttempts ?? intent.policy.maxAttempts);
-      const reopened = await store.reopen(key, { maxAttempts, deadlineAt: retryOptions.deadlineAt ?? null, nextAttemptAt: clock.now() });
+      if (intent.state === 'pending' || intent.state === 'delivered')
+        throw new IntentStateError(
+          key,
+          `intent ${key} is ${intent.state}: only a refused, given-up, unknown or cancelled intent can be retried`,
+        );
+      const maxAttempts =
+        intent.attemptCount + (retryOptions.maxAttempts ?? intent.policy.maxAttempts);
+      const reopened = await store.reopen(key, {
+        maxAttempts,
+        deadlineAt: retryOptions.deadlineAt ?? null,
+        nextAttemptAt: clock.now(),
+      });
       if (!reopened) throw new IntentStateError(key, `intent ${key} changed meanwhile; look again`);
       return must(key);
     },

@@ -11,7 +11,11 @@ export interface AttemptResult {
 }
 
 /** The observation recorded for an attempt whose worker died before writing down its answer. */
-export const INTERRUPTED: Observation = { kind: 'unknown', status: 408, detail: 'the worker stopped mid-attempt; no answer was recorded' };
+export const INTERRUPTED: Observation = {
+  kind: 'unknown',
+  status: 408,
+  detail: 'the worker stopped mid-attempt; no answer was recorded',
+};
 
 /** The refusals: the receiver answered for good, so the intent is refused, not given up. */
 const REFUSALS: readonly StopReason[] = ['fatal_status', 'unlisted_status', 'operation_failed'];
@@ -26,10 +30,16 @@ export function intentPolicy(intent: IntentRecord): RetryPolicyOptions {
  * Before an attempt: may it start? Not when the deadline has come or the budget is spent (a
  * restarted worker counts the attempts already made, the interrupted one included).
  */
-export function stopBeforeAttempt(intent: IntentRecord, token: string, nowMs: number): Settlement | undefined {
+export function stopBeforeAttempt(
+  intent: IntentRecord,
+  token: string,
+  nowMs: number,
+): Settlement | undefined {
   const policy = intentPolicy(intent);
-  if (!mayStartAttempt(nowMs, policy)) return finish(intent, token, 'deadline_passed', intent.sawUnknown, nowMs);
-  if (intent.attemptCount >= policy.maxAttempts) return finish(intent, token, 'budget_exhausted', intent.sawUnknown, nowMs);
+  if (!mayStartAttempt(nowMs, policy))
+    return finish(intent, token, 'deadline_passed', intent.sawUnknown, nowMs);
+  if (intent.attemptCount >= policy.maxAttempts)
+    return finish(intent, token, 'budget_exhausted', intent.sawUnknown, nowMs);
   return undefined;
 }
 
@@ -38,8 +48,19 @@ export function stopBeforeAttempt(intent: IntentRecord, token: string, nowMs: nu
  * wait, and the settlement writes it down. The state fed to decide() is rebuilt from the journal,
  * so the budget, the deadline and decorrelated jitter carry across restarts.
  */
-export function settleAttempt(intent: IntentRecord, token: string, attempt: number, result: AttemptResult, endedAt: number, random: Random): Settlement {
-  const state = { attempt: attempt - 1, previousDelayMs: intent.previousDelayMs, sawUnknown: intent.sawUnknown };
+export function settleAttempt(
+  intent: IntentRecord,
+  token: string,
+  attempt: number,
+  result: AttemptResult,
+  endedAt: number,
+  random: Random,
+): Settlement {
+  const state = {
+    attempt: attempt - 1,
+    previousDelayMs: intent.previousDelayMs,
+    sawUnknown: intent.sawUnknown,
+  };
   const [decision, next] = decide(state, result.observation, endedAt, random, intentPolicy(intent));
   const observation = result.observation;
   const ended = {
@@ -55,10 +76,27 @@ export function settleAttempt(intent: IntentRecord, token: string, attempt: numb
       key: intent.key,
       token,
       attempt: ended,
-      next: { state: 'pending', nextAttemptAt: endedAt + decision.delayMs, previousDelayMs: next.previousDelayMs, sawUnknown: next.sawUnknown },
+      next: {
+        state: 'pending',
+        nextAttemptAt: endedAt + decision.delayMs,
+        previousDelayMs: next.previousDelayMs,
+        sawUnknown: next.sawUnknown,
+      },
     };
   }
-  return { ...finish(intent, token, decision.reason, next.sawUnknown, endedAt, ended.status, decision.reason === 'ok' ? result.body : null, ended.detail), attempt: ended };
+  return {
+    ...finish(
+      intent,
+      token,
+      decision.reason,
+      next.sawUnknown,
+      endedAt,
+      ended.status,
+      decision.reason === 'ok' ? result.body : null,
+      ended.detail,
+    ),
+    attempt: ended,
+  };
 }
 
 function finish(
@@ -74,12 +112,19 @@ function finish(
   return {
     key: intent.key,
     token,
-    next: { state: finalState(reason, sawUnknown), sawUnknown, final: { stopReason: reason, status, body, detail, finishedAt: nowMs } },
+    next: {
+      state: finalState(reason, sawUnknown),
+      sawUnknown,
+      final: { stopReason: reason, status, body, detail, finishedAt: nowMs },
+    },
   };
 }
 
 /** ok is delivered; a receiver's no is refused; running out is unknown after a lost answer, else gave_up. */
-export function finalState(reason: StopReason, sawUnknown: boolean): Exclude<IntentState, 'pending'> {
+export function finalState(
+  reason: StopReason,
+  sawUnknown: boolean,
+): Exclude<IntentState, 'pending'> {
   if (reason === 'ok') return 'delivered';
   if (REFUSALS.includes(reason)) return 'refused';
   return sawUnknown ? 'unknown' : 'gave_up';

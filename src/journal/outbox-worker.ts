@@ -3,7 +3,13 @@ import { InvalidOptionError } from '../contract/errors.js';
 import { newKey } from '../contract/idempotency-key.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { systemRandom, type Random } from '../time/random.js';
-import type { ClaimedIntent, IntentRecord, IntentState, Settlement, StateCounts } from './intent.js';
+import type {
+  ClaimedIntent,
+  IntentRecord,
+  IntentState,
+  Settlement,
+  StateCounts,
+} from './intent.js';
 import type { JournalStore } from './journal-store.js';
 import { INTERRUPTED, settleAttempt, stopBeforeAttempt } from './next-step.js';
 import { clientFor, sendAttempt } from './send-attempt.js';
@@ -31,7 +37,8 @@ export interface OutboxWorkerOptions {
   /** How long an idle `run()` waits before looking again (other processes may record intents). @default 1000 */
   readonly pollMs?: number;
   /** Values of the secret headers intents name, re-supplied at send time. */
-  readonly secrets?: Readonly<Record<string, string>> | ((name: string, intent: IntentRecord) => string | undefined);
+  readonly secrets?:
+    Readonly<Record<string, string>> | ((name: string, intent: IntentRecord) => string | undefined);
   /** Standard Webhooks signing secret (`whsec_…`): every attempt is signed, webhook-id = the key. */
   readonly signingSecret?: string;
   /** Works on this one intent only (`oncely deliver --journal`); the others are left alone. */
@@ -40,7 +47,11 @@ export interface OutboxWorkerOptions {
   readonly onSettled?: (event: SettledEvent) => void;
 }
 
-export const DEFAULT_OUTBOX_WORKER_OPTIONS = { leaseMs: 60_000, batchSize: 16, pollMs: 1000 } as const;
+export const DEFAULT_OUTBOX_WORKER_OPTIONS = {
+  leaseMs: 60_000,
+  batchSize: 16,
+  pollMs: 1000,
+} as const;
 
 /** One intent settled by this worker: after an attempt, or without one (deadline, budget). */
 export interface SettledEvent {
@@ -92,15 +103,21 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const leaseMs = options.leaseMs ?? DEFAULT_OUTBOX_WORKER_OPTIONS.leaseMs;
   const batchSize = options.batchSize ?? DEFAULT_OUTBOX_WORKER_OPTIONS.batchSize;
   const pollMs = options.pollMs ?? DEFAULT_OUTBOX_WORKER_OPTIONS.pollMs;
-  if (!Number.isSafeInteger(leaseMs) || leaseMs < 1) throw new InvalidOptionError('leaseMs', leaseMs, 'a whole number of milliseconds >= 1');
-  if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new InvalidOptionError('batchSize', batchSize, 'a whole number >= 1');
-  if (!Number.isSafeInteger(pollMs) || pollMs < 1) throw new InvalidOptionError('pollMs', pollMs, 'a whole number of milliseconds >= 1');
+  if (!Number.isSafeInteger(leaseMs) || leaseMs < 1)
+    throw new InvalidOptionError('leaseMs', leaseMs, 'a whole number of milliseconds >= 1');
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1)
+    throw new InvalidOptionError('batchSize', batchSize, 'a whole number >= 1');
+  if (!Number.isSafeInteger(pollMs) || pollMs < 1)
+    throw new InvalidOptionError('pollMs', pollMs, 'a whole number of milliseconds >= 1');
   const client = clientFor({ fetch: fetchImpl, clock, timer });
 
   const secretsFor = (intent: IntentRecord): Record<string, string> | undefined => {
     const values: Record<string, string> = {};
     for (const name of intent.secretHeaders) {
-      const value = typeof options.secrets === 'function' ? options.secrets(name, intent) : options.secrets?.[name];
+      const value =
+        typeof options.secrets === 'function'
+          ? options.secrets(name, intent)
+          : options.secrets?.[name];
       if (value === undefined) return undefined;
       values[name] = value;
     }
@@ -132,7 +149,16 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       // Its last attempt never came back to the journal: count it as unknown (it may have
       // happened) and let the policy decide, as if that answer had just been lost.
       if (claim.interrupted) {
-        early.push(settleAttempt(intent, token, intent.attemptCount, { observation: INTERRUPTED, body: null }, clock.now(), random));
+        early.push(
+          settleAttempt(
+            intent,
+            token,
+            intent.attemptCount,
+            { observation: INTERRUPTED, body: null },
+            clock.now(),
+            random,
+          ),
+        );
         continue;
       }
       const stop = stopBeforeAttempt(intent, token, clock.now());
@@ -151,13 +177,36 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     // Missing secrets: the lease simply runs out; nothing is sent without the header.
     const startedAt = clock.now();
     const started = await store.startAttempts(
-      toSend.map(({ claim }) => ({ key: claim.intent.key, token: claim.token, attempt: claim.intent.attemptCount + 1, worker: owner, startedAt })),
+      toSend.map(({ claim }) => ({
+        key: claim.intent.key,
+        token: claim.token,
+        attempt: claim.intent.attemptCount + 1,
+        worker: owner,
+        startedAt,
+      })),
     );
     const sending = toSend.filter((_, i) => started[i] === true);
     const settlements = await Promise.all(
       sending.map(async ({ claim, secrets }) => {
-        const result = await sendAttempt(claim.intent, { fetch: fetchImpl, clock, timer, secretHeaders: secrets, signingSecret: options.signingSecret }, client);
-        return settleAttempt(claim.intent, claim.token, claim.intent.attemptCount + 1, result, clock.now(), random);
+        const result = await sendAttempt(
+          claim.intent,
+          {
+            fetch: fetchImpl,
+            clock,
+            timer,
+            secretHeaders: secrets,
+            signingSecret: options.signingSecret,
+          },
+          client,
+        );
+        return settleAttempt(
+          claim.intent,
+          claim.token,
+          claim.intent.attemptCount + 1,
+          result,
+          clock.now(),
+          random,
+        );
       }),
     );
     if (settlements.length > 0) await write(settlements);
@@ -170,8 +219,12 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   };
 
   /** Sleeps until the next intent is due, at most `pollMs` (another worker may finish it first). */
-  async function waitForWork(signal: AbortSignal | undefined, keepPolling: boolean): Promise<boolean> {
-    const due = options.onlyKey === undefined ? await store.nextDueAt() : await dueOf(options.onlyKey);
+  async function waitForWork(
+    signal: AbortSignal | undefined,
+    keepPolling: boolean,
+  ): Promise<boolean> {
+    const due =
+      options.onlyKey === undefined ? await store.nextDueAt() : await dueOf(options.onlyKey);
     if (due === undefined && !keepPolling) return false;
     const waitMs = due === undefined ? pollMs : Math.max(0, Math.min(due - clock.now(), pollMs));
     if (waitMs > 0) await clock.sleep(waitMs, signal);

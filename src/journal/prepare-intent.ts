@@ -35,11 +35,19 @@ export interface IntentInput {
 }
 
 /** Headers the worker writes itself on every attempt: a caller's copy would be stale or wrong. */
-const RESERVED = new Set(['idempotency-key', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-length', 'host']);
+const RESERVED = new Set([
+  'idempotency-key',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+  'content-length',
+  'host',
+]);
 
 /** Validates an intent once, at the edge, and strips its secrets. */
 export function prepareIntent(input: IntentInput, nowMs: number): NewIntent {
-  if (typeof input !== 'object' || input === null) throw new InvalidOptionError('intent', input, 'an object with a target');
+  if (typeof input !== 'object' || input === null)
+    throw new InvalidOptionError('intent', input, 'an object with a target');
   const key = input.key === undefined ? newKey() : validateKey(input.key);
   let target: URL;
   try {
@@ -47,14 +55,21 @@ export function prepareIntent(input: IntentInput, nowMs: number): NewIntent {
   } catch {
     throw new InvalidOptionError('target', String(input.target), 'an absolute http(s) URL');
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new InvalidOptionError('target', String(input.target), 'an absolute http(s) URL');
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    throw new InvalidOptionError('target', String(input.target), 'an absolute http(s) URL');
   const method = (input.method ?? 'POST').toUpperCase();
-  if (!/^[A-Z]+$/.test(method)) throw new InvalidOptionError('method', input.method, 'an HTTP method');
+  if (!/^[A-Z]+$/.test(method))
+    throw new InvalidOptionError('method', input.method, 'an HTTP method');
   const secretHeaders = [...new Set((input.secretHeaders ?? []).map((name) => name.toLowerCase()))];
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(input.headers ?? {})) {
     const lower = name.toLowerCase();
-    if (RESERVED.has(lower)) throw new InvalidOptionError(`headers.${name}`, value, `no ${name}: the worker sets it on every attempt`);
+    if (RESERVED.has(lower))
+      throw new InvalidOptionError(
+        `headers.${name}`,
+        value,
+        `no ${name}: the worker sets it on every attempt`,
+      );
     if (!secretHeaders.includes(lower)) headers[lower] = String(value);
   }
   const { maxAttempts, baseDelayMs, maxDelayMs, jitter, maxRetryAfterMs } = resolveRetryPolicy({
@@ -65,14 +80,46 @@ export function prepareIntent(input: IntentInput, nowMs: number): NewIntent {
     ...(input.maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs: input.maxRetryAfterMs }),
   });
   const attemptTimeoutMs = input.attemptTimeoutMs ?? DEFAULT_CLIENT_OPTIONS.attemptTimeoutMs;
-  if (!Number.isFinite(attemptTimeoutMs) || attemptTimeoutMs <= 0) throw new InvalidOptionError('attemptTimeoutMs', attemptTimeoutMs, 'a finite number of milliseconds > 0');
+  if (!Number.isFinite(attemptTimeoutMs) || attemptTimeoutMs <= 0)
+    throw new InvalidOptionError(
+      'attemptTimeoutMs',
+      attemptTimeoutMs,
+      'a finite number of milliseconds > 0',
+    );
   const deadlineAt = input.deadlineAt ?? null;
-  if (deadlineAt !== null && !Number.isFinite(deadlineAt)) throw new InvalidOptionError('deadlineAt', deadlineAt, 'an instant in ms since the epoch, or null');
-  const policy: IntentPolicy = { maxAttempts, baseDelayMs, maxDelayMs, jitter, maxRetryAfterMs, attemptTimeoutMs };
-  const body = typeof input.body === 'string' ? new TextEncoder().encode(input.body) : (input.body ?? new Uint8Array()).slice();
+  if (deadlineAt !== null && !Number.isFinite(deadlineAt))
+    throw new InvalidOptionError(
+      'deadlineAt',
+      deadlineAt,
+      'an instant in ms since the epoch, or null',
+    );
+  const policy: IntentPolicy = {
+    maxAttempts,
+    baseDelayMs,
+    maxDelayMs,
+    jitter,
+    maxRetryAfterMs,
+    attemptTimeoutMs,
+  };
+  const body =
+    typeof input.body === 'string'
+      ? new TextEncoder().encode(input.body)
+      : (input.body ?? new Uint8Array()).slice();
   const createdBy = input.createdBy ?? 'oncely';
-  if (typeof createdBy !== 'string' || createdBy === '') throw new InvalidOptionError('createdBy', createdBy, 'a non-empty string');
-  return { key, target: target.href, method, headers, secretHeaders, body, policy, deadlineAt, createdBy, createdAt: nowMs };
+  if (typeof createdBy !== 'string' || createdBy === '')
+    throw new InvalidOptionError('createdBy', createdBy, 'a non-empty string');
+  return {
+    key,
+    target: target.href,
+    method,
+    headers,
+    secretHeaders,
+    body,
+    policy,
+    deadlineAt,
+    createdBy,
+    createdAt: nowMs,
+  };
 }
 
 /** True when a stored intent and a new one ask for the same send (docs/origins.md, "The notes' retry contract": same key, same command). */
@@ -85,5 +132,5 @@ export function sameIntent(a: NewIntent, b: NewIntent): boolean {
   );
 }
 
-const sortedEntries = (headers: Readonly<Record<string, string>>): [string, string][] => Object.entries(headers).sort(([x], [y]) => (x < y ? -1 : 1));
-
+const sortedEntries = (headers: Readonly<Record<string, string>>): [string, string][] =>
+  Object.entries(headers).sort(([x], [y]) => (x < y ? -1 : 1));

@@ -26,15 +26,29 @@ export interface SendContext {
  * an in-process loop, decides whether another follows. The key goes out as Idempotency-Key and,
  * when signing, as webhook-id: the same on every attempt, across restarts.
  */
-export async function sendAttempt(intent: IntentRecord, context: SendContext, client: Client = clientFor(context)): Promise<AttemptResult> {
+export async function sendAttempt(
+  intent: IntentRecord,
+  context: SendContext,
+  client: Client = clientFor(context),
+): Promise<AttemptResult> {
   const bodyText = new TextDecoder().decode(intent.body);
-  const headers: Record<string, string> = { ...intent.headers, ...context.secretHeaders, [HEADER.idempotencyKey.toLowerCase()]: intent.key };
-  if (context.signingSecret !== undefined) Object.assign(headers, signWebhook(context.signingSecret, intent.key, context.clock.now(), bodyText));
+  const headers: Record<string, string> = {
+    ...intent.headers,
+    ...context.secretHeaders,
+    [HEADER.idempotencyKey.toLowerCase()]: intent.key,
+  };
+  if (context.signingSecret !== undefined)
+    Object.assign(
+      headers,
+      signWebhook(context.signingSecret, intent.key, context.clock.now(), bodyText),
+    );
   try {
     const { response } = await client.request(intent.target, {
       method: intent.method,
       headers,
-      ...(intent.method === 'GET' || intent.method === 'HEAD' ? {} : { body: intent.body as Uint8Array<ArrayBuffer> }),
+      ...(intent.method === 'GET' || intent.method === 'HEAD'
+        ? {}
+        : { body: intent.body as Uint8Array<ArrayBuffer> }),
       idempotencyKey: intent.key,
       maxAttempts: 1,
       attemptTimeoutMs: intent.policy.attemptTimeoutMs,
@@ -43,7 +57,8 @@ export async function sendAttempt(intent: IntentRecord, context: SendContext, cl
     return { observation: observeResponse(response), body: await receiptBody(response) };
   } catch (error) {
     if (isRetryError(error)) {
-      if (error.lastValue instanceof Response) return { observation: observeResponse(error.lastValue), body: null };
+      if (error.lastValue instanceof Response)
+        return { observation: observeResponse(error.lastValue), body: null };
       return { observation: defaultClassifyError(error.cause), body: null };
     }
     return { observation: defaultClassifyError(error), body: null };

@@ -16,19 +16,28 @@ export function formatHookLab(results: readonly HookLabScenarioResult[]): string
   ];
   for (const [i, r] of results.entries()) {
     lines.push('', `${i + 1}. ${r.title}: script ${r.script}`, `   ${r.explains}`);
-    lines.push(row('naive client', 'oncely client'), row('-'.repeat(LEFT - 4), '-'.repeat(LEFT - 4)));
+    lines.push(
+      row('naive client', 'oncely client'),
+      row('-'.repeat(LEFT - 4), '-'.repeat(LEFT - 4)),
+    );
     const left = hitLines(r.naive.hits);
     const right = hitLines(r.oncely.hits);
-    for (let k = 0; k < Math.max(left.length, right.length); k++) lines.push(row(left[k] ?? '', right[k] ?? ''));
+    for (let k = 0; k < Math.max(left.length, right.length); k++)
+      lines.push(row(left[k] ?? '', right[k] ?? ''));
     lines.push(row(countLine(r.naive.counts), countLine(r.oncely.counts)));
     lines.push(`    naive says:  ${r.naive.verdict}`, `    oncely says: ${r.oncely.verdict}`);
   }
   const width = Math.max(...results.map((r) => r.title.length)) + 4;
-  lines.push('', `${'summary'.padEnd(width + 2)}${'naive arrivals/completions'.padEnd(30)}oncely arrivals/completions/replays`);
+  lines.push(
+    '',
+    `${'summary'.padEnd(width + 2)}${'naive arrivals/completions'.padEnd(30)}oncely arrivals/completions/replays`,
+  );
   for (const r of results) {
     const n = r.naive.counts;
     const o = r.oncely.counts;
-    lines.push(`  ${r.title.padEnd(width)}${`${n.arrivals} / ${n.completions}`.padEnd(30)}${o.arrivals} / ${o.completions} / ${o.replays}`);
+    lines.push(
+      `  ${r.title.padEnd(width)}${`${n.arrivals} / ${n.completions}`.padEnd(30)}${o.arrivals} / ${o.completions} / ${o.replays}`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -45,7 +54,7 @@ function countLine(c: { arrivals: number; completions: number; replays: number }
 function hitLines(hits: readonly HookHit[]): string[] {
   const origin = hits[0]?.at ?? 0;
   const out: string[] = [];
-  for (let i = 0; i < hits.length; ) {
+  for (let i = 0; i < hits.length;) {
     let j = i;
     while (j + 1 < hits.length && sameAnswer(hits[i]!, hits[j + 1]!)) j++;
     const run = j - i + 1;

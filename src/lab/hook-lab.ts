@@ -12,7 +12,8 @@ export const HOOK_LAB_SCENARIOS = [
     name: 'throttle',
     title: 'a throttle window',
     script: 'throttle:1s,200',
-    explains: '429 with Retry-After until 1 s after the first hit: the naive client hammers, oncely waits as told',
+    explains:
+      '429 with Retry-After until 1 s after the first hit: the naive client hammers, oncely waits as told',
   },
   {
     name: 'fatal',
@@ -74,10 +75,19 @@ export async function runHookLab(options: HookLabOptions = {}): Promise<HookLabS
 
     const naive = await withReceiver(scenario.script, startAt, async (url, clock) => {
       const result = await naiveDeliver(url, PAYLOAD, { fetch: globalThis.fetch, clock });
-      return { result, verdict: result.delivered ? `"delivered" (attempt ${result.attempts})` : `gave up after ${result.attempts} attempts` };
+      return {
+        result,
+        verdict: result.delivered
+          ? `"delivered" (attempt ${result.attempts})`
+          : `gave up after ${result.attempts} attempts`,
+      };
     });
     const oncely = await withReceiver(scenario.script, startAt, async (url, clock) => {
-      const client = createClient({ clock, random: seededRandom(seed, index), maxAttempts: LAB_ONCELY_CLIENT.maxAttempts });
+      const client = createClient({
+        clock,
+        random: seededRandom(seed, index),
+        maxAttempts: LAB_ONCELY_CLIENT.maxAttempts,
+      });
       let report: RetryReport;
       try {
         ({ report } = await client.request(url, {

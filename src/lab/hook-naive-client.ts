@@ -26,7 +26,11 @@ export interface NaiveResult {
   readonly statuses: readonly (number | 'error')[];
 }
 
-export async function naiveDeliver(url: string, payload: Record<string, unknown>, options: NaiveDeliverOptions): Promise<NaiveResult> {
+export async function naiveDeliver(
+  url: string,
+  payload: Record<string, unknown>,
+  options: NaiveDeliverOptions,
+): Promise<NaiveResult> {
   const sleepMs = options.sleepMs ?? NAIVE_CLIENT.sleepMs;
   const maxAttempts = options.maxAttempts ?? NAIVE_CLIENT.maxAttempts;
   const statuses: (number | 'error')[] = [];

@@ -14,11 +14,22 @@ import {
  * A plain text table, columns two spaces apart. `align` has one letter per column, `l` or `r`;
  * by default the first column is left-aligned and the others (numbers) right-aligned.
  */
-export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[], indent = '', align = 'l'): string {
-  const widths = headers.map((header, c) => Math.max(header.length, ...rows.map((row) => (row[c] ?? '').length)));
+export function formatTable(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  indent = '',
+  align = 'l',
+): string {
+  const widths = headers.map((header, c) =>
+    Math.max(header.length, ...rows.map((row) => (row[c] ?? '').length)),
+  );
   const left = (c: number): boolean => (align[c] ?? 'r') === 'l';
   const line = (cells: readonly string[]): string =>
-    indent + cells.map((cell, c) => (left(c) ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ').trimEnd();
+    indent +
+    cells
+      .map((cell, c) => (left(c) ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!)))
+      .join('  ')
+      .trimEnd();
   return [line(headers), ...rows.map(line)].join('\n');
 }
 
@@ -42,7 +53,10 @@ export function formatParams(p: WorldParams): string {
 
 /** The per-rule metrics of one world: whole numbers, one row per rule. */
 export function formatRunTable(outcomes: readonly WorldOutcome[]): string {
-  const rows = outcomes.map((o) => [ruleById(o.rule)?.label ?? o.rule, ...METRIC_NAMES.map((name) => String(o.metrics[name]))]);
+  const rows = outcomes.map((o) => [
+    ruleById(o.rule)?.label ?? o.rule,
+    ...METRIC_NAMES.map((name) => String(o.metrics[name])),
+  ]);
   return formatTable(['Rule', ...METRIC_NAMES.map((name) => METRIC_TITLES[name])], rows);
 }
 
@@ -60,8 +74,14 @@ export function formatMeansTables(rows: readonly MeansRow[]): string {
     .map((setting) => {
       const label = BATCH_SETTINGS.find((s) => s.id === setting)?.label ?? setting;
       const block = rows.filter((row) => row.setting === setting);
-      const body = block.map((row) => [ruleById(row.rule)?.label ?? row.rule, ...METRIC_NAMES.map((name) => row.mean[name].toFixed(3))]);
-      return `${label} (${setting}, ${block[0]?.worlds ?? 0} worlds)\n${formatTable(['  Rule', ...METRIC_NAMES.map((name) => METRIC_TITLES[name])], body.map(([first, ...rest]) => [`  ${first}`, ...rest]))}`;
+      const body = block.map((row) => [
+        ruleById(row.rule)?.label ?? row.rule,
+        ...METRIC_NAMES.map((name) => row.mean[name].toFixed(3)),
+      ]);
+      return `${label} (${setting}, ${block[0]?.worlds ?? 0} worlds)\n${formatTable(
+        ['  Rule', ...METRIC_NAMES.map((name) => METRIC_TITLES[name])],
+        body.map(([first, ...rest]) => [`  ${first}`, ...rest]),
+      )}`;
     })
     .join('\n\n');
 }
@@ -77,12 +97,22 @@ export function formatSeedComparison(comparisons: readonly FigureComparison[]): 
     signed(c.difference),
     c.z === null ? '-' : signed(c.z, 2),
   ]);
-  return formatTable(['Setting', 'Rule', 'Metric', 'Published', 'Ours', 'Difference', 'z'], rows, '  ', 'lll');
+  return formatTable(
+    ['Setting', 'Rule', 'Metric', 'Published', 'Ours', 'Difference', 'z'],
+    rows,
+    '  ',
+    'lll',
+  );
 }
 
 /** Each claim as `reproduced` or `NOT REPRODUCED`, with the numbers behind it. */
 export function formatClaims(claims: readonly ClaimResult[]): string {
-  return claims.map((c) => `  ${(c.reproduced ? 'reproduced' : 'NOT REPRODUCED').padEnd(14)}  ${c.text} (${c.detail})`).join('\n');
+  return claims
+    .map(
+      (c) =>
+        `  ${(c.reproduced ? 'reproduced' : 'NOT REPRODUCED').padEnd(14)}  ${c.text} (${c.detail})`,
+    )
+    .join('\n');
 }
 
 function signed(value: number, digits = 3): string {

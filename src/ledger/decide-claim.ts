@@ -6,7 +6,11 @@ export type TakeOverReason = (typeof TAKE_OVER_REASONS)[number];
 /** What to do with a request given the key's committed entry: a pure step, no store, no clock. */
 export type ClaimDecision =
   | { readonly action: 'insert' }
-  | { readonly action: 'take_over'; readonly reason: TakeOverReason; readonly previous: LedgerEntry }
+  | {
+      readonly action: 'take_over';
+      readonly reason: TakeOverReason;
+      readonly previous: LedgerEntry;
+    }
   | { readonly action: 'conflict'; readonly entry: InFlightEntry | CompletedEntry }
   | { readonly action: 'replay'; readonly entry: CompletedEntry }
   | { readonly action: 'wait'; readonly entry: InFlightEntry; readonly retryAfterMs: number };
@@ -22,7 +26,11 @@ export type ClaimDecision =
  * 6. in flight with an expired lease: the owner is presumed dead; take over.
  * Instants are inclusive at the end: a lease or retention is over once now >= its end.
  */
-export function decideClaim(existing: LedgerEntry | undefined, fingerprint: string, nowMs: number): ClaimDecision {
+export function decideClaim(
+  existing: LedgerEntry | undefined,
+  fingerprint: string,
+  nowMs: number,
+): ClaimDecision {
   if (existing === undefined) return { action: 'insert' };
   if (existing.state === 'expired' || existing.expiresAt <= nowMs) {
     return { action: 'take_over', reason: 'retention_expired', previous: existing };

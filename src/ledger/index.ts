@@ -36,7 +36,12 @@ export {
 } from './ledger-result.js';
 export type { LedgerStore, SweepResult } from './ledger-store.js';
 export { SQL_DIALECTS, type SqlDialect, type SqlHandle, type SqlRunResult } from './sql-handle.js';
-export { createLedgerSweeper, type LedgerSweeper, type LedgerSweeperOptions, type SweepProgress } from './ledger-sweeper.js';
+export {
+  createLedgerSweeper,
+  type LedgerSweeper,
+  type LedgerSweeperOptions,
+  type SweepProgress,
+} from './ledger-sweeper.js';
 export {
   ENTRY_STATES,
   versionOf,
@@ -48,7 +53,12 @@ export {
   type CompletedEntry,
   type ExpiredEntry,
 } from './ledger-entry.js';
-export { decideClaim, TAKE_OVER_REASONS, type ClaimDecision, type TakeOverReason } from './decide-claim.js';
+export {
+  decideClaim,
+  TAKE_OVER_REASONS,
+  type ClaimDecision,
+  type TakeOverReason,
+} from './decide-claim.js';
 export { normalizeReceipt } from './normalize-receipt.js';
 export { observeLedger, type LedgerDecision, type LedgerObserver } from './observe-ledger.js';
 export { ledgerSpanEvents, LEDGER_SPAN_EVENT } from './ledger-span-events.js';

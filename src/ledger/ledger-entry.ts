@@ -68,7 +68,10 @@ export function versionOf(entry: LedgerEntry): EntryVersion {
 }
 
 /** The tombstone an entry becomes when its retention ends (seen on access or by a sweep). */
-export function tombstoneOf(entry: InFlightEntry | CompletedEntry, tombstoneMs: number): ExpiredEntry {
+export function tombstoneOf(
+  entry: InFlightEntry | CompletedEntry,
+  tombstoneMs: number,
+): ExpiredEntry {
   return {
     scope: entry.scope,
     key: entry.key,

@@ -12,7 +12,11 @@ import type { LedgerStore } from './ledger-store.js';
  * and the key is released, so a retry runs again.
  */
 export function isBusinessAnswer(receipt: Receipt): boolean {
-  return receipt.status >= 200 && receipt.status < 500 && !DEFAULT_STATUS_TABLE.retryable.has(receipt.status);
+  return (
+    receipt.status >= 200 &&
+    receipt.status < 500 &&
+    !DEFAULT_STATUS_TABLE.retryable.has(receipt.status)
+  );
 }
 
 export interface LedgerTuning {
@@ -76,24 +80,49 @@ export interface ResolvedLedgerOptions<Tx> extends LedgerTuning {
 
 /** Fills defaults and checks every option once; errors name the option and the allowed range. */
 export function resolveLedgerOptions<Tx>(options: LedgerOptions<Tx>): ResolvedLedgerOptions<Tx> {
-  if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', options, 'an object with a store');
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidOptionError('options', options, 'an object with a store');
   const { store, clock = systemClock } = options;
   const merged = { ...DEFAULT_LEDGER_OPTIONS, ...definedOnly(options), store, clock };
-  const o = { ...merged, heartbeatMs: merged.heartbeatMs ?? Math.max(1, Math.floor(merged.leaseMs / 2)) };
-  if (options.sweepBatchRows === undefined && store?.sweepBatchRows !== undefined) o.sweepBatchRows = store.sweepBatchRows;
-  for (const method of ['get', 'claim', 'swap', 'renew', 'remove', 'transaction', 'complete', 'sweep', 'backlog'] as const) {
-    if (typeof store?.[method] !== 'function') throw new InvalidOptionError('store', store, `a LedgerStore (missing ${method}())`);
+  const o = {
+    ...merged,
+    heartbeatMs: merged.heartbeatMs ?? Math.max(1, Math.floor(merged.leaseMs / 2)),
+  };
+  if (options.sweepBatchRows === undefined && store?.sweepBatchRows !== undefined)
+    o.sweepBatchRows = store.sweepBatchRows;
+  for (const method of [
+    'get',
+    'claim',
+    'swap',
+    'renew',
+    'remove',
+    'transaction',
+    'complete',
+    'sweep',
+    'backlog',
+  ] as const) {
+    if (typeof store?.[method] !== 'function')
+      throw new InvalidOptionError('store', store, `a LedgerStore (missing ${method}())`);
   }
-  if (typeof clock.now !== 'function') throw new InvalidOptionError('clock', clock, 'a Clock with now()');
+  if (typeof clock.now !== 'function')
+    throw new InvalidOptionError('clock', clock, 'a Clock with now()');
   wholeMs('leaseMs', o.leaseMs, 2, 'a whole number of milliseconds >= 2');
   wholeMs('heartbeatMs', o.heartbeatMs, 1, `a whole number of milliseconds >= 1`);
-  if (o.heartbeatMs >= o.leaseMs) throw new InvalidOptionError('heartbeatMs', o.heartbeatMs, `less than leaseMs (${o.leaseMs})`);
-  wholeMs('retentionMs', o.retentionMs, o.leaseMs, `a whole number of milliseconds >= leaseMs (${o.leaseMs})`);
+  if (o.heartbeatMs >= o.leaseMs)
+    throw new InvalidOptionError('heartbeatMs', o.heartbeatMs, `less than leaseMs (${o.leaseMs})`);
+  wholeMs(
+    'retentionMs',
+    o.retentionMs,
+    o.leaseMs,
+    `a whole number of milliseconds >= leaseMs (${o.leaseMs})`,
+  );
   wholeMs('tombstoneMs', o.tombstoneMs, 0, 'a whole number of milliseconds >= 0');
   wholeMs('sweepBatchRows', o.sweepBatchRows, 1, 'a whole number of rows >= 1');
   wholeMs('sweepPauseMs', o.sweepPauseMs, 0, 'a whole number of milliseconds >= 0');
-  if (typeof o.shouldStore !== 'function') throw new InvalidOptionError('shouldStore', o.shouldStore, 'a function (receipt) => boolean');
-  if (typeof o.generateToken !== 'function') throw new InvalidOptionError('generateToken', o.generateToken, 'a function () => string');
+  if (typeof o.shouldStore !== 'function')
+    throw new InvalidOptionError('shouldStore', o.shouldStore, 'a function (receipt) => boolean');
+  if (typeof o.generateToken !== 'function')
+    throw new InvalidOptionError('generateToken', o.generateToken, 'a function () => string');
   return o;
 }
 

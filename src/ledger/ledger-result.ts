@@ -26,7 +26,15 @@ export interface Claim {
   readonly tookOver: boolean;
 }
 
-export const EXECUTE_KINDS = ['executed', 'replayed', 'conflict', 'in_flight', 'not_stored', 'lease_lost', 'unavailable'] as const;
+export const EXECUTE_KINDS = [
+  'executed',
+  'replayed',
+  'conflict',
+  'in_flight',
+  'not_stored',
+  'lease_lost',
+  'unavailable',
+] as const;
 export type ExecuteKind = (typeof EXECUTE_KINDS)[number];
 
 /**
@@ -50,11 +58,24 @@ export type ExecuteResult =
       readonly completedAt: number;
       readonly expiresAt: number;
     }
-  | { readonly kind: 'conflict'; readonly state: 'in_flight' | 'completed'; readonly firstSeenAt: number }
-  | { readonly kind: 'in_flight'; readonly retryAfterMs: number; readonly leaseExpiresAt: number; readonly firstSeenAt: number }
+  | {
+      readonly kind: 'conflict';
+      readonly state: 'in_flight' | 'completed';
+      readonly firstSeenAt: number;
+    }
+  | {
+      readonly kind: 'in_flight';
+      readonly retryAfterMs: number;
+      readonly leaseExpiresAt: number;
+      readonly firstSeenAt: number;
+    }
   | { readonly kind: 'not_stored'; readonly receipt: Receipt }
   | { readonly kind: 'lease_lost'; readonly retryAfterMs: number }
-  | { readonly kind: 'unavailable'; readonly stage: 'claim' | 'transaction'; readonly cause: unknown };
+  | {
+      readonly kind: 'unavailable';
+      readonly stage: 'claim' | 'transaction';
+      readonly cause: unknown;
+    };
 
 export const LOOKUP_KINDS = ['found', 'in_flight', 'expired', 'never_seen', 'unavailable'] as const;
 export type LookupKind = (typeof LOOKUP_KINDS)[number];

@@ -18,7 +18,8 @@ export interface SweepResult {
  * What a claim found: the key was free and is now this worker's, or the committed entry that
  * holds it (undefined when that entry vanished while claiming: read again).
  */
-export type ClaimAttempt = { readonly won: true } | { readonly won: false; readonly existing: LedgerEntry | undefined };
+export type ClaimAttempt =
+  { readonly won: true } | { readonly won: false; readonly existing: LedgerEntry | undefined };
 
 /**
  * How much of what a store acknowledged survives a crash (docs/durability.md):

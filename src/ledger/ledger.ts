@@ -2,8 +2,18 @@ import { InvalidOptionError, OncelyError } from '../contract/errors.js';
 import { validateKey } from '../contract/idempotency-key.js';
 import type { Receipt } from '../contract/receipt.js';
 import { decideClaim } from './decide-claim.js';
-import { tombstoneOf, versionOf, type CompletedEntry, type EntryVersion, type InFlightEntry } from './ledger-entry.js';
-import { resolveLedgerOptions, type LedgerOptions, type ResolvedLedgerOptions } from './ledger-options.js';
+import {
+  tombstoneOf,
+  versionOf,
+  type CompletedEntry,
+  type EntryVersion,
+  type InFlightEntry,
+} from './ledger-entry.js';
+import {
+  resolveLedgerOptions,
+  type LedgerOptions,
+  type ResolvedLedgerOptions,
+} from './ledger-options.js';
 import type { Claim, ExecuteResult, LedgerRequest, LookupResult } from './ledger-result.js';
 import type { LedgerStore, SweepResult } from './ledger-store.js';
 import { createLedgerSweeper, type SweepProgress } from './ledger-sweeper.js';
@@ -45,10 +55,15 @@ const MAX_CLAIM_ROUNDS = 8;
 
 /** Thrown inside the transaction only to roll it back; never escapes `execute`. */
 class Rollback {
-  constructor(readonly reason: 'lease_lost' | 'not_stored' | 'effect_failed', readonly detail?: unknown) {}
+  constructor(
+    readonly reason: 'lease_lost' | 'not_stored' | 'effect_failed',
+    readonly detail?: unknown,
+  ) {}
 }
 
-type ClaimOutcome = { readonly claimed: InFlightEntry; readonly tookOver: boolean } | { readonly answer: ExecuteResult };
+type ClaimOutcome =
+  | { readonly claimed: InFlightEntry; readonly tookOver: boolean }
+  | { readonly answer: ExecuteResult };
 
 export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
   const o = resolveLedgerOptions(options);
@@ -78,7 +93,13 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
       const decision = decideClaim(attempt.existing, request.fingerprint, nowMs);
       switch (decision.action) {
         case 'conflict':
-          return { answer: { kind: 'conflict', state: decision.entry.state, firstSeenAt: decision.entry.firstSeenAt } };
+          return {
+            answer: {
+              kind: 'conflict',
+              state: decision.entry.state,
+              firstSeenAt: decision.entry.firstSeenAt,
+            },
+          };
         case 'replay':
           return { answer: completedAnswer('replayed', decision.entry) };
         case 'wait':
@@ -95,13 +116,21 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
         case 'take_over': {
           const tookOver = decision.reason === 'lease_expired';
           // A takeover continues the same request: it was first seen when the dead worker took it.
-          const taken = freshEntry(request, nowMs, tookOver ? decision.previous.firstSeenAt : nowMs);
-          if (await store.swap(versionOf(decision.previous), taken)) return { claimed: taken, tookOver };
+          const taken = freshEntry(
+            request,
+            nowMs,
+            tookOver ? decision.previous.firstSeenAt : nowMs,
+          );
+          if (await store.swap(versionOf(decision.previous), taken))
+            return { claimed: taken, tookOver };
           break; // someone else wrote first: read again and decide on what they wrote
         }
       }
     }
-    const cause = new OncelyError('claim_contention', `could not claim key ${request.key}: it changed ${MAX_CLAIM_ROUNDS} times while claiming`);
+    const cause = new OncelyError(
+      'claim_contention',
+      `could not claim key ${request.key}: it changed ${MAX_CLAIM_ROUNDS} times while claiming`,
+    );
     return { answer: { kind: 'unavailable', stage: 'claim', cause } };
   }
 
@@ -112,7 +141,9 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
    */
   function startHeartbeat(version: EntryVersion): () => void {
     const stop = new AbortController();
-    const sleep = clock.sleepInBackground ? clock.sleepInBackground.bind(clock) : clock.sleep.bind(clock);
+    const sleep = clock.sleepInBackground
+      ? clock.sleepInBackground.bind(clock)
+      : clock.sleep.bind(clock);
     void (async () => {
       for (;;) {
         try {
@@ -131,7 +162,8 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
 
   async function execute(request: LedgerRequest, effect: Effect<Tx>): Promise<ExecuteResult> {
     checkRequest(request);
-    if (typeof effect !== 'function') throw new InvalidOptionError('effect', effect, 'a function (tx, claim) => Receipt');
+    if (typeof effect !== 'function')
+      throw new InvalidOptionError('effect', effect, 'a function (tx, claim) => Receipt');
 
     let outcome: ClaimOutcome;
     try {
@@ -160,7 +192,8 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
         } catch (error) {
           throw new Rollback('effect_failed', error);
         }
-        if (typeof produced === 'string') throw new Rollback('effect_failed', new TypeError(produced));
+        if (typeof produced === 'string')
+          throw new Rollback('effect_failed', new TypeError(produced));
         if (!o.shouldStore(produced)) throw new Rollback('not_stored', produced);
         const nowMs = clock.now();
         const entry: CompletedEntry = {
@@ -183,13 +216,17 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
       return completedAnswer('executed', completed);
     } catch (error) {
       if (error instanceof Rollback && error.reason === 'lease_lost') {
-        return { kind: 'lease_lost', retryAfterMs: Math.max(0, owned.leaseExpiresAt - clock.now()) };
+        return {
+          kind: 'lease_lost',
+          retryAfterMs: Math.max(0, owned.leaseExpiresAt - clock.now()),
+        };
       }
       // Rolled back: give the key back so a retry runs again. If the store is down the release
       // fails too; then the lease runs out instead, in leaseMs rather than retentionMs.
       await store.remove(version).catch(() => false);
       if (error instanceof Rollback && error.reason === 'effect_failed') throw error.detail;
-      if (error instanceof Rollback && error.reason === 'not_stored') return { kind: 'not_stored', receipt: error.detail as Receipt };
+      if (error instanceof Rollback && error.reason === 'not_stored')
+        return { kind: 'not_stored', receipt: error.detail as Receipt };
       return { kind: 'unavailable', stage: 'transaction', cause: error };
     } finally {
       stopHeartbeat();
@@ -203,14 +240,25 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
       if (entry === undefined) return { kind: 'never_seen' };
       const nowMs = clock.now();
       if (entry.state === 'expired') {
-        if (entry.expiresAt > nowMs) return expiredAnswer(entry.fingerprint, entry.firstSeenAt, entry.expiredAt, entry.completedAt);
+        if (entry.expiresAt > nowMs)
+          return expiredAnswer(
+            entry.fingerprint,
+            entry.firstSeenAt,
+            entry.expiredAt,
+            entry.completedAt,
+          );
         await store.remove(versionOf(entry)).catch(() => false); // purge on access: the tombstone's own time is over
         return { kind: 'never_seen' };
       }
       if (entry.expiresAt <= nowMs) {
         const tombstone = tombstoneOf(entry, o.tombstoneMs);
         await store.swap(versionOf(entry), tombstone).catch(() => false); // purge on access; losing this race is harmless
-        return expiredAnswer(entry.fingerprint, entry.firstSeenAt, tombstone.expiredAt, tombstone.completedAt);
+        return expiredAnswer(
+          entry.fingerprint,
+          entry.firstSeenAt,
+          tombstone.expiredAt,
+          tombstone.completedAt,
+        );
       }
       if (entry.state === 'completed') {
         const { receipt, fingerprint, firstSeenAt, completedAt, expiresAt } = entry;
@@ -228,7 +276,13 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
     }
   }
 
-  const sweeper = createLedgerSweeper({ store, clock, tombstoneMs: o.tombstoneMs, batchRows: o.sweepBatchRows, pauseMs: o.sweepPauseMs });
+  const sweeper = createLedgerSweeper({
+    store,
+    clock,
+    tombstoneMs: o.tombstoneMs,
+    batchRows: o.sweepBatchRows,
+    pauseMs: o.sweepPauseMs,
+  });
 
   return {
     store,
@@ -242,17 +296,30 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
 }
 
 function completedAnswer(kind: 'executed' | 'replayed', entry: CompletedEntry): ExecuteResult {
-  return { kind, receipt: entry.receipt, firstSeenAt: entry.firstSeenAt, completedAt: entry.completedAt, expiresAt: entry.expiresAt };
+  return {
+    kind,
+    receipt: entry.receipt,
+    firstSeenAt: entry.firstSeenAt,
+    completedAt: entry.completedAt,
+    expiresAt: entry.expiresAt,
+  };
 }
 
-function expiredAnswer(fingerprint: string, firstSeenAt: number, expiredAt: number, completedAt: number | undefined): LookupResult {
+function expiredAnswer(
+  fingerprint: string,
+  firstSeenAt: number,
+  expiredAt: number,
+  completedAt: number | undefined,
+): LookupResult {
   return { kind: 'expired', fingerprint, firstSeenAt, expiredAt, completedAt };
 }
 
 /** The public edge of the ledger: a malformed request is a programming error, thrown at once. */
 function checkRequest(request: LedgerRequest): void {
-  if (typeof request !== 'object' || request === null) throw new InvalidOptionError('request', request, 'an object {scope, key, fingerprint}');
-  if (typeof request.scope !== 'string' || request.scope === '') throw new InvalidOptionError('scope', request.scope, 'a non-empty string');
+  if (typeof request !== 'object' || request === null)
+    throw new InvalidOptionError('request', request, 'an object {scope, key, fingerprint}');
+  if (typeof request.scope !== 'string' || request.scope === '')
+    throw new InvalidOptionError('scope', request.scope, 'a non-empty string');
   validateKey(request.key);
   if (typeof request.fingerprint !== 'string' || request.fingerprint === '') {
     throw new InvalidOptionError('fingerprint', request.fingerprint, 'a non-empty string');

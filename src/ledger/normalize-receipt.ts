@@ -6,12 +6,19 @@ import type { Receipt } from '../contract/receipt.js';
  * replay sends. Returns an error message instead of throwing, for the caller to decide.
  */
 export function normalizeReceipt(value: unknown): Receipt | string {
-  if (typeof value !== 'object' || value === null) return `the effect must return a Receipt, got ${value === null ? 'null' : typeof value}`;
+  if (typeof value !== 'object' || value === null)
+    return `the effect must return a Receipt, got ${value === null ? 'null' : typeof value}`;
   const { status, headers, body } = value as Partial<Receipt>;
   if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) {
     return `receipt status must be an integer from 100 to 599, got ${String(status)}`;
   }
-  if (!Array.isArray(headers) || !headers.every((h) => Array.isArray(h) && h.length === 2 && typeof h[0] === 'string' && typeof h[1] === 'string')) {
+  if (
+    !Array.isArray(headers) ||
+    !headers.every(
+      (h) =>
+        Array.isArray(h) && h.length === 2 && typeof h[0] === 'string' && typeof h[1] === 'string',
+    )
+  ) {
     return 'receipt headers must be an array of [name, value] string pairs';
   }
   if (!(body instanceof Uint8Array)) return 'receipt body must be a Uint8Array';

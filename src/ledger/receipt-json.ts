@@ -8,10 +8,17 @@ const decoder = new TextDecoder();
  * A receipt whose body is JSON: for effects that are not HTTP handlers (a service method run
  * through the ledger directly). Extra headers are added after content-type.
  */
-export function jsonReceipt(status: number, value: unknown, headers: ReadonlyArray<readonly [string, string]> = []): Receipt {
+export function jsonReceipt(
+  status: number,
+  value: unknown,
+  headers: ReadonlyArray<readonly [string, string]> = [],
+): Receipt {
   return {
     status,
-    headers: [[HEADER.contentType.toLowerCase(), 'application/json'], ...headers.map(([n, v]) => [n.toLowerCase(), v] as const)],
+    headers: [
+      [HEADER.contentType.toLowerCase(), 'application/json'],
+      ...headers.map(([n, v]) => [n.toLowerCase(), v] as const),
+    ],
     body: encoder.encode(JSON.stringify(value)),
   };
 }

@@ -29,7 +29,10 @@ export interface SqlHandle {
   /** INSERT/UPDATE/DELETE/DDL: the row count and, with RETURNING, the inserted id. */
   run(sql: string, params?: readonly unknown[]): Promise<SqlRunResult>;
   /** The first row, or undefined. */
-  get<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R | undefined>;
+  get<R = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+  ): Promise<R | undefined>;
   /** Every row of a SELECT (or of a statement with RETURNING). */
   all<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
 }
@@ -42,7 +45,10 @@ export function hasReturning(sql: string): boolean {
 /** What `run` answers from the rows a RETURNING statement gave back. */
 export function returnedResult(rows: readonly Record<string, unknown>[]): SqlRunResult {
   const first = rows[0];
-  return { rowCount: rows.length, insertedId: first === undefined ? undefined : Object.values(first)[0] };
+  return {
+    rowCount: rows.length,
+    insertedId: first === undefined ? undefined : Object.values(first)[0],
+  };
 }
 
 /** A parameter as both dialects take it: a boolean becomes 1 or 0. */

@@ -12,6 +12,8 @@ export async function storeReady(store: LedgerStore<unknown>): Promise<void> {
     else await store.get('oncely', 'ready-check');
   } catch (cause) {
     const why = cause instanceof Error ? cause.message || cause.name : String(cause);
-    throw new OncelyError('store_unavailable', `the ${store.name} store cannot be used: ${why}`, { cause });
+    throw new OncelyError('store_unavailable', `the ${store.name} store cannot be used: ${why}`, {
+      cause,
+    });
   }
 }

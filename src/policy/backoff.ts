@@ -21,10 +21,16 @@ export interface BackoffOptions {
  * The delay before retry number `retry` (1 for the first retry). `previousDelayMs` feeds the
  * decorrelated form. Always in [0, maxDelayMs]; draws from `random` only when jitter needs it.
  */
-export function backoffDelayMs(retry: number, options: BackoffOptions, random: Random, previousDelayMs = 0): number {
+export function backoffDelayMs(
+  retry: number,
+  options: BackoffOptions,
+  random: Random,
+  previousDelayMs = 0,
+): number {
   const { baseDelayMs, maxDelayMs, jitter } = options;
   // A zero base stays zero: 0 * 2^1024 would be 0 * Infinity = NaN after about a thousand retries.
-  const exponential = baseDelayMs === 0 ? 0 : Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, retry - 1));
+  const exponential =
+    baseDelayMs === 0 ? 0 : Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, retry - 1));
   switch (jitter) {
     case 'none':
       return exponential;

@@ -8,13 +8,23 @@ import type { RetryPolicyOptions } from './retry-options.js';
 /** What one attempt came back with, as the policy sees it. */
 export type Observation =
   /** The server answered. */
-  | { readonly kind: 'response'; readonly status: number; readonly retryAfter?: string | null | undefined; readonly date?: string | null | undefined }
+  | {
+      readonly kind: 'response';
+      readonly status: number;
+      readonly retryAfter?: string | null | undefined;
+      readonly date?: string | null | undefined;
+    }
   /**
    * Sent, and no answer we can trust: a timeout, a reset, a swallowed ack. The work may have
    * happened. `status` is the synthetic one chosen at the adapter boundary (408) for status
    * tables; it is internal: reports show no status for it, since the server sent none.
    */
-  | { readonly kind: 'unknown'; readonly status: number; readonly detail: string; readonly reason?: NoResponseReason | undefined }
+  | {
+      readonly kind: 'unknown';
+      readonly status: number;
+      readonly detail: string;
+      readonly reason?: NoResponseReason | undefined;
+    }
   /**
    * The request never left (connection refused, DNS failure): nothing happened. Retried like a
    * retryable status, and safe to retry even when `mayRetry` is false (no key).
@@ -100,10 +110,17 @@ export interface RetryState {
   readonly sawUnknown: boolean;
 }
 
-export const INITIAL_RETRY_STATE: RetryState = { attempt: 0, previousDelayMs: 0, sawUnknown: false };
+export const INITIAL_RETRY_STATE: RetryState = {
+  attempt: 0,
+  previousDelayMs: 0,
+  sawUnknown: false,
+};
 
 /** May an attempt start now? None starts at or after the deadline. */
-export function mayStartAttempt(nowMs: number, policy: Pick<RetryPolicyOptions, 'closesAt'>): boolean {
+export function mayStartAttempt(
+  nowMs: number,
+  policy: Pick<RetryPolicyOptions, 'closesAt'>,
+): boolean {
   return nowMs < policy.closesAt;
 }
 
@@ -124,7 +141,8 @@ export function decideStart(
   inputs: DecideInputs = NO_INPUTS,
 ): StartRefusal | undefined {
   const soFar: FinalOutcome = state.sawUnknown ? 'unknown' : 'fail';
-  if (inputs.aborted === true) return { reason: 'aborted', outcome: state.attempt === 0 ? 'fail' : soFar };
+  if (inputs.aborted === true)
+    return { reason: 'aborted', outcome: state.attempt === 0 ? 'fail' : soFar };
   if (nowMs >= policy.closesAt) return { reason: 'deadline_passed', outcome: soFar };
   return undefined;
 }
@@ -159,16 +177,26 @@ export function decide(
   const next: RetryState = { attempt, previousDelayMs: state.previousDelayMs, sawUnknown };
   // Every call pays for this path: no closure, and the plain success's decision is one shared object.
   if (attemptOutcome === 'ok') {
-    return [retryAfter === ABSENT ? PLAIN_OK : { action: 'stop', reason: 'ok', outcome: 'ok', attemptOutcome, retryAfter }, next];
+    return [
+      retryAfter === ABSENT
+        ? PLAIN_OK
+        : { action: 'stop', reason: 'ok', outcome: 'ok', attemptOutcome, retryAfter },
+      next,
+    ];
   }
-  const stop = (reason: StopReason, outcome: FinalOutcome = sawUnknown ? 'unknown' : 'fail'): [Decision, RetryState] => [
+  const stop = (
+    reason: StopReason,
+    outcome: FinalOutcome = sawUnknown ? 'unknown' : 'fail',
+  ): [Decision, RetryState] => [
     { action: 'stop', reason, outcome, attemptOutcome, retryAfter },
     next,
   ];
 
   if (attemptOutcome === 'fail') {
     if (observation.kind !== 'response') return stop('operation_failed');
-    return stop(policy.statusTable.fatal.has(observation.status) ? 'fatal_status' : 'unlisted_status');
+    return stop(
+      policy.statusTable.fatal.has(observation.status) ? 'fatal_status' : 'unlisted_status',
+    );
   }
   if (inputs.aborted === true) return stop('aborted');
   if (attempt >= policy.maxAttempts) return stop('budget_exhausted');
@@ -182,7 +210,8 @@ export function decide(
   if (retryAfter.kind === 'delay') {
     // Never retry earlier than the server asked. If its ask is more than we may wait, stop now
     // rather than come back early: an early retry is the storm of docs/origins.md, "The webhook storm".
-    if (retryAfter.delayMs > policy.maxRetryAfterMs || retryAfter.delayMs >= timeLeftMs) return stop('retry_after_too_long');
+    if (retryAfter.delayMs > policy.maxRetryAfterMs || retryAfter.delayMs >= timeLeftMs)
+      return stop('retry_after_too_long');
     const stretch = random.next() * policy.retryAfterJitterRatio * retryAfter.delayMs;
     // Jitter may lengthen the wait but must not push the next attempt onto or past the deadline.
     delayMs = Math.min(Math.ceil(retryAfter.delayMs + stretch), Math.ceil(timeLeftMs) - 1);
@@ -215,12 +244,22 @@ export function decide(
 }
 
 const ABSENT: RetryAfter = Object.freeze({ kind: 'absent' });
-const PLAIN_OK: Decision = Object.freeze({ action: 'stop', reason: 'ok', outcome: 'ok', attemptOutcome: 'ok', retryAfter: ABSENT });
+const PLAIN_OK: Decision = Object.freeze({
+  action: 'stop',
+  reason: 'ok',
+  outcome: 'ok',
+  attemptOutcome: 'ok',
+  retryAfter: ABSENT,
+});
 
 function classify(observation: Observation, policy: RetryPolicyOptions): Outcome {
   switch (observation.kind) {
     case 'response':
-      return outcomeOfStatus(observation.status, policy.statusTable, observation.retryAfter != null);
+      return outcomeOfStatus(
+        observation.status,
+        policy.statusTable,
+        observation.retryAfter != null,
+      );
     case 'unknown':
       return 'unknown';
     case 'not_sent':

@@ -1,6 +1,14 @@
 export { backoffDelayMs, JITTERS, type Jitter, type BackoffOptions } from './backoff.js';
-export { RetryTokenBucket, DEFAULT_RETRY_TOKEN_BUCKET, type RetryTokenBucketOptions } from './retry-token-bucket.js';
-export { resolveRetryPolicy, DEFAULT_RETRY_POLICY, type RetryPolicyOptions } from './retry-options.js';
+export {
+  RetryTokenBucket,
+  DEFAULT_RETRY_TOKEN_BUCKET,
+  type RetryTokenBucketOptions,
+} from './retry-token-bucket.js';
+export {
+  resolveRetryPolicy,
+  DEFAULT_RETRY_POLICY,
+  type RetryPolicyOptions,
+} from './retry-options.js';
 export {
   decide,
   mayStartAttempt,

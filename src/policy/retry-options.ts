@@ -45,14 +45,26 @@ export function resolveRetryPolicy(options: Partial<RetryPolicyOptions> = {}): R
   nonNegative('baseDelayMs', o.baseDelayMs);
   nonNegative('maxDelayMs', o.maxDelayMs);
   nonNegative('maxRetryAfterMs', o.maxRetryAfterMs);
-  if (!Number.isFinite(o.retryAfterJitterRatio) || o.retryAfterJitterRatio < 0 || o.retryAfterJitterRatio > 10) {
-    throw new InvalidOptionError('retryAfterJitterRatio', o.retryAfterJitterRatio, 'a number from 0 to 10');
+  if (
+    !Number.isFinite(o.retryAfterJitterRatio) ||
+    o.retryAfterJitterRatio < 0 ||
+    o.retryAfterJitterRatio > 10
+  ) {
+    throw new InvalidOptionError(
+      'retryAfterJitterRatio',
+      o.retryAfterJitterRatio,
+      'a number from 0 to 10',
+    );
   }
   if (!JITTERS.includes(o.jitter)) {
     throw new InvalidOptionError('jitter', o.jitter, `one of ${JITTERS.join(', ')}`);
   }
   if (typeof o.closesAt !== 'number' || Number.isNaN(o.closesAt)) {
-    throw new InvalidOptionError('closesAt', o.closesAt, 'an instant in ms since the epoch, or Infinity');
+    throw new InvalidOptionError(
+      'closesAt',
+      o.closesAt,
+      'an instant in ms since the epoch, or Infinity',
+    );
   }
   return o;
 }

@@ -22,7 +22,10 @@ const MIN_TOKEN_LENGTH = 16;
  * Reads `caller=token` pairs: one per line in a tokens file (blank lines and `#` comments
  * skipped), or comma-separated in ONCELY_TOKENS. Every refusal names the line and the problem.
  */
-export function parseTokenPairs(text: string, source: string): Array<[caller: string, token: string, where: string]> {
+export function parseTokenPairs(
+  text: string,
+  source: string,
+): Array<[caller: string, token: string, where: string]> {
   const pairs: Array<[string, string, string]> = [];
   text.split(/[\n,]/).forEach((raw, index) => {
     const line = raw.trim();
@@ -32,9 +35,16 @@ export function parseTokenPairs(text: string, source: string): Array<[caller: st
     if (eq <= 0) throw new OncelyError('invalid_tokens', `${where}: expected caller=token`);
     const caller = line.slice(0, eq).trim();
     const token = line.slice(eq + 1).trim();
-    if (!CALLER_NAME.test(caller)) throw new OncelyError('invalid_tokens', `${where}: caller name must be 1-64 of A-Z a-z 0-9 . _ -`);
+    if (!CALLER_NAME.test(caller))
+      throw new OncelyError(
+        'invalid_tokens',
+        `${where}: caller name must be 1-64 of A-Z a-z 0-9 . _ -`,
+      );
     if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) {
-      throw new OncelyError('invalid_tokens', `${where}: token for ${caller} must be at least ${MIN_TOKEN_LENGTH} characters without spaces`);
+      throw new OncelyError(
+        'invalid_tokens',
+        `${where}: token for ${caller} must be at least ${MIN_TOKEN_LENGTH} characters without spaces`,
+      );
     }
     pairs.push([caller, token, where]);
   });
@@ -56,7 +66,8 @@ export interface CallersOptions {
  */
 export function createCallers(options: CallersOptions): Callers {
   const pairs: Array<[string, string, string]> = [];
-  if (options.tokensFile) pairs.push(...parseTokenPairs(readTokensFile(options.tokensFile), options.tokensFile));
+  if (options.tokensFile)
+    pairs.push(...parseTokenPairs(readTokensFile(options.tokensFile), options.tokensFile));
   if (options.tokensEnv) pairs.push(...parseTokenPairs(options.tokensEnv, 'ONCELY_TOKENS'));
   if (options.devToken) pairs.push(['dev', options.devToken, 'the dev token']);
   // Keyed by a digest so a lookup neither leaks timing about the token nor keeps it in a Map key.
@@ -65,7 +76,10 @@ export function createCallers(options: CallersOptions): Callers {
     const digest = sha256(token);
     const earlier = byDigest.get(digest.toString('hex'));
     if (earlier !== undefined && earlier.caller !== caller) {
-      throw new OncelyError('invalid_tokens', `${where}: the token of ${caller} is already the token of ${earlier.caller} (${earlier.where}); give each caller its own`);
+      throw new OncelyError(
+        'invalid_tokens',
+        `${where}: the token of ${caller} is already the token of ${earlier.caller} (${earlier.where}); give each caller its own`,
+      );
     }
     byDigest.set(digest.toString('hex'), { caller, digest, where });
   }
@@ -94,7 +108,11 @@ function readTokensFile(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (cause) {
-    throw new OncelyError('invalid_tokens', `cannot read the tokens file ${file}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`, { cause });
+    throw new OncelyError(
+      'invalid_tokens',
+      `cannot read the tokens file ${file}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`,
+      { cause },
+    );
   }
 }
 

@@ -24,7 +24,13 @@ import { listReceipts } from './receipt-listing.js';
 import { createServerMetrics } from './server-metrics.js';
 import { observeLedger } from '../ledger/observe-ledger.js';
 import { createRequestLog, type RequestLog } from './request-log.js';
-import { STORE_PAGE_CSP, STORE_PAGE_HTML, STORE_PAGE_PATH, STORE_PAGE_SCRIPT, STORE_SCRIPT_PATH } from './store-page.js';
+import {
+  STORE_PAGE_CSP,
+  STORE_PAGE_HTML,
+  STORE_PAGE_PATH,
+  STORE_PAGE_SCRIPT,
+  STORE_SCRIPT_PATH,
+} from './store-page.js';
 
 export interface ServerAppDeps<Tx> {
   readonly backend: Backend<Tx>;
@@ -40,7 +46,8 @@ export interface ServerAppDeps<Tx> {
   /** The hook receivers' script (`--hook-script`). @default '200' */
   readonly hookScript?: string | HookScript | undefined;
   /** The hook receiver's notifications (`--notify-url`): a journal beside the ledger and where to send. */
-  readonly notifications?: { readonly store: JournalStore<SqlHandle>; readonly target: string } | undefined;
+  readonly notifications?:
+    { readonly store: JournalStore<SqlHandle>; readonly target: string } | undefined;
   /** The built simulator page. @default web/dist of this package */
   readonly webDir?: string | undefined;
   /** The ledger's lease and retention. @default DEFAULT_LEDGER_OPTIONS */
@@ -121,15 +128,27 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
   // can forget it.
   app.use('*', async (c, next) => {
     await next();
-    if (NO_STORE_PREFIXES.some((prefix) => c.req.path === prefix || c.req.path.startsWith(`${prefix}/`))) c.res.headers.set('cache-control', 'no-store');
+    if (
+      NO_STORE_PREFIXES.some(
+        (prefix) => c.req.path === prefix || c.req.path.startsWith(`${prefix}/`),
+      )
+    )
+      c.res.headers.set('cache-control', 'no-store');
   });
 
   app.get('/healthz', async () => {
     try {
       await backend.db.transaction((sql) => sql.all('SELECT 1'));
-      return Response.json({ status: 'ok', store: backend.kind }, { headers: { 'cache-control': 'no-store' } });
+      return Response.json(
+        { status: 'ok', store: backend.kind },
+        { headers: { 'cache-control': 'no-store' } },
+      );
     } catch (error) {
-      return problemResponse('ledger_unavailable', `the ${backend.kind} store does not answer: ${error instanceof Error ? error.message : String(error)}`, { retryAfterMs: 1000 });
+      return problemResponse(
+        'ledger_unavailable',
+        `the ${backend.kind} store does not answer: ${error instanceof Error ? error.message : String(error)}`,
+        { retryAfterMs: 1000 },
+      );
     }
   });
 
@@ -141,22 +160,64 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
     const { receipts, total } = await listReceipts(backend.db, backend, caller, asked.limit);
     // The retention sweep's progress is the server's, not the caller's: counts only, no keys.
     const sweep = ledger.sweepProgress();
-    return c.json({ caller, ...rowPage(total, asked.limit, receipts.length), receipts, sweep }, 200, { 'cache-control': 'no-store' });
+    return c.json(
+      { caller, ...rowPage(total, asked.limit, receipts.length), receipts, sweep },
+      200,
+      { 'cache-control': 'no-store' },
+    );
   });
 
   app.get('/metrics', () => metrics.respond());
 
-  app.route('/dropbox', createDropboxApp({ ledger: observeLedger(observed, metrics.ledgerObserver('dropbox')), db: backend.db, scopeOf, clock, fault: deps.fault, closesAtOf: deps.closesAtOf, onError }));
+  app.route(
+    '/dropbox',
+    createDropboxApp({
+      ledger: observeLedger(observed, metrics.ledgerObserver('dropbox')),
+      db: backend.db,
+      scopeOf,
+      clock,
+      fault: deps.fault,
+      closesAtOf: deps.closesAtOf,
+      onError,
+    }),
+  );
   if (deps.notesPublic === false) {
-    app.on(['GET', 'HEAD'], '/notes/*', async (c, next) => (scopeOf(c.req.raw) === undefined ? unauthenticatedResponse() : next()));
+    app.on(['GET', 'HEAD'], '/notes/*', async (c, next) =>
+      scopeOf(c.req.raw) === undefined ? unauthenticatedResponse() : next(),
+    );
   }
-  app.route('/notes', createNotesApp({ ledger: observeLedger(observed, metrics.ledgerObserver('notes')), db: backend.db, scopeOf, clock, onError }));
+  app.route(
+    '/notes',
+    createNotesApp({
+      ledger: observeLedger(observed, metrics.ledgerObserver('notes')),
+      db: backend.db,
+      scopeOf,
+      clock,
+      onError,
+    }),
+  );
   app.route('/hooks', hooks.app);
 
-  app.get(STORE_PAGE_PATH, (c) => c.html(STORE_PAGE_HTML, 200, { 'content-security-policy': STORE_PAGE_CSP, 'cache-control': 'no-store' }));
-  app.get(STORE_SCRIPT_PATH, (c) => c.body(STORE_PAGE_SCRIPT, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-store' }));
+  app.get(STORE_PAGE_PATH, (c) =>
+    c.html(STORE_PAGE_HTML, 200, {
+      'content-security-policy': STORE_PAGE_CSP,
+      'cache-control': 'no-store',
+    }),
+  );
+  app.get(STORE_SCRIPT_PATH, (c) =>
+    c.body(STORE_PAGE_SCRIPT, 200, {
+      'content-type': 'text/javascript; charset=utf-8',
+      'cache-control': 'no-store',
+    }),
+  );
 
-  for (const path of ['/healthz', '/metrics', '/ledger/receipts', STORE_PAGE_PATH, STORE_SCRIPT_PATH]) {
+  for (const path of [
+    '/healthz',
+    '/metrics',
+    '/ledger/receipts',
+    STORE_PAGE_PATH,
+    STORE_SCRIPT_PATH,
+  ]) {
     app.all(path, () => methodNotAllowedResponse('GET, HEAD', `${path} answers GET, HEAD`));
   }
 

@@ -3,7 +3,12 @@ import type { ConnectionControl } from '../http/node-listener.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { LedgerObserver } from '../ledger/observe-ledger.js';
 import type { HookScript } from '../services/hook/hook-script.js';
-import { createHookService, type HookHit, type HookService, type HookServiceOptions } from '../services/hook/hook-service.js';
+import {
+  createHookService,
+  type HookHit,
+  type HookService,
+  type HookServiceOptions,
+} from '../services/hook/hook-service.js';
 import type { ServiceDatabase } from '../services/sql/service-database.js';
 import type { Clock } from '../time/clock.js';
 import type { ScopeOf } from './auth.js';

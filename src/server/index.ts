@@ -9,12 +9,39 @@
  * await server.close(); // finishes the requests in flight, then closes the store
  * ```
  */
-export { startServer, isLoopback, DEFAULT_SERVER_OPTIONS, type ServerOptions, type RunningServer } from './start-server.js';
+export {
+  startServer,
+  isLoopback,
+  DEFAULT_SERVER_OPTIONS,
+  type ServerOptions,
+  type RunningServer,
+} from './start-server.js';
 export { createServerApp, type ServerApp, type ServerAppDeps } from './create-server-app.js';
-export { openBackend, redact, DEFAULT_BACKEND_OPTIONS, type Backend, type AnyBackend, type BackendOptions } from './open-backend.js';
-export { createCallers, parseTokenPairs, generateDevToken, bearerToken, type Callers, type CallersOptions } from './callers.js';
+export {
+  openBackend,
+  redact,
+  DEFAULT_BACKEND_OPTIONS,
+  type Backend,
+  type AnyBackend,
+  type BackendOptions,
+} from './open-backend.js';
+export {
+  createCallers,
+  parseTokenPairs,
+  generateDevToken,
+  bearerToken,
+  type Callers,
+  type CallersOptions,
+} from './callers.js';
 export { scopeOfRequest, unauthenticatedResponse, BEARER_CHALLENGE, type ScopeOf } from './auth.js';
-export { createRequestLog, REQUEST_OUTCOMES, type RequestLog, type RequestLogLine, type RequestLogOptions, type RequestOutcome } from './request-log.js';
+export {
+  createRequestLog,
+  REQUEST_OUTCOMES,
+  type RequestLog,
+  type RequestLogLine,
+  type RequestLogOptions,
+  type RequestOutcome,
+} from './request-log.js';
 export { listReceipts, type ReceiptListing } from './receipt-listing.js';
 export { createHooksApp, type HooksApp, type HooksAppOptions } from './hooks-app.js';
 export { sitePages, DEFAULT_WEB_DIR, type SitePagesOptions } from './pages.js';

@@ -19,15 +19,35 @@ export interface NotificationOutbox {
  * schema), so the hook receiver can record a notification inside the ack's own transaction, and
  * starts the outbox worker that delivers them while the server runs (`oncely serve --notify-url`).
  */
-export async function startNotificationOutbox(backend: Backend<unknown>, options: BackendOptions, clock: Clock, onError: (error: unknown) => void): Promise<NotificationOutbox> {
+export async function startNotificationOutbox(
+  backend: Backend<unknown>,
+  options: BackendOptions,
+  clock: Clock,
+  onError: (error: unknown) => void,
+): Promise<NotificationOutbox> {
   let store: JournalStore<SqlHandle>;
   if (backend.kind === 'sqlite') {
-    const { openSqliteDatabase } = await importOptionalDriver('better-sqlite3', 'the SQLite journal', () => import('../stores/sqlite/open-sqlite-database.js'));
+    const { openSqliteDatabase } = await importOptionalDriver(
+      'better-sqlite3',
+      'the SQLite journal',
+      () => import('../stores/sqlite/open-sqlite-database.js'),
+    );
     store = createSqliteJournalStore({ database: () => openSqliteDatabase(backend.description) });
   } else {
-    const { openPostgresPool } = await importOptionalDriver('pg', 'the PostgreSQL journal', () => import('../stores/postgres/open-postgres-pool.js'));
+    const { openPostgresPool } = await importOptionalDriver(
+      'pg',
+      'the PostgreSQL journal',
+      () => import('../stores/postgres/open-postgres-pool.js'),
+    );
     const url = options.db ?? '';
-    store = createPostgresJournalStore({ pool: () => openPostgresPool(url, options.pgSchema === undefined ? {} : { searchPath: options.pgSchema }), ...(options.pgSchema === undefined ? {} : { schema: options.pgSchema }) });
+    store = createPostgresJournalStore({
+      pool: () =>
+        openPostgresPool(
+          url,
+          options.pgSchema === undefined ? {} : { searchPath: options.pgSchema },
+        ),
+      ...(options.pgSchema === undefined ? {} : { schema: options.pgSchema }),
+    });
   }
   await store.ready();
   const controller = new AbortController();

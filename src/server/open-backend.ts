@@ -2,7 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InvalidOptionError, OncelyError, isOncelyError } from '../contract/errors.js';
 import type { LedgerStore } from '../ledger/ledger-store.js';
-import { postgresServiceDatabase, sqliteServiceDatabase, type ServiceDatabase } from '../services/sql/service-database.js';
+import {
+  postgresServiceDatabase,
+  sqliteServiceDatabase,
+  type ServiceDatabase,
+} from '../services/sql/service-database.js';
 import { checkIdentifier } from '../stores/ledger-row.js';
 import { createPostgresStore } from '../stores/postgres/postgres-store.js';
 import type { PgPool, PgTx } from '../stores/postgres/pg-pool.js';
@@ -55,36 +59,64 @@ export const DEFAULT_BACKEND_OPTIONS = {
  * an unreachable database is a one-line error at start, not a 503 on the first request.
  */
 export async function openBackend(options: BackendOptions = {}): Promise<AnyBackend> {
-  const backend = options.db === undefined ? await openSqlite(options.dataDir ?? DEFAULT_BACKEND_OPTIONS.dataDir) : await openPostgres(options);
+  const backend =
+    options.db === undefined
+      ? await openSqlite(options.dataDir ?? DEFAULT_BACKEND_OPTIONS.dataDir)
+      : await openPostgres(options);
   try {
     await backend.store.ready?.();
   } catch (cause) {
     await backend.close().catch(() => {});
     if (isOncelyError(cause) && cause.code === 'store_unavailable') throw cause; // it names the file already
     const why = cause instanceof Error ? cause.message || cause.name : String(cause);
-    throw new OncelyError('store_unavailable', `cannot open the ${backend.kind} store at ${backend.description}: ${why}`, { cause });
+    throw new OncelyError(
+      'store_unavailable',
+      `cannot open the ${backend.kind} store at ${backend.description}: ${why}`,
+      { cause },
+    );
   }
   return backend;
 }
 
 async function openSqlite(dataDir: string): Promise<Backend<SqliteTx>> {
   // The drivers are optional peers: loaded when a store needs one (src/stores/optional-driver.ts).
-  const { openSqliteDatabase } = await importOptionalDriver('better-sqlite3', 'the SQLite store', () => import('../stores/sqlite/open-sqlite-database.js'));
+  const { openSqliteDatabase } = await importOptionalDriver(
+    'better-sqlite3',
+    'the SQLite store',
+    () => import('../stores/sqlite/open-sqlite-database.js'),
+  );
   const dir = resolve(dataDir);
   try {
     mkdirSync(dir, { recursive: true });
   } catch (cause) {
-    throw new OncelyError('store_unavailable', `cannot create the data directory ${dataDir}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`, { cause });
+    throw new OncelyError(
+      'store_unavailable',
+      `cannot create the data directory ${dataDir}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`,
+      { cause },
+    );
   }
   const file = join(dir, DEFAULT_BACKEND_OPTIONS.sqliteFile);
   const store = createSqliteStore({ database: () => openSqliteDatabase(file) });
-  return { kind: 'sqlite', description: file, store, db: sqliteServiceDatabase(store), ledgerTable: store.table, tombstoneTable: store.tombstoneTable, close: () => store.close() };
+  return {
+    kind: 'sqlite',
+    description: file,
+    store,
+    db: sqliteServiceDatabase(store),
+    ledgerTable: store.table,
+    tombstoneTable: store.tombstoneTable,
+    close: () => store.close(),
+  };
 }
 
 async function openPostgres(options: BackendOptions): Promise<Backend<PgTx>> {
-  const { openPostgresPool } = await importOptionalDriver('pg', 'the PostgreSQL store (--db)', () => import('../stores/postgres/open-postgres-pool.js'));
+  const { openPostgresPool } = await importOptionalDriver(
+    'pg',
+    'the PostgreSQL store (--db)',
+    () => import('../stores/postgres/open-postgres-pool.js'),
+  );
   const url = options.db ?? '';
-  const schema = options.pgSchema === undefined ? undefined : checkIdentifier('pgSchema', options.pgSchema);
+  const schema =
+    options.pgSchema === undefined ? undefined : checkIdentifier('pgSchema', options.pgSchema);
   let pool: PgPool;
   try {
     pool = openPostgresPool(url, {
@@ -93,7 +125,8 @@ async function openPostgres(options: BackendOptions): Promise<Backend<PgTx>> {
       ...(options.onPoolError ? { onError: options.onPoolError } : {}),
     });
   } catch (error) {
-    if (error instanceof InvalidOptionError && error.option === 'url') throw new InvalidOptionError('--db', redact(url), error.allowed);
+    if (error instanceof InvalidOptionError && error.option === 'url')
+      throw new InvalidOptionError('--db', redact(url), error.allowed);
     throw error;
   }
   const store = createPostgresStore({ pool, ...(schema === undefined ? {} : { schema }) });

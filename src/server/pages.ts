@@ -48,13 +48,31 @@ export function sitePages(options: SitePagesOptions = {}): MiddlewareHandler {
 /** The stand-in for the simulator page: every service, with a curl line for each. */
 function indexPage(): string {
   const rows: Array<[string, string, string]> = [
-    ['Store view', STORE_PAGE_PATH, 'your dropbox rows, ledger receipts and hook hits, live (asks for the token)'],
-    ['Dropbox', '/dropbox/store', 'POST /dropbox/submissions {student, assignment} with an Idempotency-Key; GET /dropbox/submissions/:key; GET /dropbox/store'],
-    ['Notes', '/notes/note-1', 'GET /notes/:id; PATCH /notes/:id {expectedVersion, title} with an Idempotency-Key (the request ID)'],
-    ['Hook receiver', '/hooks/debug/hits', 'POST, PUT, PATCH, DELETE on /hooks/…, answered by the hook script; GET /hooks/debug/hits'],
+    [
+      'Store view',
+      STORE_PAGE_PATH,
+      'your dropbox rows, ledger receipts and hook hits, live (asks for the token)',
+    ],
+    [
+      'Dropbox',
+      '/dropbox/store',
+      'POST /dropbox/submissions {student, assignment} with an Idempotency-Key; GET /dropbox/submissions/:key; GET /dropbox/store',
+    ],
+    [
+      'Notes',
+      '/notes/note-1',
+      'GET /notes/:id; PATCH /notes/:id {expectedVersion, title} with an Idempotency-Key (the request ID)',
+    ],
+    [
+      'Hook receiver',
+      '/hooks/debug/hits',
+      'POST, PUT, PATCH, DELETE on /hooks/…, answered by the hook script; GET /hooks/debug/hits',
+    ],
     ['Health', '/healthz', 'is the server up and its store reachable'],
   ];
-  const items = rows.map(([name, href, what]) => `<li><a href="${href}">${name}</a>: ${escapeHtml(what)}</li>`).join('\n');
+  const items = rows
+    .map(([name, href, what]) => `<li><a href="${href}">${name}</a>: ${escapeHtml(what)}</li>`)
+    .join('\n');
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>oncely serve</title>

@@ -15,16 +15,25 @@ const TIMEOUT_CODES = new Set(['ERR_HTTP_REQUEST_TIMEOUT', 'ERR_HTTP_HEADERS_TIM
  * is answered through its response, and its Request aborted so nothing it did commits; node's
  * own rule holds: nothing is written once an answer has begun.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, gate: RequestGate): void {
+export function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Duplex,
+  gate: RequestGate,
+): void {
   const code = error.code ?? '';
   if (code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
-  const kind: ProblemKind = code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : TIMEOUT_CODES.has(code) ? 'request_timeout' : 'malformed_request';
+  const kind: ProblemKind =
+    code === 'HPE_HEADER_OVERFLOW'
+      ? 'headers_too_large'
+      : TIMEOUT_CODES.has(code)
+        ? 'request_timeout'
+        : 'malformed_request';
   const detail =
     kind === 'request_timeout'
-      ? 'the request did not arrive in time; send the whole request within the server\'s request timeout'
+      ? "the request did not arrive in time; send the whole request within the server's request timeout"
       : `the server could not read the request (${code || 'parse error'})`;
   const res = gate.responseOn(socket as import('node:net').Socket);
   if (res !== undefined) {
@@ -40,13 +49,25 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
  * 405 problem+json, naming the methods the server's routes are reached with.
  */
 export function refuseConnect(req: IncomingMessage, socket: Duplex): void {
-  writeRaw(socket, 'method_not_allowed', `${req.method ?? 'CONNECT'} is not served here: no route opens a tunnel`, { allow: ADAPTER_METHODS });
+  writeRaw(
+    socket,
+    'method_not_allowed',
+    `${req.method ?? 'CONNECT'} is not served here: no route opens a tunnel`,
+    { allow: ADAPTER_METHODS },
+  );
 }
 
-function writeRaw(socket: Duplex, kind: ProblemKind, detail: string, headers: Record<string, string> = {}): void {
+function writeRaw(
+  socket: Duplex,
+  kind: ProblemKind,
+  detail: string,
+  headers: Record<string, string> = {},
+): void {
   const details = problemDetails(kind, detail);
   const body = JSON.stringify(details);
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
     `HTTP/1.1 ${details.status} ${STATUS_CODES[details.status] ?? ''}\r\ncontent-type: ${PROBLEM_JSON}\r\ncache-control: no-store\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );

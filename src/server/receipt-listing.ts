@@ -47,7 +47,10 @@ export async function listReceipts<Tx>(
     state: String(row['state']),
     status: row['status'] === null || row['status'] === undefined ? null : Number(row['status']),
     firstSeenAt: iso(row['first_seen_at']),
-    completedAt: row['completed_at'] === null || row['completed_at'] === undefined ? null : iso(row['completed_at']),
+    completedAt:
+      row['completed_at'] === null || row['completed_at'] === undefined
+        ? null
+        : iso(row['completed_at']),
     expiresAt: iso(row['expires_at']),
   }));
   // The window counts before LIMIT; no row sent means the caller has none (limit is at least 1).

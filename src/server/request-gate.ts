@@ -41,7 +41,10 @@ const SHUTDOWN_RETRY_AFTER_MS = 1000;
 /** How long cut requests get to send their 503 before their connections are closed anyway. */
 const CUT_FLUSH_MS = 1000;
 
-export function createRequestGate(inner: NodeListener, onRefused: (req: IncomingMessage, status: number) => void): RequestGate {
+export function createRequestGate(
+  inner: NodeListener,
+  onRefused: (req: IncomingMessage, status: number) => void,
+): RequestGate {
   const inFlight = new Map<ServerResponse, Socket>();
   const bySocket = new WeakMap<Socket, ServerResponse>();
   let closing = false;
@@ -71,7 +74,11 @@ export function createRequestGate(inner: NodeListener, onRefused: (req: Incoming
     if (closing) {
       onRefused(req, 503);
       req.resume(); // read and drop the body, so closing the connection resets nothing
-      writeProblem(res, 'shutting_down', 'the server is shutting down; retry shortly (with the same key)');
+      writeProblem(
+        res,
+        'shutting_down',
+        'the server is shutting down; retry shortly (with the same key)',
+      );
       return;
     }
     inner(req, res);
@@ -87,7 +94,9 @@ export function createRequestGate(inner: NodeListener, onRefused: (req: Incoming
         resolve();
       };
       idleWaiters.add(wake);
-      systemClock.sleep(Math.max(0, deadlineAt - systemClock.now()), timer.signal).then(wake, () => {});
+      systemClock
+        .sleep(Math.max(0, deadlineAt - systemClock.now()), timer.signal)
+        .then(wake, () => {});
     });
   };
 
@@ -108,13 +117,23 @@ export function createRequestGate(inner: NodeListener, onRefused: (req: Incoming
     }
     if (inFlight.size === 0) return true;
     for (const res of [...inFlight.keys()]) {
-      answerInstead(res, 'shutting_down', 'the server stopped before this request finished; it was rolled back: retry it with the same key');
+      answerInstead(
+        res,
+        'shutting_down',
+        'the server stopped before this request finished; it was rolled back: retry it with the same key',
+      );
     }
     await untilIdle(systemClock.now() + CUT_FLUSH_MS);
     return false;
   }
 
-  return { listener, inFlight: () => inFlight.size, responseOn: (socket) => bySocket.get(socket), answerInstead, drain };
+  return {
+    listener,
+    inFlight: () => inFlight.size,
+    responseOn: (socket) => bySocket.get(socket),
+    answerInstead,
+    drain,
+  };
 }
 
 /**
@@ -128,7 +147,8 @@ function writeProblem(res: ServerResponse, kind: ProblemKind, detail: string): v
   res.statusCode = details.status;
   res.setHeader('content-type', PROBLEM_JSON);
   res.setHeader('cache-control', 'no-store');
-  if (details.status === 503) res.setHeader('retry-after', String(retryAfterSeconds(SHUTDOWN_RETRY_AFTER_MS)));
+  if (details.status === 503)
+    res.setHeader('retry-after', String(retryAfterSeconds(SHUTDOWN_RETRY_AFTER_MS)));
   res.setHeader('content-length', body.byteLength);
   res.setHeader('connection', 'close');
   res.end(body);

@@ -1,6 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { HEADER } from '../contract/headers.js';
-import { answeredInsteadStatus, type ConnectionControl, type FetchHandler } from '../http/node-listener.js';
+import {
+  answeredInsteadStatus,
+  type ConnectionControl,
+  type FetchHandler,
+} from '../http/node-listener.js';
 import type { Ledger } from '../ledger/ledger.js';
 import type { ExecuteKind } from '../ledger/ledger-result.js';
 import type { HitAnswer } from '../services/hook/hook-service.js';
@@ -86,7 +90,11 @@ export interface RequestLog {
    * The line of a request no handler saw: refused at the edge (a bad Host or target, TRACE, a
    * 503 while shutting down). `target` is the request target as sent, cut like a key.
    */
-  refused(request: { readonly method: string; readonly target: string; readonly status: number }): void;
+  refused(request: {
+    readonly method: string;
+    readonly target: string;
+    readonly status: number;
+  }): void;
 }
 
 /**
@@ -112,7 +120,16 @@ export function createRequestLog(options: RequestLogOptions = {}): RequestLog {
     noteHit: (answer) => note({ outcome: OUTCOME_OF_HIT[answer] }),
     listen: (listener) => void listeners.push(listener),
     refused({ method, target, status }) {
-      const line: RequestLogLine = { at: new Date(clock.now()).toISOString(), method, path: target.slice(0, MAX_LOGGED_KEY), key: null, caller: null, status, durationMs: 0, outcome: 'none' };
+      const line: RequestLogLine = {
+        at: new Date(clock.now()).toISOString(),
+        method,
+        path: target.slice(0, MAX_LOGGED_KEY),
+        key: null,
+        caller: null,
+        status,
+        durationMs: 0,
+        outcome: 'none',
+      };
       write(JSON.stringify(line));
       for (const listener of listeners) listener(line);
     },

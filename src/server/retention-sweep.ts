@@ -34,7 +34,9 @@ export function startRetentionSweep(options: RetentionSweepOptions): RetentionSw
   const report = (cause: unknown): void => {
     const why = cause instanceof Error ? cause.message : String(cause);
     try {
-      options.onError?.(new OncelyError('purge_failed', `retention purge failed: ${why}`, { cause }));
+      options.onError?.(
+        new OncelyError('purge_failed', `retention purge failed: ${why}`, { cause }),
+      );
     } catch {
       // A failing error handler must not end the sweep, nor the server with an unhandled rejection.
     }

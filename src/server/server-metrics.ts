@@ -8,7 +8,9 @@ export const METRIC_SERVICES = ['dropbox', 'notes', 'hooks', 'ledger', 'site'] a
 export type MetricService = (typeof METRIC_SERVICES)[number];
 
 /** Effect durations, in seconds: a SQLite insert is well under a millisecond, a slow handler seconds. */
-const EFFECT_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const EFFECT_BUCKETS_S = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
 
 /** Outcomes that mean the key had been seen before: the client is retrying (or reusing) it. */
 const RETRY_OUTCOMES = new Set(['replay', 'conflict', 'in-flight']);
@@ -76,7 +78,8 @@ export function createServerMetrics(sweepProgress?: () => SweepProgress): Server
   });
   // Every series exists from the start at 0, so a rate() has a baseline before the first request.
   for (const service of METRIC_SERVICES) {
-    for (const outcome of ['new', 'replay', 'conflict', 'in-flight', 'none']) requests.inc({ service, outcome }, 0);
+    for (const outcome of ['new', 'replay', 'conflict', 'in-flight', 'none'])
+      requests.inc({ service, outcome }, 0);
     takeovers.inc({ service }, 0);
   }
 
@@ -85,19 +88,25 @@ export function createServerMetrics(sweepProgress?: () => SweepProgress): Server
     countRequest(line) {
       const service = serviceOf(line.path);
       requests.inc({ service, outcome: line.outcome });
-      if (line.key !== null && RETRY_OUTCOMES.has(line.outcome)) retries.inc({ service, outcome: line.outcome });
+      if (line.key !== null && RETRY_OUTCOMES.has(line.outcome))
+        retries.inc({ service, outcome: line.outcome });
     },
     ledgerObserver: (service) => (decision) => {
       if (decision.tookOver) takeovers.inc({ service });
-      if (decision.effectMs !== undefined) effects.observe({ service, result: decision.kind }, decision.effectMs / 1000);
+      if (decision.effectMs !== undefined)
+        effects.observe({ service, result: decision.kind }, decision.effectMs / 1000);
     },
     async respond() {
-      return new Response(await registry.metrics(), { headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' } });
+      return new Response(await registry.metrics(), {
+        headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' },
+      });
     },
   };
 }
 
 function serviceOf(path: string): MetricService {
   const first = path.split('/')[1] ?? '';
-  return (METRIC_SERVICES as readonly string[]).includes(first) && first !== 'site' ? (first as MetricService) : 'site';
+  return (METRIC_SERVICES as readonly string[]).includes(first) && first !== 'site'
+    ? (first as MetricService)
+    : 'site';
 }

@@ -11,7 +11,10 @@ import { createRequestGate } from './request-gate.js';
 import { answerClientError, refuseConnect } from './raw-answer.js';
 import { startRetentionSweep } from './retention-sweep.js';
 
-export interface ServerOptions extends BackendOptions, Omit<ServerAppDeps<unknown>, 'backend' | 'log' | 'onError' | 'notifications'> {
+export interface ServerOptions
+  extends
+    BackendOptions,
+    Omit<ServerAppDeps<unknown>, 'backend' | 'log' | 'onError' | 'notifications'> {
   /**
    * Where the hook receiver's notifications go (`--notify-url`): one per completed arrival,
    * recorded with its ack in a journal beside the ledger, delivered by an outbox worker that runs
@@ -89,7 +92,9 @@ export interface RunningServer {
 
 /** True for addresses only this machine can reach. */
 export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(host);
+  return (
+    host === 'localhost' || host === '::1' || host === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(host)
+  );
 }
 
 /**
@@ -100,19 +105,49 @@ export function isLoopback(host: string): boolean {
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const port = options.port ?? DEFAULT_SERVER_OPTIONS.port;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidOptionError('--port', port, 'an integer from 0 to 65535 (0 picks a free port)');
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new InvalidOptionError(
+      '--port',
+      port,
+      'an integer from 0 to 65535 (0 picks a free port)',
+    );
   const host = options.host ?? DEFAULT_SERVER_OPTIONS.host;
-  if (typeof host !== 'string' || host.trim() === '') throw new InvalidOptionError('--host', host, 'an address or host name, e.g. 127.0.0.1');
+  if (typeof host !== 'string' || host.trim() === '')
+    throw new InvalidOptionError('--host', host, 'an address or host name, e.g. 127.0.0.1');
   const graceMs = wholeMs('graceMs', options.graceMs ?? DEFAULT_SERVER_OPTIONS.graceMs, 0);
   const settleMs = wholeMs('settleMs', options.settleMs ?? DEFAULT_SERVER_OPTIONS.settleMs, 0);
-  const requestTimeoutMs = wholeMs('requestTimeoutMs', options.requestTimeoutMs ?? DEFAULT_SERVER_OPTIONS.requestTimeoutMs, 1);
-  const headersTimeoutMs = wholeMs('headersTimeoutMs', options.headersTimeoutMs ?? DEFAULT_SERVER_OPTIONS.headersTimeoutMs, 1);
-  const keepAliveTimeoutMs = wholeMs('keepAliveTimeoutMs', options.keepAliveTimeoutMs ?? DEFAULT_SERVER_OPTIONS.keepAliveTimeoutMs, 1);
+  const requestTimeoutMs = wholeMs(
+    'requestTimeoutMs',
+    options.requestTimeoutMs ?? DEFAULT_SERVER_OPTIONS.requestTimeoutMs,
+    1,
+  );
+  const headersTimeoutMs = wholeMs(
+    'headersTimeoutMs',
+    options.headersTimeoutMs ?? DEFAULT_SERVER_OPTIONS.headersTimeoutMs,
+    1,
+  );
+  const keepAliveTimeoutMs = wholeMs(
+    'keepAliveTimeoutMs',
+    options.keepAliveTimeoutMs ?? DEFAULT_SERVER_OPTIONS.keepAliveTimeoutMs,
+    1,
+  );
   // Node refuses a headers timeout longer than the request timeout; say so in our words.
-  if (headersTimeoutMs > requestTimeoutMs) throw new InvalidOptionError('headersTimeoutMs', headersTimeoutMs, `at most the request timeout (${requestTimeoutMs} ms)`);
-  const purgeIntervalMs = options.purgeIntervalMs === undefined ? DEFAULT_SERVER_OPTIONS.purgeIntervalMs : options.purgeIntervalMs;
+  if (headersTimeoutMs > requestTimeoutMs)
+    throw new InvalidOptionError(
+      'headersTimeoutMs',
+      headersTimeoutMs,
+      `at most the request timeout (${requestTimeoutMs} ms)`,
+    );
+  const purgeIntervalMs =
+    options.purgeIntervalMs === undefined
+      ? DEFAULT_SERVER_OPTIONS.purgeIntervalMs
+      : options.purgeIntervalMs;
   if (purgeIntervalMs !== null && (!Number.isSafeInteger(purgeIntervalMs) || purgeIntervalMs < 1)) {
-    throw new InvalidOptionError('purgeIntervalMs', purgeIntervalMs, 'a whole number of milliseconds >= 1, or null for no background purge');
+    throw new InvalidOptionError(
+      'purgeIntervalMs',
+      purgeIntervalMs,
+      'a whole number of milliseconds >= 1, or null for no background purge',
+    );
   }
   const clock = options.clock ?? systemClock;
   const log = createRequestLog({ clock, ...(options.log ? { write: options.log } : {}) });
@@ -121,7 +156,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let app: ServerApp<unknown>;
   let outbox: NotificationOutbox | undefined;
   try {
-    if (options.notifyUrl !== undefined) outbox = await startNotificationOutbox(backend as Backend<unknown>, options, clock, (error) => options.onError?.(error));
+    if (options.notifyUrl !== undefined)
+      outbox = await startNotificationOutbox(backend as Backend<unknown>, options, clock, (error) =>
+        options.onError?.(error),
+      );
     // A request whose client left, or that the server cut (a timeout, the end of the grace), was
     // rolled back on purpose: not a failure to report.
     const appOnError = (error: unknown, request: Request): void => {
@@ -133,7 +171,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       clock,
       log,
       onError: appOnError,
-      ...(outbox === undefined || options.notifyUrl === undefined ? {} : { notifications: { store: outbox.store, target: options.notifyUrl } }),
+      ...(outbox === undefined || options.notifyUrl === undefined
+        ? {}
+        : { notifications: { store: outbox.store, target: options.notifyUrl } }),
     });
   } catch (error) {
     await outbox?.stop().catch(() => {});
@@ -142,12 +182,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
 
   const onError = options.onError ?? (() => {});
-  const refused = (method: string, target: string, status: number): void => log.refused({ method, target, status });
+  const refused = (method: string, target: string, status: number): void =>
+    log.refused({ method, target, status });
   const listener = toNodeListener(app.fetch, {
     onError: (error) => onError(error),
     onRefused: ({ method, target, status }) => refused(method, target, status),
   });
-  const gate = createRequestGate(listener, (req, status) => refused(req.method ?? 'GET', req.url ?? '', status));
+  const gate = createRequestGate(listener, (req, status) =>
+    refused(req.method ?? 'GET', req.url ?? '', status),
+  );
   const server = createServer(
     {
       // The Host check is the listener's, so its 400 is problem+json too (RFC 9112 section 3.2).
@@ -160,7 +203,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     },
     gate.listener,
   );
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, gate));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) =>
+    answerClientError(error, socket, gate),
+  );
   server.on('connect', refuseConnect);
 
   try {
@@ -179,7 +224,15 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return swept;
     },
   };
-  const sweep = purgeIntervalMs === null ? undefined : startRetentionSweep({ ledger: retention, clock, intervalMs: purgeIntervalMs, onError: (error) => onError(error) });
+  const sweep =
+    purgeIntervalMs === null
+      ? undefined
+      : startRetentionSweep({
+          ledger: retention,
+          clock,
+          intervalMs: purgeIntervalMs,
+          onError: (error) => onError(error),
+        });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
@@ -216,18 +269,40 @@ function listen(server: Server, port: number, host: string): Promise<void> {
       const where = `${host}:${port}`;
       switch (error.code) {
         case 'EADDRINUSE':
-          reject(new OncelyError('port_in_use', `port ${port} on ${host} is in use; stop the other server or pick another port with --port (0 picks a free one)`, { cause: error }));
+          reject(
+            new OncelyError(
+              'port_in_use',
+              `port ${port} on ${host} is in use; stop the other server or pick another port with --port (0 picks a free one)`,
+              { cause: error },
+            ),
+          );
           return;
         case 'EACCES':
-          reject(new OncelyError('port_forbidden', `not allowed to listen on ${where} (ports below 1024 need privileges); pick another port with --port`, { cause: error }));
+          reject(
+            new OncelyError(
+              'port_forbidden',
+              `not allowed to listen on ${where} (ports below 1024 need privileges); pick another port with --port`,
+              { cause: error },
+            ),
+          );
           return;
         case 'EADDRNOTAVAIL':
         case 'ENOTFOUND':
         case 'EAI_AGAIN':
-          reject(new OncelyError('host_unavailable', `cannot listen on ${host}: not an address of this machine (${error.code})`, { cause: error }));
+          reject(
+            new OncelyError(
+              'host_unavailable',
+              `cannot listen on ${host}: not an address of this machine (${error.code})`,
+              { cause: error },
+            ),
+          );
           return;
         default:
-          reject(new OncelyError('listen_failed', `cannot listen on ${where}: ${error.message}`, { cause: error }));
+          reject(
+            new OncelyError('listen_failed', `cannot listen on ${where}: ${error.message}`, {
+              cause: error,
+            }),
+          );
       }
     };
     server.once('error', onError);
@@ -239,6 +314,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 }
 
 function wholeMs(option: string, value: number, min: number): number {
-  if (!Number.isSafeInteger(value) || value < min) throw new InvalidOptionError(option, value, `a whole number of milliseconds >= ${min}`);
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new InvalidOptionError(option, value, `a whole number of milliseconds >= ${min}`);
   return value;
 }

@@ -17,7 +17,8 @@ export const STORE_FEEDS = {
 } as const;
 
 /** Only this origin's script and requests: nothing inline, nothing third-party. */
-export const STORE_PAGE_CSP = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export const STORE_PAGE_CSP =
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export const STORE_PAGE_HTML = `<!doctype html>
 <html lang="en">

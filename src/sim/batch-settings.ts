@@ -34,11 +34,19 @@ export const BATCH_SETTINGS: readonly BatchSetting[] = [
   { id: 'retention-8', label: '8-tick retention', overrides: { retentionTicks: 8 } },
   // With 60 credits the keyed sender has usually spent them all before tick 40, so the reset
   // would change nothing; 100 credits keep keyed sends going past it.
-  { id: 'forget-40', label: 'Forget keys at 40 (100 credits)', overrides: { forgetKeysAt: 40, credits: 100 } },
+  {
+    id: 'forget-40',
+    label: 'Forget keys at 40 (100 credits)',
+    overrides: { forgetKeysAt: 40, credits: 100 },
+  },
   { id: 'credits-24', label: '24 credits', overrides: { credits: 24 } },
   { id: 'credits-100', label: '100 credits', overrides: { credits: 100 } },
   { id: 'retry-after-16', label: 'Retry-after 16', overrides: { retryAfterTicks: 16 } },
-  { id: 'loss-free-retry-after-16', label: 'Loss-free, retry-after 16', overrides: { requestLoss: 0, receiptLoss: 0, retryAfterTicks: 16 } },
+  {
+    id: 'loss-free-retry-after-16',
+    label: 'Loss-free, retry-after 16',
+    overrides: { requestLoss: 0, receiptLoss: 0, retryAfterTicks: 16 },
+  },
 ];
 
 /** The setting with this id, or undefined. */

@@ -6,7 +6,10 @@ import type { BatchResult } from './run-batch.js';
 import { compareWithSeed002, type FigureComparison } from './seed-002.js';
 
 /** What a batch shows: `summary.json` of `oncely sim batch --out`, and the page's batch panel. */
-export interface BatchSummary extends Pick<BatchResult, 'seeds' | 'firstSeed' | 'rules' | 'worlds' | 'means'> {
+export interface BatchSummary extends Pick<
+  BatchResult,
+  'seeds' | 'firstSeed' | 'rules' | 'worlds' | 'means'
+> {
   /** The settings themselves, not only their ids. */
   readonly settings: readonly BatchSetting[];
   /** How many outcomes the batch had (its outcomeCount). */
@@ -39,7 +42,12 @@ export function summarizeBatch(result: BatchResult): BatchSummary {
 }
 
 /** The files of `oncely sim batch --out` and of the page's downloads, in the order they are written. */
-export const BATCH_FILE_NAMES = ['outcomes.jsonl', 'outcomes.csv', 'means.csv', 'summary.json'] as const;
+export const BATCH_FILE_NAMES = [
+  'outcomes.jsonl',
+  'outcomes.csv',
+  'means.csv',
+  'summary.json',
+] as const;
 export type BatchFileName = (typeof BATCH_FILE_NAMES)[number];
 export type BatchFiles = { readonly [name in BatchFileName]: string };
 

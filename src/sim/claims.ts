@@ -27,26 +27,54 @@ const KEYED_RULES = RULES.filter((rule) => rule.keyed).map((rule) => rule.id);
  * world (each row's max); comparisons read the means over the seeds. A claim whose rows are
  * missing from the batch counts as not reproduced.
  */
-export function checkClaims(rows: readonly MeansRow[], options: CheckClaimsOptions = {}): ClaimResult[] {
+export function checkClaims(
+  rows: readonly MeansRow[],
+  options: CheckClaimsOptions = {},
+): ClaimResult[] {
   const settings = options.settings ?? BATCH_SETTINGS;
-  const mean = (setting: string, rule: RuleId, metric: MetricName): number => findRow(rows, setting, rule)?.mean[metric] ?? Number.NaN;
+  const mean = (setting: string, rule: RuleId, metric: MetricName): number =>
+    findRow(rows, setting, rule)?.mean[metric] ?? Number.NaN;
   /** The largest value of `metric` over every world of these rows (NaN when there are none). */
-  const maxOver = (pick: (row: MeansRow) => boolean, metric: MetricName): { max: number; worlds: number } => {
+  const maxOver = (
+    pick: (row: MeansRow) => boolean,
+    metric: MetricName,
+  ): { max: number; worlds: number } => {
     const picked = rows.filter(pick);
     if (picked.length === 0) return { max: Number.NaN, worlds: 0 };
-    return { max: Math.max(...picked.map((row) => row.max[metric])), worlds: picked.reduce((n, row) => n + row.worlds, 0) };
+    return {
+      max: Math.max(...picked.map((row) => row.max[metric])),
+      worlds: picked.reduce((n, row) => n + row.worlds, 0),
+    };
   };
-  const never = (id: string, text: string, pick: (row: MeansRow) => boolean, metric: MetricName): ClaimResult => {
+  const never = (
+    id: string,
+    text: string,
+    pick: (row: MeansRow) => boolean,
+    metric: MetricName,
+  ): ClaimResult => {
     const { max, worlds } = maxOver(pick, metric);
-    return { id, text, reproduced: max === 0, detail: worlds === 0 ? 'not in this batch' : `largest ${metric} ${max} over ${worlds} outcomes` };
+    return {
+      id,
+      text,
+      reproduced: max === 0,
+      detail:
+        worlds === 0 ? 'not in this batch' : `largest ${metric} ${max} over ${worlds} outcomes`,
+    };
   };
   const fmt = (value: number): string => (Number.isNaN(value) ? 'missing' : value.toFixed(3));
 
   const wholeRunSettings = new Set<string>(
-    settings.filter((s) => s.overrides.retentionTicks == null && s.overrides.forgetKeysAt == null).map((s) => s.id),
+    settings
+      .filter((s) => s.overrides.retentionTicks == null && s.overrides.forgetKeysAt == null)
+      .map((s) => s.id),
   );
   const claims: ClaimResult[] = [
-    never('send-once-never-duplicates', 'Send once never duplicates, in any world', (row) => row.rule === 'send-once', 'duplicates'),
+    never(
+      'send-once-never-duplicates',
+      'Send once never duplicates, in any world',
+      (row) => row.rule === 'send-once',
+      'duplicates',
+    ),
     never(
       'keyed-never-duplicates',
       'Retry + key (and every keyed rule) with whole-run retention and no forgetting never duplicates, in any world',
@@ -86,8 +114,16 @@ export function checkClaims(rows: readonly MeansRow[], options: CheckClaimsOptio
 
   for (const [id, setting, text] of [
     ['short-retention-duplicates', 'retention-8', '8-tick retention makes Retry + key duplicate'],
-    ['forgetting-duplicates', 'forget-40', 'Forgetting keys at tick 40 makes Retry + key duplicate'],
-    ['loss-free-retry-after-8-duplicates', 'loss-free', 'On a loss-free channel, Retry oldest duplicates with retry-after 8'],
+    [
+      'forgetting-duplicates',
+      'forget-40',
+      'Forgetting keys at tick 40 makes Retry + key duplicate',
+    ],
+    [
+      'loss-free-retry-after-8-duplicates',
+      'loss-free',
+      'On a loss-free channel, Retry oldest duplicates with retry-after 8',
+    ],
   ] as const) {
     const rule: RuleId = setting === 'loss-free' ? 'retry-oldest' : 'retry-key';
     const value = mean(setting, rule, 'duplicates');
@@ -101,8 +137,18 @@ export function checkClaims(rows: readonly MeansRow[], options: CheckClaimsOptio
       (row) => row.rule === 'retry-oldest' && row.setting === 'loss-free-retry-after-16',
       'duplicates',
     ),
-    never('request-loss-total-delivers-nothing', 'Total request loss delivers nothing', (row) => row.setting === 'request-loss-total', 'delivered'),
-    never('receipt-loss-total-confirms-nothing', 'Total receipt loss confirms nothing', (row) => row.setting === 'receipt-loss-total', 'confirmed'),
+    never(
+      'request-loss-total-delivers-nothing',
+      'Total request loss delivers nothing',
+      (row) => row.setting === 'request-loss-total',
+      'delivered',
+    ),
+    never(
+      'receipt-loss-total-confirms-nothing',
+      'Total receipt loss confirms nothing',
+      (row) => row.setting === 'receipt-loss-total',
+      'confirmed',
+    ),
   );
 
   const closed = options.closedForm;

@@ -25,7 +25,8 @@ export function closedForm(requestLoss: number, receiptLoss: number, maxAttempts
     delivered: 1 - requestLoss ** maxAttempts,
     confirmed: 1 - unconfirmed,
     // As c → 0 the sum tends to N (1 − q_r); at c = 0 exactly, that is 0 or N · 0.
-    effects: c === 0 ? maxAttempts * (1 - requestLoss) : ((1 - requestLoss) * (1 - unconfirmed)) / c,
+    effects:
+      c === 0 ? maxAttempts * (1 - requestLoss) : ((1 - requestLoss) * (1 - unconfirmed)) / c,
   };
 }
 
@@ -43,7 +44,13 @@ export interface ClosedFormOptions {
 }
 
 /** A worked example: 0.9999, 0.9813 and 1.4018. */
-export const DEFAULT_CLOSED_FORM = { requestLoss: 0.1, receiptLoss: 0.3, maxAttempts: 4, seeds: 2000, tolerance: 0.01 } as const;
+export const DEFAULT_CLOSED_FORM = {
+  requestLoss: 0.1,
+  receiptLoss: 0.3,
+  maxAttempts: 4,
+  seeds: 2000,
+  tolerance: 0.01,
+} as const;
 
 export interface ClosedFormResult {
   readonly params: WorldParams;
@@ -62,7 +69,8 @@ export function closedFormCheck(options: ClosedFormOptions = {}): ClosedFormResu
   if (!Number.isInteger(o.seeds) || o.seeds < 1 || o.seeds > 1_000_000) {
     throw new InvalidOptionError('seeds', o.seeds, 'an integer from 1 to 1000000');
   }
-  if (!Number.isFinite(o.tolerance) || o.tolerance <= 0) throw new InvalidOptionError('tolerance', o.tolerance, 'a number > 0');
+  if (!Number.isFinite(o.tolerance) || o.tolerance <= 0)
+    throw new InvalidOptionError('tolerance', o.tolerance, 'a number > 0');
   const { jobs, maxDelayTicks } = DEFAULT_WORLD_PARAMS;
   // The longest round trip is 2 · maxDelayTicks; one tick more and no retry races its receipt.
   const retryAfterTicks = 2 * maxDelayTicks + 1;
@@ -89,12 +97,28 @@ export function closedFormCheck(options: ClosedFormOptions = {}): ClosedFormResu
   }
   const perJob = o.seeds * jobs;
   const expected = closedForm(o.requestLoss, o.receiptLoss, o.maxAttempts);
-  const simulated = { delivered: delivered / perJob, confirmed: confirmed / perJob, effects: effects / perJob };
+  const simulated = {
+    delivered: delivered / perJob,
+    confirmed: confirmed / perJob,
+    effects: effects / perJob,
+  };
   const error = (key: keyof PerJob): number => {
     const e = expected[key];
     return e === 0 ? Math.abs(simulated[key]) : Math.abs(simulated[key] - e) / e;
   };
-  const relativeError = { delivered: error('delivered'), confirmed: error('confirmed'), effects: error('effects') };
+  const relativeError = {
+    delivered: error('delivered'),
+    confirmed: error('confirmed'),
+    effects: error('effects'),
+  };
   const withinTolerance = Object.values(relativeError).every((e) => e <= o.tolerance);
-  return { params, seeds: o.seeds, tolerance: o.tolerance, expected, simulated, relativeError, withinTolerance };
+  return {
+    params,
+    seeds: o.seeds,
+    tolerance: o.tolerance,
+    expected,
+    simulated,
+    relativeError,
+    withinTolerance,
+  };
 }

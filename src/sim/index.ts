@@ -30,9 +30,21 @@ export {
 export { MatchedDraws } from './matched-draws.js';
 export { RoundTripEstimator } from './round-trip-estimator.js';
 export { TRACE_KINDS, formatTraceJson, type TraceEvent, type TraceKind } from './trace.js';
-export { BATCH_SETTINGS, BATCH_SETTING_IDS, batchSettingById, type BatchSetting, type BatchSettingId } from './batch-settings.js';
+export {
+  BATCH_SETTINGS,
+  BATCH_SETTING_IDS,
+  batchSettingById,
+  type BatchSetting,
+  type BatchSettingId,
+} from './batch-settings.js';
 export { runBatch, DEFAULT_BATCH, type RunBatchOptions, type BatchResult } from './run-batch.js';
-export { meansTable, findRow, MeansAccumulator, type BatchOutcome, type MeansRow } from './means-table.js';
+export {
+  meansTable,
+  findRow,
+  MeansAccumulator,
+  type BatchOutcome,
+  type MeansRow,
+} from './means-table.js';
 export { checkClaims, type ClaimResult, type CheckClaimsOptions } from './claims.js';
 export {
   closedForm,
@@ -42,6 +54,11 @@ export {
   type ClosedFormResult,
   type PerJob,
 } from './closed-form.js';
-export { SEED_002_FIGURES, compareWithSeed002, type PublishedFigure, type FigureComparison } from './seed-002.js';
+export {
+  SEED_002_FIGURES,
+  compareWithSeed002,
+  type PublishedFigure,
+  type FigureComparison,
+} from './seed-002.js';
 export { outcomesToCsv, outcomesToJsonLines, meansToCsv } from './outcome-csv.js';
 export * from './fleet/index.js';

@@ -18,7 +18,13 @@ export class MatchedDraws {
   /** Per job, four numbers per attempt: request lost (0/1), forward delay, receipt lost (0/1), return delay. */
   readonly #byJob: number[][];
 
-  constructor(seed: number, jobs: number, requestLoss: number, receiptLoss: number, maxDelayTicks: number) {
+  constructor(
+    seed: number,
+    jobs: number,
+    requestLoss: number,
+    receiptLoss: number,
+    maxDelayTicks: number,
+  ) {
     this.#seed = seed;
     this.#requestLoss = requestLoss;
     this.#receiptLoss = receiptLoss;
@@ -27,7 +33,13 @@ export class MatchedDraws {
   }
 
   /** Whether this world was drawn for these channel parameters (a cache may be reused only then). */
-  matches(seed: number, jobs: number, requestLoss: number, receiptLoss: number, maxDelayTicks: number): boolean {
+  matches(
+    seed: number,
+    jobs: number,
+    requestLoss: number,
+    receiptLoss: number,
+    maxDelayTicks: number,
+  ): boolean {
     return (
       seed === this.#seed &&
       jobs === this.#byJob.length &&

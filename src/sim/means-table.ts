@@ -2,7 +2,11 @@ import type { RuleId } from './rules.js';
 import { METRIC_NAMES, type MetricName, type WorldMetrics } from './run-world.js';
 
 /** One kept outcome of a batch: which world, which rule, and its metrics (flat, for JSON lines and CSV). */
-export type BatchOutcome = { readonly setting: string; readonly seed: number; readonly rule: RuleId } & WorldMetrics;
+export type BatchOutcome = {
+  readonly setting: string;
+  readonly seed: number;
+  readonly rule: RuleId;
+} & WorldMetrics;
 
 /** The summary of one (setting, rule) over its worlds. `sd` is the sample standard deviation. */
 export interface MeansRow {
@@ -36,7 +40,15 @@ export class MeansAccumulator {
     const id = `${outcome.setting}\u0000${outcome.rule}`;
     let cell = this.#cells.get(id);
     if (!cell) {
-      cell = { setting: outcome.setting, rule: outcome.rule, worlds: 0, sum: filled(0), sumSq: filled(0), min: filled(Infinity), max: filled(-Infinity) };
+      cell = {
+        setting: outcome.setting,
+        rule: outcome.rule,
+        worlds: 0,
+        sum: filled(0),
+        sumSq: filled(0),
+        min: filled(Infinity),
+        max: filled(-Infinity),
+      };
       this.#cells.set(id, cell);
     }
     cell.worlds++;
@@ -55,11 +67,22 @@ export class MeansAccumulator {
       const sd = filled(0);
       for (const name of METRIC_NAMES) {
         mean[name] = cell.sum[name] / cell.worlds;
-        const variance = cell.worlds > 1 ? (cell.sumSq[name] - cell.worlds * mean[name] ** 2) / (cell.worlds - 1) : 0;
+        const variance =
+          cell.worlds > 1
+            ? (cell.sumSq[name] - cell.worlds * mean[name] ** 2) / (cell.worlds - 1)
+            : 0;
         // Rounding can leave a tiny negative variance when every world agrees.
         sd[name] = Math.sqrt(Math.max(0, variance));
       }
-      return { setting: cell.setting, rule: cell.rule, worlds: cell.worlds, mean, sd, min: { ...cell.min }, max: { ...cell.max } };
+      return {
+        setting: cell.setting,
+        rule: cell.rule,
+        worlds: cell.worlds,
+        mean,
+        sd,
+        min: { ...cell.min },
+        max: { ...cell.max },
+      };
     });
   }
 }
@@ -72,10 +95,21 @@ export function meansTable(outcomes: Iterable<BatchOutcome>): MeansRow[] {
 }
 
 /** The row for this setting and rule, or undefined. */
-export function findRow(rows: readonly MeansRow[], setting: string, rule: RuleId): MeansRow | undefined {
+export function findRow(
+  rows: readonly MeansRow[],
+  setting: string,
+  rule: RuleId,
+): MeansRow | undefined {
   return rows.find((row) => row.setting === setting && row.rule === rule);
 }
 
 function filled(value: number): Record<MetricName, number> {
-  return { delivered: value, duplicates: value, confirmed: value, sends: value, creditsSpent: value, unresolved: value };
+  return {
+    delivered: value,
+    duplicates: value,
+    confirmed: value,
+    sends: value,
+    creditsSpent: value,
+    unresolved: value,
+  };
 }

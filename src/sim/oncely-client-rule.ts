@@ -1,4 +1,10 @@
-import { decide, INITIAL_RETRY_STATE, type Decision, type Observation, type RetryState } from '../policy/decide.js';
+import {
+  decide,
+  INITIAL_RETRY_STATE,
+  type Decision,
+  type Observation,
+  type RetryState,
+} from '../policy/decide.js';
 import { resolveRetryPolicy, type RetryPolicyOptions } from '../policy/retry-options.js';
 import { RetryTokenBucket } from '../policy/retry-token-bucket.js';
 import { SYNTHETIC_TIMEOUT_STATUS } from '../contract/status-class.js';
@@ -33,7 +39,11 @@ export function oncelyPolicyFor(p: WorldParams): RetryPolicyOptions {
 }
 
 /** What an attempt whose receipt did not come back within the timeout looks like to the policy. */
-export const NO_RECEIPT: Observation = { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, detail: 'no receipt within retry-after' };
+export const NO_RECEIPT: Observation = {
+  kind: 'unknown',
+  status: SYNTHETIC_TIMEOUT_STATUS,
+  detail: 'no receipt within retry-after',
+};
 
 /**
  * The client side of "oncely client + key": one RetryState and one jitter stream per job, one
@@ -50,7 +60,12 @@ export class OncelyClientRule {
 
   constructor(p: WorldParams, sendCost: number) {
     this.policy = oncelyPolicyFor(p);
-    this.bucket = new RetryTokenBucket({ capacity: p.credits, retryCost: sendCost, timeoutRetryCost: sendCost, noRetryIncrement: 0 });
+    this.bucket = new RetryTokenBucket({
+      capacity: p.credits,
+      retryCost: sendCost,
+      timeoutRetryCost: sendCost,
+      noRetryIncrement: 0,
+    });
     this.#seed = p.seed;
     this.#states = new Array<RetryState>(p.jobs).fill(INITIAL_RETRY_STATE);
     this.#randoms = new Array<Random | undefined>(p.jobs).fill(undefined);
@@ -62,7 +77,9 @@ export class OncelyClientRule {
    */
   judgeTimeout(job: number, tick: number): Decision {
     const random = (this.#randoms[job] ??= oncelyJobRandom(this.#seed, job));
-    const [decision, next] = decide(this.#states[job]!, NO_RECEIPT, tick, random, this.policy, { retryTokens: this.bucket });
+    const [decision, next] = decide(this.#states[job]!, NO_RECEIPT, tick, random, this.policy, {
+      retryTokens: this.bucket,
+    });
     this.#states[job] = next;
     return decision;
   }

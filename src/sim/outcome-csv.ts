@@ -9,15 +9,27 @@ export function outcomesToJsonLines(outcomes: readonly BatchOutcome[]): string {
 /** Every outcome as CSV with a header row (RFC 4180; no field here needs quoting). */
 export function outcomesToCsv(outcomes: readonly BatchOutcome[]): string {
   const header = ['setting', 'seed', 'rule', ...METRIC_NAMES].join(',');
-  const lines = outcomes.map((o) => [o.setting, o.seed, o.rule, ...METRIC_NAMES.map((name) => o[name])].join(','));
+  const lines = outcomes.map((o) =>
+    [o.setting, o.seed, o.rule, ...METRIC_NAMES.map((name) => o[name])].join(','),
+  );
   return `${[header, ...lines].join('\n')}\n`;
 }
 
 /** The table of means as CSV: one row per (setting, rule), mean and sd of each metric. */
 export function meansToCsv(rows: readonly MeansRow[]): string {
-  const header = ['setting', 'rule', 'worlds', ...METRIC_NAMES.flatMap((name) => [`mean_${name}`, `sd_${name}`])].join(',');
+  const header = [
+    'setting',
+    'rule',
+    'worlds',
+    ...METRIC_NAMES.flatMap((name) => [`mean_${name}`, `sd_${name}`]),
+  ].join(',');
   const lines = rows.map((row) =>
-    [row.setting, row.rule, row.worlds, ...METRIC_NAMES.flatMap((name) => [round(row.mean[name]), round(row.sd[name])])].join(','),
+    [
+      row.setting,
+      row.rule,
+      row.worlds,
+      ...METRIC_NAMES.flatMap((name) => [round(row.mean[name]), round(row.sd[name])]),
+    ].join(','),
   );
   return `${[header, ...lines].join('\n')}\n`;
 }

@@ -22,7 +22,15 @@ export type RuleChoice = (typeof RULE_CHOICES)[number];
 export const RULE_TIMEOUTS = ['fixed', 'backoff', 'learned', 'policy'] as const;
 export type RuleTimeout = (typeof RULE_TIMEOUTS)[number];
 
-export const RULE_IDS = ['send-once', 'retry-oldest', 'random-retry', 'retry-key', 'backoff-key', 'learned-key', 'oncely-key'] as const;
+export const RULE_IDS = [
+  'send-once',
+  'retry-oldest',
+  'random-retry',
+  'retry-key',
+  'backoff-key',
+  'learned-key',
+  'oncely-key',
+] as const;
 export type RuleId = (typeof RULE_IDS)[number];
 
 export interface Rule {
@@ -51,7 +59,8 @@ export const RULES: readonly Rule[] = [
   {
     id: 'retry-oldest',
     label: 'Retry oldest',
-    description: 'Fresh jobs first, then the oldest (lowest-numbered) unconfirmed job whose retry-after has elapsed.',
+    description:
+      'Fresh jobs first, then the oldest (lowest-numbered) unconfirmed job whose retry-after has elapsed.',
     fromSeed: true,
     keyed: false,
     choice: 'oldest',
@@ -60,7 +69,8 @@ export const RULES: readonly Rule[] = [
   {
     id: 'random-retry',
     label: 'Random retry',
-    description: 'Fresh jobs first, then a uniformly random unconfirmed job whose retry-after has elapsed.',
+    description:
+      'Fresh jobs first, then a uniformly random unconfirmed job whose retry-after has elapsed.',
     fromSeed: true,
     keyed: false,
     choice: 'random',
@@ -69,7 +79,8 @@ export const RULES: readonly Rule[] = [
   {
     id: 'retry-key',
     label: 'Retry + key',
-    description: 'The Retry oldest dispatcher; the receiver stores each job key with its effect and suppresses repeats while the key survives.',
+    description:
+      'The Retry oldest dispatcher; the receiver stores each job key with its effect and suppresses repeats while the key survives.',
     fromSeed: true,
     keyed: true,
     choice: 'oldest',
@@ -78,7 +89,8 @@ export const RULES: readonly Rule[] = [
   {
     id: 'backoff-key',
     label: 'Backoff + key',
-    description: "Retry + key with a per-job exponential retry-after and full jitter: the client's own backoff, in ticks.",
+    description:
+      "Retry + key with a per-job exponential retry-after and full jitter: the client's own backoff, in ticks.",
     fromSeed: false,
     keyed: true,
     choice: 'oldest',
@@ -87,7 +99,8 @@ export const RULES: readonly Rule[] = [
   {
     id: 'learned-key',
     label: 'Learned timeout + key',
-    description: 'Retry + key whose retry-after adapts to the round trips it has observed (RFC 6298 smoothing, Karn\'s rule).',
+    description:
+      "Retry + key whose retry-after adapts to the round trips it has observed (RFC 6298 smoothing, Karn's rule).",
     fromSeed: false,
     keyed: true,
     choice: 'oldest',

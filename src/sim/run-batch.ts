@@ -51,12 +51,18 @@ export function runBatch(options: RunBatchOptions = {}): BatchResult {
     throw new InvalidOptionError('seeds', seeds, 'an integer from 1 to 10000000');
   }
   if (!Number.isInteger(firstSeed) || firstSeed < 0 || firstSeed + seeds - 1 > 0xffff_ffff) {
-    throw new InvalidOptionError('firstSeed', firstSeed, `an integer from 0 to ${0xffff_ffff - seeds + 1}`);
+    throw new InvalidOptionError(
+      'firstSeed',
+      firstSeed,
+      `an integer from 0 to ${0xffff_ffff - seeds + 1}`,
+    );
   }
   const settings = options.settings ?? BATCH_SETTINGS;
   const rules = options.rules ?? RULES;
   const keep = options.keepOutcomes ?? true;
-  const resolved = settings.map((setting) => resolveWorldParams({ ...options.base, ...setting.overrides }));
+  const resolved = settings.map((setting) =>
+    resolveWorldParams({ ...options.base, ...setting.overrides }),
+  );
 
   const outcomes: BatchOutcome[] = [];
   const accumulator = new MeansAccumulator();

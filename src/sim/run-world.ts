@@ -17,7 +17,14 @@ import { resolveWorldParams, type WorldParams } from './world-params.js';
  * - sends, creditsSpent;
  * - unresolved: jobs never confirmed: the sender cannot tell whether they happened.
  */
-export const METRIC_NAMES = ['delivered', 'duplicates', 'confirmed', 'sends', 'creditsSpent', 'unresolved'] as const;
+export const METRIC_NAMES = [
+  'delivered',
+  'duplicates',
+  'confirmed',
+  'sends',
+  'creditsSpent',
+  'unresolved',
+] as const;
 export type MetricName = (typeof METRIC_NAMES)[number];
 
 /** Column titles of the metrics, in METRIC_NAMES order: the CLI's tables and the page's show the same words. */
@@ -55,27 +62,54 @@ const RANDOM_CHOICE_STREAM = 1;
 const BACKOFF_JITTER_STREAM = 2;
 
 /** Simulates one world under one rule. Validates `params` (InvalidOptionError names the bad one). */
-export function runWorld(params: Partial<WorldParams>, rule: Rule | RuleId, options: RunWorldOptions = {}): WorldOutcome {
+export function runWorld(
+  params: Partial<WorldParams>,
+  rule: Rule | RuleId,
+  options: RunWorldOptions = {},
+): WorldOutcome {
   const resolved = resolveWorldParams(params);
   const found = typeof rule === 'string' ? ruleById(rule) : rule;
   if (!found) throw new InvalidOptionError('rule', rule, `one of ${RULE_IDS.join(', ')}`);
   const draws = options.draws ?? drawsFor(resolved);
-  if (!draws.matches(resolved.seed, resolved.jobs, resolved.requestLoss, resolved.receiptLoss, resolved.maxDelayTicks)) {
-    throw new InvalidOptionError('draws', 'MatchedDraws', 'draws made for the same seed, jobs, losses and maxDelayTicks');
+  if (
+    !draws.matches(
+      resolved.seed,
+      resolved.jobs,
+      resolved.requestLoss,
+      resolved.receiptLoss,
+      resolved.maxDelayTicks,
+    )
+  ) {
+    throw new InvalidOptionError(
+      'draws',
+      'MatchedDraws',
+      'draws made for the same seed, jobs, losses and maxDelayTicks',
+    );
   }
   return simulateWorld(resolved, found, draws, options.trace ?? true);
 }
 
 /** The matched draws for a world; share one between the rules run on it. */
 export function drawsFor(params: WorldParams): MatchedDraws {
-  return new MatchedDraws(params.seed, params.jobs, params.requestLoss, params.receiptLoss, params.maxDelayTicks);
+  return new MatchedDraws(
+    params.seed,
+    params.jobs,
+    params.requestLoss,
+    params.receiptLoss,
+    params.maxDelayTicks,
+  );
 }
 
 /**
  * The engine, for already-validated params. Each tick, in this order (docs/simulator.md):
  * forget keys if due, request arrivals (effects), receipt arrivals (confirmations), dispatch.
  */
-export function simulateWorld(p: WorldParams, rule: Rule, draws: MatchedDraws, record: boolean): WorldOutcome {
+export function simulateWorld(
+  p: WorldParams,
+  rule: Rule,
+  draws: MatchedDraws,
+  record: boolean,
+): WorldOutcome {
   const jobs = p.jobs;
   const { keyed, choice, timeout } = rule;
   const maxAttempts = p.maxAttempts ?? Number.POSITIVE_INFINITY;
@@ -105,10 +139,19 @@ export function simulateWorld(p: WorldParams, rule: Rule, draws: MatchedDraws, r
   const receipts = ringSize;
   let inFlight = 0;
 
-  const choiceRandom = choice === 'random' ? seededRandom(p.seed, STREAM_JOB, RANDOM_CHOICE_STREAM) : undefined;
-  const jitterRandom = timeout === 'backoff' ? seededRandom(p.seed, STREAM_JOB, BACKOFF_JITTER_STREAM) : undefined;
-  const backoff: BackoffOptions = { baseDelayMs: p.retryAfterTicks, maxDelayMs: p.maxRetryAfterTicks, jitter: 'full' };
-  const estimator = timeout === 'learned' ? new RoundTripEstimator(p.retryAfterTicks, p.maxRetryAfterTicks) : undefined;
+  const choiceRandom =
+    choice === 'random' ? seededRandom(p.seed, STREAM_JOB, RANDOM_CHOICE_STREAM) : undefined;
+  const jitterRandom =
+    timeout === 'backoff' ? seededRandom(p.seed, STREAM_JOB, BACKOFF_JITTER_STREAM) : undefined;
+  const backoff: BackoffOptions = {
+    baseDelayMs: p.retryAfterTicks,
+    maxDelayMs: p.maxRetryAfterTicks,
+    jitter: 'full',
+  };
+  const estimator =
+    timeout === 'learned'
+      ? new RoundTripEstimator(p.retryAfterTicks, p.maxRetryAfterTicks)
+      : undefined;
   // oncely's client: a job is judged by decide() at its attempt's timeout; until then (and for
   // good, once the policy stops it) it is not eligible. The bucket holds the credits.
   const client = timeout === 'policy' ? new OncelyClientRule(p, cost) : undefined;
@@ -125,7 +168,9 @@ export function simulateWorld(p: WorldParams, rule: Rule, draws: MatchedDraws, r
 
   /** Unconfirmed, under the attempt cap, and waited long enough since its last send. */
   const eligible = (job: number, tick: number, wait: number): boolean =>
-    confirmedAt[job]! < 0 && attempts[job]! < maxAttempts && tick - lastSendAt[job]! >= (wait < 0 ? waitTicks[job]! : wait);
+    confirmedAt[job]! < 0 &&
+    attempts[job]! < maxAttempts &&
+    tick - lastSendAt[job]! >= (wait < 0 ? waitTicks[job]! : wait);
 
   // After a scan that finds no eligible job, none can become eligible before this tick: sends
   // and confirmations only push eligibility later. A new learned timeout may bring it closer,
@@ -137,7 +182,8 @@ export function simulateWorld(p: WorldParams, rule: Rule, draws: MatchedDraws, r
     if (nextFresh < jobs) return nextFresh++;
     if (choice === 'none' || tick < noneEligibleBefore) return -1;
     // One wait for every job, or -1 for each job's own (backoff draws one per send).
-    const wait = timeout === 'fixed' ? retryAfterTicks : timeout === 'learned' ? estimator!.timeoutTicks : -1;
+    const wait =
+      timeout === 'fixed' ? retryAfterTicks : timeout === 'learned' ? estimator!.timeoutTicks : -1;
     let count = 0;
     let soonest = Number.POSITIVE_INFINITY;
     for (let j = 0; j < jobs; j++) {
@@ -174,7 +220,11 @@ export function simulateWorld(p: WorldParams, rule: Rule, draws: MatchedDraws, r
       emit(tick, 'request-lost', job, attempt);
       return;
     }
-    queue.push(requests + ((tick + draws.forwardDelayTicks(job, attempt)) % ringSize), job, attempt);
+    queue.push(
+      requests + ((tick + draws.forwardDelayTicks(job, attempt)) % ringSize),
+      job,
+      attempt,
+    );
     inFlight++;
   };
 
@@ -213,7 +263,11 @@ export function simulateWorld(p: WorldParams, rule: Rule, draws: MatchedDraws, r
       if (draws.receiptLost(job, attempt)) {
         emit(tick, 'receipt-lost', job, attempt);
       } else {
-        queue.push(receipts + ((tick + draws.returnDelayTicks(job, attempt)) % ringSize), job, attempt);
+        queue.push(
+          receipts + ((tick + draws.returnDelayTicks(job, attempt)) % ringSize),
+          job,
+          attempt,
+        );
         inFlight++;
       }
     }
@@ -265,6 +319,15 @@ export function simulateWorld(p: WorldParams, rule: Rule, draws: MatchedDraws, r
     if (effects[j]! > 1) duplicates += effects[j]! - 1;
     if (confirmedAt[j]! >= 0) confirmed++;
   }
-  const metrics: WorldMetrics = { delivered, duplicates, confirmed, sends, creditsSpent: p.credits - credits, unresolved: jobs - confirmed };
-  return trace ? { rule: rule.id, seed: p.seed, metrics, trace } : { rule: rule.id, seed: p.seed, metrics };
+  const metrics: WorldMetrics = {
+    delivered,
+    duplicates,
+    confirmed,
+    sends,
+    creditsSpent: p.credits - credits,
+    unresolved: jobs - confirmed,
+  };
+  return trace
+    ? { rule: rule.id, seed: p.seed, metrics, trace }
+    : { rule: rule.id, seed: p.seed, metrics };
 }

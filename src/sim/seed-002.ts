@@ -11,7 +11,12 @@ export interface PublishedFigure {
   readonly value: number;
 }
 
-const row = (rule: RuleId, delivered: number, duplicates: number, confirmed: number): PublishedFigure[] => [
+const row = (
+  rule: RuleId,
+  delivered: number,
+  duplicates: number,
+  confirmed: number,
+): PublishedFigure[] => [
   { setting: 'default', rule, metric: 'delivered', value: delivered },
   { setting: 'default', rule, metric: 'duplicates', value: duplicates },
   { setting: 'default', rule, metric: 'confirmed', value: confirmed },
@@ -52,7 +57,14 @@ export function compareWithSeed002(rows: readonly MeansRow[]): FigureComparison[
     const found = findRow(rows, figure.setting, figure.rule);
     const ours = found?.mean[figure.metric] ?? Number.NaN;
     const difference = ours - figure.value;
-    const standardError = found ? (Math.SQRT2 * found.sd[figure.metric]) / Math.sqrt(found.worlds) : 0;
-    return { ...figure, ours, difference, z: standardError > 0 ? difference / standardError : null };
+    const standardError = found
+      ? (Math.SQRT2 * found.sd[figure.metric]) / Math.sqrt(found.worlds)
+      : 0;
+    return {
+      ...figure,
+      ours,
+      difference,
+      z: standardError > 0 ? difference / standardError : null,
+    };
   });
 }

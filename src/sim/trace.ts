@@ -8,7 +8,15 @@
  * - receipt-lost: that receipt is lost after the request's arrival (recorded at the same tick);
  * - confirmed: a receipt reaches the sender (later receipts for a confirmed job are recorded too).
  */
-export const TRACE_KINDS = ['send', 'request-lost', 'effect', 'suppressed', 'receipt-sent', 'receipt-lost', 'confirmed'] as const;
+export const TRACE_KINDS = [
+  'send',
+  'request-lost',
+  'effect',
+  'suppressed',
+  'receipt-sent',
+  'receipt-lost',
+  'confirmed',
+] as const;
 export type TraceKind = (typeof TRACE_KINDS)[number];
 
 /** One event. Jobs count from 0, attempts from 1. */
@@ -25,6 +33,8 @@ export interface TraceEvent {
  */
 export function formatTraceJson(trace: readonly TraceEvent[]): string {
   if (trace.length === 0) return '[]';
-  const lines = trace.map((e) => `  {"tick":${e.tick},"kind":"${e.kind}","job":${e.job},"attempt":${e.attempt}}`);
+  const lines = trace.map(
+    (e) => `  {"tick":${e.tick},"kind":"${e.kind}","job":${e.job},"attempt":${e.attempt}}`,
+  );
   return `[\n${lines.join(',\n')}\n]`;
 }

@@ -62,7 +62,9 @@ export const DEFAULT_WORLD_PARAMS: WorldParams = {
 };
 
 /** The parameter names, in a stable order (CLI flags, JSON, CSV columns). */
-export const WORLD_PARAM_NAMES = Object.keys(DEFAULT_WORLD_PARAMS) as readonly (keyof WorldParams)[];
+export const WORLD_PARAM_NAMES = Object.keys(
+  DEFAULT_WORLD_PARAMS,
+) as readonly (keyof WorldParams)[];
 
 /**
  * Fills defaults and checks every parameter once, at the edge; errors name the parameter and the
@@ -82,9 +84,12 @@ export function resolveWorldParams(partial: Partial<WorldParams> = {}): WorldPar
   integer('maxDelayTicks', p.maxDelayTicks, 1, 10_000);
   integer('retryAfterTicks', p.retryAfterTicks, 1, 1_000_000);
   integer('maxRetryAfterTicks', p.maxRetryAfterTicks, 1, 1_000_000);
-  if (p.maxAttempts !== null) integer('maxAttempts', p.maxAttempts, 1, 1_000_000, ', or null for no cap');
-  if (p.retentionTicks !== null) integer('retentionTicks', p.retentionTicks, 1, 1_000_000, ', or null for the whole run');
-  if (p.forgetKeysAt !== null) integer('forgetKeysAt', p.forgetKeysAt, 0, 1_000_000, ', or null for never');
+  if (p.maxAttempts !== null)
+    integer('maxAttempts', p.maxAttempts, 1, 1_000_000, ', or null for no cap');
+  if (p.retentionTicks !== null)
+    integer('retentionTicks', p.retentionTicks, 1, 1_000_000, ', or null for the whole run');
+  if (p.forgetKeysAt !== null)
+    integer('forgetKeysAt', p.forgetKeysAt, 0, 1_000_000, ', or null for never');
   return p;
 }
 

@@ -1,4 +1,11 @@
-import type { AttemptEntry, FinalRecord, IntentPolicy, IntentRecord, IntentState, NewIntent } from '../journal/intent.js';
+import type {
+  AttemptEntry,
+  FinalRecord,
+  IntentPolicy,
+  IntentRecord,
+  IntentState,
+  NewIntent,
+} from '../journal/intent.js';
 import type { Outcome } from '../contract/status-class.js';
 import type { StopReason } from '../policy/decide.js';
 
@@ -107,8 +114,10 @@ export function toBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
-const nullableString = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+const nullableNumber = (value: unknown): number | null =>
+  value === null || value === undefined ? null : Number(value);
+const nullableString = (value: unknown): string | null =>
+  value === null || value === undefined ? null : String(value);
 
 /** Reads a row back (pg returns int8 as strings, both drivers return bytes as Buffers). */
 export function rowToIntent(row: Record<string, unknown>): IntentRecord {

@@ -42,7 +42,9 @@ export function entryValues(entry: LedgerEntry): unknown[] {
     entry.state === 'expired' ? entry.expiredAt : null,
     receipt?.status ?? null,
     receipt ? encodeReceiptHeaders(receipt.headers) : null,
-    receipt ? Buffer.from(receipt.body.buffer, receipt.body.byteOffset, receipt.body.byteLength) : null,
+    receipt
+      ? Buffer.from(receipt.body.buffer, receipt.body.byteOffset, receipt.body.byteLength)
+      : null,
   ];
 }
 
@@ -79,10 +81,15 @@ export function rowToEntry(row: LedgerRow): LedgerEntry {
         ...base,
         state,
         expiredAt: Number(row.expired_at),
-        completedAt: row.completed_at === null || row.completed_at === undefined ? undefined : Number(row.completed_at),
+        completedAt:
+          row.completed_at === null || row.completed_at === undefined
+            ? undefined
+            : Number(row.completed_at),
       };
     default:
-      throw new TypeError(`ledger row for key ${base.key} has unknown state ${JSON.stringify(row.state)} (expected ${ENTRY_STATES.join(', ')})`);
+      throw new TypeError(
+        `ledger row for key ${base.key} has unknown state ${JSON.stringify(row.state)} (expected ${ENTRY_STATES.join(', ')})`,
+      );
   }
 }
 
@@ -91,7 +98,11 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** Table and schema names are spliced into SQL, so only plain identifiers are allowed. */
 export function checkIdentifier(option: string, value: unknown): string {
   if (typeof value !== 'string' || !IDENTIFIER.test(value)) {
-    throw new InvalidOptionError(option, value, 'an SQL identifier: a letter or _, then letters, digits or _, at most 63 in all');
+    throw new InvalidOptionError(
+      option,
+      value,
+      'an SQL identifier: a letter or _, then letters, digits or _, at most 63 in all',
+    );
   }
   return value;
 }

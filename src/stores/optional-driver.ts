@@ -9,12 +9,22 @@ export const OPTIONAL_DRIVERS = { 'better-sqlite3': '12', pg: '8' } as const;
 export type OptionalDriver = keyof typeof OPTIONAL_DRIVERS;
 
 /** `load` is the call site's own `() => import('pg')`, so the module keeps its types. */
-export async function importOptionalDriver<T>(name: OptionalDriver, purpose: string, load: () => Promise<T>): Promise<T> {
+export async function importOptionalDriver<T>(
+  name: OptionalDriver,
+  purpose: string,
+  load: () => Promise<T>,
+): Promise<T> {
   try {
     return await load();
   } catch (cause) {
-    const missing = (cause as NodeJS.ErrnoException | undefined)?.code === 'ERR_MODULE_NOT_FOUND' && String((cause as Error).message).includes(`'${name}'`);
+    const missing =
+      (cause as NodeJS.ErrnoException | undefined)?.code === 'ERR_MODULE_NOT_FOUND' &&
+      String((cause as Error).message).includes(`'${name}'`);
     if (!missing) throw cause;
-    throw new OncelyError('driver_missing', `${purpose} needs the ${name} package (an optional peer dependency of oncely): npm install ${name}@${OPTIONAL_DRIVERS[name]}`, { cause });
+    throw new OncelyError(
+      'driver_missing',
+      `${purpose} needs the ${name} package (an optional peer dependency of oncely): npm install ${name}@${OPTIONAL_DRIVERS[name]}`,
+      { cause },
+    );
   }
 }

@@ -10,7 +10,9 @@ const LINE_BREAK = /[\r\n]/;
 
 export function encodeReceiptHeaders(headers: ReadonlyArray<readonly [string, string]>): string {
   const plain = headers.every(([name, value]) => TOKEN.test(name) && !LINE_BREAK.test(value));
-  return plain ? headers.map(([name, value]) => `${name}:${value}`).join('\n') : JSON.stringify(headers);
+  return plain
+    ? headers.map(([name, value]) => `${name}:${value}`).join('\n')
+    : JSON.stringify(headers);
 }
 
 export function decodeReceiptHeaders(stored: string): Array<[string, string]> {

@@ -1,7 +1,13 @@
 import { emptyCounts, type IntentState } from '../journal/intent.js';
 import type { JournalStore } from '../journal/journal-store.js';
 import type { SqlHandle } from '../ledger/sql-handle.js';
-import { INTENT_INSERT_COLUMNS, intentValues, rowToAttempt, rowToIntent, toBuffer } from './journal-row.js';
+import {
+  INTENT_INSERT_COLUMNS,
+  intentValues,
+  rowToAttempt,
+  rowToIntent,
+  toBuffer,
+} from './journal-row.js';
 
 /** One statement's result: rows for a SELECT or RETURNING, changes for a write. */
 export interface JournalQueryResult {
@@ -46,7 +52,10 @@ const END_COLUMNS: readonly JsonColumn[] = [
 ];
 
 /** Runs one `$1`-placeholder statement on some connection. */
-export type JournalQuery = (sql: string, params?: readonly unknown[]) => Promise<JournalQueryResult>;
+export type JournalQuery = (
+  sql: string,
+  params?: readonly unknown[],
+) => Promise<JournalQueryResult>;
 
 /**
  * What a SQL backend gives the journal: statements that commit on their own, transactions that
@@ -90,13 +99,16 @@ export interface JournalSqlBackend<Tx> {
  * write the lease. Every later write names (key, lease_token): a worker whose lease expired and
  * was taken over cannot overwrite the new owner's work.
  */
-export function createSqlJournalStore<Tx>(backend: JournalSqlBackend<Tx>): JournalStore<Tx | SqlHandle> {
+export function createSqlJournalStore<Tx>(
+  backend: JournalSqlBackend<Tx>,
+): JournalStore<Tx | SqlHandle> {
   const { intents, attempts } = backend;
   let readied: Promise<void> | undefined;
-  const ready = (): Promise<void> => (readied ??= backend.setup(backend.ddl).catch((error: unknown) => {
-    readied = undefined;
-    throw error;
-  }));
+  const ready = (): Promise<void> =>
+    (readied ??= backend.setup(backend.ddl).catch((error: unknown) => {
+      readied = undefined;
+      throw error;
+    }));
   const insertSql = `INSERT INTO ${intents} (${INTENT_INSERT_COLUMNS.join(', ')}) VALUES (${INTENT_INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT (key) DO NOTHING`;
   const settleSql = `UPDATE ${intents} AS i SET state = s.state, next_attempt_at = COALESCE(s.next_at, i.next_attempt_at), previous_delay_ms = COALESCE(s.previous_delay, i.previous_delay_ms), saw_unknown = s.saw_unknown, stop_reason = s.stop_reason, final_status = s.final_status, final_body = ${backend.fromHex('s.final_body')}, final_detail = s.final_detail, finished_at = s.finished_at, open_attempt = 0, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL FROM ${backend.jsonRows('$1', SETTLE_COLUMNS)} WHERE i.key = s.key AND i.lease_token = s.token RETURNING ${backend.returningKey}`;
   const sql = {
@@ -142,32 +154,55 @@ export function createSqlJournalStore<Tx>(backend: JournalSqlBackend<Tx>): Journ
     attempts: async (key) => (await query(sql.attempts, [key])).rows.map(rowToAttempt),
     async list(filter = {}) {
       const limit = filter.limit ?? 100;
-      const result = filter.state === undefined ? await query(sql.listAll, [limit]) : await query(sql.listState, [limit, filter.state]);
+      const result =
+        filter.state === undefined
+          ? await query(sql.listAll, [limit])
+          : await query(sql.listState, [limit, filter.state]);
       return result.rows.map(rowToIntent);
     },
     async counts() {
       const counts = emptyCounts();
-      for (const row of (await query(sql.counts)).rows) counts[String(row['state']) as IntentState] = Number(row['n']);
+      for (const row of (await query(sql.counts)).rows)
+        counts[String(row['state']) as IntentState] = Number(row['n']);
       return counts;
     },
     async claim(owner, nowMs, leaseMs, limit, onlyKey) {
       const token = `${owner}#${nowMs}#${(claims += 1)}`;
       const params = [owner, token, nowMs + leaseMs, nowMs, limit];
-      const { rows } = onlyKey === undefined ? await query(sql.claim, params) : await query(sql.claimOne, [...params, onlyKey]);
+      const { rows } =
+        onlyKey === undefined
+          ? await query(sql.claim, params)
+          : await query(sql.claimOne, [...params, onlyKey]);
       return rows
-        .map((row) => ({ intent: rowToIntent(row), token, interrupted: Number(row['open_attempt']) === 1 }))
+        .map((row) => ({
+          intent: rowToIntent(row),
+          token,
+          interrupted: Number(row['open_attempt']) === 1,
+        }))
         .sort((a, b) => a.intent.nextAttemptAt - b.intent.nextAttemptAt);
     },
     async startAttempts(starts) {
       if (starts.length === 0) return [];
       await ready();
-      const rows = starts.map((x) => ({ key: x.key, token: x.token, attempt: x.attempt, worker: x.worker, started_at: x.startedAt }));
+      const rows = starts.map((x) => ({
+        key: x.key,
+        token: x.token,
+        attempt: x.attempt,
+        worker: x.worker,
+        started_at: x.startedAt,
+      }));
       if (backend.writableCte) {
-        const started = new Set((await backend.query(sql.startCte, [JSON.stringify(rows)])).rows.map((row) => String(row['key'])));
+        const started = new Set(
+          (await backend.query(sql.startCte, [JSON.stringify(rows)])).rows.map((row) =>
+            String(row['key']),
+          ),
+        );
         return starts.map((x) => started.has(x.key));
       }
       return backend.transaction(async (q) => {
-        const started = new Set((await q(sql.start, [JSON.stringify(rows)])).rows.map((row) => String(row['key'])));
+        const started = new Set(
+          (await q(sql.start, [JSON.stringify(rows)])).rows.map((row) => String(row['key'])),
+        );
         const ok = rows.filter((row) => started.has(row.key));
         if (ok.length > 0) await q(sql.startRows, [JSON.stringify(ok)]);
         return starts.map((x) => started.has(x.key));
@@ -194,10 +229,21 @@ export function createSqlJournalStore<Tx>(backend: JournalSqlBackend<Tx>): Journ
       });
       const ends = settlements
         .filter((x) => x.attempt !== undefined)
-        .map(({ key, attempt: a }) => ({ key, attempt: a!.attempt, ended_at: a!.endedAt, outcome: a!.outcome, status: a!.status, detail: a!.detail, delay_ms: a!.delayMs }));
-      const keysOf = (result: JournalQueryResult): Set<string> => new Set(result.rows.map((row) => String(row['key'])));
+        .map(({ key, attempt: a }) => ({
+          key,
+          attempt: a!.attempt,
+          ended_at: a!.endedAt,
+          outcome: a!.outcome,
+          status: a!.status,
+          detail: a!.detail,
+          delay_ms: a!.delayMs,
+        }));
+      const keysOf = (result: JournalQueryResult): Set<string> =>
+        new Set(result.rows.map((row) => String(row['key'])));
       if (backend.writableCte) {
-        const settled = keysOf(await backend.query(sql.settleCte, [JSON.stringify(rows), JSON.stringify(ends)]));
+        const settled = keysOf(
+          await backend.query(sql.settleCte, [JSON.stringify(rows), JSON.stringify(ends)]),
+        );
         return settlements.map((x) => settled.has(x.key));
       }
       return backend.transaction(async (q) => {
@@ -207,12 +253,16 @@ export function createSqlJournalStore<Tx>(backend: JournalSqlBackend<Tx>): Journ
         return settlements.map((x) => settled.has(x.key));
       });
     },
-    cancel: async (key, final, nowMs) => (await query(sql.cancel, [key, final.stopReason, final.detail, nowMs])).changes === 1,
+    cancel: async (key, final, nowMs) =>
+      (await query(sql.cancel, [key, final.stopReason, final.detail, nowMs])).changes === 1,
     async reopen(key, reopening) {
       const current = await this.get(key);
       if (!current) return false;
       const policy = JSON.stringify({ ...current.policy, maxAttempts: reopening.maxAttempts });
-      return (await query(sql.reopen, [key, policy, reopening.deadlineAt, reopening.nextAttemptAt])).changes === 1;
+      return (
+        (await query(sql.reopen, [key, policy, reopening.deadlineAt, reopening.nextAttemptAt]))
+          .changes === 1
+      );
     },
     async nextDueAt() {
       const at = (await query(sql.nextDue)).rows[0]?.['at'];
@@ -225,5 +275,10 @@ export function createSqlJournalStore<Tx>(backend: JournalSqlBackend<Tx>): Journ
 let claims = 0;
 
 function isSqlHandle(tx: unknown): tx is SqlHandle {
-  return typeof tx === 'object' && tx !== null && 'dialect' in tx && typeof (tx as SqlHandle).run === 'function';
+  return (
+    typeof tx === 'object' &&
+    tx !== null &&
+    'dialect' in tx &&
+    typeof (tx as SqlHandle).run === 'function'
+  );
 }

@@ -7,7 +7,15 @@ import { fingerprintFromBytes, fingerprintToBytes } from './fingerprint-bytes.js
  * receipt's row is deleted when it expires instead of being rewritten in place, so the live
  * table's indexed columns are never updated and its rows never linger without their receipt.
  */
-export const TOMBSTONE_COLUMNS = ['scope', 'key', 'fingerprint', 'first_seen_at', 'expired_at', 'completed_at', 'expires_at'] as const;
+export const TOMBSTONE_COLUMNS = [
+  'scope',
+  'key',
+  'fingerprint',
+  'first_seen_at',
+  'expired_at',
+  'completed_at',
+  'expires_at',
+] as const;
 
 export type TombstoneRow = Record<(typeof TOMBSTONE_COLUMNS)[number], unknown>;
 
@@ -30,7 +38,15 @@ export function expiredAtOfToken(version: EntryVersion): number | undefined {
 }
 
 export function tombstoneValues(entry: ExpiredEntry): unknown[] {
-  return [entry.scope, entry.key, fingerprintToBytes(entry.fingerprint), entry.firstSeenAt, entry.expiredAt, entry.completedAt ?? null, entry.expiresAt];
+  return [
+    entry.scope,
+    entry.key,
+    fingerprintToBytes(entry.fingerprint),
+    entry.firstSeenAt,
+    entry.expiredAt,
+    entry.completedAt ?? null,
+    entry.expiresAt,
+  ];
 }
 
 export function rowToTombstone(row: TombstoneRow): ExpiredEntry {
@@ -44,6 +60,9 @@ export function rowToTombstone(row: TombstoneRow): ExpiredEntry {
     firstSeenAt: Number(row.first_seen_at),
     expiredAt,
     expiresAt: Number(row.expires_at),
-    completedAt: row.completed_at === null || row.completed_at === undefined ? undefined : Number(row.completed_at),
+    completedAt:
+      row.completed_at === null || row.completed_at === undefined
+        ? undefined
+        : Number(row.completed_at),
   };
 }

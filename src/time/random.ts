@@ -14,7 +14,9 @@ export const systemRandom: Random = { next: () => Math.random() };
  * Several seed parts are mixed into one stream, so `seededRandom(seed, job, attempt)` gives an
  * independent, reproducible stream per (seed, job, attempt): the simulator's matched draws.
  */
-export function seededRandom(...seedParts: readonly number[]): Random & { int(min: number, max: number): number } {
+export function seededRandom(
+  ...seedParts: readonly number[]
+): Random & { int(min: number, max: number): number } {
   let h = 0x9e3779b9;
   for (const part of seedParts) {
     const n = Math.trunc(part);
@@ -29,7 +31,10 @@ export function seededRandom(...seedParts: readonly number[]): Random & { int(mi
   let c = splitmix32(b);
   let d = splitmix32(c);
   const next = (): number => {
-    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
+    a >>>= 0;
+    b >>>= 0;
+    c >>>= 0;
+    d >>>= 0;
     let t = (a + b) | 0;
     a = b ^ (b >>> 9);
     b = (c + (c << 3)) | 0;

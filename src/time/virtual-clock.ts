@@ -116,7 +116,8 @@ export class VirtualClock implements Clock {
     let best: PendingSleep | undefined;
     for (const p of this.#pending) {
       if (p.wakeAt > instant) continue;
-      if (!best || p.wakeAt < best.wakeAt || (p.wakeAt === best.wakeAt && p.order < best.order)) best = p;
+      if (!best || p.wakeAt < best.wakeAt || (p.wakeAt === best.wakeAt && p.order < best.order))
+        best = p;
     }
     return best;
   }

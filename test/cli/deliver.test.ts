@@ -1,8 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { deliver, type DeliverRequest, type DeliverResult } from '../../src/cli/commands/deliver.js';
-import { parseDeadline, parseDurationMs, parseHeader } from '../../src/cli/commands/deliver-options.js';
+import {
+  deliver,
+  type DeliverRequest,
+  type DeliverResult,
+} from '../../src/cli/commands/deliver.js';
+import {
+  parseDeadline,
+  parseDurationMs,
+  parseHeader,
+} from '../../src/cli/commands/deliver-options.js';
 import { EXIT } from '../../src/cli/exit.js';
 import { startHookServer } from '../../src/services/hook/hook-server.js';
 import { VirtualClock } from '../../src/time/virtual-clock.js';
@@ -12,14 +20,23 @@ import { runOncely } from '../support/run-cli.js';
 const START = Date.UTC(2026, 8, 14, 12, 0, 0);
 
 /** Runs `deliver` in-process against a real hook server, both sides on one virtual clock. */
-async function run(script: string, request: Partial<DeliverRequest> = {}): Promise<{ result: DeliverResult; out: string; err: string; arrivals: number }> {
+async function run(
+  script: string,
+  request: Partial<DeliverRequest> = {},
+): Promise<{ result: DeliverResult; out: string; err: string; arrivals: number }> {
   const clock = new VirtualClock({ startAt: START });
   const hook = await startHookServer({ script, clock });
   let out = '';
   let err = '';
   try {
     const result = await deliver(
-      { url: `${hook.url}/hooks/run-complete`, data: '{"run_id":"run-9"}', method: 'POST', key: 'run-9', ...request },
+      {
+        url: `${hook.url}/hooks/run-complete`,
+        data: '{"run_id":"run-9"}',
+        method: 'POST',
+        key: 'run-9',
+        ...request,
+      },
       { out: (t) => (out += t), err: (t) => (err += t), clock, random: seededRandom(7) },
     );
     return { result, out, err, arrivals: (await hook.service.counts()).arrivals };
@@ -33,7 +50,12 @@ test('prints every attempt with its status, wait and why, the attempt count and 
   assert.equal(result.exitCode, EXIT.ok);
   const attemptLines = out.split('\n').filter((l) => /^\s+#\d/.test(l));
   assert.equal(attemptLines.length, 4);
-  assert.ok(attemptLines.slice(0, 3).every((l) => / 429 {2}retry .*wait \d+ ms \(retry-after 1 s\)/.test(l)), out);
+  assert.ok(
+    attemptLines
+      .slice(0, 3)
+      .every((l) => / 429 {2}retry .*wait \d+ ms \(retry-after 1 s\)/.test(l)),
+    out,
+  );
   assert.match(attemptLines[3]!, / 200 {2}ok/);
   assert.match(out, /delivered: ok \(stop:ok\) after 4 attempts, last non-2xx status 429/);
   assert.equal(err, '');
@@ -64,7 +86,13 @@ test('a deadline 1.5 s away against Retry-After: 5 exits 5 at once, without slee
 test('--json exposes the report and the final response: a swallowed ack, then the replayed receipt', async () => {
   const { result, out } = await run('swallow,200', { json: true });
   const printed = JSON.parse(out) as DeliverResult;
-  assert.deepEqual(printed.report.attempts.map((a) => [a.outcome, a.status, a.transport]), [['unknown', undefined, { sent: true, reason: 'socket_closed' }], ['ok', 200, undefined]]);
+  assert.deepEqual(
+    printed.report.attempts.map((a) => [a.outcome, a.status, a.transport]),
+    [
+      ['unknown', undefined, { sent: true, reason: 'socket_closed' }],
+      ['ok', 200, undefined],
+    ],
+  );
   assert.equal(printed.response?.status, 200);
   assert.equal(printed.response?.idempotentReplayed, true);
   assert.equal(printed.response?.headers['idempotent-replayed'], 'true');
@@ -74,7 +102,10 @@ test('--json exposes the report and the final response: a swallowed ack, then th
 });
 
 /** Runs `deliver` in-process with a fake fetch (no server), recording the keys it sent. */
-async function runFake(answer: () => Response | Promise<Response>, request: Partial<DeliverRequest> = {}) {
+async function runFake(
+  answer: () => Response | Promise<Response>,
+  request: Partial<DeliverRequest> = {},
+) {
   const keys: (string | null)[] = [];
   const sent: Headers[] = [];
   const fetch = (async (_u: unknown, init?: RequestInit) => {
@@ -85,14 +116,30 @@ async function runFake(answer: () => Response | Promise<Response>, request: Part
   let out = '';
   let err = '';
   const result = await deliver(
-    { url: 'http://hook.test/hooks/run-complete', data: '{"run_id":"run-9"}', method: 'POST', ...request },
-    { out: (t) => (out += t), err: (t) => (err += t), fetch, clock: new VirtualClock({ startAt: START }), random: seededRandom(7) },
+    {
+      url: 'http://hook.test/hooks/run-complete',
+      data: '{"run_id":"run-9"}',
+      method: 'POST',
+      ...request,
+    },
+    {
+      out: (t) => (out += t),
+      err: (t) => (err += t),
+      fetch,
+      clock: new VirtualClock({ startAt: START }),
+      random: seededRandom(7),
+    },
   );
   return { result, out, err, keys, sent };
 }
 
 test('every ack lost: outcome unknown, exit 6, and no response is shown as final', async () => {
-  const reset = () => Promise.reject(Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNRESET', message: 'read ECONNRESET' } }));
+  const reset = () =>
+    Promise.reject(
+      Object.assign(new TypeError('fetch failed'), {
+        cause: { code: 'ECONNRESET', message: 'read ECONNRESET' },
+      }),
+    );
   const { result, err, keys } = await runFake(reset, { key: 'run-9', maxAttempts: 3 });
   assert.equal(result.exitCode, EXIT.unknown);
   assert.equal(result.response, null);
@@ -102,7 +149,14 @@ test('every ack lost: outcome unknown, exit 6, and no response is shown as final
 
 test('a refused connection after a 503: the 503 is not shown as the final response, and the outcome is not "not sent"', async () => {
   let calls = 0;
-  const answer = () => (++calls === 1 ? new Response('busy', { status: 503 }) : Promise.reject(Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' } })));
+  const answer = () =>
+    ++calls === 1
+      ? new Response('busy', { status: 503 })
+      : Promise.reject(
+          Object.assign(new TypeError('fetch failed'), {
+            cause: { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' },
+          }),
+        );
   const { result, out } = await runFake(answer, { key: 'run-9', maxAttempts: 2 });
   assert.equal(result.exitCode, EXIT.budgetExhausted, 'the first attempt was sent and answered');
   assert.equal(result.response, null);
@@ -124,7 +178,13 @@ test('without --key the key is derived from method, URL and canonical data, so a
 
 test('--header adds request headers and may replace the JSON content type', async () => {
   const ok = () => new Response('{}', { status: 200 });
-  const { sent } = await runFake(ok, { key: 'k', headers: [['X-Run', '9'], ['Content-Type', 'application/vnd.hook+json']] });
+  const { sent } = await runFake(ok, {
+    key: 'k',
+    headers: [
+      ['X-Run', '9'],
+      ['Content-Type', 'application/vnd.hook+json'],
+    ],
+  });
   assert.equal(sent[0]?.get('x-run'), '9');
   assert.equal(sent[0]?.get('content-type'), 'application/vnd.hook+json');
   const plain = await runFake(ok, { key: 'k' });
@@ -137,14 +197,17 @@ test('deadline, duration and header parsing', () => {
   assert.equal(parseDeadline('2026-09-14T12:00:00Z', 0), START);
   assert.equal(parseDeadline('2026-09-14T14:00:00+02:00', 0), START);
   assert.equal(parseDurationMs('--x', '1.5s'), 1500);
-  for (const bad of ['30', 'soon', '2026-09-14', '-1s']) assert.throws(() => parseDeadline(bad, 0), /invalid option --deadline/, bad);
+  for (const bad of ['30', 'soon', '2026-09-14', '-1s'])
+    assert.throws(() => parseDeadline(bad, 0), /invalid option --deadline/, bad);
   assert.deepEqual(parseHeader('X-Run:  run-9 '), ['X-Run', 'run-9']);
   assert.throws(() => parseHeader('no colon'), /invalid option --header/);
   assert.throws(() => parseHeader('Bad Name: x'), /invalid option --header/);
 });
 
 /** `oncely deliver …` in-process, as the binary runs it. */
-async function cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(
+  args: readonly string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const { status, stdout, stderr } = await runOncely(args);
   return { code: status, stdout, stderr };
 }
@@ -156,23 +219,54 @@ test('the real binary against a closed port: "not sent", exit 8, no 408 anywhere
       probe.close(() => resolve(p));
     });
   });
-  const { code, stdout, stderr } = await cli(['deliver', `http://127.0.0.1:${port}/hooks/x`, '--data', '{}', '--max-attempts', '2', '--base-delay', '1ms']);
+  const { code, stdout, stderr } = await cli([
+    'deliver',
+    `http://127.0.0.1:${port}/hooks/x`,
+    '--data',
+    '{}',
+    '--max-attempts',
+    '2',
+    '--base-delay',
+    '1ms',
+  ]);
   assert.equal(code, EXIT.notSent);
   assert.equal(EXIT.notSent, 8);
   assert.match(stdout, /#1 .*---  retry    not sent \(connection refused\)/);
-  assert.match(stdout, /^not sent: fail \(stop:budget_exhausted\) after 2 attempts, 2 not sent \(connection refused\)/m);
-  assert.match(stderr, /^oncely: not sent: no attempt reached the receiver, nothing happened; safe to retry, even without a key/);
+  assert.match(
+    stdout,
+    /^not sent: fail \(stop:budget_exhausted\) after 2 attempts, 2 not sent \(connection refused\)/m,
+  );
+  assert.match(
+    stderr,
+    /^oncely: not sent: no attempt reached the receiver, nothing happened; safe to retry, even without a key/,
+  );
   assert.doesNotMatch(stdout + stderr, /408/);
 });
 
 test('the command line: exit codes, and one-line messages for bad input', async () => {
   const hook = await startHookServer({ script: '400' });
   try {
-    const refused = await cli(['deliver', `${hook.url}/h`, '--data', '{"x":1}', '--key', 'k', '-H', 'X-Run: 9']);
+    const refused = await cli([
+      'deliver',
+      `${hook.url}/h`,
+      '--data',
+      '{"x":1}',
+      '--key',
+      'k',
+      '-H',
+      'X-Run: 9',
+    ]);
     assert.equal(refused.code, EXIT.fatalStatus, refused.stderr);
     assert.match(refused.stdout, /#1 .* 400 {2}fail/);
 
-    const badDeadline = await cli(['deliver', `${hook.url}/h`, '--data', '{}', '--deadline', 'soon']);
+    const badDeadline = await cli([
+      'deliver',
+      `${hook.url}/h`,
+      '--data',
+      '{}',
+      '--deadline',
+      'soon',
+    ]);
     assert.equal(badDeadline.code, EXIT.usage);
     assert.equal(badDeadline.stderr.trim().split('\n').length, 1);
     assert.match(badDeadline.stderr, /^oncely: invalid option --deadline: got "soon"/);
@@ -188,7 +282,14 @@ test('the command line: exit codes, and one-line messages for bad input', async 
 
 test('a malformed --key is refused before anything is printed or sent', async () => {
   for (const key of ['', '   ', 'caf\u00e9']) {
-    const result = await runOncely(['deliver', 'http://127.0.0.1:1/x', '--data', '{}', '--key', key]);
+    const result = await runOncely([
+      'deliver',
+      'http://127.0.0.1:1/x',
+      '--data',
+      '{}',
+      '--key',
+      key,
+    ]);
     assert.equal(result.status, EXIT.usage, `--key ${JSON.stringify(key)}`);
     assert.equal(result.stdout, '', 'nothing printed before the refusal');
     assert.match(result.stderr, /^oncely: .*idempotency key/);
@@ -199,7 +300,10 @@ test('deliver with nothing names everything it lacks, in one line, exit 2', asyn
   const bare = await cli(['deliver']);
   assert.equal(bare.code, EXIT.usage);
   assert.equal(bare.stdout, '');
-  assert.match(bare.stderr, /^oncely: deliver is missing the <url> argument and --data <json>: npx oncely deliver <url> --data <json>/);
+  assert.match(
+    bare.stderr,
+    /^oncely: deliver is missing the <url> argument and --data <json>: npx oncely deliver <url> --data <json>/,
+  );
   assert.equal(bare.stderr.trim().split('\n').length, 1);
   const noData = await cli(['deliver', 'http://127.0.0.1:1/x']);
   assert.equal(noData.code, EXIT.usage);

@@ -9,21 +9,62 @@ import { CLI } from '../support/repo-path.js';
 const dir = mkdtempSync(join(tmpdir(), 'oncely-outbox-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const journal = join(dir, 'journal.db');
-const oncely = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, API_TOKEN: 'Bearer s3cret' } });
+const oncely = (...args: string[]) =>
+  spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, API_TOKEN: 'Bearer s3cret' },
+  });
 
 test('outbox add records without sending; the secret header is named, never written; list, show, cancel, retry', () => {
-  const add = oncely('outbox', 'add', 'http://127.0.0.1:9/orders', '--data', '{"order":1}', '--key', 'order-1', '-H', 'Authorization: Bearer s3cret', '--secret-header', 'authorization', '--journal', journal);
+  const add = oncely(
+    'outbox',
+    'add',
+    'http://127.0.0.1:9/orders',
+    '--data',
+    '{"order":1}',
+    '--key',
+    'order-1',
+    '-H',
+    'Authorization: Bearer s3cret',
+    '--secret-header',
+    'authorization',
+    '--journal',
+    journal,
+  );
   assert.equal(add.status, 0, add.stderr);
-  assert.match(add.stdout, /^recorded: pending +0\/3 +order-1 +POST http:\/\/127\.0\.0\.1:9\/orders/);
+  assert.match(
+    add.stdout,
+    /^recorded: pending +0\/3 +order-1 +POST http:\/\/127\.0\.0\.1:9\/orders/,
+  );
   const show = oncely('outbox', 'show', 'order-1', '--journal', journal);
   assert.match(show.stdout, /re-supplied at send time: authorization/);
   assert.doesNotMatch(show.stdout, /s3cret/);
-  const again = oncely('outbox', 'add', 'http://127.0.0.1:9/orders', '--data', '{"order":2}', '--key', 'order-1', '--journal', journal);
+  const again = oncely(
+    'outbox',
+    'add',
+    'http://127.0.0.1:9/orders',
+    '--data',
+    '{"order":2}',
+    '--key',
+    'order-1',
+    '--journal',
+    journal,
+  );
   assert.equal(again.status, 1);
   assert.match(again.stderr, /^oncely: intent order-1 is already recorded with a different/);
-  assert.equal(oncely('outbox', 'cancel', 'order-1', '--reason', 'duplicate order', '--journal', journal).status, 0);
-  assert.match(oncely('outbox', 'list', '--journal', journal).stdout, /cancelled .*order-1.*\n1 cancelled\n$/);
-  assert.match(oncely('outbox', 'retry', 'order-1', '--journal', journal).stdout, /^reopened: pending/);
+  assert.equal(
+    oncely('outbox', 'cancel', 'order-1', '--reason', 'duplicate order', '--journal', journal)
+      .status,
+    0,
+  );
+  assert.match(
+    oncely('outbox', 'list', '--journal', journal).stdout,
+    /cancelled .*order-1.*\n1 cancelled\n$/,
+  );
+  assert.match(
+    oncely('outbox', 'retry', 'order-1', '--journal', journal).stdout,
+    /^reopened: pending/,
+  );
 });
 
 test('bad input is one line and a non-zero exit, and changes nothing', () => {
@@ -33,7 +74,14 @@ test('bad input is one line and a non-zero exit, and changes nothing', () => {
   const missing = oncely('outbox', 'show', 'nope', '--journal', journal);
   assert.notEqual(missing.status, 0);
   assert.equal(missing.stderr.trim().split('\n').length, 1);
-  const secret = oncely('outbox', 'run', '--secret', 'Authorization=NOT_SET_ANYWHERE', '--journal', journal);
+  const secret = oncely(
+    'outbox',
+    'run',
+    '--secret',
+    'Authorization=NOT_SET_ANYWHERE',
+    '--journal',
+    journal,
+  );
   assert.equal(secret.status, 2);
   assert.match(secret.stderr, /environment variable NOT_SET_ANYWHERE/);
   const badUrl = oncely('outbox', 'add', 'ftp://x', '--data', '{}', '--journal', journal);
@@ -42,13 +90,16 @@ test('bad input is one line and a non-zero exit, and changes nothing', () => {
 
 test('deliver --journal after a crash: the intent is found under its key and resumed, the lost attempt counted', async () => {
   const { createServer } = await import('node:http');
-  const { createSqliteJournalStore, openSqliteDatabase } = await import('../../src/stores/sqlite/index.js');
+  const { createSqliteJournalStore, openSqliteDatabase } =
+    await import('../../src/stores/sqlite/index.js');
   const { createJournal } = await import('../../src/journal/index.js');
   const keys: string[] = [];
   const server = createServer((req, res) => {
     keys.push(String(req.headers['idempotency-key']));
     req.resume();
-    req.on('end', () => res.writeHead(201, { 'content-type': 'application/json' }).end('{"saved":true}'));
+    req.on('end', () =>
+      res.writeHead(201, { 'content-type': 'application/json' }).end('{"saved":true}'),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/orders`;
@@ -56,20 +107,52 @@ test('deliver --journal after a crash: the intent is found under its key and res
   try {
     // The first run recorded the intent and started attempt 1, then died (its lease is long gone).
     const store = createSqliteJournalStore({ database: () => openSqliteDatabase(file) });
-    await createJournal({ store }).record({ key: 'order-9', target: url, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"order":9}', maxAttempts: 5, attemptTimeoutMs: 10_000, createdBy: 'oncely deliver' });
+    await createJournal({ store }).record({
+      key: 'order-9',
+      target: url,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"order":9}',
+      maxAttempts: 5,
+      attemptTimeoutMs: 10_000,
+      createdBy: 'oncely deliver',
+    });
     const [claim] = await store.claim('dead-run', Date.now(), 1, 1);
-    await store.startAttempts([{ key: 'order-9', token: claim!.token, attempt: 1, worker: 'dead-run', startedAt: Date.now() }]);
+    await store.startAttempts([
+      {
+        key: 'order-9',
+        token: claim!.token,
+        attempt: 1,
+        worker: 'dead-run',
+        startedAt: Date.now(),
+      },
+    ]);
     await store.close();
 
     // Not spawnSync: the receiver lives in this process and must keep answering.
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, [CLI, 'deliver', url, '--data', '{"order":9}', '--key', 'order-9', '--journal', file, '--base-delay', '1ms']);
+    const child = spawn(process.execPath, [
+      CLI,
+      'deliver',
+      url,
+      '--data',
+      '{"order":9}',
+      '--key',
+      'order-9',
+      '--journal',
+      file,
+      '--base-delay',
+      '1ms',
+    ]);
     const run = { stdout: '', stderr: '', status: null as number | null };
     child.stdout.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
     run.status = await new Promise<number | null>((resolve) => child.on('close', resolve));
     assert.equal(run.status, 0, run.stdout + run.stderr);
-    assert.match(run.stdout, /found in the journal \(1 attempt\(s\) so far\): resuming under the same key/);
+    assert.match(
+      run.stdout,
+      /found in the journal \(1 attempt\(s\) so far\): resuming under the same key/,
+    );
     assert.match(run.stdout, /#1 .* unknown +dead-run +the worker stopped mid-attempt/);
     assert.match(run.stdout, /delivered +\d\/5 +order-9/);
     assert.deepEqual(keys, ['order-9'], 'one new request, under the same key');

@@ -12,20 +12,54 @@ import { CLI } from '../support/repo-path.js';
 import { startServeProcess } from '../e2e/serve-process.js';
 
 const serve = (args: readonly string[], env: NodeJS.ProcessEnv = {}) =>
-  spawnSync(process.execPath, [CLI, 'serve', '--port', '0', ...args], { encoding: 'utf8', timeout: 20_000, env: { ...process.env, ONCELY_TOKENS: '', ONCELY_DEV_TOKEN: '', ...env } });
+  spawnSync(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
+    encoding: 'utf8',
+    timeout: 20_000,
+    env: { ...process.env, ONCELY_TOKENS: '', ONCELY_DEV_TOKEN: '', ...env },
+  });
 
 test('a configuration mistake is one line and exit 2, and the token itself is never printed', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'oncely-config-'));
   try {
     const tokens = join(dir, 'tokens');
-    await writeFile(tokens, 'alice=shared-token-0123456789\n# a comment\nbob=shared-token-0123456789\n');
+    await writeFile(
+      tokens,
+      'alice=shared-token-0123456789\n# a comment\nbob=shared-token-0123456789\n',
+    );
     const cases: Array<[string[], NodeJS.ProcessEnv, RegExp]> = [
-      [['--tokens', tokens], {}, /^oncely: .*entry 3: the token of bob is already the token of alice \(.*entry 1\); give each caller its own\n$/],
-      [['--no-dev-token'], { ONCELY_TOKENS: 'alice=shared-token-0123456789,carol=shared-token-0123456789' }, /^oncely: ONCELY_TOKENS entry 2: the token of carol is already the token of alice/],
-      [[], { ONCELY_DEV_TOKEN: 'shared-token-0123456789', ONCELY_TOKENS: 'alice=shared-token-0123456789' }, /^oncely: the dev token: the token of dev is already the token of alice/],
-      [['--tokens', '/nonexistent'], {}, /^oncely: cannot read the tokens file \/nonexistent: ENOENT\n$/],
-      [['--request-timeout', '30'], {}, /^oncely: invalid option --request-timeout: got "30", expected a duration such as 1500ms, 30s, 2m or 1h\n$/],
-      [['--headers-timeout', '1m', '--request-timeout', '30s'], {}, /^oncely: invalid option --headers-timeout: got "1m", expected a duration from 1ms to the request timeout \(30s\)\n$/],
+      [
+        ['--tokens', tokens],
+        {},
+        /^oncely: .*entry 3: the token of bob is already the token of alice \(.*entry 1\); give each caller its own\n$/,
+      ],
+      [
+        ['--no-dev-token'],
+        { ONCELY_TOKENS: 'alice=shared-token-0123456789,carol=shared-token-0123456789' },
+        /^oncely: ONCELY_TOKENS entry 2: the token of carol is already the token of alice/,
+      ],
+      [
+        [],
+        {
+          ONCELY_DEV_TOKEN: 'shared-token-0123456789',
+          ONCELY_TOKENS: 'alice=shared-token-0123456789',
+        },
+        /^oncely: the dev token: the token of dev is already the token of alice/,
+      ],
+      [
+        ['--tokens', '/nonexistent'],
+        {},
+        /^oncely: cannot read the tokens file \/nonexistent: ENOENT\n$/,
+      ],
+      [
+        ['--request-timeout', '30'],
+        {},
+        /^oncely: invalid option --request-timeout: got "30", expected a duration such as 1500ms, 30s, 2m or 1h\n$/,
+      ],
+      [
+        ['--headers-timeout', '1m', '--request-timeout', '30s'],
+        {},
+        /^oncely: invalid option --headers-timeout: got "1m", expected a duration from 1ms to the request timeout \(30s\)\n$/,
+      ],
       [['--grace', 'soon'], {}, /^oncely: invalid option --grace: got "soon"/],
     ];
     for (const [args, env, pattern] of cases) {
@@ -53,7 +87,14 @@ test('notes are readable without a token by default; --no-notes-public asks for 
     const anonymous = await fetch(`${closed.url}/notes/note-1`);
     assert.equal(anonymous.status, 401);
     assert.match(anonymous.headers.get('content-type') ?? '', /^application\/problem\+json/);
-    assert.equal((await fetch(`${closed.url}/notes/note-1`, { headers: { authorization: `Bearer ${closed.token}` } })).status, 200);
+    assert.equal(
+      (
+        await fetch(`${closed.url}/notes/note-1`, {
+          headers: { authorization: `Bearer ${closed.token}` },
+        })
+      ).status,
+      200,
+    );
   } finally {
     await closed.cleanUp();
   }

@@ -10,7 +10,10 @@ const oncely = (...args: string[]) => runOncely(args);
 
 test('commander\'s own refusals are one line, "oncely: …", exit 2, and nothing starts', async () => {
   for (const [args, pattern] of [
-    [['serve', '--fault', 'nope'], /^oncely: option '--fault <fault>' argument 'nope' is invalid\. Allowed choices are swallow-first-ack\./],
+    [
+      ['serve', '--fault', 'nope'],
+      /^oncely: option '--fault <fault>' argument 'nope' is invalid\. Allowed choices are swallow-first-ack\./,
+    ],
     [['serve', '--prot', '0'], /^oncely: unknown option '--prot' \(Did you mean --port\?\)/],
     [['sim', 'run', '--bogus'], /^oncely: unknown option '--bogus'/],
     [['deliver', 'http://127.0.0.1:1/h'], /^oncely: deliver is missing --data <json>: /],
@@ -45,10 +48,16 @@ test('--version prints the package version and exits 0', async () => {
 });
 
 test('the real binary: --version, and a refusal as one line with exit 2 (spawned)', () => {
-  const version = spawnSync(process.execPath, [CLI, '--version'], { encoding: 'utf8', timeout: 20_000 });
+  const version = spawnSync(process.execPath, [CLI, '--version'], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   assert.equal(version.status, 0, version.stderr);
   assert.match(version.stdout.trim(), /^\d+\.\d+\.\d+/);
-  const refused = spawnSync(process.execPath, [CLI, 'bogus'], { encoding: 'utf8', timeout: 20_000 });
+  const refused = spawnSync(process.execPath, [CLI, 'bogus'], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   assert.equal(refused.status, EXIT.usage);
   assert.match(refused.stderr, /^oncely: unknown command 'bogus' \(run with --help for usage\)\n$/);
   assert.equal(refused.stdout, '');

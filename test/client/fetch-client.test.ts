@@ -19,11 +19,18 @@ interface Sent {
 }
 
 /** A fake fetch that answers from a list (a Response factory or an error to throw), recording each call. */
-function scripted(answers: ReadonlyArray<(() => Response) | Error>): { fetch: typeof fetch; sent: Sent[] } {
+function scripted(answers: ReadonlyArray<(() => Response) | Error>): {
+  fetch: typeof fetch;
+  sent: Sent[];
+} {
   const sent: Sent[] = [];
   const fake = (async (_url: string | URL | Request, init?: RequestInit) => {
     const headers = new Headers(init?.headers);
-    sent.push({ method: init?.method ?? 'GET', key: headers.get('idempotency-key'), signal: init?.signal ?? undefined });
+    sent.push({
+      method: init?.method ?? 'GET',
+      key: headers.get('idempotency-key'),
+      signal: init?.signal ?? undefined,
+    });
     const answer = answers[Math.min(sent.length, answers.length) - 1];
     if (answer instanceof Error) throw answer;
     return answer!();
@@ -31,8 +38,14 @@ function scripted(answers: ReadonlyArray<(() => Response) | Error>): { fetch: ty
   return { fetch: fake, sent };
 }
 
-const status = (code: number, headers: Record<string, string> = {}) => () => new Response(code === 204 ? null : `s${code}`, { status: code, headers });
-const reset = () => Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) });
+const status =
+  (code: number, headers: Record<string, string> = {}) =>
+  () =>
+    new Response(code === 204 ? null : `s${code}`, { status: code, headers });
+const reset = () =>
+  Object.assign(new TypeError('fetch failed'), {
+    cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+  });
 
 function client(fetch: typeof globalThis.fetch, clock: VirtualClock, extra: ClientOptions = {}) {
   return createClient({ fetch, clock, random: seededRandom(3), ...extra });
@@ -51,11 +64,25 @@ async function rejection(promise: Promise<unknown>): Promise<RetryError> {
 test('sends the same Idempotency-Key on every attempt and returns the response with the report', async () => {
   const clock = new VirtualClock({ startAt: START });
   const { fetch, sent } = scripted([status(503), status(503), status(200)]);
-  const { response, report } = await client(fetch, clock).request(URL_, { method: 'POST', body: '{}', idempotencyKey: 'run-9' });
+  const { response, report } = await client(fetch, clock).request(URL_, {
+    method: 'POST',
+    body: '{}',
+    idempotencyKey: 'run-9',
+  });
   assert.equal(response.status, 200);
-  assert.equal(await response.text(), 's200', 'the body is still readable after the client read it');
-  assert.deepEqual(sent.map((s) => s.key), ['run-9', 'run-9', 'run-9']);
-  assert.deepEqual(report.attempts.map((a) => a.status), [503, 503, 200]);
+  assert.equal(
+    await response.text(),
+    's200',
+    'the body is still readable after the client read it',
+  );
+  assert.deepEqual(
+    sent.map((s) => s.key),
+    ['run-9', 'run-9', 'run-9'],
+  );
+  assert.deepEqual(
+    report.attempts.map((a) => a.status),
+    [503, 503, 200],
+  );
   assert.equal(report.lastNon2xxStatus, 503);
   assert.equal(report.stopReason, 'ok');
 });
@@ -63,14 +90,27 @@ test('sends the same Idempotency-Key on every attempt and returns the response w
 test('a key given as a header is used as the key; a different one in the option is refused', async () => {
   const clock = new VirtualClock({ startAt: START });
   const { fetch, sent } = scripted([status(503), status(200)]);
-  const { report } = await client(fetch, clock).request(URL_, { method: 'POST', headers: { 'Idempotency-Key': 'h-1' } });
+  const { report } = await client(fetch, clock).request(URL_, {
+    method: 'POST',
+    headers: { 'Idempotency-Key': 'h-1' },
+  });
   assert.equal(report.key, 'h-1');
-  assert.deepEqual(sent.map((s) => s.key), ['h-1', 'h-1']);
+  assert.deepEqual(
+    sent.map((s) => s.key),
+    ['h-1', 'h-1'],
+  );
   await assert.rejects(
-    client(fetch, clock).request(URL_, { method: 'POST', idempotencyKey: 'o-1', headers: { 'Idempotency-Key': 'h-1' } }),
+    client(fetch, clock).request(URL_, {
+      method: 'POST',
+      idempotencyKey: 'o-1',
+      headers: { 'Idempotency-Key': 'h-1' },
+    }),
     (e) => isInvalidOptionError(e) && e.option === 'idempotencyKey',
   );
-  await assert.rejects(client(fetch, clock).request(URL_, { method: 'POST', idempotencyKey: '' }), /empty idempotency key/);
+  await assert.rejects(
+    client(fetch, clock).request(URL_, { method: 'POST', idempotencyKey: '' }),
+    /empty idempotency key/,
+  );
 });
 
 test('POST and PATCH are retried only under a key; GET, HEAD, OPTIONS, PUT and DELETE are retried as idempotent', async () => {
@@ -83,7 +123,10 @@ test('POST and PATCH are retried only under a key; GET, HEAD, OPTIONS, PUT and D
     assert.deepEqual(clock.sleeps, [], 'no sleep before giving up');
 
     const keyed = scripted([status(503), status(200)]);
-    const { report } = await client(keyed.fetch, clock).request(URL_, { method, idempotencyKey: 'k' });
+    const { report } = await client(keyed.fetch, clock).request(URL_, {
+      method,
+      idempotencyKey: 'k',
+    });
     assert.equal(report.attemptCount, 2, method);
   }
   for (const method of ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']) {
@@ -91,14 +134,20 @@ test('POST and PATCH are retried only under a key; GET, HEAD, OPTIONS, PUT and D
     const { fetch, sent } = scripted([status(503), status(204)]);
     const { report } = await client(fetch, clock).request(URL_, { method });
     assert.equal(report.attemptCount, 2, method);
-    assert.deepEqual(sent.map((s) => s.key), [null, null], method);
+    assert.deepEqual(
+      sent.map((s) => s.key),
+      [null, null],
+      method,
+    );
   }
 });
 
 test('a 400 is sent exactly once, and the error carries the report and the last response', async () => {
   const clock = new VirtualClock({ startAt: START });
   const { fetch, sent } = scripted([status(400), status(200)]);
-  const error = await rejection(client(fetch, clock, { maxAttempts: 5 }).request(URL_, { method: 'POST', idempotencyKey: 'k' }));
+  const error = await rejection(
+    client(fetch, clock, { maxAttempts: 5 }).request(URL_, { method: 'POST', idempotencyKey: 'k' }),
+  );
   assert.equal(sent.length, 1);
   assert.equal(error.report.stopReason, 'fatal_status');
   assert.equal(error.report.outcome, 'fail');
@@ -111,7 +160,11 @@ test('deadline 1.5 s away and Retry-After: 5: stops at once with retry_after_too
   const clock = new VirtualClock({ startAt: START });
   const { fetch, sent } = scripted([status(429, { 'Retry-After': '5' }), status(200)]);
   const error = await rejection(
-    client(fetch, clock, { maxAttempts: 10 }).request(URL_, { method: 'POST', idempotencyKey: 'k', closesAt: START + 1500 }),
+    client(fetch, clock, { maxAttempts: 10 }).request(URL_, {
+      method: 'POST',
+      idempotencyKey: 'k',
+      closesAt: START + 1500,
+    }),
   );
   assert.equal(error.report.stopReason, 'retry_after_too_long');
   assert.equal(sent.length, 1);
@@ -124,23 +177,45 @@ test('Retry-After as an HTTP-date with the server Date one hour off still waits 
   const clock = new VirtualClock({ startAt: START });
   const serverNow = START + 3_600_000;
   const { fetch } = scripted([
-    status(503, { 'Retry-After': formatHttpDate(serverNow + 2000), Date: formatHttpDate(serverNow) }),
+    status(503, {
+      'Retry-After': formatHttpDate(serverNow + 2000),
+      Date: formatHttpDate(serverNow),
+    }),
     status(200),
   ]);
-  const { report } = await client(fetch, clock, { retryAfterJitterRatio: 0 }).request(URL_, { method: 'POST', idempotencyKey: 'k' });
+  const { report } = await client(fetch, clock, { retryAfterJitterRatio: 0 }).request(URL_, {
+    method: 'POST',
+    idempotencyKey: 'k',
+  });
   assert.equal(report.attempts[0]?.delayMs, 2000);
   assert.equal(report.attempts[0]?.delayReason, 'retry-after');
   const retryAfter = report.attempts[0]?.retryAfter;
-  assert.equal(retryAfter?.kind === 'delay' ? retryAfter.measuredAgainst : retryAfter?.kind, 'server-date');
+  assert.equal(
+    retryAfter?.kind === 'delay' ? retryAfter.measuredAgainst : retryAfter?.kind,
+    'server-date',
+  );
   assert.equal(clock.now(), START + 2000);
 });
 
 test('transport failures after sending are unknown, with no status shown; a retry under the key recovers', async () => {
   const clock = new VirtualClock({ startAt: START });
-  const socket = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+  const socket = Object.assign(new TypeError('fetch failed'), {
+    cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+  });
   const { fetch } = scripted([reset(), socket, new Error('socket hang up'), status(200)]);
-  const { report } = await client(fetch, clock, { maxAttempts: 4 }).request(URL_, { method: 'POST', idempotencyKey: 'k' });
-  assert.deepEqual(report.attempts.map((a) => [a.outcome, a.status, a.transport?.reason]), [['unknown', undefined, 'socket_closed'], ['unknown', undefined, 'socket_closed'], ['unknown', undefined, 'socket_closed'], ['ok', 200, undefined]]);
+  const { report } = await client(fetch, clock, { maxAttempts: 4 }).request(URL_, {
+    method: 'POST',
+    idempotencyKey: 'k',
+  });
+  assert.deepEqual(
+    report.attempts.map((a) => [a.outcome, a.status, a.transport?.reason]),
+    [
+      ['unknown', undefined, 'socket_closed'],
+      ['unknown', undefined, 'socket_closed'],
+      ['unknown', undefined, 'socket_closed'],
+      ['ok', 200, undefined],
+    ],
+  );
   assert.equal(report.lastNon2xxStatus, undefined);
   assert.match(report.attempts[0]?.detail ?? '', /ECONNRESET/);
 });
@@ -148,7 +223,9 @@ test('transport failures after sending are unknown, with no status shown; a retr
 test('when every attempt is lost, the give-up is unknown, never a refusal', async () => {
   const clock = new VirtualClock({ startAt: START });
   const { fetch } = scripted([reset()]);
-  const error = await rejection(client(fetch, clock, { maxAttempts: 3 }).request(URL_, { method: 'POST', idempotencyKey: 'k' }));
+  const error = await rejection(
+    client(fetch, clock, { maxAttempts: 3 }).request(URL_, { method: 'POST', idempotencyKey: 'k' }),
+  );
   assert.equal(error.report.outcome, 'unknown');
   assert.equal(error.report.stopReason, 'budget_exhausted');
 });
@@ -169,7 +246,12 @@ test('per-attempt timeout aborts a hung fetch, counts as unknown, and is cut to 
     signals.push(init!.signal!);
     return new Promise<Response>(() => undefined);
   }) as typeof fetch;
-  const pending = client(hung, clock, { timer: clock, attemptTimeoutMs: 1000, baseDelayMs: 0, maxAttempts: 3 }).request(URL_, {
+  const pending = client(hung, clock, {
+    timer: clock,
+    attemptTimeoutMs: 1000,
+    baseDelayMs: 0,
+    maxAttempts: 3,
+  }).request(URL_, {
     method: 'POST',
     idempotencyKey: 'k',
     closesAt: START + 1300,
@@ -178,9 +260,14 @@ test('per-attempt timeout aborts a hung fetch, counts as unknown, and is cut to 
   await clock.runAll();
   const error = await settled;
   // Attempt 1 gets the full 1000 ms; attempt 2 starts at +1000 with 300 ms left, so its timeout is 300.
-  assert.deepEqual(clock.sleeps.filter((ms) => ms > 0), [1000, 300]);
+  assert.deepEqual(
+    clock.sleeps.filter((ms) => ms > 0),
+    [1000, 300],
+  );
   assert.equal(error.report.attemptCount, 2);
-  assert.ok(error.report.attempts.every((a) => a.outcome === 'unknown' && /timed out/.test(a.detail ?? '')));
+  assert.ok(
+    error.report.attempts.every((a) => a.outcome === 'unknown' && /timed out/.test(a.detail ?? '')),
+  );
   assert.equal(error.report.outcome, 'unknown');
   assert.equal(error.report.stopReason, 'deadline_passed');
   assert.ok(signals.every((s) => s.aborted));
@@ -188,28 +275,51 @@ test('per-attempt timeout aborts a hung fetch, counts as unknown, and is cut to 
 
 test('a reply cut mid-body is a lost ack (unknown), not a success', async () => {
   const clock = new VirtualClock({ startAt: START });
-  const cut = () => new Response(new ReadableStream({ start: (c) => c.error(Object.assign(new Error('terminated'), { code: 'UND_ERR_SOCKET' })) }), { status: 200 });
+  const cut = () =>
+    new Response(
+      new ReadableStream({
+        start: (c) => c.error(Object.assign(new Error('terminated'), { code: 'UND_ERR_SOCKET' })),
+      }),
+      { status: 200 },
+    );
   const { fetch } = scripted([cut, status(200)]);
-  const { report } = await client(fetch, clock).request(URL_, { method: 'POST', idempotencyKey: 'k' });
-  assert.deepEqual(report.attempts.map((a) => a.outcome), ['unknown', 'ok']);
+  const { report } = await client(fetch, clock).request(URL_, {
+    method: 'POST',
+    idempotencyKey: 'k',
+  });
+  assert.deepEqual(
+    report.attempts.map((a) => a.outcome),
+    ['unknown', 'ok'],
+  );
 });
 
 test('a retry budget is shared across requests of one client', async () => {
   const clock = new VirtualClock({ startAt: START });
   const { fetch } = scripted([status(503)]);
-  const c = client(fetch, clock, { retryBudget: new RetryTokenBucket({ capacity: 10, retryCost: 5 }), maxAttempts: 5 });
+  const c = client(fetch, clock, {
+    retryBudget: new RetryTokenBucket({ capacity: 10, retryCost: 5 }),
+    maxAttempts: 5,
+  });
   const first = await rejection(c.request(URL_));
   assert.equal(first.report.stopReason, 'retry_budget_drained');
   assert.equal(first.report.attemptCount, 3);
   const second = await rejection(c.request(URL_));
-  assert.equal(second.report.attemptCount, 1, 'the drained budget refuses the next request its first retry');
+  assert.equal(
+    second.report.attemptCount,
+    1,
+    'the drained budget refuses the next request its first retry',
+  );
 });
 
 test('the caller signal stops the loop as aborted', async () => {
   const clock = new VirtualClock({ startAt: START, autoAdvance: false });
   const { fetch } = scripted([status(503)]);
   const controller = new AbortController();
-  const settled = rejection(client(fetch, clock, { baseDelayMs: 1000, jitter: 'none' }).request(URL_, { signal: controller.signal }));
+  const settled = rejection(
+    client(fetch, clock, { baseDelayMs: 1000, jitter: 'none' }).request(URL_, {
+      signal: controller.signal,
+    }),
+  );
   await clock.advance(0);
   controller.abort();
   const error = await settled;
@@ -218,18 +328,45 @@ test('the caller signal stops the loop as aborted', async () => {
 });
 
 test('options are validated at the edge', async () => {
-  assert.throws(() => createClient({ attemptTimeoutMs: 0 }), (e) => isInvalidOptionError(e) && e.option === 'attemptTimeoutMs');
-  assert.throws(() => createClient({ maxAttempts: 0 }), (e) => isInvalidOptionError(e) && e.option === 'maxAttempts');
+  assert.throws(
+    () => createClient({ attemptTimeoutMs: 0 }),
+    (e) => isInvalidOptionError(e) && e.option === 'attemptTimeoutMs',
+  );
+  assert.throws(
+    () => createClient({ maxAttempts: 0 }),
+    (e) => isInvalidOptionError(e) && e.option === 'maxAttempts',
+  );
   const c = createClient({ fetch: scripted([status(200)]).fetch });
-  await assert.rejects(c.request(URL_, { method: 'POST', body: new ReadableStream(), idempotencyKey: 'k' }), (e) => isInvalidOptionError(e) && e.option === 'body');
-  await assert.rejects(c.request(URL_, { attemptTimeoutMs: -1 }), (e) => isInvalidOptionError(e) && e.option === 'attemptTimeoutMs');
+  await assert.rejects(
+    c.request(URL_, { method: 'POST', body: new ReadableStream(), idempotencyKey: 'k' }),
+    (e) => isInvalidOptionError(e) && e.option === 'body',
+  );
+  await assert.rejects(
+    c.request(URL_, { attemptTimeoutMs: -1 }),
+    (e) => isInvalidOptionError(e) && e.option === 'attemptTimeoutMs',
+  );
 });
 
 test('a give-up carries the last response, typed, and its problem+json parsed; the body is still readable', async () => {
   const clock = new VirtualClock({ startAt: START });
-  const problem = { type: 'urn:oncely:problem:version_conflict', title: 'Version conflict', status: 409, code: 'version_conflict', detail: 'expected 1, at 2' };
-  const conflict = () => new Response(JSON.stringify(problem), { status: 409, headers: { 'content-type': 'application/problem+json; charset=utf-8' } });
-  const error = await rejection(client(scripted([conflict]).fetch, clock).request(URL_, { method: 'PATCH', idempotencyKey: 'k' }));
+  const problem = {
+    type: 'urn:oncely:problem:version_conflict',
+    title: 'Version conflict',
+    status: 409,
+    code: 'version_conflict',
+    detail: 'expected 1, at 2',
+  };
+  const conflict = () =>
+    new Response(JSON.stringify(problem), {
+      status: 409,
+      headers: { 'content-type': 'application/problem+json; charset=utf-8' },
+    });
+  const error = await rejection(
+    client(scripted([conflict]).fetch, clock).request(URL_, {
+      method: 'PATCH',
+      idempotencyKey: 'k',
+    }),
+  );
   assert.ok(isHttpRetryError(error));
   assert.equal(error.response?.status, 409);
   assert.deepEqual(error.problem, problem);
@@ -237,7 +374,12 @@ test('a give-up carries the last response, typed, and its problem+json parsed; t
   assert.deepEqual(await error.response?.json(), problem);
   assert.equal(error.report.stopReason, 'fatal_status');
 
-  const plain = await rejection(client(scripted([status(400)]).fetch, clock).request(URL_, { method: 'POST', idempotencyKey: 'k' }));
+  const plain = await rejection(
+    client(scripted([status(400)]).fetch, clock).request(URL_, {
+      method: 'POST',
+      idempotencyKey: 'k',
+    }),
+  );
   assert.ok(isHttpRetryError(plain));
   assert.equal(plain.response?.status, 400);
   assert.equal(plain.problem, undefined, 'not a problem document');
@@ -245,9 +387,17 @@ test('a give-up carries the last response, typed, and its problem+json parsed; t
 
 test('a give-up whose last attempt got no response has no response, even after an earlier 503', async () => {
   const clock = new VirtualClock({ startAt: START });
-  const error = await rejection(client(scripted([status(503), reset()]).fetch, clock, { maxAttempts: 2 }).request(URL_, { method: 'POST', idempotencyKey: 'k' }));
+  const error = await rejection(
+    client(scripted([status(503), reset()]).fetch, clock, { maxAttempts: 2 }).request(URL_, {
+      method: 'POST',
+      idempotencyKey: 'k',
+    }),
+  );
   assert.ok(isHttpRetryError(error));
   assert.equal(error.response, undefined);
   assert.equal(error.problem, undefined);
-  assert.ok(error.lastValue instanceof Response, 'the last value is still the 503, for whoever wants it');
+  assert.ok(
+    error.lastValue instanceof Response,
+    'the last value is still the 503, for whoever wants it',
+  );
 });

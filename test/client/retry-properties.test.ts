@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { retry, type AttemptContext } from '../../src/client/retry.js';
 import type { RetryReport } from '../../src/client/retry-report.js';
-import { parseRetryAfter, formatHttpDate, SYNTHETIC_TIMEOUT_STATUS } from '../../src/contract/index.js';
+import {
+  parseRetryAfter,
+  formatHttpDate,
+  SYNTHETIC_TIMEOUT_STATUS,
+} from '../../src/contract/index.js';
 import { JITTERS, type Observation, type RetryPolicyOptions } from '../../src/policy/index.js';
 import { seededRandom, VirtualClock } from '../../src/time/index.js';
 import { runPolicy } from '../support/expect-delays.js';
@@ -22,31 +26,56 @@ const policyArb = fc.record({
 }) satisfies fc.Arbitrary<Partial<RetryPolicyOptions>>;
 
 const observationArb: fc.Arbitrary<Observation> = fc.oneof(
-  fc.constantFrom(200, 408, 425, 429, 500, 502, 503, 504, 400, 418).map((status): Observation => ({ kind: 'response', status })),
-  fc.constant<Observation>({ kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, detail: 'timeout' }),
-  fc.record({
-    status: fc.constantFrom(429, 503),
-    retryAfter: fc.oneof(fc.integer({ min: 0, max: 90 }).map(String), fc.constantFrom('soon', '1.5', '')),
-  }).map(({ status, retryAfter }): Observation => ({ kind: 'response', status, retryAfter })),
+  fc
+    .constantFrom(200, 408, 425, 429, 500, 502, 503, 504, 400, 418)
+    .map((status): Observation => ({ kind: 'response', status })),
+  fc.constant<Observation>({
+    kind: 'unknown',
+    status: SYNTHETIC_TIMEOUT_STATUS,
+    detail: 'timeout',
+  }),
+  fc
+    .record({
+      status: fc.constantFrom(429, 503),
+      retryAfter: fc.oneof(
+        fc.integer({ min: 0, max: 90 }).map(String),
+        fc.constantFrom('soon', '1.5', ''),
+      ),
+    })
+    .map(({ status, retryAfter }): Observation => ({ kind: 'response', status, retryAfter })),
 );
 
 test('property: a delay lies in [0, cap] unless the server asked for more; then it is never shorter than asked', () => {
   fc.assert(
-    fc.property(policyArb, fc.array(observationArb, { minLength: 1, maxLength: 12 }), fc.integer(), (policy, observations, seed) => {
-      const trace = runPolicy(policy, observations, { random: seededRandom(seed) });
-      for (const decision of trace.decisions) {
-        if (decision.action !== 'retry') continue;
-        assert.ok(Number.isFinite(decision.delayMs), `delay ${decision.delayMs}`);
-        if (decision.retryAfter.kind === 'delay') {
-          const asked = decision.retryAfter.delayMs;
-          assert.ok(decision.delayMs >= asked, `never earlier than asked: ${decision.delayMs} < ${asked}`);
-          assert.ok(decision.delayMs <= Math.ceil(asked * (1 + policy.retryAfterJitterRatio)), `stretched too far: ${decision.delayMs} for ${asked}`);
-          assert.ok(asked <= policy.maxRetryAfterMs);
-        } else {
-          assert.ok(decision.delayMs >= 0 && decision.delayMs <= policy.maxDelayMs, `${decision.delayMs} outside [0, ${policy.maxDelayMs}]`);
+    fc.property(
+      policyArb,
+      fc.array(observationArb, { minLength: 1, maxLength: 12 }),
+      fc.integer(),
+      (policy, observations, seed) => {
+        const trace = runPolicy(policy, observations, { random: seededRandom(seed) });
+        for (const decision of trace.decisions) {
+          if (decision.action !== 'retry') continue;
+          assert.ok(Number.isFinite(decision.delayMs), `delay ${decision.delayMs}`);
+          if (decision.retryAfter.kind === 'delay') {
+            const asked = decision.retryAfter.delayMs;
+            assert.ok(
+              decision.delayMs >= asked,
+              `never earlier than asked: ${decision.delayMs} < ${asked}`,
+            );
+            assert.ok(
+              decision.delayMs <= Math.ceil(asked * (1 + policy.retryAfterJitterRatio)),
+              `stretched too far: ${decision.delayMs} for ${asked}`,
+            );
+            assert.ok(asked <= policy.maxRetryAfterMs);
+          } else {
+            assert.ok(
+              decision.delayMs >= 0 && decision.delayMs <= policy.maxDelayMs,
+              `${decision.delayMs} outside [0, ${policy.maxDelayMs}]`,
+            );
+          }
         }
-      }
-    }),
+      },
+    ),
     { numRuns: 300 },
   );
 });
@@ -62,7 +91,8 @@ async function runRetry(
   let calls = 0;
   const operation = async (context: AttemptContext): Promise<Observation> => {
     calls++;
-    const latencyMs = latenciesMs.length === 0 ? 0 : latenciesMs[(context.attempt - 1) % latenciesMs.length]!;
+    const latencyMs =
+      latenciesMs.length === 0 ? 0 : latenciesMs[(context.attempt - 1) % latenciesMs.length]!;
     await clock.sleep(latencyMs);
     return script[(context.attempt - 1) % script.length]!;
   };
@@ -88,12 +118,20 @@ async function runRetry(
 
 test('property: attempts never exceed maxAttempts', async () => {
   await fc.assert(
-    fc.asyncProperty(policyArb, fc.array(observationArb, { minLength: 1, maxLength: 6 }), fc.integer(), async (policy, script, seed) => {
-      const { report, calls } = await runRetry(policy, script, [], seed);
-      assert.ok(report.attemptCount <= policy.maxAttempts, `${report.attemptCount} > ${policy.maxAttempts}`);
-      assert.equal(calls, report.attemptCount, 'every call is in the report');
-      assert.ok(report.attemptCount >= 1);
-    }),
+    fc.asyncProperty(
+      policyArb,
+      fc.array(observationArb, { minLength: 1, maxLength: 6 }),
+      fc.integer(),
+      async (policy, script, seed) => {
+        const { report, calls } = await runRetry(policy, script, [], seed);
+        assert.ok(
+          report.attemptCount <= policy.maxAttempts,
+          `${report.attemptCount} > ${policy.maxAttempts}`,
+        );
+        assert.equal(calls, report.attemptCount, 'every call is in the report');
+        assert.ok(report.attemptCount >= 1);
+      },
+    ),
     { numRuns: 150 },
   );
 });
@@ -108,10 +146,22 @@ test('property: no attempt starts at or after the deadline, and no sleep ends pa
       fc.integer(),
       async (policy, closesInMs, script, latenciesMs, seed) => {
         const closesAt = 1_000_000 + closesInMs;
-        const { report } = await runRetry({ ...policy, maxAttempts: policy.maxAttempts + 8, closesAt: closesInMs }, script, latenciesMs, seed);
+        const { report } = await runRetry(
+          { ...policy, maxAttempts: policy.maxAttempts + 8, closesAt: closesInMs },
+          script,
+          latenciesMs,
+          seed,
+        );
         for (const attempt of report.attempts) {
-          assert.ok(attempt.startedAt < closesAt, `attempt ${attempt.attempt} started at ${attempt.startedAt}, deadline ${closesAt}`);
-          if (attempt.delayMs !== undefined) assert.ok(attempt.endedAt + attempt.delayMs < closesAt, 'a sleep would end past the deadline');
+          assert.ok(
+            attempt.startedAt < closesAt,
+            `attempt ${attempt.attempt} started at ${attempt.startedAt}, deadline ${closesAt}`,
+          );
+          if (attempt.delayMs !== undefined)
+            assert.ok(
+              attempt.endedAt + attempt.delayMs < closesAt,
+              'a sleep would end past the deadline',
+            );
         }
         if (closesInMs === 0) assert.equal(report.attemptCount, 0);
       },
@@ -122,35 +172,62 @@ test('property: no attempt starts at or after the deadline, and no sleep ends pa
 
 test('property: parseRetryAfter never yields a negative number or NaN', () => {
   const dateText = fc
-    .tuple(fc.date({ min: new Date('1950-01-01T00:00:00Z'), max: new Date('2150-01-01T00:00:00Z'), noInvalidDate: true }), fc.constantFrom('imfFixdate', 'rfc850', 'asctime') as fc.Arbitrary<'imfFixdate' | 'rfc850' | 'asctime'>)
+    .tuple(
+      fc.date({
+        min: new Date('1950-01-01T00:00:00Z'),
+        max: new Date('2150-01-01T00:00:00Z'),
+        noInvalidDate: true,
+      }),
+      fc.constantFrom('imfFixdate', 'rfc850', 'asctime') as fc.Arbitrary<
+        'imfFixdate' | 'rfc850' | 'asctime'
+      >,
+    )
     .map(([date, form]) => httpDateForms(date.getTime())[form]);
-  const value = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.stringMatching(/^\s*\d{1,40}\s*$/), dateText);
-  const dateHeader = fc.option(fc.oneof(fc.string(), dateText, fc.integer({ min: -1e13, max: 1e13 }).map(formatHttpDate)), { nil: undefined });
+  const value = fc.oneof(
+    fc.string(),
+    fc.string({ unit: 'binary' }),
+    fc.stringMatching(/^\s*\d{1,40}\s*$/),
+    dateText,
+  );
+  const dateHeader = fc.option(
+    fc.oneof(fc.string(), dateText, fc.integer({ min: -1e13, max: 1e13 }).map(formatHttpDate)),
+    { nil: undefined },
+  );
   fc.assert(
-    fc.property(value, fc.integer({ min: -8.64e15, max: 8.64e15 }), dateHeader, (raw, nowMs, date) => {
-      const parsed = parseRetryAfter(raw, nowMs, date);
-      if (parsed.kind === 'delay') {
-        assert.ok(!Number.isNaN(parsed.delayMs), `NaN for ${JSON.stringify(raw)}`);
-        assert.ok(parsed.delayMs >= 0, `negative for ${JSON.stringify(raw)}`);
-        assert.ok(Number.isFinite(parsed.delayMs), `infinite for ${JSON.stringify(raw)}`);
-      }
-    }),
+    fc.property(
+      value,
+      fc.integer({ min: -8.64e15, max: 8.64e15 }),
+      dateHeader,
+      (raw, nowMs, date) => {
+        const parsed = parseRetryAfter(raw, nowMs, date);
+        if (parsed.kind === 'delay') {
+          assert.ok(!Number.isNaN(parsed.delayMs), `NaN for ${JSON.stringify(raw)}`);
+          assert.ok(parsed.delayMs >= 0, `negative for ${JSON.stringify(raw)}`);
+          assert.ok(Number.isFinite(parsed.delayMs), `infinite for ${JSON.stringify(raw)}`);
+        }
+      },
+    ),
     { numRuns: 500 },
   );
 });
 
 test('property: the same seed gives the same schedule', async () => {
   await fc.assert(
-    fc.asyncProperty(policyArb, fc.array(observationArb, { minLength: 1, maxLength: 8 }), fc.integer(), async (policy, script, seed) => {
-      const a = runPolicy(policy, script, { random: seededRandom(seed) });
-      const b = runPolicy(policy, script, { random: seededRandom(seed) });
-      assert.deepEqual(a.delays, b.delays);
-      assert.deepEqual(a.stop, b.stop);
-      const x = await runRetry(policy, script, [], seed);
-      const y = await runRetry(policy, script, [], seed);
-      assert.deepEqual(x.sleeps, y.sleeps);
-      assert.deepEqual(x.report, y.report);
-    }),
+    fc.asyncProperty(
+      policyArb,
+      fc.array(observationArb, { minLength: 1, maxLength: 8 }),
+      fc.integer(),
+      async (policy, script, seed) => {
+        const a = runPolicy(policy, script, { random: seededRandom(seed) });
+        const b = runPolicy(policy, script, { random: seededRandom(seed) });
+        assert.deepEqual(a.delays, b.delays);
+        assert.deepEqual(a.stop, b.stop);
+        const x = await runRetry(policy, script, [], seed);
+        const y = await runRetry(policy, script, [], seed);
+        assert.deepEqual(x.sleeps, y.sleeps);
+        assert.deepEqual(x.report, y.report);
+      },
+    ),
     { numRuns: 100 },
   );
 });

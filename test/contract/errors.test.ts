@@ -23,7 +23,8 @@ test('OncelyError carries a stable code and a cause', () => {
 test('isOncelyError recognises the brand, even from another copy of the package', () => {
   const foreign = Object.assign(new Error('x'), { [Symbol.for('oncely.error')]: true, code: 'x' });
   assert.ok(isOncelyError(foreign));
-  for (const value of [new Error('x'), null, undefined, 'oncely', { code: 'invalid_key' }]) assert.ok(!isOncelyError(value));
+  for (const value of [new Error('x'), null, undefined, 'oncely', { code: 'invalid_key' }])
+    assert.ok(!isOncelyError(value));
 });
 
 test('InvalidOptionError names the option, the value and the allowed range', () => {

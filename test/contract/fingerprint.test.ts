@@ -5,7 +5,10 @@ import fc from 'fast-check';
 import { canonicalJson, fingerprint, sha256Hex } from '../../src/contract/index.js';
 
 test('sha256Hex matches the FIPS 180-2 test vectors, for strings and bytes', () => {
-  assert.equal(sha256Hex('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  assert.equal(
+    sha256Hex('abc'),
+    'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+  );
   assert.equal(sha256Hex(''), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
   assert.equal(sha256Hex(new Uint8Array([0x61, 0x62, 0x63])), sha256Hex('abc'));
   // UTF-8, not UTF-16: the same bytes node:crypto hashes.
@@ -14,7 +17,10 @@ test('sha256Hex matches the FIPS 180-2 test vectors, for strings and bytes', () 
 
 test('canonicalJson sorts keys at every depth and writes numbers in one form (RFC 8785)', () => {
   assert.equal(canonicalJson({ b: 1, a: [3, { d: 1, c: 2 }] }), '{"a":[3,{"c":2,"d":1}],"b":1}');
-  assert.equal(canonicalJson({ n: 1.0, big: 1e21, small: 1e-7 }), '{"big":1e+21,"n":1,"small":1e-7}');
+  assert.equal(
+    canonicalJson({ n: 1.0, big: 1e21, small: 1e-7 }),
+    '{"big":1e+21,"n":1,"small":1e-7}',
+  );
   assert.throws(() => canonicalJson(undefined), TypeError);
 });
 
@@ -45,15 +51,19 @@ test('different commands have different fingerprints', () => {
 
 test('property: key order never changes the fingerprint', () => {
   fc.assert(
-    fc.property(fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 8 }), fc.integer(), (dict, seed) => {
-      const entries = Object.entries(dict);
-      // Deterministic shuffle from the seed: a different insertion order, the same object.
-      const shuffled = entries
-        .map((entry, i) => ({ entry, sortBy: Math.imul(i + 1, seed | 1) >>> 0 }))
-        .sort((x, y) => x.sortBy - y.sortBy)
-        .map((x) => x.entry);
-      assert.equal(fingerprint(Object.fromEntries(shuffled)), fingerprint(dict));
-    }),
+    fc.property(
+      fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 8 }),
+      fc.integer(),
+      (dict, seed) => {
+        const entries = Object.entries(dict);
+        // Deterministic shuffle from the seed: a different insertion order, the same object.
+        const shuffled = entries
+          .map((entry, i) => ({ entry, sortBy: Math.imul(i + 1, seed | 1) >>> 0 }))
+          .sort((x, y) => x.sortBy - y.sortBy)
+          .map((x) => x.entry);
+        assert.equal(fingerprint(Object.fromEntries(shuffled)), fingerprint(dict));
+      },
+    ),
     { numRuns: 100 },
   );
 });

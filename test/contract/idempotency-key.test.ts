@@ -30,7 +30,13 @@ function refused(key: unknown, message: string | RegExp): void {
 }
 
 test('a good key is returned unchanged', () => {
-  for (const key of ['achen:lab3:v1', 'a', '550e8400-e29b-41d4-a716-446655440000', 'with inner space', '~!@#$%^&*()']) {
+  for (const key of [
+    'achen:lab3:v1',
+    'a',
+    '550e8400-e29b-41d4-a716-446655440000',
+    'with inner space',
+    '~!@#$%^&*()',
+  ]) {
     assert.equal(keyProblem(key), undefined);
     assert.equal(validateKey(key), key);
   }
@@ -97,8 +103,14 @@ test('keyFor refuses a prefix that would make a bad key', () => {
 });
 
 test('newKey uses the injected generator and validates what it returns', () => {
-  assert.equal(newKey(() => 'fixed-key-1'), 'fixed-key-1');
-  assert.throws(() => newKey(() => '  '), { name: 'InvalidKeyError', message: 'empty idempotency key' });
+  assert.equal(
+    newKey(() => 'fixed-key-1'),
+    'fixed-key-1',
+  );
+  assert.throws(() => newKey(() => '  '), {
+    name: 'InvalidKeyError',
+    message: 'empty idempotency key',
+  });
   let calls = 0;
   newKey(() => `k${++calls}`);
   assert.equal(calls, 1, 'the generator is called once per key');

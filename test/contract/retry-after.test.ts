@@ -11,17 +11,37 @@ test('absent when there is no header', () => {
 });
 
 test('delta-seconds become milliseconds, measured as a delta', () => {
-  assert.deepEqual(parseRetryAfter('120', 5_000), { kind: 'delay', raw: '120', delayMs: 120_000, measuredAgainst: 'delta' });
-  assert.deepEqual(parseRetryAfter('0', 5_000), { kind: 'delay', raw: '0', delayMs: 0, measuredAgainst: 'delta' });
-  assert.equal((parseRetryAfter(' 2 ', 0) as { delayMs: number }).delayMs, 2_000, 'surrounding whitespace is not part of the value');
+  assert.deepEqual(parseRetryAfter('120', 5_000), {
+    kind: 'delay',
+    raw: '120',
+    delayMs: 120_000,
+    measuredAgainst: 'delta',
+  });
+  assert.deepEqual(parseRetryAfter('0', 5_000), {
+    kind: 'delay',
+    raw: '0',
+    delayMs: 0,
+    measuredAgainst: 'delta',
+  });
+  assert.equal(
+    (parseRetryAfter(' 2 ', 0) as { delayMs: number }).delayMs,
+    2_000,
+    'surrounding whitespace is not part of the value',
+  );
   // A delta ignores both clocks: a Date header does not change it.
-  assert.equal((parseRetryAfter('2', 0, formatHttpDate(NOV_6_1994)) as { measuredAgainst: string }).measuredAgainst, 'delta');
+  assert.equal(
+    (parseRetryAfter('2', 0, formatHttpDate(NOV_6_1994)) as { measuredAgainst: string })
+      .measuredAgainst,
+    'delta',
+  );
 });
 
 test('an absurdly long delta stays a finite number', () => {
   const parsed = parseRetryAfter('9'.repeat(400), 0);
   assert.equal(parsed.kind, 'delay');
-  assert.ok(parsed.kind === 'delay' && Number.isFinite(parsed.delayMs) && parsed.delayMs > 86_400_000);
+  assert.ok(
+    parsed.kind === 'delay' && Number.isFinite(parsed.delayMs) && parsed.delayMs > 86_400_000,
+  );
 });
 
 test('all three HTTP-date forms of RFC 9110 parse to the same instant', () => {
@@ -30,7 +50,8 @@ test('all three HTTP-date forms of RFC 9110 parse to the same instant', () => {
   assert.equal(parseHttpDate('Sun Nov  6 08:49:37 1994'), NOV_6_1994);
   assert.equal(parseHttpDate('Sun Nov 06 08:49:37 1994'), NOV_6_1994);
   const forms = httpDateForms(Date.UTC(2026, 2, 14, 23, 5, 9));
-  for (const form of Object.values(forms)) assert.equal(parseHttpDate(form, Date.UTC(2026, 0, 1)), Date.UTC(2026, 2, 14, 23, 5, 9), form);
+  for (const form of Object.values(forms))
+    assert.equal(parseHttpDate(form, Date.UTC(2026, 0, 1)), Date.UTC(2026, 2, 14, 23, 5, 9), form);
 });
 
 test('impossible or malformed dates are refused', () => {
@@ -43,7 +64,8 @@ test('impossible or malformed dates are refused', () => {
     'sun, 06 nov 1994 08:49:37 GMT',
     '1994-11-06T08:49:37Z',
     'Sun, 6 Nov 1994 08:49:37 GMT',
-  ]) assert.equal(parseHttpDate(bad), undefined, bad);
+  ])
+    assert.equal(parseHttpDate(bad), undefined, bad);
 });
 
 test('a four-digit year below 100 is that year, not 19xx', () => {
@@ -59,7 +81,11 @@ test('an RFC 850 two-digit year more than 50 years ahead is the past century (RF
   };
   assert.equal(year('Sunday, 06-Nov-94 08:49:37 GMT', now2026), 1994);
   assert.equal(year('Tuesday, 01-Jan-30 00:00:00 GMT', now2026), 2030);
-  assert.equal(year('Sunday, 01-Jan-76 00:00:00 GMT', now2026), 2076, '50 years ahead is not more than 50');
+  assert.equal(
+    year('Sunday, 01-Jan-76 00:00:00 GMT', now2026),
+    2076,
+    '50 years ahead is not more than 50',
+  );
   assert.equal(year('Wednesday, 01-Jan-77 00:00:00 GMT', now2026), 1977);
   assert.equal(year('Friday, 01-Jan-99 00:00:00 GMT', Date.UTC(2090, 0, 1)), 2099);
   // Without a "now", the common 70 pivot.
@@ -73,11 +99,19 @@ test('a date is measured against the response Date: one hour of local skew chang
   for (const skewMs of [3_600_000, -3_600_000, 0]) {
     for (const form of Object.values(httpDateForms(retryAt))) {
       const parsed = parseRetryAfter(form, serverNow + skewMs, formatHttpDate(serverNow));
-      assert.deepEqual(parsed, { kind: 'delay', raw: form, delayMs: 30_000, measuredAgainst: 'server-date' }, `${form} skew ${skewMs}`);
+      assert.deepEqual(
+        parsed,
+        { kind: 'delay', raw: form, delayMs: 30_000, measuredAgainst: 'server-date' },
+        `${form} skew ${skewMs}`,
+      );
     }
   }
   // The Date header may itself be in an obsolete form.
-  const parsed = parseRetryAfter(formatHttpDate(retryAt), serverNow + 3_600_000, httpDateForms(serverNow).rfc850);
+  const parsed = parseRetryAfter(
+    formatHttpDate(retryAt),
+    serverNow + 3_600_000,
+    httpDateForms(serverNow).rfc850,
+  );
   assert.equal(parsed.kind === 'delay' && parsed.delayMs, 30_000);
 });
 
@@ -87,7 +121,11 @@ test('without a usable Date header a date is measured against the local clock, a
   const expected = { kind: 'delay', raw, delayMs: 5_000, measuredAgainst: 'local-clock' };
   assert.deepEqual(parseRetryAfter(raw, nowMs), expected);
   assert.deepEqual(parseRetryAfter(raw, nowMs, null), expected);
-  assert.deepEqual(parseRetryAfter(raw, nowMs, 'yesterday'), expected, 'an unparsable Date header is ignored');
+  assert.deepEqual(
+    parseRetryAfter(raw, nowMs, 'yesterday'),
+    expected,
+    'an unparsable Date header is ignored',
+  );
 });
 
 test('a date in the past means now, never a negative delay', () => {

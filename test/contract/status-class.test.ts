@@ -24,7 +24,10 @@ test('the retryable set is exactly {408, 425, 429, 500, 502, 503, 504}', () => {
 });
 
 test('the fatal set is exactly {400, 401, 403, 404, 405, 409, 413, 415, 422}', () => {
-  assert.deepEqual([...DEFAULT_STATUS_TABLE.fatal].sort(), [400, 401, 403, 404, 405, 409, 413, 415, 422]);
+  assert.deepEqual(
+    [...DEFAULT_STATUS_TABLE.fatal].sort(),
+    [400, 401, 403, 404, 405, 409, 413, 415, 422],
+  );
   for (const status of DEFAULT_STATUS_TABLE.fatal) {
     assert.equal(classifyStatus(status), 'fatal');
     assert.equal(outcomeOfStatus(status), 'fail');
@@ -59,5 +62,9 @@ test('the table is configurable: statuses move between sets, the default stays a
 test('a 409 is retryable only when it carries Retry-After (a request still in flight)', () => {
   assert.equal(outcomeOfStatus(409), 'fail');
   assert.equal(outcomeOfStatus(409, DEFAULT_STATUS_TABLE, true), 'retry');
-  assert.equal(outcomeOfStatus(400, DEFAULT_STATUS_TABLE, true), 'fail', 'only the listed statuses yield to Retry-After');
+  assert.equal(
+    outcomeOfStatus(400, DEFAULT_STATUS_TABLE, true),
+    'fail',
+    'only the listed statuses yield to Retry-After',
+  );
 });

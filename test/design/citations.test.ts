@@ -26,7 +26,12 @@ test('no comment in src, test, bench or web/src cites a seed number, an issue or
         .split('\n')
         .forEach((line, i) => {
           const comment = commentOf(line);
-          if (comment !== undefined && UNFOLLOWABLE.test(comment) && !comment.includes('UNFOLLOWABLE')) found.push(`${dir}/${file}:${i + 1}`);
+          if (
+            comment !== undefined &&
+            UNFOLLOWABLE.test(comment) &&
+            !comment.includes('UNFOLLOWABLE')
+          )
+            found.push(`${dir}/${file}:${i + 1}`);
         });
     }
   }
@@ -35,11 +40,28 @@ test('no comment in src, test, bench or web/src cites a seed number, an issue or
 
 test('the docs cite docs/origins.md, and every link into it names one of its four sections', () => {
   const origins = readFileSync(repoPath('docs', 'origins.md'), 'utf8');
-  const anchors = [...origins.matchAll(/^## (.+)$/gm)].map((m) => m[1]!.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-'));
-  assert.deepEqual(anchors, ['the-dropboxs-swallowed-ack', 'the-retry-rule-simulator', 'the-webhook-storm', 'the-notes-retry-contract']);
-  for (const doc of ['README.md', 'docs/design.md', 'docs/serve.md', 'docs/simulator.md', 'docs/page.md']) {
+  const anchors = [...origins.matchAll(/^## (.+)$/gm)].map((m) =>
+    m[1]!
+      .toLowerCase()
+      .replace(/[^a-z0-9 -]/g, '')
+      .replace(/ /g, '-'),
+  );
+  assert.deepEqual(anchors, [
+    'the-dropboxs-swallowed-ack',
+    'the-retry-rule-simulator',
+    'the-webhook-storm',
+    'the-notes-retry-contract',
+  ]);
+  for (const doc of [
+    'README.md',
+    'docs/design.md',
+    'docs/serve.md',
+    'docs/simulator.md',
+    'docs/page.md',
+  ]) {
     const text = readFileSync(repoPath(doc), 'utf8');
     assert.doesNotMatch(text, UNFOLLOWABLE, doc);
-    for (const [, anchor] of text.matchAll(/origins\.md#([a-z0-9-]+)/g)) assert.ok(anchors.includes(anchor!), `${doc} links to #${anchor}`);
+    for (const [, anchor] of text.matchAll(/origins\.md#([a-z0-9-]+)/g))
+      assert.ok(anchors.includes(anchor!), `${doc} links to #${anchor}`);
   }
 });

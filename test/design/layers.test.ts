@@ -6,7 +6,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkFileImports, checkTree, importsOf, layersFromDesign, type LayerRules } from '../support/layer-imports.js';
+import {
+  checkFileImports,
+  checkTree,
+  importsOf,
+  layersFromDesign,
+  type LayerRules,
+} from '../support/layer-imports.js';
 import { repoPath } from '../support/repo-path.js';
 
 const PURE = ['contract', 'time', 'policy', 'sim'];
@@ -14,38 +20,75 @@ const layers = layersFromDesign(readFileSync(repoPath('docs', 'design.md'), 'utf
 const rules: LayerRules = { layers, pure: PURE };
 
 describe('the layer checker', () => {
-  const toy: LayerRules = { layers: ['contract', 'time', 'ledger', 'http'], pure: ['contract', 'time'] };
+  const toy: LayerRules = {
+    layers: ['contract', 'time', 'ledger', 'http'],
+    pure: ['contract', 'time'],
+  };
 
   it('reads static imports, type imports, re-exports and import()', () => {
-    const source = "import { a } from './a.js';\nimport type {\n  B,\n} from '../b/b.js';\nexport { c } from './c.js';\nconst d = await import('../d/d.js');\n";
+    const source =
+      "import { a } from './a.js';\nimport type {\n  B,\n} from '../b/b.js';\nexport { c } from './c.js';\nconst d = await import('../d/d.js');\n";
     assert.deepEqual(importsOf(source), ['./a.js', '../b/b.js', './c.js', '../d/d.js']);
   });
 
   it('refuses an import that runs up a layer, and accepts one that runs down', () => {
     const up = checkFileImports('ledger/ledger.ts', "import { x } from '../http/problem.js';", toy);
-    assert.deepEqual(up.map((v) => v.why), ['ledger imports http, a layer above it']);
-    assert.deepEqual(checkFileImports('http/problem.ts', "import type { Y } from '../ledger/ledger.js';", toy), []);
-    assert.deepEqual(checkFileImports('ledger/a.ts', "import { z } from './b.js';", toy), [], 'same layer');
+    assert.deepEqual(
+      up.map((v) => v.why),
+      ['ledger imports http, a layer above it'],
+    );
+    assert.deepEqual(
+      checkFileImports('http/problem.ts', "import type { Y } from '../ledger/ledger.js';", toy),
+      [],
+    );
+    assert.deepEqual(
+      checkFileImports('ledger/a.ts', "import { z } from './b.js';", toy),
+      [],
+      'same layer',
+    );
   });
 
   it('refuses node:* in a pure layer, an unlisted folder, and a path out of src', () => {
-    assert.equal(checkFileImports('time/clock.ts', "import { setTimeout } from 'node:timers/promises';", toy).length, 1);
-    assert.equal(checkFileImports('ledger/l.ts', "import { x } from 'node:crypto';", toy).length, 0, 'ledger is not pure');
-    assert.match(checkFileImports('ledger/l.ts', "import { x } from '../journal/j.js';", toy)[0]?.why ?? '', /not a layer listed/);
-    assert.match(checkFileImports('ledger/l.ts', "import { x } from '../../test/t.js';", toy)[0]?.why ?? '', /outside src/);
+    assert.equal(
+      checkFileImports('time/clock.ts', "import { setTimeout } from 'node:timers/promises';", toy)
+        .length,
+      1,
+    );
+    assert.equal(
+      checkFileImports('ledger/l.ts', "import { x } from 'node:crypto';", toy).length,
+      0,
+      'ledger is not pure',
+    );
+    assert.match(
+      checkFileImports('ledger/l.ts', "import { x } from '../journal/j.js';", toy)[0]?.why ?? '',
+      /not a layer listed/,
+    );
+    assert.match(
+      checkFileImports('ledger/l.ts', "import { x } from '../../test/t.js';", toy)[0]?.why ?? '',
+      /outside src/,
+    );
   });
 });
 
 describe('src/ against docs/design.md', () => {
   it('lists the layers in order, every folder of src/ among them', () => {
     assert.ok(layers.length >= 10, `read ${layers.length} layers from docs/design.md`);
-    const folders = readdirSync(repoPath('src')).filter((name) => statSync(join(repoPath('src'), name)).isDirectory());
-    assert.deepEqual(folders.filter((folder) => !layers.includes(folder)), [], 'folders of src/ missing from the Layers tree');
+    const folders = readdirSync(repoPath('src')).filter((name) =>
+      statSync(join(repoPath('src'), name)).isDirectory(),
+    );
+    assert.deepEqual(
+      folders.filter((folder) => !layers.includes(folder)),
+      [],
+      'folders of src/ missing from the Layers tree',
+    );
     for (const pure of PURE) assert.ok(layers.includes(pure), pure);
   });
 
   it('no file of src/ imports a layer above its own, and the pure layers import no node:*', () => {
     const violations = checkTree(repoPath('src'), rules);
-    assert.deepEqual(violations.map((v) => `${v.file}: ${v.specifier} (${v.why})`), []);
+    assert.deepEqual(
+      violations.map((v) => `${v.file}: ${v.specifier} (${v.why})`),
+      [],
+    );
   });
 });

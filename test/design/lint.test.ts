@@ -38,6 +38,8 @@ describe('eslint.config.js', () => {
   });
 
   it('lets src/time read the clock, but not drop a promise', async () => {
-    assert.deepEqual(await findings('src/time/clock.ts'), ['7:@typescript-eslint/no-floating-promises']);
+    assert.deepEqual(await findings('src/time/clock.ts'), [
+      '7:@typescript-eslint/no-floating-promises',
+    ]);
   });
 });

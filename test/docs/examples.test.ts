@@ -3,7 +3,15 @@
 // the rest say why they are shown only. How to add one: examples/README.md.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -14,25 +22,45 @@ import { CLI, REPO_ROOT, repoPath } from '../support/repo-path.js';
 
 const blocks = docFiles(REPO_ROOT).flatMap((doc) => parseBlocks(REPO_ROOT, doc));
 const where = (block: DocBlock): string => `${block.doc}:${block.line}`;
-const exampleFiles = readdirSync(repoPath('examples')).filter((name) => name !== 'README.md').map((name) => `examples/${name}`);
+const exampleFiles = readdirSync(repoPath('examples'))
+  .filter((name) => name !== 'README.md')
+  .map((name) => `examples/${name}`);
 
 test('every code block says how the suite checks it', () => {
-  const unmarked = blocks.filter((b) => b.marker.kind === 'missing' || b.marker.kind === 'malformed').map(where);
-  assert.deepEqual(unmarked, [], 'put <!-- example: examples/FILE -->, <!-- run: sh --> or <!-- not run: why --> on the line above each fence (examples/README.md)');
-  assert.ok(blocks.length >= 12, `found only ${blocks.length} blocks: is the parser still finding them?`);
+  const unmarked = blocks
+    .filter((b) => b.marker.kind === 'missing' || b.marker.kind === 'malformed')
+    .map(where);
+  assert.deepEqual(
+    unmarked,
+    [],
+    'put <!-- example: examples/FILE -->, <!-- run: sh --> or <!-- not run: why --> on the line above each fence (examples/README.md)',
+  );
+  assert.ok(
+    blocks.length >= 12,
+    `found only ${blocks.length} blocks: is the parser still finding them?`,
+  );
 });
 
 test('an example block is its file, byte for byte', () => {
   for (const block of blocks) {
     if (block.marker.kind !== 'example') continue;
     const path = repoPath(block.marker.file);
-    assert.ok(existsSync(path), `${where(block)} includes ${block.marker.file}, which does not exist`);
-    assert.equal(block.body, readFileSync(path, 'utf8'), `${where(block)} differs from ${block.marker.file}: run \`node scripts/sync-examples.js\``);
+    assert.ok(
+      existsSync(path),
+      `${where(block)} includes ${block.marker.file}, which does not exist`,
+    );
+    assert.equal(
+      block.body,
+      readFileSync(path, 'utf8'),
+      `${where(block)} differs from ${block.marker.file}: run \`node scripts/sync-examples.js\``,
+    );
   }
 });
 
 test('every file in examples/ is shown in the docs and has a driver', () => {
-  const included = new Set(blocks.flatMap((b) => (b.marker.kind === 'example' ? [b.marker.file] : [])));
+  const included = new Set(
+    blocks.flatMap((b) => (b.marker.kind === 'example' ? [b.marker.file] : [])),
+  );
   for (const file of exampleFiles) {
     assert.ok(included.has(file), `${file} is in no README or docs block`);
     assert.ok(EXAMPLE_DRIVERS[file], `${file} has no driver in test/support/example-drivers.ts`);
@@ -51,7 +79,10 @@ describe('shell blocks run', () => {
   // `oncely` and `npx oncely` as a user of the package has them, pointing at this build.
   const bin = mkdtempSync(join(tmpdir(), 'oncely-doc-bin-'));
   writeFileSync(join(bin, 'oncely'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
-  writeFileSync(join(bin, 'npx'), '#!/bin/sh\n[ "$1" = oncely ] || { echo "examples may use only npx oncely" >&2; exit 127; }\nshift\nexec oncely "$@"\n');
+  writeFileSync(
+    join(bin, 'npx'),
+    '#!/bin/sh\n[ "$1" = oncely ] || { echo "examples may use only npx oncely" >&2; exit 127; }\nshift\nexec oncely "$@"\n',
+  );
   for (const name of ['oncely', 'npx']) chmodSync(join(bin, name), 0o755);
   after(() => rmSync(bin, { recursive: true, force: true }));
 
@@ -63,11 +94,18 @@ describe('shell blocks run', () => {
       let serve: ServeProcess | undefined;
       try {
         if (marker.server) serve = await startServeProcess(marker.serveArgs);
-        const env = { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}`, ...(serve ? { URL: serve.url, TOKEN: serve.token } : {}) };
+        const env = {
+          ...process.env,
+          PATH: `${bin}:${process.env['PATH'] ?? ''}`,
+          ...(serve ? { URL: serve.url, TOKEN: serve.token } : {}),
+        };
         const run = await runBash(block.body, cwd, env);
         assert.equal(run.code, 0, `${where(block)} failed (exit ${run.code}):\n${run.output}`);
         if (serve) {
-          const failed = serve.stdout().split('\n').filter((line) => /"status":5\d\d/.test(line));
+          const failed = serve
+            .stdout()
+            .split('\n')
+            .filter((line) => /"status":5\d\d/.test(line));
           assert.deepEqual(failed, [], `${where(block)}: the server answered 5xx`);
         }
       } finally {
@@ -78,9 +116,17 @@ describe('shell blocks run', () => {
   }
 });
 
-function runBash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+function runBash(
+  script: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd, env, timeout: 60_000 });
+    const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], {
+      cwd,
+      env,
+      timeout: 60_000,
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -30,15 +30,30 @@ test('serve + deliver through a swallowed ack: one row, one unknown attempt, the
       '--json',
     ]);
     const result = JSON.parse(stdout) as DeliverResult;
-    assert.deepEqual(result.report.attempts.map((a) => a.outcome), ['unknown', 'ok']);
+    assert.deepEqual(
+      result.report.attempts.map((a) => a.outcome),
+      ['unknown', 'ok'],
+    );
     assert.equal(result.report.outcome, 'ok');
     assert.equal(result.exitCode, 0);
     assert.equal(result.response?.status, 201);
     assert.equal(result.response?.idempotentReplayed, true);
-    assert.deepEqual(result.response?.bodyJson, { key: 'achen:lab3:v1', student: 'achen', assignment: 'lab3', status: 'accepted', writes: 1 });
+    assert.deepEqual(result.response?.bodyJson, {
+      key: 'achen:lab3:v1',
+      student: 'achen',
+      assignment: 'lab3',
+      status: 'accepted',
+      writes: 1,
+    });
 
-    const dump = (await (await fetch(`${serve.url}/dropbox/store`, { headers: { authorization: `Bearer ${serve.token}` } })).json()) as { rows: unknown[] };
-    assert.deepEqual(dump.rows, [{ key: 'achen:lab3:v1', student: 'achen', assignment: 'lab3', status: 'accepted', writes: 1 }]);
+    const dump = (await (
+      await fetch(`${serve.url}/dropbox/store`, {
+        headers: { authorization: `Bearer ${serve.token}` },
+      })
+    ).json()) as { rows: unknown[] };
+    assert.deepEqual(dump.rows, [
+      { key: 'achen:lab3:v1', student: 'achen', assignment: 'lab3', status: 'accepted', writes: 1 },
+    ]);
 
     // The server's log: the first POST committed and was dropped, the second was a replay.
     const posts = serve
@@ -47,7 +62,13 @@ test('serve + deliver through a swallowed ack: one row, one unknown attempt, the
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, unknown>)
       .filter((line) => line['path'] === '/dropbox/submissions');
-    assert.deepEqual(posts.map((l) => [l['outcome'], l['status']]), [['new', null], ['replay', 201]]);
+    assert.deepEqual(
+      posts.map((l) => [l['outcome'], l['status']]),
+      [
+        ['new', null],
+        ['replay', 201],
+      ],
+    );
 
     serve.child.kill('SIGTERM');
     assert.equal(await serve.exited, 0);

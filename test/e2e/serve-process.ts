@@ -24,11 +24,18 @@ export interface ServeProcess {
 }
 
 /** Starts `oncely serve --port 0 --data-dir <fresh dir> ...args` and waits for its banner. */
-export async function startServeProcess(args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServeProcess> {
+export async function startServeProcess(
+  args: readonly string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<ServeProcess> {
   const dataDir = await mkdtemp(join(tmpdir(), 'oncely-e2e-'));
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dataDir, ...args], {
-    env: { ...process.env, ONCELY_DEV_TOKEN: '', ONCELY_TOKENS: '', ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'serve', '--port', '0', '--data-dir', dataDir, ...args],
+    {
+      env: { ...process.env, ONCELY_DEV_TOKEN: '', ONCELY_TOKENS: '', ...env },
+    },
+  );
   let out = '';
   let err = '';
   const watchers = new Set<() => void>();

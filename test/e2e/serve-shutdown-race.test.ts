@@ -15,14 +15,18 @@ const REQUESTS = 100;
 test(`${REQUESTS} submissions racing a SIGTERM: each a 201 or a 503, never a reset; rows equal the 201s`, async (t) => {
   const serve = await startServeProcess(['--quiet']);
   try {
-    const answers = await raceSubmissions(serve.port, serve.token, REQUESTS, () => serve.child.kill('SIGTERM'));
+    const answers = await raceSubmissions(serve.port, serve.token, REQUESTS, () =>
+      serve.child.kill('SIGTERM'),
+    );
     const { created, refused } = checkRaceAnswers(answers, assert);
     t.diagnostic(`${created} answered 201, ${refused} answered 503`);
     assert.equal(await serve.exited, 0, serve.stderr());
 
     const db = openSqliteDatabase(join(serve.dataDir, 'oncely.db'));
     try {
-      const { count } = db.prepare(`SELECT count(*) AS count FROM ${DROPBOX_TABLE}`).get() as { count: number };
+      const { count } = db.prepare(`SELECT count(*) AS count FROM ${DROPBOX_TABLE}`).get() as {
+        count: number;
+      };
       assert.equal(count, created, `rows ${count}, 201s ${created}`);
     } finally {
       db.close();

@@ -70,12 +70,17 @@ test('one-line errors: a bad port (usage, exit 2), a port in use and an unreacha
   };
   const badPort = await fail(['--port', '70000']);
   assert.equal(badPort.code, 2);
-  assert.equal(badPort.stderr, 'oncely: invalid option --port: got "70000", expected an integer from 0 to 65535 (0 picks a free port)\n');
+  assert.equal(
+    badPort.stderr,
+    'oncely: invalid option --port: got "70000", expected an integer from 0 to 65535 (0 picks a free port)\n',
+  );
 
   const serve = await startServeProcess();
   try {
     const dataDir = await mkdtemp(join(tmpdir(), 'oncely-e2e-'));
-    const inUse = await fail(['--port', String(serve.port), '--data-dir', dataDir]).finally(() => rm(dataDir, { recursive: true, force: true }));
+    const inUse = await fail(['--port', String(serve.port), '--data-dir', dataDir]).finally(() =>
+      rm(dataDir, { recursive: true, force: true }),
+    );
     assert.equal(inUse.code, 1);
     assert.match(inUse.stderr, /^oncely: port \d+ on 127\.0\.0\.1 is in use; .*--port.*\n$/);
   } finally {
@@ -84,5 +89,8 @@ test('one-line errors: a bad port (usage, exit 2), a port in use and an unreacha
 
   const noDb = await fail(['--port', '0', '--db', 'postgres://postgres@127.0.0.1:1/test']);
   assert.equal(noDb.code, 1);
-  assert.match(noDb.stderr, /^oncely: cannot open the postgres store at postgres:\/\/postgres@127\.0\.0\.1:1\/test: .*ECONNREFUSED.*\n$/);
+  assert.match(
+    noDb.stderr,
+    /^oncely: cannot open the postgres store at postgres:\/\/postgres@127\.0\.0\.1:1\/test: .*ECONNREFUSED.*\n$/,
+  );
 });

@@ -13,7 +13,11 @@ test('an abort while the handler runs rolls its effect and receipt back; the ret
   const store = createMemoryStore();
   const ledger = createLedger<MemoryTx>({ store, clock });
   const errors: unknown[] = [];
-  const middleware = createIdempotencyMiddleware<MemoryTx>({ ledger, scopeOf: () => 'alice', onError: (error) => errors.push(error) });
+  const middleware = createIdempotencyMiddleware<MemoryTx>({
+    ledger,
+    scopeOf: () => 'alice',
+    onError: (error) => errors.push(error),
+  });
   let release = (): void => {};
   let entered = (): void => {};
   const inHandler = new Promise<void>((resolve) => (entered = resolve));
@@ -28,7 +32,14 @@ test('an abort while the handler runs rolls its effect and receipt back; the ret
     return Response.json({ run: runs }, { status: 201 });
   });
   const post = (signal?: AbortSignal): Promise<Response> =>
-    handle(new Request('http://api.test/notes', { method: 'POST', headers: { 'idempotency-key': 'k1' }, body: '{}', ...(signal ? { signal } : {}) }));
+    handle(
+      new Request('http://api.test/notes', {
+        method: 'POST',
+        headers: { 'idempotency-key': 'k1' },
+        body: '{}',
+        ...(signal ? { signal } : {}),
+      }),
+    );
 
   const aborter = new AbortController();
   const first = post(aborter.signal);
@@ -37,10 +48,18 @@ test('an abort while the handler runs rolls its effect and receipt back; the ret
   release();
   assert.equal((await first).status, 500, 'the answer nobody hears is a rollback');
   assert.deepEqual(errors, [], 'a request cut on purpose is not reported as a failure');
-  assert.equal((await ledger.lookup('alice', 'k1')).kind, 'never_seen', 'no receipt, and the key is free');
+  assert.equal(
+    (await ledger.lookup('alice', 'k1')).kind,
+    'never_seen',
+    'no receipt, and the key is free',
+  );
 
   const retry = await post();
   assert.equal(retry.status, 201);
-  assert.deepEqual(await retry.json(), { run: 2 }, 'the retry ran the work again: the first run left nothing');
+  assert.deepEqual(
+    await retry.json(),
+    { run: 2 },
+    'the retry ran the work again: the first run left nothing',
+  );
   assert.equal((await post()).headers.get('idempotent-replayed'), 'true');
 });

@@ -19,10 +19,18 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 async function listen(server: Server): Promise<{ url: string; close(): Promise<void> }> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
-const post = (url: string, key: string, body = '{"item":"tea"}') => fetch(url, { method: 'POST', headers: { 'idempotency-key': key, 'content-type': 'application/json' }, body });
+const post = (url: string, key: string, body = '{"item":"tea"}') =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'idempotency-key': key, 'content-type': 'application/json' },
+    body,
+  });
 
 it("Express: a route that writes through the ledger's SQL and then fails rolls its write back; the retry runs again", async () => {
   const database = openSqliteDatabase(join(dir, 'express.db'));
@@ -31,27 +39,47 @@ it("Express: a route that writes through the ledger's SQL and then fails rolls i
   let failNext = true;
   const app = express();
   app.use(express.json());
-  app.post('/orders', idempotency({ ledger: createLedger({ store }), maxBodyBytes: 64, onError: () => {} }), async (req, res, next) => {
-    try {
-      const { sql, key } = idempotencyOf(req)!;
-      await sql.run('INSERT INTO orders (key, item) VALUES ($1, $2)', [key, (req.body as { item: string }).item]);
-      if (failNext) {
-        failNext = false;
-        throw new Error('card declined after the insert');
+  app.post(
+    '/orders',
+    idempotency({ ledger: createLedger({ store }), maxBodyBytes: 64, onError: () => {} }),
+    async (req, res, next) => {
+      try {
+        const { sql, key } = idempotencyOf(req)!;
+        await sql.run('INSERT INTO orders (key, item) VALUES ($1, $2)', [
+          key,
+          (req.body as { item: string }).item,
+        ]);
+        if (failNext) {
+          failNext = false;
+          throw new Error('card declined after the insert');
+        }
+        res.status(201).json({ ok: true });
+      } catch (error) {
+        next(error);
       }
-      res.status(201).json({ ok: true });
-    } catch (error) {
-      next(error);
-    }
-  });
-  app.use((_error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => void res.status(502).json({ error: 'upstream' }));
+    },
+  );
+  app.use(
+    (_error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) =>
+      void res.status(502).json({ error: 'upstream' }),
+  );
   const server = await listen(createServer(app));
   try {
     assert.equal((await post(`${server.url}/orders`, 'k-1')).status, 502);
-    assert.equal(await store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM orders')!.n), 0, 'the insert rolled back with the 5xx');
+    assert.equal(
+      await store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM orders')!.n),
+      0,
+      'the insert rolled back with the 5xx',
+    );
     assert.equal((await post(`${server.url}/orders`, 'k-1')).status, 201, 'the key was released');
-    assert.equal((await post(`${server.url}/orders`, 'k-1')).headers.get('idempotent-replayed'), 'true');
-    assert.equal(await store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM orders')!.n), 1);
+    assert.equal(
+      (await post(`${server.url}/orders`, 'k-1')).headers.get('idempotent-replayed'),
+      'true',
+    );
+    assert.equal(
+      await store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM orders')!.n),
+      1,
+    );
   } finally {
     await server.close();
     await store.close();
@@ -63,14 +91,21 @@ it('node:http: a listener that throws is a 500 problem, and the retry runs it ag
   let throwNext = true;
   let runs = 0;
   const errors: unknown[] = [];
-  const listener = idempotentListener({ ledger: createLedger({ store: createMemoryStore() }), maxBodyBytes: 64, onError: (e) => errors.push(e) }, (_req, res) => {
-    runs++;
-    if (throwNext) {
-      throwNext = false;
-      throw new Error('listener bug');
-    }
-    res.writeHead(201).end('made');
-  });
+  const listener = idempotentListener(
+    {
+      ledger: createLedger({ store: createMemoryStore() }),
+      maxBodyBytes: 64,
+      onError: (e) => errors.push(e),
+    },
+    (_req, res) => {
+      runs++;
+      if (throwNext) {
+        throwNext = false;
+        throw new Error('listener bug');
+      }
+      res.writeHead(201).end('made');
+    },
+  );
   const server = await listen(createServer(listener));
   try {
     const failed = await post(server.url, 'k-1');

@@ -8,7 +8,10 @@ import { FRAMEWORK_APPS, type RunningApp } from './framework-apps.js';
 
 const ORDER = '{"item":"tea","qty":2}';
 
-function post(app: RunningApp, init: { key?: string; token?: string; body?: string }): Promise<Response> {
+function post(
+  app: RunningApp,
+  init: { key?: string; token?: string; body?: string },
+): Promise<Response> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (init.key !== undefined) headers['idempotency-key'] = init.key;
   if (init.token !== undefined) headers['authorization'] = `Bearer ${init.token}`;
@@ -19,7 +22,10 @@ for (const framework of FRAMEWORK_APPS) {
   describe(`${framework.name}: idempotency in front of an unchanged route`, () => {
     let app: RunningApp;
     before(async () => {
-      app = await framework.start({ ledger: createLedger({ store: createMemoryStore() }), onError: () => {} }, true);
+      app = await framework.start(
+        { ledger: createLedger({ store: createMemoryStore() }), onError: () => {} },
+        true,
+      );
     });
     after(() => app.close());
 
@@ -28,7 +34,12 @@ for (const framework of FRAMEWORK_APPS) {
       assert.equal(response.status, 201);
       assert.equal(response.headers.get('x-order-id'), 'order-1');
       assert.equal(response.headers.get('idempotent-replayed'), null);
-      assert.deepEqual(await response.json(), { id: 'order-1', user: 'alice', item: 'tea', qty: 2 });
+      assert.deepEqual(await response.json(), {
+        id: 'order-1',
+        user: 'alice',
+        item: 'tea',
+        qty: 2,
+      });
       assert.equal(app.book.runs, 1);
       assert.deepEqual(app.book.keys, ['k-new'], 'the route sees the key in its context');
     });
@@ -44,7 +55,11 @@ for (const framework of FRAMEWORK_APPS) {
 
     it('the same key with another payload is 422 problem+json, and the route does not run', async () => {
       const runs = app.book.runs;
-      const mismatch = await post(app, { key: 'k-new', token: 'token-alice', body: '{"item":"cake","qty":9}' });
+      const mismatch = await post(app, {
+        key: 'k-new',
+        token: 'token-alice',
+        body: '{"item":"cake","qty":9}',
+      });
       assert.equal(mismatch.status, 422);
       assert.match(mismatch.headers.get('content-type') ?? '', /^application\/problem\+json/);
       assert.equal(((await mismatch.json()) as { code: string }).code, 'key_reused');
@@ -52,8 +67,12 @@ for (const framework of FRAMEWORK_APPS) {
     });
 
     it("the scope comes from the user the auth step set: bob's same key is his own order; no user is 401", async () => {
-      const bob = await post(app, { key: 'k-new', token: 'token-bob', body: '{"item":"cake","qty":9}' });
-      assert.equal(bob.status, 201, 'not a conflict with alice\'s key');
+      const bob = await post(app, {
+        key: 'k-new',
+        token: 'token-bob',
+        body: '{"item":"cake","qty":9}',
+      });
+      assert.equal(bob.status, 201, "not a conflict with alice's key");
       assert.equal(bob.headers.get('idempotent-replayed'), null);
       assert.equal(((await bob.json()) as { user: string }).user, 'bob');
       const anonymous = await post(app, { key: 'k-anon' });
@@ -82,7 +101,10 @@ for (const framework of FRAMEWORK_APPS) {
 
   describe(`${framework.name}: defaults for the simple case`, () => {
     it('no scopeOf: one tenant, keys work without authentication; pass-through serves keyless requests', async () => {
-      const app = await framework.start({ ledger: createLedger({ store: createMemoryStore() }), missingKey: 'pass-through' }, false);
+      const app = await framework.start(
+        { ledger: createLedger({ store: createMemoryStore() }), missingKey: 'pass-through' },
+        false,
+      );
       try {
         const first = await post(app, { key: 'k-1' });
         assert.equal(first.status, 201);

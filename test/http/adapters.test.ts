@@ -27,7 +27,10 @@ function setUp() {
     if (!context) return new Response(`get ${new URL(request.url).pathname}`);
     const { title } = (await request.json()) as { title: string };
     context.tx.set('notes', context.key, title);
-    return Response.json({ title, url: new URL(request.url).pathname }, { status: 201, headers: { 'set-cookie': 'a=1' } });
+    return Response.json(
+      { title, url: new URL(request.url).pathname },
+      { status: 201, headers: { 'set-cookie': 'a=1' } },
+    );
   };
   return { store, middleware, handler };
 }
@@ -43,10 +46,18 @@ function close(server: Server): Promise<void> {
 }
 
 const post = (base: string, path: string, body: string, key = 'key-1') =>
-  fetch(`${base}${path}`, { method: 'POST', headers: { 'idempotency-key': key, 'x-caller': 'alice', 'content-type': 'application/json' }, body });
+  fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'idempotency-key': key, 'x-caller': 'alice', 'content-type': 'application/json' },
+    body,
+  });
 
 /** The same story over each real server: executed, replayed, 422, 413, passthrough. */
-async function story(base: string, path: string, store: ReturnType<typeof createMemoryStore>): Promise<void> {
+async function story(
+  base: string,
+  path: string,
+  store: ReturnType<typeof createMemoryStore>,
+): Promise<void> {
   const first = await post(base, path, '{"title":"one"}');
   assert.equal(first.status, 201);
   assert.deepEqual(await first.json(), { title: 'one', url: path });
@@ -58,7 +69,10 @@ async function story(base: string, path: string, store: ReturnType<typeof create
   const reused = await post(base, path, '{"title":"two"}');
   assert.equal(reused.status, 422);
   assert.equal(reused.headers.get('content-type'), 'application/problem+json');
-  assert.equal((await post(base, path, JSON.stringify({ title: 'x'.repeat(100) }), 'key-2')).status, 413);
+  assert.equal(
+    (await post(base, path, JSON.stringify({ title: 'x'.repeat(100) }), 'key-2')).status,
+    413,
+  );
   const get = await fetch(`${base}${path}`);
   assert.equal(await get.text(), `get ${path}`);
   assert.deepEqual(store.entries('notes'), [['key-1', 'one']]);
@@ -73,10 +87,14 @@ describe('adapters', () => {
       await story(base, '/notes', store);
       // A chunked body with no Content-Length is cut off at the limit too.
       const status = await new Promise<number>((resolve, reject) => {
-        const req = httpRequest(`${base}/notes`, { method: 'POST', headers: { 'idempotency-key': 'key-3', 'x-caller': 'alice' } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = httpRequest(
+          `${base}/notes`,
+          { method: 'POST', headers: { 'idempotency-key': 'key-3', 'x-caller': 'alice' } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         for (let i = 0; i < 10; i++) req.write('0123456789');
         req.end();
@@ -89,7 +107,14 @@ describe('adapters', () => {
 
   it('node:http: a handler that throws outside the middleware answers 500 problem+json', async () => {
     const errors: unknown[] = [];
-    const server = createServer(toNodeListener(() => { throw new Error('boom'); }, { onError: (e) => errors.push(e) }));
+    const server = createServer(
+      toNodeListener(
+        () => {
+          throw new Error('boom');
+        },
+        { onError: (e) => errors.push(e) },
+      ),
+    );
     const base = await listen(server);
     try {
       const response = await fetch(base);
@@ -103,11 +128,13 @@ describe('adapters', () => {
 
   it('node:http: a path that starts with // stays a path, never a host', async () => {
     const seen: string[] = [];
-    const server = createServer(toNodeListener((request) => {
-      const url = new URL(request.url);
-      seen.push(`${url.host} ${url.pathname}${url.search}`);
-      return new Response(url.pathname);
-    }));
+    const server = createServer(
+      toNodeListener((request) => {
+        const url = new URL(request.url);
+        seen.push(`${url.host} ${url.pathname}${url.search}`);
+        return new Response(url.pathname);
+      }),
+    );
     const base = await listen(server);
     try {
       const answered = await new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -137,19 +164,33 @@ describe('adapters', () => {
     app.post('/raw', express.raw({ type: '*/*' }), web);
     app.post('/parsed', express.json(), web);
     const expressErrors: unknown[] = [];
-    app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-      expressErrors.push(error);
-      res.status(500).end();
-    });
+    app.use(
+      (
+        error: unknown,
+        _req: express.Request,
+        res: express.Response,
+        _next: express.NextFunction,
+      ) => {
+        expressErrors.push(error);
+        res.status(500).end();
+      },
+    );
     const server = createServer(app);
     const base = await listen(server);
     try {
       await story(base, '/notes', store);
       const raw = await post(base, '/raw', '{"title":"raw"}', 'key-raw');
       assert.equal(raw.status, 201);
-      assert.equal((await post(base, '/raw', '{"title":"raw"}', 'key-raw')).headers.get('idempotent-replayed'), 'true');
+      assert.equal(
+        (await post(base, '/raw', '{"title":"raw"}', 'key-raw')).headers.get('idempotent-replayed'),
+        'true',
+      );
       const parsed = await post(base, '/parsed', '{"title":"p"}', 'key-parsed');
-      assert.equal(parsed.status, 500, 'a body consumed by express.json() is refused, not guessed at');
+      assert.equal(
+        parsed.status,
+        500,
+        'a body consumed by express.json() is refused, not guessed at',
+      );
       assert.match(String(expressErrors[0]), /mount it before body parsers/);
     } finally {
       await close(server);
@@ -158,8 +199,15 @@ describe('adapters', () => {
 
   it('Hono: honoIdempotency in front of routes; the handler gets the tx from c.get', async () => {
     const store = createMemoryStore();
-    const middleware = createIdempotencyMiddleware({ ledger: createLedger({ store }), scopeOf: (r) => r.headers.get('x-caller') ?? undefined });
-    const app = new Hono<{ Variables: { idempotency: import('../../src/http/index.js').IdempotencyContext<MemoryTx> | undefined } }>();
+    const middleware = createIdempotencyMiddleware({
+      ledger: createLedger({ store }),
+      scopeOf: (r) => r.headers.get('x-caller') ?? undefined,
+    });
+    const app = new Hono<{
+      Variables: {
+        idempotency: import('../../src/http/index.js').IdempotencyContext<MemoryTx> | undefined;
+      };
+    }>();
     app.use('/notes', honoIdempotency(middleware));
     app.use('/boom', honoIdempotency(middleware));
     app.onError((_error, c) => c.text('failed', 500));
@@ -179,7 +227,15 @@ describe('adapters', () => {
     });
     app.get('/notes', (c) => c.text(`get, context ${String(c.get('idempotency'))}`));
     const send = (body: string) =>
-      app.request('/notes', { method: 'POST', headers: { 'idempotency-key': 'k', 'x-caller': 'alice', 'content-type': 'application/json' }, body });
+      app.request('/notes', {
+        method: 'POST',
+        headers: {
+          'idempotency-key': 'k',
+          'x-caller': 'alice',
+          'content-type': 'application/json',
+        },
+        body,
+      });
 
     const first = await send('{"title":"h"}');
     assert.equal(first.status, 201);
@@ -195,7 +251,12 @@ describe('adapters', () => {
     assert.deepEqual(store.entries('notes'), [['k', 'h']]);
 
     // Hono turns a thrown error into its own 500 response: not stored, rolled back, retried.
-    const boom = () => app.request('/boom', { method: 'POST', headers: { 'idempotency-key': 'kb', 'x-caller': 'alice' }, body: '{}' });
+    const boom = () =>
+      app.request('/boom', {
+        method: 'POST',
+        headers: { 'idempotency-key': 'kb', 'x-caller': 'alice' },
+        body: '{}',
+      });
     assert.equal((await boom()).status, 500);
     assert.equal((await boom()).status, 500);
     assert.equal(booms, 2);

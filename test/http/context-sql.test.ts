@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createIdempotencyMiddleware, withIdempotency, type IdempotentHandler } from '../../src/http/index.js';
+import {
+  createIdempotencyMiddleware,
+  withIdempotency,
+  type IdempotentHandler,
+} from '../../src/http/index.js';
 import { createLedger, type LedgerStore } from '../../src/ledger/index.js';
 import { createMemoryStore } from '../../src/stores/memory/index.js';
 import { createPostgresStore, openPostgresPool } from '../../src/stores/postgres/index.js';
@@ -16,11 +20,24 @@ import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgr
  */
 const placeOrder: IdempotentHandler<unknown> = async (request, context) => {
   if (!context) return new Response('not found', { status: 404 });
-  const { item, qty, fail } = (await request.json()) as { item: string; qty: number; fail?: boolean };
-  const { insertedId, rowCount } = await context.sql.run('INSERT INTO orders (item, qty, caller) VALUES ($1, $2, $3) RETURNING id', [item, qty, context.scope]);
+  const { item, qty, fail } = (await request.json()) as {
+    item: string;
+    qty: number;
+    fail?: boolean;
+  };
+  const { insertedId, rowCount } = await context.sql.run(
+    'INSERT INTO orders (item, qty, caller) VALUES ($1, $2, $3) RETURNING id',
+    [item, qty, context.scope],
+  );
   if (fail) throw new Error('payment refused after the insert');
-  const order = await context.sql.get<{ id: number; item: string; qty: number }>('SELECT id, item, qty FROM orders WHERE id = $1', [insertedId]);
-  const mine = await context.sql.all<{ n: number }>('SELECT CAST(count(*) AS INTEGER) AS n FROM orders WHERE caller = $1', [context.scope]);
+  const order = await context.sql.get<{ id: number; item: string; qty: number }>(
+    'SELECT id, item, qty FROM orders WHERE id = $1',
+    [insertedId],
+  );
+  const mine = await context.sql.all<{ n: number }>(
+    'SELECT CAST(count(*) AS INTEGER) AS n FROM orders WHERE caller = $1',
+    [context.scope],
+  );
   return Response.json({ order, rowCount, ordersOfCaller: mine[0]?.n }, { status: 201 });
 };
 
@@ -28,25 +45,48 @@ const placeOrder: IdempotentHandler<unknown> = async (request, context) => {
 const ordersTable = (dialect: 'sqlite' | 'postgres'): string =>
   `CREATE TABLE orders (id ${dialect === 'postgres' ? 'SERIAL PRIMARY KEY' : 'INTEGER PRIMARY KEY'}, item TEXT NOT NULL, qty INTEGER NOT NULL, caller TEXT NOT NULL)`;
 
-function runContextSqlCases(name: string, open: () => Promise<{ store: LedgerStore<unknown>; close(): Promise<void> }>, skip?: string): void {
+function runContextSqlCases(
+  name: string,
+  open: () => Promise<{ store: LedgerStore<unknown>; close(): Promise<void> }>,
+  skip?: string,
+): void {
   describe(`context.sql on ${name}`, { skip: skip ?? false }, () => {
     it('runs the same handler: the id comes back, a replay repeats it, a failure rolls the insert back', async () => {
       const { store, close } = await open();
       try {
         const ledger = createLedger({ store });
         await ledger.ready();
-        await store.transaction(async (tx) => void (await store.sql!(tx).run(ordersTable(store.sql!(tx).dialect))));
-        const handle = withIdempotency(createIdempotencyMiddleware({ ledger, scopeOf: () => 'alice' }), placeOrder);
+        await store.transaction(
+          async (tx) => void (await store.sql!(tx).run(ordersTable(store.sql!(tx).dialect))),
+        );
+        const handle = withIdempotency(
+          createIdempotencyMiddleware({ ledger, scopeOf: () => 'alice' }),
+          placeOrder,
+        );
         const post = (key: string, body: object) =>
-          handle(new Request('http://shop.test/orders', { method: 'POST', headers: { 'idempotency-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+          handle(
+            new Request('http://shop.test/orders', {
+              method: 'POST',
+              headers: { 'idempotency-key': key, 'content-type': 'application/json' },
+              body: JSON.stringify(body),
+            }),
+          );
 
         const first = await post('order-1', { item: 'tea', qty: 2 });
         assert.equal(first.status, 201);
-        assert.deepEqual(await first.json(), { order: { id: 1, item: 'tea', qty: 2 }, rowCount: 1, ordersOfCaller: 1 });
+        assert.deepEqual(await first.json(), {
+          order: { id: 1, item: 'tea', qty: 2 },
+          rowCount: 1,
+          ordersOfCaller: 1,
+        });
 
         const replay = await post('order-1', { item: 'tea', qty: 2 });
         assert.equal(replay.headers.get('idempotent-replayed'), 'true');
-        assert.deepEqual(await replay.json(), { order: { id: 1, item: 'tea', qty: 2 }, rowCount: 1, ordersOfCaller: 1 });
+        assert.deepEqual(await replay.json(), {
+          order: { id: 1, item: 'tea', qty: 2 },
+          rowCount: 1,
+          ordersOfCaller: 1,
+        });
 
         const failed = await post('order-2', { item: 'cake', qty: 1, fail: true });
         assert.equal(failed.status, 500);
@@ -93,8 +133,17 @@ await describePostgres('context.sql', ({ url, options }) => {
 it('context.sql on the memory store rejects with a clear error instead of running against nothing', async () => {
   const errors: unknown[] = [];
   const ledger = createLedger({ store: createMemoryStore() });
-  const handle = withIdempotency(createIdempotencyMiddleware({ ledger, scopeOf: () => 'alice', onError: (e) => errors.push(e) }), placeOrder);
-  const response = await handle(new Request('http://shop.test/orders', { method: 'POST', headers: { 'idempotency-key': 'k-1' }, body: '{"item":"tea","qty":1}' }));
+  const handle = withIdempotency(
+    createIdempotencyMiddleware({ ledger, scopeOf: () => 'alice', onError: (e) => errors.push(e) }),
+    placeOrder,
+  );
+  const response = await handle(
+    new Request('http://shop.test/orders', {
+      method: 'POST',
+      headers: { 'idempotency-key': 'k-1' },
+      body: '{"item":"tea","qty":1}',
+    }),
+  );
   assert.equal(response.status, 500);
   assert.match(String(errors[0]), /the memory store has no SQL: use context\.tx/);
 });

@@ -13,7 +13,13 @@ test('without onError, a failing handler is logged to stderr with its request', 
     const handler = withIdempotency(middleware, () => { throw new Error('the orders table is missing'); });
     const response = await handler(new Request('http://app.test/orders', { method: 'POST', body: '{}', headers: { 'idempotency-key': 'k1' } }));
     console.log(response.status);`;
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: new URL('../../../', import.meta.url) });
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    cwd: new URL('../../../', import.meta.url),
+  });
   assert.equal(run.stdout.trim(), '500');
-  assert.match(run.stderr, /^oncely: POST http:\/\/app\.test\/orders failed: Error: the orders table is missing/m);
+  assert.match(
+    run.stderr,
+    /^oncely: POST http:\/\/app\.test\/orders failed: Error: the orders table is missing/m,
+  );
 });

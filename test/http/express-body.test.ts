@@ -8,18 +8,31 @@ import { createLedger } from '../../src/ledger/index.js';
 import { createMemoryStore } from '../../src/stores/memory/index.js';
 
 /** An Express app with `parser` in front of the middleware and a route that echoes what it got. */
-async function appWith(parser: RequestHandler | undefined): Promise<{ post(key: string, body: string): Promise<Response>; close(): Promise<void> }> {
+async function appWith(
+  parser: RequestHandler | undefined,
+): Promise<{ post(key: string, body: string): Promise<Response>; close(): Promise<void> }> {
   const app = express();
   if (parser) app.use(parser);
-  app.post('/echo', idempotency({ ledger: createLedger({ store: createMemoryStore() }) }), (req, res) => {
-    const body: unknown = req.body;
-    res.status(201).json({ body: Buffer.isBuffer(body) ? `bytes:${body.toString('utf8')}` : body });
-  });
+  app.post(
+    '/echo',
+    idempotency({ ledger: createLedger({ store: createMemoryStore() }) }),
+    (req, res) => {
+      const body: unknown = req.body;
+      res
+        .status(201)
+        .json({ body: Buffer.isBuffer(body) ? `bytes:${body.toString('utf8')}` : body });
+    },
+  );
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/echo`;
   return {
-    post: (key, body) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body }),
+    post: (key, body) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body,
+      }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -41,7 +54,11 @@ describe('Express: where the fingerprint comes from', () => {
     const app = await appWith(express.json({ verify: captureRawBody }));
     try {
       const first = await app.post('k', '{"a":1}');
-      assert.deepEqual(await first.json(), { body: { a: 1 } }, 'the route still gets the parsed body');
+      assert.deepEqual(
+        await first.json(),
+        { body: { a: 1 } },
+        'the route still gets the parsed body',
+      );
       assert.equal((await app.post('k', '{"a":1}')).headers.get('idempotent-replayed'), 'true');
       assert.equal((await app.post('k', '{ "a": 1 }')).status, 422);
     } finally {

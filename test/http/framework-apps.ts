@@ -16,8 +16,12 @@ import { idempotentListener } from '../../src/http/node/index.js';
 /** A request after the authentication step (passport's `req.user`). */
 type WithUser = { user?: { id: string } | undefined };
 
-const USERS: Record<string, { id: string }> = { 'token-alice': { id: 'alice' }, 'token-bob': { id: 'bob' } };
-const userOf = (authorization: string | undefined): { id: string } | undefined => USERS[/^Bearer (\S+)$/.exec(authorization ?? '')?.[1] ?? ''];
+const USERS: Record<string, { id: string }> = {
+  'token-alice': { id: 'alice' },
+  'token-bob': { id: 'bob' },
+};
+const userOf = (authorization: string | undefined): { id: string } | undefined =>
+  USERS[/^Bearer (\S+)$/.exec(authorization ?? '')?.[1] ?? ''];
 
 /** What every app's route does, counted so a test sees whether it ran. */
 export interface OrderBook {
@@ -28,7 +32,12 @@ export interface OrderBook {
   keys: Array<string | undefined>;
 }
 
-function placeOrder(book: OrderBook, user: string, body: { item?: unknown; qty?: unknown }, key: string | undefined): { status: number; json: object; id: string } {
+function placeOrder(
+  book: OrderBook,
+  user: string,
+  body: { item?: unknown; qty?: unknown },
+  key: string | undefined,
+): { status: number; json: object; id: string } {
   book.runs++;
   book.keys.push(key);
   if (book.failNext) {
@@ -74,7 +83,10 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
         (req as WithUser).user = userOf(req.headers.authorization); // passport would set req.user
         next();
       });
-      const guard = expressIdempotency<unknown>({ ...options, ...(scoped ? { scopeOf: (req) => (req as WithUser).user?.id } : {}) });
+      const guard = expressIdempotency<unknown>({
+        ...options,
+        ...(scoped ? { scopeOf: (req) => (req as WithUser).user?.id } : {}),
+      });
       // The route as it was before oncely: (req, res, next), req.body parsed, res.status().json().
       app.post('/orders', guard, (req, res) => {
         const user = (req as WithUser).user?.id ?? 'anonymous';
@@ -95,7 +107,12 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
       app.addHook('onRequest', async (request) => {
         (request as WithUser).user = userOf(request.headers.authorization);
       });
-      await app.register(fastifyIdempotency<unknown>({ ...options, ...(scoped ? { scopeOf: (request) => (request as WithUser).user?.id } : {}) }));
+      await app.register(
+        fastifyIdempotency<unknown>({
+          ...options,
+          ...(scoped ? { scopeOf: (request) => (request as WithUser).user?.id } : {}),
+        }),
+      );
       app.post('/orders', async (request, reply) => {
         const user = (request as WithUser).user?.id ?? 'anonymous';
         const order = placeOrder(book, user, request.body as object, request.idempotency?.key);
@@ -116,9 +133,17 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
         c.set('user', userOf(c.req.header('authorization')));
         await next();
       });
-      const guard = honoIdempotency<unknown>({ ...options, ...(scoped ? { scopeOf: (c) => (c.get('user') as { id: string } | undefined)?.id } : {}) });
+      const guard = honoIdempotency<unknown>({
+        ...options,
+        ...(scoped ? { scopeOf: (c) => (c.get('user') as { id: string } | undefined)?.id } : {}),
+      });
       app.post('/orders', guard, async (c) => {
-        const order = placeOrder(book, c.get('user')?.id ?? 'anonymous', await c.req.json(), (c.get('idempotency' as never) as { key: string } | undefined)?.key);
+        const order = placeOrder(
+          book,
+          c.get('user')?.id ?? 'anonymous',
+          await c.req.json(),
+          (c.get('idempotency' as never) as { key: string } | undefined)?.key,
+        );
         return c.json(order.json, order.status as 201, { 'x-order-id': order.id });
       });
       app.get('/orders', guard, (c) => c.json({ runs: book.runs }));
@@ -133,7 +158,9 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
       // The listener as it was: reads the stream, parses JSON, writes with writeHead/end.
       const listener = (req: IncomingMessage, res: ServerResponse): void => {
         if (req.method === 'GET') {
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ runs: book.runs }));
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ runs: book.runs }));
           return;
         }
         let text = '';
@@ -142,10 +169,15 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
         req.on('end', () => {
           const user = (req as WithUser).user?.id ?? 'anonymous';
           const order = placeOrder(book, user, JSON.parse(text) as object, idempotencyOf(req)?.key);
-          res.writeHead(order.status, { 'content-type': 'application/json', 'x-order-id': order.id }).end(JSON.stringify(order.json));
+          res
+            .writeHead(order.status, { 'content-type': 'application/json', 'x-order-id': order.id })
+            .end(JSON.stringify(order.json));
         });
       };
-      const guarded = idempotentListener<unknown>({ ...options, ...(scoped ? { scopeOf: (req) => (req as WithUser).user?.id } : {}) }, listener);
+      const guarded = idempotentListener<unknown>(
+        { ...options, ...(scoped ? { scopeOf: (req) => (req as WithUser).user?.id } : {}) },
+        listener,
+      );
       const server = createServer((req, res) => {
         (req as WithUser).user = userOf(req.headers.authorization);
         guarded(req, res);

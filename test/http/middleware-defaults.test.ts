@@ -1,18 +1,35 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isInvalidOptionError } from '../../src/contract/errors.js';
-import { createIdempotencyMiddleware, SINGLE_TENANT_SCOPE, withIdempotency, type IdempotencyOptions } from '../../src/http/index.js';
+import {
+  createIdempotencyMiddleware,
+  SINGLE_TENANT_SCOPE,
+  withIdempotency,
+  type IdempotencyOptions,
+} from '../../src/http/index.js';
 import { createLedger } from '../../src/ledger/index.js';
 import { createMemoryStore, type MemoryTx } from '../../src/stores/memory/index.js';
 
 function app(options: Partial<IdempotencyOptions<MemoryTx>> = {}) {
   const seen: Array<string | undefined> = [];
-  const handle = withIdempotency(createIdempotencyMiddleware<MemoryTx>({ ledger: createLedger({ store: createMemoryStore() }), ...options }), async (request, context) => {
-    seen.push(context?.scope);
-    return new Response(await request.text(), { status: 201 });
-  });
+  const handle = withIdempotency(
+    createIdempotencyMiddleware<MemoryTx>({
+      ledger: createLedger({ store: createMemoryStore() }),
+      ...options,
+    }),
+    async (request, context) => {
+      seen.push(context?.scope);
+      return new Response(await request.text(), { status: 201 });
+    },
+  );
   const post = (key: string | undefined, body = '{"a":1}') =>
-    handle(new Request('http://app.test/orders', { method: 'POST', body, headers: key === undefined ? {} : { 'idempotency-key': key } }));
+    handle(
+      new Request('http://app.test/orders', {
+        method: 'POST',
+        body,
+        headers: key === undefined ? {} : { 'idempotency-key': key },
+      }),
+    );
   return { post, seen };
 }
 
@@ -31,14 +48,32 @@ describe('the middleware with defaults for the simple case', () => {
     const response = await post(undefined, 'as before');
     assert.equal(response.status, 201);
     assert.equal(await response.text(), 'as before', 'the body reaches the handler unread');
-    assert.equal((await post(undefined, 'as before')).headers.get('idempotent-replayed'), null, 'nothing was stored');
+    assert.equal(
+      (await post(undefined, 'as before')).headers.get('idempotent-replayed'),
+      null,
+      'nothing was stored',
+    );
     assert.deepEqual(seen, [undefined, undefined]);
   });
 
   it('refuses a missingKey it does not know, and pass-through together with onKeyless', () => {
     const ledger = createLedger({ store: createMemoryStore() });
-    assert.throws(() => createIdempotencyMiddleware({ ledger, missingKey: 'allow' as never }), (e) => isInvalidOptionError(e) && e.option === 'missingKey');
-    assert.throws(() => createIdempotencyMiddleware({ ledger, missingKey: 'pass-through', onKeyless: () => new Response() }), (e) => isInvalidOptionError(e) && e.option === 'missingKey');
-    assert.throws(() => createIdempotencyMiddleware({ ledger, scopeOf: 'alice' as never }), (e) => isInvalidOptionError(e) && e.option === 'scopeOf');
+    assert.throws(
+      () => createIdempotencyMiddleware({ ledger, missingKey: 'allow' as never }),
+      (e) => isInvalidOptionError(e) && e.option === 'missingKey',
+    );
+    assert.throws(
+      () =>
+        createIdempotencyMiddleware({
+          ledger,
+          missingKey: 'pass-through',
+          onKeyless: () => new Response(),
+        }),
+      (e) => isInvalidOptionError(e) && e.option === 'missingKey',
+    );
+    assert.throws(
+      () => createIdempotencyMiddleware({ ledger, scopeOf: 'alice' as never }),
+      (e) => isInvalidOptionError(e) && e.option === 'scopeOf',
+    );
   });
 });

@@ -2,7 +2,14 @@
 // validate step, ledger, handler with the checked value. Each step answers before the next runs.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createIdempotencyMiddleware, defineProblem, problemResponse, withIdempotency, type AdmittedRequest, type IdempotencyContext } from '../../src/http/index.js';
+import {
+  createIdempotencyMiddleware,
+  defineProblem,
+  problemResponse,
+  withIdempotency,
+  type AdmittedRequest,
+  type IdempotencyContext,
+} from '../../src/http/index.js';
 import { createLedger } from '../../src/ledger/index.js';
 import { createMemoryStore, type MemoryTx } from '../../src/stores/memory/index.js';
 import { VirtualClock } from '../../src/time/index.js';
@@ -11,7 +18,10 @@ const TOO_SHORT = defineProblem('too_short', 422, 'Body too short');
 
 function setUp() {
   const steps: string[] = [];
-  const ledger = createLedger({ store: createMemoryStore(), clock: new VirtualClock({ startAt: 1_700_000_000_000 }) });
+  const ledger = createLedger({
+    store: createMemoryStore(),
+    clock: new VirtualClock({ startAt: 1_700_000_000_000 }),
+  });
   const seen: Array<IdempotencyContext<MemoryTx, number> | AdmittedRequest<number>> = [];
   const middleware = createIdempotencyMiddleware<MemoryTx, number>({
     ledger,
@@ -22,7 +32,9 @@ function setUp() {
     },
     validate: ({ body, scope }) => {
       steps.push(`validate:${scope}`);
-      return body.byteLength >= 2 ? { ok: true, value: body.byteLength } : { ok: false, response: problemResponse(TOO_SHORT, 'at least 2 bytes') };
+      return body.byteLength >= 2
+        ? { ok: true, value: body.byteLength }
+        : { ok: false, response: problemResponse(TOO_SHORT, 'at least 2 bytes') };
     },
     fingerprintOf: (input) => {
       steps.push(`fingerprint:${String(input.value)}`);
@@ -38,7 +50,10 @@ function setUp() {
     handle(
       new Request('http://api.test/things', {
         method: 'POST',
-        headers: { ...(init.caller ? { 'x-caller': init.caller } : {}), ...(init.key ? { 'idempotency-key': init.key } : {}) },
+        headers: {
+          ...(init.caller ? { 'x-caller': init.caller } : {}),
+          ...(init.key ? { 'idempotency-key': init.key } : {}),
+        },
         body: init.body ?? 'hello',
       }),
     );
@@ -57,7 +72,10 @@ describe('the middleware order', () => {
   it('a missing or malformed key is 400 before the body is read', async () => {
     const t = setUp();
     assert.equal((await t.send({ caller: 'alice', body: 'x'.repeat(100) })).status, 400);
-    assert.equal((await t.send({ caller: 'alice', key: '   ', body: 'x'.repeat(100) })).status, 400);
+    assert.equal(
+      (await t.send({ caller: 'alice', key: '   ', body: 'x'.repeat(100) })).status,
+      400,
+    );
     assert.deepEqual(t.steps, ['scope', 'scope']);
   });
 
@@ -77,10 +95,17 @@ describe('the middleware order', () => {
     const t = setUp();
     const response = await t.send({ caller: 'alice', key: 'k', body: 'hello' });
     assert.equal(response.status, 201);
-    assert.equal(await response.text(), 'got hello', 'the handler can still read an identical body');
+    assert.equal(
+      await response.text(),
+      'got hello',
+      'the handler can still read an identical body',
+    );
     assert.deepEqual(t.steps, ['scope', 'validate:alice', 'fingerprint:5', 'handler']);
     const [context] = t.seen as Array<IdempotencyContext<MemoryTx, number>>;
-    assert.deepEqual([context?.scope, context?.key, context?.value, new TextDecoder().decode(context?.body)], ['alice', 'k', 5, 'hello']);
+    assert.deepEqual(
+      [context?.scope, context?.key, context?.value, new TextDecoder().decode(context?.body)],
+      ['alice', 'k', 5, 'hello'],
+    );
   });
 
   it('onKeyless answers a request without a key outside the ledger, after scope, body and validate', async () => {
@@ -95,16 +120,28 @@ describe('the middleware order', () => {
         return new Response('keyless', { status: 202 });
       },
     });
-    const response = await middleware(new Request('http://api.test/x', { method: 'POST', body: 'hi' }), () => new Response('never', { status: 500 }));
+    const response = await middleware(
+      new Request('http://api.test/x', { method: 'POST', body: 'hi' }),
+      () => new Response('never', { status: 500 }),
+    );
     assert.equal(response.status, 202);
-    assert.deepEqual(keyless.map((k) => [k.scope, k.value]), [['alice', 'HI']]);
+    assert.deepEqual(
+      keyless.map((k) => [k.scope, k.value]),
+      [['alice', 'HI']],
+    );
   });
 
   it('options naming validate, onKeyless and unauthenticated are checked once', () => {
     const ledger = createLedger({ store: createMemoryStore() });
-    // @ts-expect-error not a function
-    assert.throws(() => createIdempotencyMiddleware({ ledger, scopeOf: () => 'a', validate: 3 }), /invalid option validate/);
-    // @ts-expect-error not a function
-    assert.throws(() => createIdempotencyMiddleware({ ledger, scopeOf: () => 'a', onKeyless: 'no' }), /invalid option onKeyless/);
+    assert.throws(
+      // @ts-expect-error not a function
+      () => createIdempotencyMiddleware({ ledger, scopeOf: () => 'a', validate: 3 }),
+      /invalid option validate/,
+    );
+    assert.throws(
+      // @ts-expect-error not a function
+      () => createIdempotencyMiddleware({ ledger, scopeOf: () => 'a', onKeyless: 'no' }),
+      /invalid option onKeyless/,
+    );
   });
 });

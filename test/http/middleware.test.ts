@@ -15,7 +15,10 @@ import { VirtualClock } from '../../src/time/index.js';
 const START_AT = 1_700_000_000_000;
 
 /** A notes app behind the middleware: each guarded POST writes one note through the tx. */
-function setUp(options: Partial<IdempotencyOptions<MemoryTx>> = {}, storeOverride?: (s: LedgerStore<MemoryTx>) => LedgerStore<MemoryTx>) {
+function setUp(
+  options: Partial<IdempotencyOptions<MemoryTx>> = {},
+  storeOverride?: (s: LedgerStore<MemoryTx>) => LedgerStore<MemoryTx>,
+) {
   const clock = new VirtualClock({ startAt: START_AT });
   const memory = createMemoryStore();
   const store = storeOverride ? storeOverride(memory) : memory;
@@ -38,16 +41,35 @@ function setUp(options: Partial<IdempotencyOptions<MemoryTx>> = {}, storeOverrid
     if (special) return special;
     return new Response(JSON.stringify({ created: text }), {
       status: 201,
-      headers: { 'content-type': 'application/json', location: '/notes/1', 'x-request-id': `req-${calls}`, 'set-cookie': 'session=abc' },
+      headers: {
+        'content-type': 'application/json',
+        location: '/notes/1',
+        'x-request-id': `req-${calls}`,
+        'set-cookie': 'session=abc',
+      },
     });
   };
   const handle = withIdempotency(middleware, app);
-  const send = (init: { key?: string | null; body?: string; token?: string | null; method?: string; headers?: Record<string, string> } = {}) => {
+  const send = (
+    init: {
+      key?: string | null;
+      body?: string;
+      token?: string | null;
+      method?: string;
+      headers?: Record<string, string>;
+    } = {},
+  ) => {
     const headers = new Headers(init.headers);
     if (init.key !== null) headers.set('idempotency-key', init.key ?? 'key-1');
     if (init.token !== null) headers.set('authorization', `Bearer ${init.token ?? 'alice'}`);
     const method = init.method ?? 'POST';
-    return handle(new Request('http://api.test/notes?x=1', { method, headers, body: method === 'GET' ? null : (init.body ?? '{"title":"a"}') }));
+    return handle(
+      new Request('http://api.test/notes?x=1', {
+        method,
+        headers,
+        body: method === 'GET' ? null : (init.body ?? '{"title":"a"}'),
+      }),
+    );
   };
   return {
     clock,
@@ -59,7 +81,11 @@ function setUp(options: Partial<IdempotencyOptions<MemoryTx>> = {}, storeOverrid
   };
 }
 
-async function assertProblem(response: Response, status: number, code: string): Promise<Record<string, unknown>> {
+async function assertProblem(
+  response: Response,
+  status: number,
+  code: string,
+): Promise<Record<string, unknown>> {
   assert.equal(response.status, status);
   assert.equal(response.headers.get('content-type'), PROBLEM_JSON);
   const body = (await response.json()) as Record<string, unknown>;
@@ -86,7 +112,11 @@ describe('idempotency middleware (no sockets)', () => {
     assert.equal(replay.headers.get('idempotent-replayed'), 'true');
     assert.equal(replay.headers.get('content-type'), 'application/json');
     assert.equal(replay.headers.get('location'), '/notes/1');
-    assert.equal(replay.headers.get('x-request-id'), null, 'only allow-listed headers are replayed');
+    assert.equal(
+      replay.headers.get('x-request-id'),
+      null,
+      'only allow-listed headers are replayed',
+    );
     assert.equal(replay.headers.get('set-cookie'), null, 'a replay never hands out a session');
     assert.deepEqual(new Uint8Array(await replay.arrayBuffer()), firstBody);
     assert.equal(t.calls(), 1);
@@ -118,14 +148,26 @@ describe('idempotency middleware (no sockets)', () => {
   it('413 for a declared or streamed body over maxBodyBytes', async () => {
     const t = setUp({ maxBodyBytes: 16 });
     await assertProblem(await t.send({ body: 'x'.repeat(17) }), 413, 'payload_too_large');
-    const handle = withIdempotency(createIdempotencyMiddleware({ ledger: createLedger({ store: createMemoryStore() }), scopeOf: () => 'a', maxBodyBytes: 16 }), () => assert.fail('must not run'));
+    const handle = withIdempotency(
+      createIdempotencyMiddleware({
+        ledger: createLedger({ store: createMemoryStore() }),
+        scopeOf: () => 'a',
+        maxBodyBytes: 16,
+      }),
+      () => assert.fail('must not run'),
+    );
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         for (let i = 0; i < 4; i++) controller.enqueue(new Uint8Array(8));
         controller.close();
       },
     });
-    const streamed = new Request('http://api.test/notes', { method: 'POST', headers: { 'idempotency-key': 'k' }, body: stream, duplex: 'half' } as RequestInit);
+    const streamed = new Request('http://api.test/notes', {
+      method: 'POST',
+      headers: { 'idempotency-key': 'k' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     await assertProblem(await handle(streamed), 413, 'payload_too_large');
     assert.equal((await t.send({ body: 'x'.repeat(16) })).status, 201, 'exactly the limit is fine');
   });
@@ -143,7 +185,11 @@ describe('idempotency middleware (no sockets)', () => {
     });
     const slow = t.send({ key: 'key-slow' });
     await new Promise<void>((resolve) => setImmediate(resolve));
-    await assertProblem(await t.send({ key: 'key-slow', body: '{"title":"other"}' }), 422, 'key_reused');
+    await assertProblem(
+      await t.send({ key: 'key-slow', body: '{"title":"other"}' }),
+      422,
+      'key_reused',
+    );
     const busy = await assertProblem(await t.send({ key: 'key-slow' }), 409, 'in_flight');
     assert.ok(busy);
     release();
@@ -171,7 +217,15 @@ describe('idempotency middleware (no sockets)', () => {
 
   it('503 + Retry-After when the ledger is down, and the handler never runs', async () => {
     const down = new Error('ECONNREFUSED');
-    const t = setUp({ unavailableRetryAfterMs: 2500 }, (s) => ({ ...s, get: async () => { throw down; }, claim: async () => { throw down; } }));
+    const t = setUp({ unavailableRetryAfterMs: 2500 }, (s) => ({
+      ...s,
+      get: async () => {
+        throw down;
+      },
+      claim: async () => {
+        throw down;
+      },
+    }));
     const response = await t.send();
     await assertProblem(response, 503, 'ledger_unavailable');
     assert.equal(response.headers.get('retry-after'), '3');
@@ -195,7 +249,9 @@ describe('idempotency middleware (no sockets)', () => {
 
   it('a 5xx from the handler is passed on but not stored: a retry runs again', async () => {
     const t = setUp();
-    t.setBehaviour(async () => new Response('try later', { status: 503, headers: { 'retry-after': '7' } }));
+    t.setBehaviour(
+      async () => new Response('try later', { status: 503, headers: { 'retry-after': '7' } }),
+    );
     const failed = await t.send();
     assert.equal(failed.status, 503);
     assert.equal(failed.headers.get('retry-after'), '7');
@@ -222,7 +278,7 @@ describe('idempotency middleware (no sockets)', () => {
     assert.equal(t.calls(), 2);
   });
 
-  it('scopes keys by caller: bob never gets alice\'s receipt', async () => {
+  it("scopes keys by caller: bob never gets alice's receipt", async () => {
     const t = setUp();
     await t.send({ token: 'alice' });
     const bob = await t.send({ token: 'bob' });
@@ -257,8 +313,14 @@ describe('idempotency middleware (no sockets)', () => {
       [{ unavailableRetryAfterMs: 1.5 }, 'unavailableRetryAfterMs'],
     ];
     for (const [options, name] of bad) {
-      assert.throws(() => createIdempotencyMiddleware({ ledger, scopeOf, ...options }), (e) => isInvalidOptionError(e) && e.option === name);
+      assert.throws(
+        () => createIdempotencyMiddleware({ ledger, scopeOf, ...options }),
+        (e) => isInvalidOptionError(e) && e.option === name,
+      );
     }
-    assert.throws(() => createIdempotencyMiddleware({ ledger, scopeOf: 'alice' as never }), /invalid option scopeOf/);
+    assert.throws(
+      () => createIdempotencyMiddleware({ ledger, scopeOf: 'alice' as never }),
+      /invalid option scopeOf/,
+    );
   });
 });

@@ -7,11 +7,20 @@ import { requestFingerprint } from '../../src/http/request-fingerprint.js';
 describe('requestFingerprint (node:crypto)', () => {
   it('gives the digests of the browser-safe hash, so stored fingerprints stay valid', () => {
     fc.assert(
-      fc.property(fc.constantFrom('POST', 'patch', 'PUT'), fc.webPath(), fc.uint8Array({ maxLength: 300 }), (method, path, body) => {
-        const url = new URL(`http://h${path.startsWith('/') ? path : `/${path}`}?q=1`);
-        const expected = fingerprint({ method: method.toUpperCase(), path: `${url.pathname}${url.search}`, body: sha256Hex(body) });
-        assert.equal(requestFingerprint({ method, url, headers: new Headers(), body }), expected);
-      }),
+      fc.property(
+        fc.constantFrom('POST', 'patch', 'PUT'),
+        fc.webPath(),
+        fc.uint8Array({ maxLength: 300 }),
+        (method, path, body) => {
+          const url = new URL(`http://h${path.startsWith('/') ? path : `/${path}`}?q=1`);
+          const expected = fingerprint({
+            method: method.toUpperCase(),
+            path: `${url.pathname}${url.search}`,
+            body: sha256Hex(body),
+          });
+          assert.equal(requestFingerprint({ method, url, headers: new Headers(), body }), expected);
+        },
+      ),
       { numRuns: 100 },
     );
   });

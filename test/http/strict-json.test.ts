@@ -4,13 +4,17 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_JSON_DEPTH, parseStrictJson } from '../../src/http/strict-json.js';
 
-const parse = (text: string): ReturnType<typeof parseStrictJson> => parseStrictJson(new TextEncoder().encode(text));
+const parse = (text: string): ReturnType<typeof parseStrictJson> =>
+  parseStrictJson(new TextEncoder().encode(text));
 
 describe('parseStrictJson', () => {
   it('parses what JSON.parse parses, with __proto__ as a plain member', () => {
     const parsed = parse('{"a":[1,{"b":null}],"__proto__":{"x":1},"s":"\\ud83d\\ude00"}');
     assert.equal(parsed.kind, 'json');
-    assert.deepEqual(parsed.kind === 'json' && parsed.value, JSON.parse('{"a":[1,{"b":null}],"__proto__":{"x":1},"s":"😀"}'));
+    assert.deepEqual(
+      parsed.kind === 'json' && parsed.value,
+      JSON.parse('{"a":[1,{"b":null}],"__proto__":{"x":1},"s":"😀"}'),
+    );
     assert.equal(({} as { x?: number }).x, undefined, 'no prototype was touched');
   });
 
@@ -28,11 +32,20 @@ describe('parseStrictJson', () => {
       assert.equal(parsed.kind, 'invalid');
       assert.equal(parsed.kind === 'invalid' && parsed.member, member);
       assert.equal(parsed.kind === 'invalid' && parsed.pointer, pointer);
-      assert.match(parsed.kind === 'invalid' ? parsed.reason : '', new RegExp(`"${member.replace(/[_]/g, '.')}" appears twice`));
+      assert.match(
+        parsed.kind === 'invalid' ? parsed.reason : '',
+        new RegExp(`"${member.replace(/[_]/g, '.')}" appears twice`),
+      );
     });
   }
 
-  for (const text of ['"a\\ud800"', '{"k":"\\udfff"}', '{"\\ud800":1}', '["\\ude00\\ud83d"]', '"\\ud83d"']) {
+  for (const text of [
+    '"a\\ud800"',
+    '{"k":"\\udfff"}',
+    '{"\\ud800":1}',
+    '["\\ude00\\ud83d"]',
+    '"\\ud83d"',
+  ]) {
     it(`refuses the lone surrogate in ${text}`, () => {
       const parsed = parse(text);
       assert.equal(parsed.kind, 'invalid');
@@ -48,11 +61,15 @@ describe('parseStrictJson', () => {
       assert.equal(parsed.kind, 'invalid');
       assert.match(parsed.kind === 'invalid' ? parsed.reason : '', /nested deeper than 64/);
     }
-    assert.equal(parse(`${'{"a":'.repeat(MAX_JSON_DEPTH + 1)}1${'}'.repeat(MAX_JSON_DEPTH + 1)}`).kind, 'invalid');
+    assert.equal(
+      parse(`${'{"a":'.repeat(MAX_JSON_DEPTH + 1)}1${'}'.repeat(MAX_JSON_DEPTH + 1)}`).kind,
+      'invalid',
+    );
   });
 
   it('refuses bytes that are not UTF-8 and text that is not JSON', () => {
     assert.equal(parseStrictJson(new Uint8Array([0x22, 0xff, 0x22])).kind, 'invalid');
-    for (const text of ['', '{', '{"a":1,}', 'NaN', "{'a':1}"]) assert.equal(parse(text).kind, 'invalid', text);
+    for (const text of ['', '{', '{"a":1,}', 'NaN', "{'a':1}"])
+      assert.equal(parse(text).kind, 'invalid', text);
   });
 });

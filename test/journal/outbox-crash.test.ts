@@ -24,7 +24,11 @@ const dir = mkdtempSync(join(tmpdir(), 'oncely-outbox-crash-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`)));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}`),
+    ),
+  );
 }
 
 /** Set while a sender should die: the receiver kills it when the next request arrives, so an attempt is in flight. */
@@ -34,11 +38,39 @@ let killOnNextRequest: (() => void) | undefined;
  * Runs the sender; once `killAfter` intents have finished in this run, SIGKILLs it as the
  * receiver takes its next request (mid-attempt). Resolves with what it printed and how it ended.
  */
-async function runSender(journalFile: string, killAfter: number | undefined): Promise<{ finished: number; signal: NodeJS.Signals | null; code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, 'outbox', 'run', '--journal', journalFile, '--lease', '1s', '--batch', '8', '--poll', '20ms', '--worker', `sender-${Date.now()}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function runSender(
+  journalFile: string,
+  killAfter: number | undefined,
+): Promise<{
+  finished: number;
+  signal: NodeJS.Signals | null;
+  code: number | null;
+  stderr: string;
+}> {
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      'outbox',
+      'run',
+      '--journal',
+      journalFile,
+      '--lease',
+      '1s',
+      '--batch',
+      '8',
+      '--poll',
+      '20ms',
+      '--worker',
+      `sender-${Date.now()}`,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (code, signal) => resolve([code, signal])));
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.on('exit', (code, signal) => resolve([code, signal])),
+  );
   let finished = 0;
   for await (const line of createInterface({ input: child.stdout })) {
     if (/^(delivered|refused|gave_up|unknown) /.test(line)) finished += 1;
@@ -52,7 +84,12 @@ async function runSender(journalFile: string, killAfter: number | undefined): Pr
 }
 
 it('200 intents, a receiver failing 30% and swallowing 10% of acks, the sender SIGKILLed three times: one effect per delivered intent, none lost', async () => {
-  const receiver = createFlakyReceiver({ failRate: 0.3, swallowRate: 0.1, random: seededRandom(14), effectMs: 5 });
+  const receiver = createFlakyReceiver({
+    failRate: 0.3,
+    swallowRate: 0.1,
+    random: seededRandom(14),
+    effectMs: 5,
+  });
   const server = createServer(
     toNodeListener(
       (request, connection) => {
@@ -70,7 +107,16 @@ it('200 intents, a receiver failing 30% and swallowing 10% of acks, the sender S
     const store = createSqliteJournalStore({ database: () => openSqliteDatabase(journalFile) });
     const journal = createJournal({ store });
     for (let i = 0; i < INTENTS; i++) {
-      await journal.record({ key: `order-${i}`, target: `${url}/orders`, body: JSON.stringify({ order: i }), headers: { 'content-type': 'application/json' }, maxAttempts: 10, baseDelayMs: 5, maxDelayMs: 40, attemptTimeoutMs: 500 });
+      await journal.record({
+        key: `order-${i}`,
+        target: `${url}/orders`,
+        body: JSON.stringify({ order: i }),
+        headers: { 'content-type': 'application/json' },
+        maxAttempts: 10,
+        baseDelayMs: 5,
+        maxDelayMs: 40,
+        attemptTimeoutMs: 500,
+      });
     }
     await store.close();
 
@@ -92,21 +138,34 @@ it('200 intents, a receiver failing 30% and swallowing 10% of acks, the sender S
     let interrupted = 0;
     for (const intent of intents) {
       const effects = receiver.effects().get(intent.key) ?? 0;
-      if (intent.state === 'delivered') assert.equal(effects, 1, `${intent.key} delivered with exactly one effect`);
+      if (intent.state === 'delivered')
+        assert.equal(effects, 1, `${intent.key} delivered with exactly one effect`);
       else {
         assert.ok(effects <= 1, `${intent.key} never done twice`);
         assert.ok(intent.outcome?.stopReason, `${intent.key} ${intent.state} with a reason`);
       }
       const attempts = await check.attempts(intent.key);
-      assert.equal(attempts.length, intent.attemptCount, `${intent.key}: every attempt written down`);
-      assert.ok(attempts.every((a) => a.endedAt !== null), `${intent.key}: no attempt left open`);
+      assert.equal(
+        attempts.length,
+        intent.attemptCount,
+        `${intent.key}: every attempt written down`,
+      );
+      assert.ok(
+        attempts.every((a) => a.endedAt !== null),
+        `${intent.key}: no attempt left open`,
+      );
       interrupted += attempts.filter((a) => a.detail?.includes('stopped mid-attempt')).length;
     }
-    assert.ok(interrupted >= 1, 'at least one kill landed mid-attempt, and the restarted sender recorded it as unknown');
+    assert.ok(
+      interrupted >= 1,
+      'at least one kill landed mid-attempt, and the restarted sender recorded it as unknown',
+    );
     assert.ok(counts.delivered >= INTENTS - 2, `almost all delivered: ${JSON.stringify(counts)}`);
     const requests = [...receiver.requests.values()].reduce((a, b) => a + b, 0);
     const effects = [...receiver.effects().values()].reduce((a, b) => a + b, 0);
-    console.log(`# runs finished ${runs.join(' + ')} intents; ${JSON.stringify(counts)}; ${requests} requests, ${effects} effects, ${interrupted} attempts interrupted by a kill`);
+    console.log(
+      `# runs finished ${runs.join(' + ')} intents; ${JSON.stringify(counts)}; ${requests} requests, ${effects} effects, ${interrupted} attempts interrupted by a kill`,
+    );
     await check.close();
   } finally {
     server.closeAllConnections();

@@ -36,8 +36,10 @@ await describePostgres('the journal conformance suite', ({ url, options }) => {
             client.release();
           }
         },
-        writeOrder: async (tx, id) => void (await tx.query(`INSERT INTO ${orders} (id) VALUES ($1)`, [id])),
-        countOrders: async () => Number((await pool!.query(`SELECT count(*) AS n FROM ${orders}`)).rows[0].n),
+        writeOrder: async (tx, id) =>
+          void (await tx.query(`INSERT INTO ${orders} (id) VALUES ($1)`, [id])),
+        countOrders: async () =>
+          Number((await pool!.query(`SELECT count(*) AS n FROM ${orders}`)).rows[0].n),
         close: () => store.close(),
       };
     },

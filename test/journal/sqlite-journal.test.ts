@@ -2,7 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { createSqliteJournalStore, openSqliteDatabase, type SqliteJournalTx } from '../../src/stores/sqlite/index.js';
+import {
+  createSqliteJournalStore,
+  openSqliteDatabase,
+  type SqliteJournalTx,
+} from '../../src/stores/sqlite/index.js';
 import { runJournalConformance } from './journal-conformance.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'oncely-journal-'));
@@ -28,8 +32,10 @@ runJournalConformance<SqliteJournalTx>('sqlite', async () => {
         throw error;
       }
     },
-    writeOrder: async (tx, id) => void (tx as typeof app).prepare('INSERT INTO orders (id) VALUES (?)').run(id),
-    countOrders: async () => (app.prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n,
+    writeOrder: async (tx, id) =>
+      void (tx as typeof app).prepare('INSERT INTO orders (id) VALUES (?)').run(id),
+    countOrders: async () =>
+      (app.prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n,
     close: async () => {
       await store.close();
       app.close();

@@ -9,7 +9,9 @@ import { pythonRepr } from '../../src/lab/dropbox/python-repr.js';
 import { dropboxPrintout } from '../../src/lab/dropbox/dropbox-printout.js';
 
 // The dropbox story's (docs/origins.md) "Expected output", copied verbatim from the seed into the fixture file.
-const expectedAtoC = readFileSync(repoPath('test', 'lab', 'dropbox-expected-a-c.txt'), 'utf8').trimEnd().split('\n');
+const expectedAtoC = readFileSync(repoPath('test', 'lab', 'dropbox-expected-a-c.txt'), 'utf8')
+  .trimEnd()
+  .split('\n');
 
 test('oncely lab dropbox prints fixtures A-C exactly as the dropbox story expects', async () => {
   const out = (await runOncely(['lab', 'dropbox'])).stdout;
@@ -24,7 +26,10 @@ test('fixture D stops at the deadline with one row and a lookup that shows the a
   assert.equal(D.report.attemptCount, 1);
   assert.equal(D.report.attempts[0]?.startedAt, CLOSES_AT - 1_000);
   assert.equal(D.report.totalSleptMs, 0, 'no sleep is taken that would end past the deadline');
-  assert.deepEqual(D.events, ['timeout:accepted, but the ack never came back', 'stop:deadline_passed']);
+  assert.deepEqual(D.events, [
+    'timeout:accepted, but the ack never came back',
+    'stop:deadline_passed',
+  ]);
   assert.equal(D.store.length, 1);
   assert.ok(D.lookupAt > CLOSES_AT, 'the lookup runs after the deadline');
   assert.equal(D.lookup?.status, 'accepted');
@@ -40,7 +45,12 @@ test('fixture B keeps one row however many times the ack is lost, and reports th
 
 test('--json prints the same facts', async () => {
   const out = (await runOncely(['lab', 'dropbox', '--json'])).stdout;
-  const facts = JSON.parse(out) as { A: { store: unknown[] }; B: { store: unknown[] }; C: { caught: string }; D: { report: { stopReason: string }; store: unknown[] } };
+  const facts = JSON.parse(out) as {
+    A: { store: unknown[] };
+    B: { store: unknown[] };
+    C: { caught: string };
+    D: { report: { stopReason: string }; store: unknown[] };
+  };
   assert.equal(facts.A.store.length, 2);
   assert.equal(facts.B.store.length, 1);
   assert.equal(facts.C.caught, 'empty idempotency key');

@@ -7,7 +7,10 @@ import { NAIVE_CLIENT } from '../../src/lab/hook-naive-client.js';
 test('lab hook: the three scenarios, with arrivals and completions for both clients', async () => {
   const results = await runHookLab();
   const by = Object.fromEntries(results.map((r) => [r.name, r]));
-  assert.deepEqual(results.map((r) => r.name), ['throttle', 'fatal', 'swallow']);
+  assert.deepEqual(
+    results.map((r) => r.name),
+    ['throttle', 'fatal', 'swallow'],
+  );
 
   // Throttle window: the naive client hammers every 50 ms until the window ends; oncely waits as told.
   const throttle = by['throttle']!;
@@ -18,7 +21,11 @@ test('lab hook: the three scenarios, with arrivals and completions for both clie
   const [first, second] = throttle.oncely.hits;
   assert.ok(second!.at - first!.at >= 1000, 'oncely came back no earlier than Retry-After');
   assert.ok(throttle.naive.hits.every((h) => h.key === null));
-  assert.equal(new Set(throttle.naive.hits.map((h) => h.bodySha256)).size, 21, 'a fresh timestamp in every naive body');
+  assert.equal(
+    new Set(throttle.naive.hits.map((h) => h.bodySha256)).size,
+    21,
+    'a fresh timestamp in every naive body',
+  );
 
   // Fatal 400: the naive client retries it to its cap; oncely sends once.
   const fatal = by['fatal']!;
@@ -33,7 +40,8 @@ test('lab hook: the three scenarios, with arrivals and completions for both clie
   assert.equal(swallow.naive.result.delivered, true, 'the naive client calls it delivered');
 
   const text = formatHookLab(results);
-  for (const title of ['1. a throttle window', '2. a fatal 400', '3. a swallowed ack']) assert.ok(text.includes(title), title);
+  for (const title of ['1. a throttle window', '2. a fatal 400', '3. a swallowed ack'])
+    assert.ok(text.includes(title), title);
   assert.match(text, /arrivals 21, completions 1\s+\| arrivals 2, completions 1\n/);
   assert.match(text, /arrivals 2, completions 2\s+\| arrivals 2, completions 1, replays 1\n/);
   assert.match(text, /a swallowed ack\s+2 \/ 2\s+2 \/ 1 \/ 1/);
@@ -44,5 +52,8 @@ test('lab hook: the three scenarios, with arrivals and completions for both clie
 
 test('lab hook: --only runs a subset', async () => {
   const results = await runHookLab({ only: ['fatal'] });
-  assert.deepEqual(results.map((r) => r.name), ['fatal']);
+  assert.deepEqual(
+    results.map((r) => r.name),
+    ['fatal'],
+  );
 });

@@ -1,9 +1,20 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatNotesStory, runNotesStory, type NotesExchange, type NotesStory } from '../../src/lab/notes/index.js';
+import {
+  formatNotesStory,
+  runNotesStory,
+  type NotesExchange,
+  type NotesStory,
+} from '../../src/lab/notes/index.js';
 import { runOncely } from '../support/run-cli.js';
 
-type Body = { version?: number; title?: string; code?: string; currentVersion?: number; requestId?: string };
+type Body = {
+  version?: number;
+  title?: string;
+  code?: string;
+  currentVersion?: number;
+  requestId?: string;
+};
 const body = (e: NotesExchange | undefined): Body => (e?.response.body ?? {}) as Body;
 
 describe('oncely lab notes (the notes story)', () => {
@@ -22,7 +33,10 @@ describe('oncely lab notes (the notes story)', () => {
     const sent = lost!.exchanges[0]!;
     assert.equal(sent.response.status, 200);
     assert.equal(body(sent).version, 2);
-    assert.deepEqual(sent.lost, { clientSaw: 'the reply never arrived: the connection dropped after the server committed', outcome: 'unknown' });
+    assert.deepEqual(sent.lost, {
+      clientSaw: 'the reply never arrived: the connection dropped after the server committed',
+      outcome: 'unknown',
+    });
 
     assert.equal(lookup!.lookup?.kind, 'found');
     assert.deepEqual(lookup!.lookup?.receipt?.body, sent.response.body);
@@ -35,7 +49,11 @@ describe('oncely lab notes (the notes story)', () => {
 
     assert.equal(reused!.exchanges[0]!.response.status, 422);
     assert.equal(body(reused!.exchanges[0]).code, 'key_reused');
-    assert.equal(body(reused!.exchanges[1]).title, 'Agenda: budget first', 'the other title was not applied');
+    assert.equal(
+      body(reused!.exchanges[1]).title,
+      'Agenda: budget first',
+      'the other title was not applied',
+    );
 
     const conflict = stale!.exchanges[0]!;
     assert.equal(conflict.response.status, 409);
@@ -50,7 +68,11 @@ describe('oncely lab notes (the notes story)', () => {
     assert.equal(replay!.response.replayed, true);
     assert.equal(body(replay).version, 2);
     assert.equal(body(today).version, 3);
-    assert.deepEqual(story.summary, { receiptVersion: 2, currentVersion: 3, currentTitle: 'Agenda: budget first, then hiring' });
+    assert.deepEqual(story.summary, {
+      receiptVersion: 2,
+      currentVersion: 3,
+      currentTitle: 'Agenda: budget first, then hiring',
+    });
   });
 
   it('prints the same story on every run', async () => {
@@ -61,7 +83,13 @@ describe('oncely lab notes (the notes story)', () => {
     const text = await runOncely(['lab', 'notes']);
     assert.equal(text.status, 0, text.stderr);
     assert.equal(text.stdout, formatNotesStory(story));
-    for (const needle of ['sent by the server, never received', 'lookup(alice, alice-edit-1) -> found', 'Idempotent-Replayed: true', 'problem key_reused', 'problem version_conflict {"id":"note-1","expectedVersion":1,"currentVersion":2}']) {
+    for (const needle of [
+      'sent by the server, never received',
+      'lookup(alice, alice-edit-1) -> found',
+      'Idempotent-Replayed: true',
+      'problem key_reused',
+      'problem version_conflict {"id":"note-1","expectedVersion":1,"currentVersion":2}',
+    ]) {
       assert.ok(text.stdout.includes(needle), `missing ${needle}`);
     }
     const json = await runOncely(['lab', 'notes', '--json']);

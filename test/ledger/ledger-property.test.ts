@@ -1,7 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { createLedger, jsonReceipt, receiptJson, type ExecuteResult } from '../../src/ledger/index.js';
+import {
+  createLedger,
+  jsonReceipt,
+  receiptJson,
+  type ExecuteResult,
+} from '../../src/ledger/index.js';
 import { createMemoryStore } from '../../src/stores/memory/index.js';
 import { VirtualClock } from '../../src/time/index.js';
 
@@ -27,7 +32,13 @@ describe('ledger properties (memory store, random concurrent histories)', () => 
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), async (history) => {
         const store = createMemoryStore();
         const clock = new VirtualClock({ startAt: 0 });
-        const ledger = createLedger({ store, clock, leaseMs: LEASE_MS, retentionMs: RETENTION_MS, tombstoneMs: 0 });
+        const ledger = createLedger({
+          store,
+          clock,
+          leaseMs: LEASE_MS,
+          retentionMs: RETENTION_MS,
+          tombstoneMs: 0,
+        });
         let serial = 0;
         const executed = new Map<string, number[]>();
         const lastReceipt = new Map<string, number>();
@@ -36,12 +47,15 @@ describe('ledger properties (memory store, random concurrent histories)', () => 
             requests.map(async (r) => {
               const id = ++serial;
               try {
-                const result: ExecuteResult = await ledger.execute({ scope: 's', key: r.key, fingerprint: r.fingerprint }, async (tx) => {
-                  await new Promise<void>((resolve) => setImmediate(resolve));
-                  tx.set('effects', String(id), r.key);
-                  if (r.outcome === 'throw') throw new Error('effect failed');
-                  return jsonReceipt(r.outcome === '503' ? 503 : 201, { id });
-                });
+                const result: ExecuteResult = await ledger.execute(
+                  { scope: 's', key: r.key, fingerprint: r.fingerprint },
+                  async (tx) => {
+                    await new Promise<void>((resolve) => setImmediate(resolve));
+                    tx.set('effects', String(id), r.key);
+                    if (r.outcome === 'throw') throw new Error('effect failed');
+                    return jsonReceipt(r.outcome === '503' ? 503 : 201, { id });
+                  },
+                );
                 return { r, result };
               } catch {
                 return { r, result: undefined };
@@ -56,15 +70,22 @@ describe('ledger properties (memory store, random concurrent histories)', () => 
             }
           }
           for (const { r, result } of results) {
-            if (result?.kind === 'replayed') assert.equal(receiptJson<{ id: number }>(result.receipt).id, lastReceipt.get(r.key));
+            if (result?.kind === 'replayed')
+              assert.equal(receiptJson<{ id: number }>(result.receipt).id, lastReceipt.get(r.key));
             assert.notEqual(result?.kind, 'unavailable');
           }
           await clock.advance(advanceMs);
         }
         const committed = store.entries<string>('effects');
         for (const key of ['a', 'b']) {
-          const ids = committed.filter(([, k]) => k === key).map(([id]) => Number(id)).sort((x, y) => x - y);
-          assert.deepEqual(ids, [...(executed.get(key) ?? [])].sort((x, y) => x - y));
+          const ids = committed
+            .filter(([, k]) => k === key)
+            .map(([id]) => Number(id))
+            .sort((x, y) => x - y);
+          assert.deepEqual(
+            ids,
+            [...(executed.get(key) ?? [])].sort((x, y) => x - y),
+          );
         }
       }),
       { numRuns: 150 },

@@ -17,7 +17,9 @@ function setUp() {
   const clock = new VirtualClock({ startAt: START_AT, autoAdvance: false });
   const store = createMemoryStore();
   const decisions: LedgerDecision[] = [];
-  const ledger = observeLedger(createLedger({ store, clock, leaseMs: 30_000 }), (d) => decisions.push(d));
+  const ledger = observeLedger(createLedger({ store, clock, leaseMs: 30_000 }), (d) =>
+    decisions.push(d),
+  );
   return { clock, store, ledger, decisions };
 }
 
@@ -27,10 +29,24 @@ test('observeLedger tells each decision: new with the effect time on the ledger 
     await clock.advance(250); // the effect "takes" 250 ms of ledger time
     return jsonReceipt(201, { ok: true });
   };
-  assert.equal((await ledger.execute({ scope: 'alice', key: 'k-1', fingerprint: 'a' }, effect)).kind, 'executed');
-  assert.equal((await ledger.execute({ scope: 'alice', key: 'k-1', fingerprint: 'a' }, effect)).kind, 'replayed');
-  assert.equal((await ledger.execute({ scope: 'alice', key: 'k-1', fingerprint: 'b' }, effect)).kind, 'conflict');
-  await assert.rejects(ledger.execute({ scope: 'alice', key: 'k-2', fingerprint: 'a' }, () => Promise.reject(new Error('boom'))), /boom/);
+  assert.equal(
+    (await ledger.execute({ scope: 'alice', key: 'k-1', fingerprint: 'a' }, effect)).kind,
+    'executed',
+  );
+  assert.equal(
+    (await ledger.execute({ scope: 'alice', key: 'k-1', fingerprint: 'a' }, effect)).kind,
+    'replayed',
+  );
+  assert.equal(
+    (await ledger.execute({ scope: 'alice', key: 'k-1', fingerprint: 'b' }, effect)).kind,
+    'conflict',
+  );
+  await assert.rejects(
+    ledger.execute({ scope: 'alice', key: 'k-2', fingerprint: 'a' }, () =>
+      Promise.reject(new Error('boom')),
+    ),
+    /boom/,
+  );
   assert.deepEqual(
     decisions.map((d) => [d.kind, d.key, d.tookOver, d.effectMs]),
     [
@@ -45,17 +61,53 @@ test('observeLedger tells each decision: new with the effect time on the ledger 
 test('observeLedger reports a lease takeover, and an observer that throws never fails the request', async () => {
   const { clock, store, ledger, decisions } = setUp();
   // A worker claimed k-9 and died: its in-flight row stays until the lease runs out.
-  const dead: InFlightEntry = { scope: 'alice', key: 'k-9', fingerprint: 'a', state: 'in_flight', token: 'dead', firstSeenAt: START_AT, leaseExpiresAt: START_AT + 30_000, expiresAt: START_AT + 86_400_000 };
+  const dead: InFlightEntry = {
+    scope: 'alice',
+    key: 'k-9',
+    fingerprint: 'a',
+    state: 'in_flight',
+    token: 'dead',
+    firstSeenAt: START_AT,
+    leaseExpiresAt: START_AT + 30_000,
+    expiresAt: START_AT + 86_400_000,
+  };
   assert.deepEqual(await store.claim(dead), { won: true });
-  assert.equal((await ledger.execute({ scope: 'alice', key: 'k-9', fingerprint: 'a' }, () => jsonReceipt(201, {}))).kind, 'in_flight');
+  assert.equal(
+    (
+      await ledger.execute({ scope: 'alice', key: 'k-9', fingerprint: 'a' }, () =>
+        jsonReceipt(201, {}),
+      )
+    ).kind,
+    'in_flight',
+  );
   await clock.advance(30_001);
-  assert.equal((await ledger.execute({ scope: 'alice', key: 'k-9', fingerprint: 'a' }, () => jsonReceipt(201, {}))).kind, 'executed');
-  assert.deepEqual(decisions.map((d) => [d.kind, d.tookOver]), [['in_flight', false], ['executed', true]]);
+  assert.equal(
+    (
+      await ledger.execute({ scope: 'alice', key: 'k-9', fingerprint: 'a' }, () =>
+        jsonReceipt(201, {}),
+      )
+    ).kind,
+    'executed',
+  );
+  assert.deepEqual(
+    decisions.map((d) => [d.kind, d.tookOver]),
+    [
+      ['in_flight', false],
+      ['executed', true],
+    ],
+  );
 
   const throwing = observeLedger(createLedger({ store: createMemoryStore(), clock }), () => {
     throw new Error('observer bug');
   });
-  assert.equal((await throwing.execute({ scope: 'alice', key: 'k-1', fingerprint: 'a' }, () => jsonReceipt(201, {}))).kind, 'executed');
+  assert.equal(
+    (
+      await throwing.execute({ scope: 'alice', key: 'k-1', fingerprint: 'a' }, () =>
+        jsonReceipt(201, {}),
+      )
+    ).kind,
+    'executed',
+  );
 });
 
 const tracer = memoryTracer();
@@ -63,38 +115,87 @@ after(() => tracer.shutdown());
 
 test('each ledger decision becomes an event on the active span (OpenTelemetry)', async () => {
   const clock = new VirtualClock({ startAt: START_AT, autoAdvance: false });
-  const ledger = observeLedger(createLedger({ store: createMemoryStore(), clock }), ledgerSpanEvents(trace));
+  const ledger = observeLedger(
+    createLedger({ store: createMemoryStore(), clock }),
+    ledgerSpanEvents(trace),
+  );
   await tracer.inSpan('POST /orders', async () => {
-    await ledger.execute({ scope: 'alice', key: 'order-1', fingerprint: 'a' }, () => jsonReceipt(201, {}));
-    await ledger.execute({ scope: 'alice', key: 'order-1', fingerprint: 'a' }, () => jsonReceipt(201, {}));
+    await ledger.execute({ scope: 'alice', key: 'order-1', fingerprint: 'a' }, () =>
+      jsonReceipt(201, {}),
+    );
+    await ledger.execute({ scope: 'alice', key: 'order-1', fingerprint: 'a' }, () =>
+      jsonReceipt(201, {}),
+    );
   });
   // Outside any span nothing is recorded, and nothing fails.
-  await ledger.execute({ scope: 'alice', key: 'order-1', fingerprint: 'b' }, () => jsonReceipt(201, {}));
+  await ledger.execute({ scope: 'alice', key: 'order-1', fingerprint: 'b' }, () =>
+    jsonReceipt(201, {}),
+  );
   const span = tracer.finished().find((s) => s.name === 'POST /orders');
   assert.ok(span);
   assert.deepEqual(
     span.events.map((e) => [e.name, e.attributes]),
     [
-      [LEDGER_SPAN_EVENT, { 'oncely.ledger.outcome': 'executed', 'oncely.idempotency_key': 'order-1', 'oncely.ledger.took_over': false, 'oncely.ledger.effect_ms': 0 }],
-      [LEDGER_SPAN_EVENT, { 'oncely.ledger.outcome': 'replayed', 'oncely.idempotency_key': 'order-1', 'oncely.ledger.took_over': false }],
+      [
+        LEDGER_SPAN_EVENT,
+        {
+          'oncely.ledger.outcome': 'executed',
+          'oncely.idempotency_key': 'order-1',
+          'oncely.ledger.took_over': false,
+          'oncely.ledger.effect_ms': 0,
+        },
+      ],
+      [
+        LEDGER_SPAN_EVENT,
+        {
+          'oncely.ledger.outcome': 'replayed',
+          'oncely.idempotency_key': 'order-1',
+          'oncely.ledger.took_over': false,
+        },
+      ],
     ],
   );
 });
 
 test('each client attempt becomes an event on the active span (OpenTelemetry)', async () => {
   const answers = [503, 503, 201];
-  const fetch = (async () => new Response('x', { status: answers.shift()! })) as typeof globalThis.fetch;
-  const client = createClient({ fetch, clock: new VirtualClock({ startAt: START_AT }), random: seededRandom(1), onAttempt: attemptSpanEvents(trace) });
-  await tracer.inSpan('deliver run-9', () => client.request('http://hooks.test/run', { method: 'POST', body: '{}', idempotencyKey: 'run-9' }));
+  const fetch = (async () =>
+    new Response('x', { status: answers.shift()! })) as typeof globalThis.fetch;
+  const client = createClient({
+    fetch,
+    clock: new VirtualClock({ startAt: START_AT }),
+    random: seededRandom(1),
+    onAttempt: attemptSpanEvents(trace),
+  });
+  await tracer.inSpan('deliver run-9', () =>
+    client.request('http://hooks.test/run', {
+      method: 'POST',
+      body: '{}',
+      idempotencyKey: 'run-9',
+    }),
+  );
   const span = tracer.finished().find((s) => s.name === 'deliver run-9');
   assert.ok(span);
   const events = span.events.map((e) => e.attributes ?? {});
-  assert.deepEqual(span.events.map((e) => e.name), [ATTEMPT_SPAN_EVENT, ATTEMPT_SPAN_EVENT, ATTEMPT_SPAN_EVENT]);
-  assert.deepEqual(events.map((a) => [a['oncely.attempt'], a['http.response.status_code'], a['oncely.attempt.outcome']]), [
-    [1, 503, 'retry'],
-    [2, 503, 'retry'],
-    [3, 201, 'ok'],
-  ]);
-  assert.ok(events.slice(0, 2).every((a) => typeof a['oncely.attempt.delay_ms'] === 'number'), 'the wait after each failed attempt is on its event');
+  assert.deepEqual(
+    span.events.map((e) => e.name),
+    [ATTEMPT_SPAN_EVENT, ATTEMPT_SPAN_EVENT, ATTEMPT_SPAN_EVENT],
+  );
+  assert.deepEqual(
+    events.map((a) => [
+      a['oncely.attempt'],
+      a['http.response.status_code'],
+      a['oncely.attempt.outcome'],
+    ]),
+    [
+      [1, 503, 'retry'],
+      [2, 503, 'retry'],
+      [3, 201, 'ok'],
+    ],
+  );
+  assert.ok(
+    events.slice(0, 2).every((a) => typeof a['oncely.attempt.delay_ms'] === 'number'),
+    'the wait after each failed attempt is on its event',
+  );
   assert.equal(events[2]!['oncely.attempt.delay_ms'], undefined);
 });

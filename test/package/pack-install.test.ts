@@ -4,7 +4,17 @@
 // runtime dependencies this repository already installed, and npm adds the tarball alone.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -13,18 +23,34 @@ import { REPO_ROOT, repoPath } from '../support/repo-path.js';
 
 const work = mkdtempSync(join(tmpdir(), 'oncely-pack-'));
 const app = join(work, 'app');
-const pkg = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { dependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+};
 let packed: string[] = [];
 
-const run = (cmd: string, args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } => {
-  const result = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 180_000, env: { ...process.env, npm_config_update_notifier: 'false' } });
+const run = (
+  cmd: string,
+  args: string[],
+  cwd: string,
+): { status: number | null; stdout: string; stderr: string } => {
+  const result = spawnSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    timeout: 180_000,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 };
 
 before(() => {
   // A fresh clone: the tracked and new files of this tree, no dist/, the installed node_modules.
   const clone = join(work, 'clone');
-  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: REPO_ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
+  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .filter(Boolean);
   for (const file of files) {
     if (!existsSync(join(REPO_ROOT, file))) continue; // deleted, not yet committed
     mkdirSync(dirname(join(clone, file)), { recursive: true });
@@ -34,25 +60,49 @@ before(() => {
   const pack = run('npm', ['pack', '--json', '--pack-destination', work], clone);
   assert.equal(pack.status, 0, pack.stderr);
   // prepack's build prints to stdout before npm's JSON.
-  const [info] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('\n['))) as [{ filename: string; files: { path: string }[] }];
+  const [info] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('\n['))) as [
+    { filename: string; files: { path: string }[] },
+  ];
   packed = info.files.map((f) => f.path);
 
   // An app with the runtime dependencies (and theirs) already in node_modules.
   mkdirSync(join(app, 'node_modules'), { recursive: true });
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true }));
-  for (const name of runtimeClosure(Object.keys(pkg.dependencies))) cpSync(repoPath('node_modules', name), join(app, 'node_modules', name), { recursive: true });
-  const install = run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, info.filename)], app);
+  for (const name of runtimeClosure(Object.keys(pkg.dependencies)))
+    cpSync(repoPath('node_modules', name), join(app, 'node_modules', name), { recursive: true });
+  const install = run(
+    'npm',
+    ['install', '--offline', '--no-audit', '--no-fund', join(work, info.filename)],
+    app,
+  );
   assert.equal(install.status, 0, install.stderr);
 });
 
 after(() => rmSync(work, { recursive: true, force: true }));
 
 test('the tarball of a fresh clone holds the built package, its license and no sources', () => {
-  for (const file of ['package.json', 'README.md', 'LICENSE', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.js', 'dist/src/http/index.js', 'web/dist/index.html']) {
+  for (const file of [
+    'package.json',
+    'README.md',
+    'LICENSE',
+    'dist/src/index.js',
+    'dist/src/index.d.ts',
+    'dist/src/cli/main.js',
+    'dist/src/http/index.js',
+    'web/dist/index.html',
+  ]) {
     assert.ok(packed.includes(file), `${file} is packed`);
   }
-  assert.deepEqual(packed.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts')), [], 'no TypeScript sources');
-  assert.deepEqual(packed.filter((f) => /^dist\/(test|bench|examples)\//.test(f)), [], 'no tests, benches or examples');
+  assert.deepEqual(
+    packed.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts')),
+    [],
+    'no TypeScript sources',
+  );
+  assert.deepEqual(
+    packed.filter((f) => /^dist\/(test|bench|examples)\//.test(f)),
+    [],
+    'no tests, benches or examples',
+  );
 });
 
 test('every shipped source map carries its sources', () => {
@@ -60,16 +110,38 @@ test('every shipped source map carries its sources', () => {
   const maps = listFiles(root).filter((f) => f.endsWith('.js.map'));
   assert.ok(maps.length > 50);
   for (const map of maps) {
-    const { sources, sourcesContent } = JSON.parse(readFileSync(map, 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] };
-    assert.equal(sourcesContent?.filter((s) => typeof s === 'string').length, sources.length, `${map} embeds its sources`);
+    const { sources, sourcesContent } = JSON.parse(readFileSync(map, 'utf8')) as {
+      sources: string[];
+      sourcesContent?: (string | null)[];
+    };
+    assert.equal(
+      sourcesContent?.filter((s) => typeof s === 'string').length,
+      sources.length,
+      `${map} embeds its sources`,
+    );
   }
 });
 
 test('the app loads oncely with import and with require, drivers not installed', () => {
-  const imported = run(process.execPath, ['--input-type=module', '-e', "import { createClient } from 'oncely'; import { createIdempotencyMiddleware } from 'oncely/http'; import { runWorld } from 'oncely/sim'; console.log(typeof createClient, typeof createIdempotencyMiddleware, typeof runWorld)"], app);
+  const imported = run(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "import { createClient } from 'oncely'; import { createIdempotencyMiddleware } from 'oncely/http'; import { runWorld } from 'oncely/sim'; console.log(typeof createClient, typeof createIdempotencyMiddleware, typeof runWorld)",
+    ],
+    app,
+  );
   assert.equal(imported.stdout.trim(), 'function function function', imported.stderr);
   // require(esm): Node >= 20.19 and >= 22.12, through the exports' "default" condition.
-  const required = run(process.execPath, ['-e', "const { createClient } = require('oncely'); const { createMemoryStore } = require('oncely/stores/memory'); console.log(typeof createClient, typeof createMemoryStore)"], app);
+  const required = run(
+    process.execPath,
+    [
+      '-e',
+      "const { createClient } = require('oncely'); const { createMemoryStore } = require('oncely/stores/memory'); console.log(typeof createClient, typeof createMemoryStore)",
+    ],
+    app,
+  );
   assert.equal(required.stdout.trim(), 'function function', required.stderr);
   assert.equal(required.stderr, '', 'no warning');
 });
@@ -80,12 +152,17 @@ test('the CLI runs from the app; a store without its driver is one clear line', 
   assert.equal(lab.status, 0, lab.stderr);
   const serve = run(bin, ['serve', '--port', '0', '--data-dir', join(work, 'data')], app);
   assert.equal(serve.status, 1);
-  assert.match(serve.stderr, /needs the better-sqlite3 package \(an optional peer dependency of oncely\): npm install better-sqlite3@12/);
+  assert.match(
+    serve.stderr,
+    /needs the better-sqlite3 package \(an optional peer dependency of oncely\): npm install better-sqlite3@12/,
+  );
 });
 
 test("the README's client and ledger examples run in the app", async () => {
   // What `npm install better-sqlite3` would add (offline: the build this repository already has).
-  for (const name of runtimeClosure(['better-sqlite3']).filter((n) => n !== 'prebuild-install' && !existsSync(join(app, 'node_modules', n)))) {
+  for (const name of runtimeClosure(['better-sqlite3']).filter(
+    (n) => n !== 'prebuild-install' && !existsSync(join(app, 'node_modules', n)),
+  )) {
     cpSync(repoPath('node_modules', name), join(app, 'node_modules', name), { recursive: true });
   }
   for (const name of ['client', 'ledger']) {
@@ -97,7 +174,9 @@ test("the README's client and ledger examples run in the app", async () => {
 
 /** The packages `names` need at run time, from this repository's lockfile (all hoisted here). */
 function runtimeClosure(names: string[]): string[] {
-  const lock = JSON.parse(readFileSync(repoPath('package-lock.json'), 'utf8')) as { packages: Record<string, { dependencies?: Record<string, string> }> };
+  const lock = JSON.parse(readFileSync(repoPath('package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dependencies?: Record<string, string> }>;
+  };
   const seen = new Set<string>();
   const queue = [...names];
   while (queue.length > 0) {
@@ -110,5 +189,7 @@ function runtimeClosure(names: string[]): string[] {
 }
 
 function listFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(join(dir, e.name)) : [join(dir, e.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? listFiles(join(dir, e.name)) : [join(dir, e.name)],
+  );
 }

@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_RETRY_POLICY, resolveRetryPolicy, type RetryPolicyOptions } from '../../src/policy/index.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  resolveRetryPolicy,
+  type RetryPolicyOptions,
+} from '../../src/policy/index.js';
 import { InvalidOptionError, DEFAULT_STATUS_TABLE } from '../../src/contract/index.js';
 
 /** Asserts that the options are refused with a message naming `option` and matching `allowed`. */
@@ -50,7 +54,11 @@ test('maxAttempts must be an integer >= 1: 0, NaN, negative, fractional and Infi
 });
 
 test('a negative or non-finite duration is refused, naming the option and the range', () => {
-  refused({ maxDelayMs: -1 }, 'maxDelayMs', /got -1, expected a finite number of milliseconds >= 0/);
+  refused(
+    { maxDelayMs: -1 },
+    'maxDelayMs',
+    /got -1, expected a finite number of milliseconds >= 0/,
+  );
   refused({ baseDelayMs: Number.NaN }, 'baseDelayMs', />= 0/);
   refused({ baseDelayMs: Number.POSITIVE_INFINITY }, 'baseDelayMs', />= 0/);
   refused({ maxRetryAfterMs: -5 }, 'maxRetryAfterMs', />= 0/);
@@ -58,7 +66,11 @@ test('a negative or non-finite duration is refused, naming the option and the ra
 });
 
 test('an unknown jitter is refused, listing the allowed ones', () => {
-  refused({ jitter: 'bogus' }, 'jitter', /got "bogus", expected one of none, full, equal, decorrelated/);
+  refused(
+    { jitter: 'bogus' },
+    'jitter',
+    /got "bogus", expected one of none, full, equal, decorrelated/,
+  );
 });
 
 test('retryAfterJitterRatio and closesAt are checked too', () => {
@@ -69,12 +81,20 @@ test('retryAfterJitterRatio and closesAt are checked too', () => {
 });
 
 test('an option given as undefined means the default', () => {
-  assert.equal(resolveRetryPolicy({ maxAttempts: undefined } as unknown as Partial<RetryPolicyOptions>).maxAttempts, 3);
+  assert.equal(
+    resolveRetryPolicy({ maxAttempts: undefined } as unknown as Partial<RetryPolicyOptions>)
+      .maxAttempts,
+    3,
+  );
 });
 
 test('only policy options end up in the policy', () => {
   // Regression: retry() passes its whole options object (clock, signal, callbacks, key).
-  const policy = resolveRetryPolicy({ maxAttempts: 2, key: 'k', onAttempt: () => {} } as Partial<RetryPolicyOptions>);
+  const policy = resolveRetryPolicy({
+    maxAttempts: 2,
+    key: 'k',
+    onAttempt: () => {},
+  } as Partial<RetryPolicyOptions>);
   assert.deepEqual(Object.keys(policy).sort(), Object.keys(DEFAULT_RETRY_POLICY).sort());
   assert.equal(policy.maxAttempts, 2);
 });

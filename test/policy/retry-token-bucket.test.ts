@@ -4,7 +4,12 @@ import { DEFAULT_RETRY_TOKEN_BUCKET, RetryTokenBucket } from '../../src/policy/i
 import { InvalidOptionError } from '../../src/contract/index.js';
 
 test('the defaults are the AWS SDK standard mode: 500, retry 5, timeout retry 10, +1', () => {
-  assert.deepEqual(DEFAULT_RETRY_TOKEN_BUCKET, { capacity: 500, retryCost: 5, timeoutRetryCost: 10, noRetryIncrement: 1 });
+  assert.deepEqual(DEFAULT_RETRY_TOKEN_BUCKET, {
+    capacity: 500,
+    retryCost: 5,
+    timeoutRetryCost: 10,
+    noRetryIncrement: 1,
+  });
   const bucket = new RetryTokenBucket();
   assert.equal(bucket.balance, 500);
   assert.equal(bucket.costOf(false), 5);
@@ -21,7 +26,11 @@ test('retries take tokens until the bucket is drained, then it refuses and takes
   const small = new RetryTokenBucket({ capacity: 12 });
   assert.equal(small.tryAcquire(small.costOf(true)), true);
   assert.equal(small.balance, 2);
-  assert.equal(small.tryAcquire(small.costOf(false)), false, 'a retry that would overdraw is refused');
+  assert.equal(
+    small.tryAcquire(small.costOf(false)),
+    false,
+    'a retry that would overdraw is refused',
+  );
   assert.equal(small.balance, 2);
 });
 
@@ -41,14 +50,25 @@ test('a success refunds its retry cost, or adds 1 when there was no retry, never
 });
 
 test('options are validated, and undefined means the default', () => {
-  assert.throws(() => new RetryTokenBucket({ capacity: -1 }), (error: unknown) => {
-    assert.ok(error instanceof InvalidOptionError);
-    assert.equal(error.message, 'invalid option retryBudget.capacity: got -1, expected a finite number >= 0');
-    return true;
-  });
+  assert.throws(
+    () => new RetryTokenBucket({ capacity: -1 }),
+    (error: unknown) => {
+      assert.ok(error instanceof InvalidOptionError);
+      assert.equal(
+        error.message,
+        'invalid option retryBudget.capacity: got -1, expected a finite number >= 0',
+      );
+      return true;
+    },
+  );
   assert.throws(() => new RetryTokenBucket({ retryCost: Number.NaN }), /retryBudget\.retryCost/);
-  assert.throws(() => new RetryTokenBucket({ timeoutRetryCost: Number.POSITIVE_INFINITY }), /retryBudget\.timeoutRetryCost/);
-  const bucket = new RetryTokenBucket({ capacity: undefined, retryCost: 2 } as unknown as { retryCost: number });
+  assert.throws(
+    () => new RetryTokenBucket({ timeoutRetryCost: Number.POSITIVE_INFINITY }),
+    /retryBudget\.timeoutRetryCost/,
+  );
+  const bucket = new RetryTokenBucket({ capacity: undefined, retryCost: 2 } as unknown as {
+    retryCost: number;
+  });
   assert.equal(bucket.capacity, 500);
   assert.equal(bucket.retryCost, 2);
 });

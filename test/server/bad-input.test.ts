@@ -4,12 +4,23 @@
 // exactly as before.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearer, send, snapshot, startTestServer, submissionHeaders, TOKENS, type RawRequest, type TestServer } from './server-harness.js';
+import {
+  bearer,
+  send,
+  snapshot,
+  startTestServer,
+  submissionHeaders,
+  TOKENS,
+  type RawRequest,
+  type TestServer,
+} from './server-harness.js';
 
 const VALID_BODY = '{"student":"achen","assignment":"lab3"}';
 const KEY = 'bad-input-key-1';
 const AUTH = { authorization: bearer(TOKENS.dev) };
-const POST = (overrides: Partial<RawRequest> & { headers?: Record<string, string | undefined> }): RawRequest => ({
+const POST = (
+  overrides: Partial<RawRequest> & { headers?: Record<string, string | undefined> },
+): RawRequest => ({
   method: 'POST',
   path: '/dropbox/submissions',
   body: VALID_BODY,
@@ -44,10 +55,19 @@ const BAD_KEYS: Array<[string, string | undefined]> = [
   ['quoted overlong', `"${'q'.repeat(300)}"`],
 ];
 const keyCases: Case[] = [
-  ...BAD_KEYS.map(([name, key]): Case => ({ name: `dropbox key ${name}`, request: POST({ headers: { 'idempotency-key': key } }), status: 400 })),
+  ...BAD_KEYS.map(([name, key]): Case => ({
+    name: `dropbox key ${name}`,
+    request: POST({ headers: { 'idempotency-key': key } }),
+    status: 400,
+  })),
   ...BAD_KEYS.map(([name, key]): Case => ({
     name: `notes key ${name}`,
-    request: { method: 'PATCH', path: '/notes/note-1', headers: { ...submissionHeaders(TOKENS.dev, 'x'), 'idempotency-key': key }, body: '{"expectedVersion":1,"title":"changed"}' },
+    request: {
+      method: 'PATCH',
+      path: '/notes/note-1',
+      headers: { ...submissionHeaders(TOKENS.dev, 'x'), 'idempotency-key': key },
+      body: '{"expectedVersion":1,"title":"changed"}',
+    },
     status: 400,
   })),
   ...[
@@ -56,7 +76,11 @@ const keyCases: Case[] = [
     ['non-ASCII', '%C3%A9t%C3%A9'],
     ['NUL', 'a%00b'],
     ['newline', 'a%0Ab'],
-  ].map(([name, key]): Case => ({ name: `lookup key ${name}`, request: { path: `/dropbox/submissions/${key}`, headers: AUTH }, status: 400 })),
+  ].map(([name, key]): Case => ({
+    name: `lookup key ${name}`,
+    request: { path: `/dropbox/submissions/${key}`, headers: AUTH },
+    status: 400,
+  })),
 ];
 
 // Bodies that are not JSON at all.
@@ -73,8 +97,16 @@ const jsonCases: Case[] = [
   ['two documents', '{"a":1}{"b":2}'],
   ['NaN', '{"student":NaN,"assignment":"lab3"}'],
   ['comment', `/* hi */ ${VALID_BODY}`],
-].map(([name, body]): Case => ({ name: `json: ${name}`, request: POST({ body: body! }), status: 400 }));
-jsonCases.push({ name: 'json: invalid UTF-8', request: POST({ body: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]) }), status: 400 });
+].map(([name, body]): Case => ({
+  name: `json: ${name}`,
+  request: POST({ body: body! }),
+  status: 400,
+}));
+jsonCases.push({
+  name: 'json: invalid UTF-8',
+  request: POST({ body: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]) }),
+  status: 400,
+});
 
 // Content types other than application/json with no charset or UTF-8 (RFC 8259 section 8.1): one
 // rule for both JSON services, the dropbox and the notes.
@@ -94,22 +126,44 @@ const BAD_TYPES: Array<[string, string | undefined]> = [
   ['bare json', 'json'],
 ];
 const typeCases: Case[] = [
-  ...BAD_TYPES.map(([name, type]): Case => ({ name: `dropbox content type ${name}`, request: POST({ headers: { 'content-type': type } }), status: 415 })),
+  ...BAD_TYPES.map(([name, type]): Case => ({
+    name: `dropbox content type ${name}`,
+    request: POST({ headers: { 'content-type': type } }),
+    status: 415,
+  })),
   ...BAD_TYPES.map(([name, type]): Case => ({
     name: `notes content type ${name}`,
-    request: { method: 'PATCH', path: '/notes/note-1', headers: { ...submissionHeaders(TOKENS.dev, 'notes-type-key'), 'content-type': type }, body: '{"expectedVersion":1,"title":"changed"}' },
+    request: {
+      method: 'PATCH',
+      path: '/notes/note-1',
+      headers: { ...submissionHeaders(TOKENS.dev, 'notes-type-key'), 'content-type': type },
+      body: '{"expectedVersion":1,"title":"changed"}',
+    },
     status: 415,
   })),
 ];
 
 // Bodies over the dropbox's 16 KiB limit, declared or streamed.
-const padded = (bytes: number): string => `{"student":"achen","assignment":"lab3"}${' '.repeat(bytes - VALID_BODY.length)}`;
+const padded = (bytes: number): string =>
+  `{"student":"achen","assignment":"lab3"}${' '.repeat(bytes - VALID_BODY.length)}`;
 const sizeCases: Case[] = [
   { name: 'size: 16 KiB + 1, declared', request: POST({ body: padded(16_385) }), status: 413 },
-  { name: 'size: 100 kB, chunked', request: POST({ body: padded(100_000), chunked: true }), status: 413 },
+  {
+    name: 'size: 100 kB, chunked',
+    request: POST({ body: padded(100_000), chunked: true }),
+    status: 413,
+  },
   { name: 'size: 2 MB, declared', request: POST({ body: padded(2_000_000) }), status: 413 },
-  { name: 'size: 1 MB, chunked', request: POST({ body: padded(1_000_000), chunked: true }), status: 413 },
-  { name: 'size: one 20 kB field', request: POST({ body: JSON.stringify({ student: 's'.repeat(20_000), assignment: 'lab3' }) }), status: 413 },
+  {
+    name: 'size: 1 MB, chunked',
+    request: POST({ body: padded(1_000_000), chunked: true }),
+    status: 413,
+  },
+  {
+    name: 'size: one 20 kB field',
+    request: POST({ body: JSON.stringify({ student: 's'.repeat(20_000), assignment: 'lab3' }) }),
+    status: 413,
+  },
 ];
 
 // Well-formed JSON with missing, extra or wrongly typed fields.
@@ -137,7 +191,11 @@ const fieldCases: Case[] = [
   ['student with line separator', { student: 'ach\u2028en', assignment: 'lab3' }],
   ['student with leading space', { student: ' achen', assignment: 'lab3' }],
   ['both booleans', { student: true, assignment: false }],
-].map(([name, value]): Case => ({ name: `fields: ${name as string}`, request: POST({ body: JSON.stringify(value) }), status: 422 }));
+].map(([name, value]): Case => ({
+  name: `fields: ${name as string}`,
+  request: POST({ body: JSON.stringify(value) }),
+  status: 422,
+}));
 
 // Paths and methods nobody serves (none under /hooks, where every path is a hook).
 const routeCases: Case[] = [
@@ -167,7 +225,11 @@ const routeCases: Case[] = [
   ['DELETE', '/ledger/receipts', 405],
   ['PUT', '/store', 405],
   ['DELETE', '/notes/note-1', 405],
-].map(([method, path, status]): Case => ({ name: `route ${method} ${path}`, request: { method: method as string, path: path as string, headers: AUTH }, status: status as number }));
+].map(([method, path, status]): Case => ({
+  name: `route ${method} ${path}`,
+  request: { method: method as string, path: path as string, headers: AUTH },
+  status: status as number,
+}));
 
 // Tokens: missing, malformed, wrong, on every guarded route.
 const BAD_AUTH: Array<[string, string | undefined]> = [
@@ -186,12 +248,32 @@ const GUARDED: Array<[string, RawRequest]> = [
   ['GET /dropbox/store', { path: '/dropbox/store' }],
   ['GET /dropbox/submissions/:key', { path: `/dropbox/submissions/${KEY}` }],
   ['GET /ledger/receipts', { path: '/ledger/receipts' }],
-  ['POST /hooks/run-complete', { method: 'POST', path: '/hooks/run-complete', headers: { 'idempotency-key': 'hook-1', 'content-type': 'application/json' }, body: '{"run_id":"run-9"}' }],
+  [
+    'POST /hooks/run-complete',
+    {
+      method: 'POST',
+      path: '/hooks/run-complete',
+      headers: { 'idempotency-key': 'hook-1', 'content-type': 'application/json' },
+      body: '{"run_id":"run-9"}',
+    },
+  ],
   ['GET /hooks/debug/hits', { path: '/hooks/debug/hits' }],
-  ['PATCH /notes/note-1', { method: 'PATCH', path: '/notes/note-1', headers: { 'idempotency-key': 'n-1', 'content-type': 'application/json' }, body: '{"expectedVersion":1,"title":"changed"}' }],
+  [
+    'PATCH /notes/note-1',
+    {
+      method: 'PATCH',
+      path: '/notes/note-1',
+      headers: { 'idempotency-key': 'n-1', 'content-type': 'application/json' },
+      body: '{"expectedVersion":1,"title":"changed"}',
+    },
+  ],
 ];
 const authCases: Case[] = GUARDED.flatMap(([route, request]) =>
-  BAD_AUTH.map(([name, authorization]): Case => ({ name: `auth ${route}: ${name}`, request: { ...request, headers: { ...request.headers, authorization } }, status: 401 })),
+  BAD_AUTH.map(([name, authorization]): Case => ({
+    name: `auth ${route}: ${name}`,
+    request: { ...request, headers: { ...request.headers, authorization } },
+    status: 401,
+  })),
 );
 
 const faultCases: Case[] = ['drop-everything', 'swallow', ''].map((value): Case => ({
@@ -202,10 +284,24 @@ const faultCases: Case[] = ['drop-everything', 'swallow', ''].map((value): Case 
 
 // Row limits the listings refuse (1 to 1000, given once).
 const limitCases: Case[] = ['/dropbox/store', '/ledger/receipts'].flatMap((path) =>
-  ['0', '1001', '-1', '1.5', 'all', '', '10&limit=20'].map((limit): Case => ({ name: `limit ${path}?limit=${limit}`, request: { path: `${path}?limit=${limit}`, headers: AUTH }, status: 400 })),
+  ['0', '1001', '-1', '1.5', 'all', '', '10&limit=20'].map((limit): Case => ({
+    name: `limit ${path}?limit=${limit}`,
+    request: { path: `${path}?limit=${limit}`, headers: AUTH },
+    status: 400,
+  })),
 );
 
-const ALL = [...keyCases, ...limitCases, ...jsonCases, ...typeCases, ...sizeCases, ...fieldCases, ...routeCases, ...authCases, ...faultCases];
+const ALL = [
+  ...keyCases,
+  ...limitCases,
+  ...jsonCases,
+  ...typeCases,
+  ...sizeCases,
+  ...fieldCases,
+  ...routeCases,
+  ...authCases,
+  ...faultCases,
+];
 
 describe(`bad input over HTTP: ${ALL.length} cases, each a 4xx problem+json that changes nothing`, () => {
   let t: TestServer;
@@ -227,15 +323,32 @@ describe(`bad input over HTTP: ${ALL.length} cases, each a 4xx problem+json that
   for (const c of ALL) {
     it(c.name, async () => {
       const response = await send(t.port, c.request);
-      assert.ok(response.status >= 400 && response.status < 500, `status ${response.status}: ${response.text.slice(0, 200)}`);
-      if (c.status !== undefined) assert.equal(response.status, c.status, response.text.slice(0, 200));
+      assert.ok(
+        response.status >= 400 && response.status < 500,
+        `status ${response.status}: ${response.text.slice(0, 200)}`,
+      );
+      if (c.status !== undefined)
+        assert.equal(response.status, c.status, response.text.slice(0, 200));
       assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
-      const problem = response.json<{ type: unknown; title: unknown; status: unknown; detail: unknown }>();
+      const problem = response.json<{
+        type: unknown;
+        title: unknown;
+        status: unknown;
+        detail: unknown;
+      }>();
       assert.equal(problem.status, response.status);
-      for (const member of ['type', 'title', 'detail'] as const) assert.equal(typeof problem[member], 'string', `${member} in ${response.text}`);
-      if (response.status === 401) assert.match(String(response.headers['www-authenticate'] ?? ''), /^Bearer/);
-      if (response.status === 405) assert.ok(response.headers['allow'], 'a 405 names the allowed methods');
-      if (response.status === 415) assert.deepEqual(response.json<{ accepted: unknown }>().accepted, ['application/json', 'application/json; charset=utf-8'], 'a 415 names what is accepted');
+      for (const member of ['type', 'title', 'detail'] as const)
+        assert.equal(typeof problem[member], 'string', `${member} in ${response.text}`);
+      if (response.status === 401)
+        assert.match(String(response.headers['www-authenticate'] ?? ''), /^Bearer/);
+      if (response.status === 405)
+        assert.ok(response.headers['allow'], 'a 405 names the allowed methods');
+      if (response.status === 415)
+        assert.deepEqual(
+          response.json<{ accepted: unknown }>().accepted,
+          ['application/json', 'application/json; charset=utf-8'],
+          'a 415 names what is accepted',
+        );
     });
   }
 
@@ -250,7 +363,10 @@ describe(`bad input over HTTP: ${ALL.length} cases, each a 4xx problem+json that
     });
     assert.match(raw, /^HTTP\/1\.1 400 /);
     assert.match(raw, /content-type: application\/problem\+json/i);
-    assert.equal((JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as { status: number }).status, 400);
+    assert.equal(
+      (JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)) as { status: number }).status,
+      400,
+    );
   });
 
   it('afterwards the server is up, the store is unchanged and no request reached the ledger as new', async () => {

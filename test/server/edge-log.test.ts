@@ -7,13 +7,18 @@ import { connect } from 'node:net';
 import { sendRaw, parseResponse } from './hostile/hostile-harness.js';
 import { startTestServer, TOKENS } from './server-harness.js';
 
-test('the log has a line for a refused Host and for a 408 sent in the handler\'s place', async () => {
+test("the log has a line for a refused Host and for a 408 sent in the handler's place", async () => {
   const t = await startTestServer({ requestTimeoutMs: 1500, headersTimeoutMs: 1000 });
   try {
-    const badHost = await sendRaw(t.port, `GET /anything HTTP/1.1\r\nHost: 127.0.0.1:${t.port}/healthz?\r\nConnection: close\r\n\r\n`);
+    const badHost = await sendRaw(
+      t.port,
+      `GET /anything HTTP/1.1\r\nHost: 127.0.0.1:${t.port}/healthz?\r\nConnection: close\r\n\r\n`,
+    );
     assert.equal(badHost.status, 400);
     assert.deepEqual(
-      t.logLines.filter((line) => line['path'] === '/anything').map((line) => [line['method'], line['status']]),
+      t.logLines
+        .filter((line) => line['path'] === '/anything')
+        .map((line) => [line['method'], line['status']]),
       [['GET', 400]],
       'logged under the target it asked for, never under the Host',
     );
@@ -31,10 +36,17 @@ test('the log has a line for a refused Host and for a 408 sent in the handler\'s
     });
     assert.equal(stalled.status, 408);
     // The handler finishes (its body read fails) after the 408 went out; its line follows.
-    while (!t.logLines.some((line) => line['path'] === '/hooks/slow')) await new Promise<void>((resolve) => setImmediate(resolve));
+    while (!t.logLines.some((line) => line['path'] === '/hooks/slow'))
+      await new Promise<void>((resolve) => setImmediate(resolve));
     assert.equal(t.logLines.find((line) => line['path'] === '/hooks/slow')?.['status'], 408);
-    const hits = await fetch(`${t.url}/hooks/debug/hits`, { headers: { authorization: `Bearer ${TOKENS.dev}` } });
-    assert.deepEqual(((await hits.json()) as { hits: Array<{ status: number }> }).hits.map((hit) => hit.status), [408], 'the hit says what was sent');
+    const hits = await fetch(`${t.url}/hooks/debug/hits`, {
+      headers: { authorization: `Bearer ${TOKENS.dev}` },
+    });
+    assert.deepEqual(
+      ((await hits.json()) as { hits: Array<{ status: number }> }).hits.map((hit) => hit.status),
+      [408],
+      'the hit says what was sent',
+    );
   } finally {
     await t.close();
   }

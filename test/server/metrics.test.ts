@@ -6,7 +6,13 @@ import type { RequestLogLine } from '../../src/server/request-log.js';
 import { createServerMetrics } from '../../src/server/server-metrics.js';
 import { createMemoryStore } from '../../src/stores/memory/index.js';
 import { VirtualClock } from '../../src/time/virtual-clock.js';
-import { send, startTestServer, submissionHeaders, TOKENS, type TestServer } from './server-harness.js';
+import {
+  send,
+  startTestServer,
+  submissionHeaders,
+  TOKENS,
+  type TestServer,
+} from './server-harness.js';
 
 const START_AT = 1_700_000_000_000;
 
@@ -34,18 +40,33 @@ describe('GET /metrics (Prometheus)', () => {
     assert.match(String(response.headers['content-type']), /^text\/plain; version=0\.0\.4/);
     return parseMetrics(response.text);
   };
-  const submit = (key: string, body: string) => send(t.port, { method: 'POST', path: '/dropbox/submissions', headers: submissionHeaders(TOKENS.alice, key), body });
+  const submit = (key: string, body: string) =>
+    send(t.port, {
+      method: 'POST',
+      path: '/dropbox/submissions',
+      headers: submissionHeaders(TOKENS.alice, key),
+      body,
+    });
 
   it('counts new, replayed and conflicting requests by service, with retries seen by key and effect latency', async () => {
     const before = await scrape();
-    const series = (name: string) => (after: Map<string, number>) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
+    const series = (name: string) => (after: Map<string, number>) =>
+      (after.get(name) ?? 0) - (before.get(name) ?? 0);
     const newOnes = series('oncely_requests_total{service="dropbox",outcome="new"}');
     const replays = series('oncely_requests_total{service="dropbox",outcome="replay"}');
     const conflicts = series('oncely_requests_total{service="dropbox",outcome="conflict"}');
     const retriedReplays = series('oncely_retries_seen_total{service="dropbox",outcome="replay"}');
-    const retriedConflicts = series('oncely_retries_seen_total{service="dropbox",outcome="conflict"}');
-    const effects = series('oncely_effect_duration_seconds_count{service="dropbox",result="executed"}');
-    assert.equal(before.get('oncely_requests_total{service="dropbox",outcome="new"}'), 0, 'every series starts at 0');
+    const retriedConflicts = series(
+      'oncely_retries_seen_total{service="dropbox",outcome="conflict"}',
+    );
+    const effects = series(
+      'oncely_effect_duration_seconds_count{service="dropbox",result="executed"}',
+    );
+    assert.equal(
+      before.get('oncely_requests_total{service="dropbox",outcome="new"}'),
+      0,
+      'every series starts at 0',
+    );
     assert.equal(before.get('oncely_lease_takeovers_total{service="dropbox"}'), 0);
     assert.equal(before.get('oncely_sweep_rows_left'), 0, 'the retention sweep has nothing left');
     assert.equal(before.get('oncely_sweep_running'), 0);
@@ -60,7 +81,11 @@ describe('GET /metrics (Prometheus)', () => {
     assert.equal((await submit('m-1', lab3)).headers['idempotent-replayed'], 'true');
     assert.equal((await submit('m-1', '{"student":"achen","assignment":"lab9"}')).status, 422);
     now = await scrape();
-    assert.deepEqual([newOnes(now), replays(now), conflicts(now), effects(now)], [2, 2, 1, 2], 'a replay or a conflict runs no effect');
+    assert.deepEqual(
+      [newOnes(now), replays(now), conflicts(now), effects(now)],
+      [2, 2, 1, 2],
+      'a replay or a conflict runs no effect',
+    );
     assert.deepEqual([retriedReplays(now), retriedConflicts(now)], [2, 1]);
     // The metrics name no caller and no key.
     const text = (await send(t.port, { path: '/metrics' })).text;
@@ -69,13 +94,25 @@ describe('GET /metrics (Prometheus)', () => {
 
   it('the hook receiver counts too: its effects run on the same ledger', async () => {
     const hookRequest = () =>
-      send(t.port, { method: 'POST', path: '/hooks/run-complete', headers: { authorization: `Bearer ${TOKENS.alice}`, 'idempotency-key': 'run-m', 'content-type': 'application/json' }, body: '{"run_id":"run-m"}' });
+      send(t.port, {
+        method: 'POST',
+        path: '/hooks/run-complete',
+        headers: {
+          authorization: `Bearer ${TOKENS.alice}`,
+          'idempotency-key': 'run-m',
+          'content-type': 'application/json',
+        },
+        body: '{"run_id":"run-m"}',
+      });
     assert.equal((await hookRequest()).status, 200);
     assert.equal((await hookRequest()).status, 200);
     const now = await scrape();
     assert.equal(now.get('oncely_requests_total{service="hooks",outcome="new"}'), 1);
     assert.equal(now.get('oncely_requests_total{service="hooks",outcome="replay"}'), 1);
-    assert.equal(now.get('oncely_effect_duration_seconds_count{service="hooks",result="executed"}'), 1);
+    assert.equal(
+      now.get('oncely_effect_duration_seconds_count{service="hooks",result="executed"}'),
+      1,
+    );
   });
 
   it('answers 405 with Allow for another method', async () => {
@@ -90,11 +127,30 @@ describe('server metrics fed by a real ledger', () => {
     const clock = new VirtualClock({ startAt: START_AT, autoAdvance: false });
     const store = createMemoryStore();
     const metrics = createServerMetrics();
-    const ledger = observeLedger(createLedger({ store, clock, leaseMs: 30_000 }), metrics.ledgerObserver('notes'));
+    const ledger = observeLedger(
+      createLedger({ store, clock, leaseMs: 30_000 }),
+      metrics.ledgerObserver('notes'),
+    );
     const request = { scope: 'alice', key: 'edit-7', fingerprint: 'f' };
     // What the request log would write for each answer (its line carries the ledger's outcome).
-    const line = (outcome: RequestLogLine['outcome']): RequestLogLine => ({ at: '', method: 'PATCH', path: '/notes/note-1', key: 'edit-7', caller: 'alice', status: 0, durationMs: 0, outcome });
-    const dead: InFlightEntry = { ...request, state: 'in_flight', token: 'dead', firstSeenAt: START_AT, leaseExpiresAt: START_AT + 30_000, expiresAt: START_AT + 86_400_000 };
+    const line = (outcome: RequestLogLine['outcome']): RequestLogLine => ({
+      at: '',
+      method: 'PATCH',
+      path: '/notes/note-1',
+      key: 'edit-7',
+      caller: 'alice',
+      status: 0,
+      durationMs: 0,
+      outcome,
+    });
+    const dead: InFlightEntry = {
+      ...request,
+      state: 'in_flight',
+      token: 'dead',
+      firstSeenAt: START_AT,
+      leaseExpiresAt: START_AT + 30_000,
+      expiresAt: START_AT + 86_400_000,
+    };
     await store.claim(dead);
 
     assert.equal((await ledger.execute(request, () => jsonReceipt(200, {}))).kind, 'in_flight');

@@ -19,22 +19,39 @@ test('serve --notify-url: a completed hook owes one notification, delivered by t
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
-      received.push({ key: req.headers['idempotency-key'] as string | undefined, event: JSON.parse(body) as { key: string; event: string } });
+      received.push({
+        key: req.headers['idempotency-key'] as string | undefined,
+        event: JSON.parse(body) as { key: string; event: string },
+      });
       res.writeHead(204).end();
       if (received.length === 2) notified();
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const notifyUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/events`;
-  const server = await startServer({ port: 0, dataDir: dir, callers: createCallers({ devToken: TOKENS.dev }), notifyUrl, purgeIntervalMs: null });
+  const server = await startServer({
+    port: 0,
+    dataDir: dir,
+    callers: createCallers({ devToken: TOKENS.dev }),
+    notifyUrl,
+    purgeIntervalMs: null,
+  });
   try {
     const hook = (key: string) =>
-      fetch(`${server.url}/hooks/run-complete`, { method: 'POST', body: `{"run":"${key}"}`, headers: { authorization: `Bearer ${TOKENS.dev}`, 'idempotency-key': key } });
+      fetch(`${server.url}/hooks/run-complete`, {
+        method: 'POST',
+        body: `{"run":"${key}"}`,
+        headers: { authorization: `Bearer ${TOKENS.dev}`, 'idempotency-key': key },
+      });
     assert.equal((await hook('run-1')).status, 200);
     assert.equal((await hook('run-1')).headers.get('idempotent-replayed'), 'true');
     assert.equal((await hook('run-2')).status, 200);
     await twoNotified;
-    assert.deepEqual(received.map((r) => r.event.key).sort(), ['run-1', 'run-2'], 'one notification per completed key, the replay none');
+    assert.deepEqual(
+      received.map((r) => r.event.key).sort(),
+      ['run-1', 'run-2'],
+      'one notification per completed key, the replay none',
+    );
     assert.ok(received.every((r) => r.event.event === 'hook.completed' && r.key !== undefined));
   } finally {
     await server.close();

@@ -29,7 +29,11 @@ before(async () => {
       return real.callerOf(token);
     },
   };
-  app = await createServerApp<unknown>({ backend: backend as Backend<unknown>, callers, clock: new VirtualClock({ startAt: Date.UTC(2026, 8, 14) }) });
+  app = await createServerApp<unknown>({
+    backend: backend as Backend<unknown>,
+    callers,
+    clock: new VirtualClock({ startAt: Date.UTC(2026, 8, 14) }),
+  });
 });
 after(async () => {
   await backend.close();
@@ -63,9 +67,27 @@ async function watchingRequests<T>(fn: (WatchedRequest: typeof Request) => Promi
 }
 
 const CASES = [
-  { service: 'dropbox', method: 'POST', path: '/dropbox/submissions', body: '{"student":"achen","assignment":"lab3"}', status: 201 },
-  { service: 'notes', method: 'PATCH', path: '/notes/note-1', body: '{"expectedVersion":1,"title":"Agenda, moved"}', status: 200 },
-  { service: 'hooks', method: 'POST', path: '/hooks/run-complete', body: '{"run_id":"run-9"}', status: 200 },
+  {
+    service: 'dropbox',
+    method: 'POST',
+    path: '/dropbox/submissions',
+    body: '{"student":"achen","assignment":"lab3"}',
+    status: 201,
+  },
+  {
+    service: 'notes',
+    method: 'PATCH',
+    path: '/notes/note-1',
+    body: '{"expectedVersion":1,"title":"Agenda, moved"}',
+    status: 200,
+  },
+  {
+    service: 'hooks',
+    method: 'POST',
+    path: '/hooks/run-complete',
+    body: '{"run_id":"run-9"}',
+    status: 200,
+  },
 ] as const;
 
 for (const c of CASES) {
@@ -76,18 +98,39 @@ for (const c of CASES) {
         counts.bodyReads = 0;
         const request = new WatchedRequest(`http://oncely.test${c.path}`, {
           method: c.method,
-          headers: { authorization: bearer(TOKENS.dev), 'idempotency-key': key, 'content-type': 'application/json' },
+          headers: {
+            authorization: bearer(TOKENS.dev),
+            'idempotency-key': key,
+            'content-type': 'application/json',
+          },
           body,
         });
         const response = await app.fetch(request);
         await response.arrayBuffer();
         assert.equal(request.bodyUsed, true, 'the body was read');
-        return { status: response.status, replayed: response.headers.get('idempotent-replayed'), ...counts };
+        return {
+          status: response.status,
+          replayed: response.headers.get('idempotent-replayed'),
+          ...counts,
+        };
       });
-    assert.deepEqual(await send(c.body), { status: c.status, replayed: null, scopeResolutions: 1, bodyReads: 1 });
-    assert.deepEqual(await send(c.body), { status: c.status, replayed: 'true', scopeResolutions: 1, bodyReads: 1 });
+    assert.deepEqual(await send(c.body), {
+      status: c.status,
+      replayed: null,
+      scopeResolutions: 1,
+      bodyReads: 1,
+    });
+    assert.deepEqual(await send(c.body), {
+      status: c.status,
+      replayed: 'true',
+      scopeResolutions: 1,
+      bodyReads: 1,
+    });
     // A body the service refuses (the hooks take any body: a reused key instead).
-    const refused = await send(c.service === 'hooks' ? '{"run_id":"other"}' : '{"nope":1}', c.service === 'hooks' ? `${c.service}-key` : `${c.service}-bad`);
+    const refused = await send(
+      c.service === 'hooks' ? '{"run_id":"other"}' : '{"nope":1}',
+      c.service === 'hooks' ? `${c.service}-key` : `${c.service}-bad`,
+    );
     assert.deepEqual([refused.scopeResolutions, refused.bodyReads], [1, 1]);
     assert.equal(refused.status, 422);
   });

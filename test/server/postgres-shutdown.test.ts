@@ -16,14 +16,22 @@ await describePostgres('the shutdown race', ({ url, options }) =>
       try {
         const server = await startServer({ port: 0, db: url, pgSchema: schema, callers });
         let closing: Promise<unknown> = Promise.resolve();
-        const answers = await raceSubmissions(server.port, TOKENS.dev, 100, () => void (closing = server.close()));
+        const answers = await raceSubmissions(
+          server.port,
+          TOKENS.dev,
+          100,
+          () => void (closing = server.close()),
+        );
         await closing;
         const { created, refused } = checkRaceAnswers(answers, assert);
         t.diagnostic(`${created} answered 201, ${refused} answered 503`);
 
         const again = await startServer({ port: 0, db: url, pgSchema: schema, callers });
         try {
-          const rows = await send(again.port, { path: '/dropbox/store?limit=1000', headers: { authorization: `Bearer ${TOKENS.dev}` } });
+          const rows = await send(again.port, {
+            path: '/dropbox/store?limit=1000',
+            headers: { authorization: `Bearer ${TOKENS.dev}` },
+          });
           assert.equal(rows.json<{ total: number }>().total, created);
         } finally {
           await again.close();

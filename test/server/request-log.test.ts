@@ -19,7 +19,10 @@ const RESULTS: Record<(typeof EXECUTE_KINDS)[number], ExecuteResult> = {
 function setUp() {
   const lines: RequestLogLine[] = [];
   const clock = new VirtualClock({ startAt: Date.UTC(2026, 0, 1) });
-  const log = createRequestLog({ clock, write: (line) => lines.push(JSON.parse(line) as RequestLogLine) });
+  const log = createRequestLog({
+    clock,
+    write: (line) => lines.push(JSON.parse(line) as RequestLogLine),
+  });
   return { lines, clock, log };
 }
 
@@ -29,18 +32,35 @@ test('one line per request, with the outcome the ledger answered: new, replay, c
   const fake = { execute: async () => next } as unknown as Ledger<unknown>;
   const ledger = log.observe(fake);
   const handler = log.wrap(async (request) => {
-    if (request.method === 'POST') await ledger.execute({ scope: 's', key: 'k', fingerprint: 'f' }, () => receipt);
+    if (request.method === 'POST')
+      await ledger.execute({ scope: 's', key: 'k', fingerprint: 'f' }, () => receipt);
     log.note({ caller: 'alice' });
     await clock.sleep(7);
     return new Response(null, { status: 204 });
   });
-  const expected: Record<string, string> = { executed: 'new', replayed: 'replay', conflict: 'conflict', in_flight: 'in-flight', lease_lost: 'in-flight', not_stored: 'none', unavailable: 'none' };
+  const expected: Record<string, string> = {
+    executed: 'new',
+    replayed: 'replay',
+    conflict: 'conflict',
+    in_flight: 'in-flight',
+    lease_lost: 'in-flight',
+    not_stored: 'none',
+    unavailable: 'none',
+  };
   for (const kind of EXECUTE_KINDS) {
     next = RESULTS[kind];
-    await handler(new Request('http://x/dropbox/submissions?q=1', { method: 'POST', headers: { 'idempotency-key': `key-${kind}` } }));
+    await handler(
+      new Request('http://x/dropbox/submissions?q=1', {
+        method: 'POST',
+        headers: { 'idempotency-key': `key-${kind}` },
+      }),
+    );
   }
   await handler(new Request('http://x/dropbox/store'));
-  assert.deepEqual(lines.map((l) => l.outcome), [...EXECUTE_KINDS.map((k) => expected[k]), 'none']);
+  assert.deepEqual(
+    lines.map((l) => l.outcome),
+    [...EXECUTE_KINDS.map((k) => expected[k]), 'none'],
+  );
   assert.deepEqual(lines[0], {
     at: '2026-01-01T00:00:00.000Z',
     method: 'POST',
@@ -62,8 +82,17 @@ test('a dropped connection logs status null and dropped: true; a thrown handler 
     connection?.drop();
     return new Response(null, { status: 204 });
   });
-  await handler(new Request('http://x/hooks/a', { method: 'POST', headers: { 'idempotency-key': 'k'.repeat(1000) } }), { drop: () => void dropped.push('x') });
-  await assert.rejects(async () => handler(new Request('http://x/a', { method: 'DELETE' })), /boom/);
+  await handler(
+    new Request('http://x/hooks/a', {
+      method: 'POST',
+      headers: { 'idempotency-key': 'k'.repeat(1000) },
+    }),
+    { drop: () => void dropped.push('x') },
+  );
+  await assert.rejects(
+    async () => handler(new Request('http://x/a', { method: 'DELETE' })),
+    /boom/,
+  );
   assert.deepEqual(dropped, ['x']);
   assert.equal(lines[0]?.status, null);
   assert.equal(lines[0]?.dropped, true);
@@ -81,5 +110,8 @@ test('hook arrivals map to outcomes too', async () => {
       return new Response('');
     })(new Request('http://x/hooks/h', { method: 'POST' }));
   }
-  assert.deepEqual(lines.map((l) => l.outcome), ['new', 'new', 'replay', 'conflict', 'none']);
+  assert.deepEqual(
+    lines.map((l) => l.outcome),
+    ['new', 'new', 'replay', 'conflict', 'none'],
+  );
 });

@@ -2,7 +2,11 @@
 // `advance`, so a 60 s interval takes no real time at all.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isInvalidOptionError, isOncelyError, type OncelyError } from '../../src/contract/errors.js';
+import {
+  isInvalidOptionError,
+  isOncelyError,
+  type OncelyError,
+} from '../../src/contract/errors.js';
 import { createCallers } from '../../src/server/callers.js';
 import { startRetentionSweep } from '../../src/server/retention-sweep.js';
 import { startServer } from '../../src/server/start-server.js';
@@ -33,7 +37,12 @@ test('purges once per interval, carries on after a failed purge, and stops on st
   const ledger = fakeLedger();
   ledger.clock = clock;
   const errors: OncelyError[] = [];
-  const sweep = startRetentionSweep({ ledger, clock, intervalMs: 60_000, onError: (error) => errors.push(error) });
+  const sweep = startRetentionSweep({
+    ledger,
+    clock,
+    intervalMs: 60_000,
+    onError: (error) => errors.push(error),
+  });
 
   await clock.advance(59_999);
   assert.deepEqual(ledger.purgedAt, [], 'nothing before the first interval');
@@ -49,7 +58,11 @@ test('purges once per interval, carries on after a failed purge, and stops on st
 
   ledger.failing = false;
   await clock.advance(60_000);
-  assert.deepEqual(ledger.purgedAt, [START_AT + 60_000, START_AT + 120_000, START_AT + 180_000], 'a failure is never fatal');
+  assert.deepEqual(
+    ledger.purgedAt,
+    [START_AT + 60_000, START_AT + 120_000, START_AT + 180_000],
+    'a failure is never fatal',
+  );
 
   await sweep.stop();
   assert.equal(clock.pendingCount, 0, 'the pause is cancelled');
@@ -65,7 +78,9 @@ test('stop() waits for a purge under way, so the store is never closed under it'
   const ledger = {
     purgeExpired: () => {
       purges++;
-      return new Promise<{ tombstoned: number; deleted: number }>((resolve) => (finish = () => resolve({ tombstoned: 1, deleted: 0 })));
+      return new Promise<{ tombstoned: number; deleted: number }>(
+        (resolve) => (finish = () => resolve({ tombstoned: 1, deleted: 0 })),
+      );
     },
   };
   const sweep = startRetentionSweep({ ledger, clock, intervalMs: 1000 });
@@ -86,7 +101,14 @@ test('an error handler that throws does not end the sweep', async () => {
   const ledger = fakeLedger();
   ledger.clock = clock;
   ledger.failing = true;
-  const sweep = startRetentionSweep({ ledger, clock, intervalMs: 10, onError: () => { throw new Error('logger down'); } });
+  const sweep = startRetentionSweep({
+    ledger,
+    clock,
+    intervalMs: 10,
+    onError: () => {
+      throw new Error('logger down');
+    },
+  });
   await clock.advance(30);
   assert.equal(ledger.purgedAt.length, 3);
   await sweep.stop();
@@ -94,21 +116,55 @@ test('an error handler that throws does not end the sweep', async () => {
 
 test('oncely serve purges expired receipts in the background, and close() stops the sweep', async () => {
   const clock = manualClock();
-  const t = await startTestServer({ clock, ledgerTuning: { retentionMs: 30_000 }, purgeIntervalMs: 60_000 });
+  const t = await startTestServer({
+    clock,
+    ledgerTuning: { retentionMs: 30_000 },
+    purgeIntervalMs: 60_000,
+  });
   try {
-    const submitted = await send(t.port, { method: 'POST', path: '/dropbox/submissions', headers: submissionHeaders(TOKENS.alice, 'sweep-key'), body: '{"student":"achen","assignment":"lab3"}' });
+    const submitted = await send(t.port, {
+      method: 'POST',
+      path: '/dropbox/submissions',
+      headers: submissionHeaders(TOKENS.alice, 'sweep-key'),
+      body: '{"student":"achen","assignment":"lab3"}',
+    });
     assert.equal(submitted.status, 201, submitted.text);
     const states = async () =>
-      (await send(t.port, { path: '/ledger/receipts', headers: { authorization: bearer(TOKENS.alice) } })).json<{ receipts: Array<{ key: string; state: string }> }>().receipts.map((r) => [r.key, r.state]);
+      (
+        await send(t.port, {
+          path: '/ledger/receipts',
+          headers: { authorization: bearer(TOKENS.alice) },
+        })
+      )
+        .json<{ receipts: Array<{ key: string; state: string }> }>()
+        .receipts.map((r) => [r.key, r.state]);
     assert.deepEqual(await states(), [['sweep-key', 'completed']]);
 
     await clock.advance(59_999);
-    assert.deepEqual(await states(), [['sweep-key', 'completed']], 'past retention, but no lookup and no sweep yet');
-    await clock.advance(1);
-    assert.deepEqual(await states(), [['sweep-key', 'expired']], 'the sweep tombstoned it, with nobody asking');
-    const listing = (await send(t.port, { path: '/ledger/receipts', headers: { authorization: bearer(TOKENS.alice) } })).json<{ sweep: Record<string, unknown> }>();
     assert.deepEqual(
-      { running: listing.sweep['running'], rowsLeft: listing.sweep['rowsLeft'], tombstoned: listing.sweep['tombstoned'], batches: listing.sweep['batches'] },
+      await states(),
+      [['sweep-key', 'completed']],
+      'past retention, but no lookup and no sweep yet',
+    );
+    await clock.advance(1);
+    assert.deepEqual(
+      await states(),
+      [['sweep-key', 'expired']],
+      'the sweep tombstoned it, with nobody asking',
+    );
+    const listing = (
+      await send(t.port, {
+        path: '/ledger/receipts',
+        headers: { authorization: bearer(TOKENS.alice) },
+      })
+    ).json<{ sweep: Record<string, unknown> }>();
+    assert.deepEqual(
+      {
+        running: listing.sweep['running'],
+        rowsLeft: listing.sweep['rowsLeft'],
+        tombstoned: listing.sweep['tombstoned'],
+        batches: listing.sweep['batches'],
+      },
       { running: false, rowsLeft: 0, tombstoned: 1, batches: 1 },
       'the store view is told what the sweep did',
     );

@@ -5,7 +5,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCallers } from '../../src/server/callers.js';
-import { startServer, type RunningServer, type ServerOptions } from '../../src/server/start-server.js';
+import {
+  startServer,
+  type RunningServer,
+  type ServerOptions,
+} from '../../src/server/start-server.js';
 
 /** Tokens of the test callers (at least 16 characters, as callers.ts requires). */
 export const TOKENS = {
@@ -30,7 +34,10 @@ export async function startTestServer(overrides: Partial<ServerOptions> = {}): P
   const server = await startServer({
     port: 0,
     dataDir,
-    callers: createCallers({ devToken: TOKENS.dev, tokensEnv: `alice=${TOKENS.alice},bob=${TOKENS.bob}` }),
+    callers: createCallers({
+      devToken: TOKENS.dev,
+      tokensEnv: `alice=${TOKENS.alice},bob=${TOKENS.bob}`,
+    }),
     log: (line) => logLines.push(JSON.parse(line) as Record<string, unknown>),
     graceMs: 2000,
     ...overrides,
@@ -68,18 +75,40 @@ export interface RawResponse {
 export function send(port: number, req: RawRequest): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers ?? {})) if (value !== undefined) headers[name] = value;
-    const body = typeof req.body === 'string' ? Buffer.from(req.body, 'utf8') : req.body === undefined ? undefined : Buffer.from(req.body);
-    if (body !== undefined && !req.chunked && headers['content-length'] === undefined) headers['content-length'] = String(body.byteLength);
-    const r = httpRequest({ host: '127.0.0.1', port, method: req.method ?? 'GET', path: req.path, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: <T>() => JSON.parse(text) as T });
-      });
-      res.on('error', reject);
-    });
+    for (const [name, value] of Object.entries(req.headers ?? {}))
+      if (value !== undefined) headers[name] = value;
+    const body =
+      typeof req.body === 'string'
+        ? Buffer.from(req.body, 'utf8')
+        : req.body === undefined
+          ? undefined
+          : Buffer.from(req.body);
+    if (body !== undefined && !req.chunked && headers['content-length'] === undefined)
+      headers['content-length'] = String(body.byteLength);
+    const r = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: req.method ?? 'GET',
+        path: req.path,
+        headers,
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            json: <T>() => JSON.parse(text) as T,
+          });
+        });
+        res.on('error', reject);
+      },
+    );
     r.on('error', reject);
     if (body !== undefined && req.chunked) {
       for (let i = 0; i < body.byteLength; i += 65_536) r.write(body.subarray(i, i + 65_536));
@@ -94,19 +123,28 @@ export const bearer = (token: string): string => `Bearer ${token}`;
 
 /** Headers of a well-formed submission by `token` under `key`. */
 export function submissionHeaders(token: string, key: string): Record<string, string> {
-  return { authorization: bearer(token), 'idempotency-key': key, 'content-type': 'application/json' };
+  return {
+    authorization: bearer(token),
+    'idempotency-key': key,
+    'content-type': 'application/json',
+  };
 }
 
 /** What a caller can see of the store: dropbox rows, ledger receipts, hook hits, and a note. */
 export async function snapshot(port: number, token: string): Promise<unknown> {
   const get = async (path: string, auth = true): Promise<unknown> => {
-    const response = await send(port, { path, headers: auth ? { authorization: bearer(token) } : {} });
+    const response = await send(port, {
+      path,
+      headers: auth ? { authorization: bearer(token) } : {},
+    });
     return { status: response.status, body: response.json() };
   };
   return {
     dropbox: await get('/dropbox/store'),
     receipts: await get('/ledger/receipts'),
     hooks: await get('/hooks/debug/hits'),
-    notes: await Promise.all(['note-1', 'note-2', 'note-3'].map((id) => get(`/notes/${id}`, false))),
+    notes: await Promise.all(
+      ['note-1', 'note-2', 'note-3'].map((id) => get(`/notes/${id}`, false)),
+    ),
   };
 }

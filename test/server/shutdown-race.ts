@@ -4,16 +4,25 @@
 import { connect, type Socket } from 'node:net';
 import { parseResponse } from './hostile/hostile-harness.js';
 
-export type RaceAnswer = { readonly status: number; readonly headers: Record<string, string | string[] | undefined> } | { readonly error: string };
+export type RaceAnswer =
+  | { readonly status: number; readonly headers: Record<string, string | string[] | undefined> }
+  | { readonly error: string };
 
 /** Races `count` submissions by `token` against `stop()`, called at the first answer, between the two halves. */
-export async function raceSubmissions(port: number, token: string, count: number, stop: () => void): Promise<RaceAnswer[]> {
+export async function raceSubmissions(
+  port: number,
+  token: string,
+  count: number,
+  stop: () => void,
+): Promise<RaceAnswer[]> {
   const sockets = await Promise.all(
-    Array.from({ length: count }, () =>
-      new Promise<Socket>((resolve, reject) => {
-        const socket = connect(port, '127.0.0.1', () => resolve(socket));
-        socket.once('error', reject);
-      }),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Socket>((resolve, reject) => {
+          const socket = connect(port, '127.0.0.1', () => resolve(socket));
+          socket.once('error', reject);
+        }),
     ),
   );
   let firstAnswer = (): void => {};
@@ -26,7 +35,9 @@ export async function raceSubmissions(port: number, token: string, count: number
           chunks.push(chunk);
           firstAnswer();
         });
-        socket.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+        socket.on('error', (error: NodeJS.ErrnoException) =>
+          resolve({ error: error.code ?? error.message }),
+        );
         socket.on('close', () => {
           try {
             resolve(parseResponse(Buffer.concat(chunks)));
@@ -51,8 +62,15 @@ export async function raceSubmissions(port: number, token: string, count: number
 }
 
 /** The statuses, after checking that every request was answered 201 or 503 (+ Retry-After, Connection: close). */
-export function checkRaceAnswers(answers: readonly RaceAnswer[], assert: typeof import('node:assert/strict')): { created: number; refused: number } {
-  assert.deepEqual(answers.filter((answer) => 'error' in answer), [], 'every request is answered');
+export function checkRaceAnswers(
+  answers: readonly RaceAnswer[],
+  assert: typeof import('node:assert/strict'),
+): { created: number; refused: number } {
+  assert.deepEqual(
+    answers.filter((answer) => 'error' in answer),
+    [],
+    'every request is answered',
+  );
   let created = 0;
   let refused = 0;
   for (const answer of answers) {

@@ -11,7 +11,13 @@ import { join } from 'node:path';
 import { createCallers } from '../../src/server/callers.js';
 import { startServer } from '../../src/server/start-server.js';
 import { parseResponse } from './hostile/hostile-harness.js';
-import { send, startTestServer, submissionHeaders, TOKENS, type RawResponse } from './server-harness.js';
+import {
+  send,
+  startTestServer,
+  submissionHeaders,
+  TOKENS,
+  type RawResponse,
+} from './server-harness.js';
 
 const LAB3 = '{"student":"achen","assignment":"lab3"}';
 const submissionHead = (key: string): string =>
@@ -19,7 +25,9 @@ const submissionHead = (key: string): string =>
   `Content-Type: application/json\r\nContent-Length: ${LAB3.length}\r\n\r\n`;
 
 /** A connection that reads one answer at a time; `next()` resolves once a whole answer is in. */
-function connection(port: number): Promise<{ socket: Socket; next(): Promise<RawResponse>; closed: Promise<void> }> {
+function connection(
+  port: number,
+): Promise<{ socket: Socket; next(): Promise<RawResponse>; closed: Promise<void> }> {
   return new Promise((resolve, reject) => {
     let buffer = Buffer.alloc(0);
     let waiter: (() => void) | undefined;
@@ -36,7 +44,10 @@ function connection(port: number): Promise<{ socket: Socket; next(): Promise<Raw
       if (end < 0) return undefined;
       const head = buffer.subarray(0, end).toString('latin1');
       const length = /\r\ncontent-length: *(\d+)/i.exec(head);
-      if (length) return buffer.length >= end + 4 + Number(length[1]) ? end + 4 + Number(length[1]) : undefined;
+      if (length)
+        return buffer.length >= end + 4 + Number(length[1])
+          ? end + 4 + Number(length[1])
+          : undefined;
       const last = buffer.indexOf('\r\n0\r\n\r\n', end);
       return last < 0 ? undefined : last + 7;
     }
@@ -49,7 +60,12 @@ function connection(port: number): Promise<{ socket: Socket; next(): Promise<Raw
             const answer = parseResponse(buffer.subarray(0, size));
             buffer = buffer.subarray(size);
             done(answer);
-          } else if (socket.destroyed) fail(new Error(`the connection closed without an answer: ${buffer.toString('latin1').slice(0, 200)}`));
+          } else if (socket.destroyed)
+            fail(
+              new Error(
+                `the connection closed without an answer: ${buffer.toString('latin1').slice(0, 200)}`,
+              ),
+            );
         };
         waiter = check;
         check();
@@ -86,7 +102,11 @@ test('during the drain: a kept-alive connection gets 503 + Retry-After + Connect
     busy.socket.write(LAB3);
     const accepted = await busy.next();
     assert.equal(accepted.status, 201, accepted.text);
-    assert.equal(accepted.headers['connection'], 'close', 'an answer during the drain closes its connection');
+    assert.equal(
+      accepted.headers['connection'],
+      'close',
+      'an answer during the drain closes its connection',
+    );
     assert.deepEqual(await closing, { drained: true });
     assert.deepEqual(
       t.logLines.filter((line) => line['path'] === '/healthz').map((line) => line['status']),
@@ -102,7 +122,13 @@ test('at the end of the grace: the request still running gets the same 503, and 
   const dataDir = await mkdtemp(join(tmpdir(), 'oncely-grace-'));
   const callers = createCallers({ devToken: TOKENS.dev });
   try {
-    const server = await startServer({ port: 0, dataDir, callers, graceMs: 150, requestTimeoutMs: 60_000 });
+    const server = await startServer({
+      port: 0,
+      dataDir,
+      callers,
+      graceMs: 150,
+      requestTimeoutMs: 60_000,
+    });
     const stuck = await connection(server.port);
     stuck.socket.write(`${submissionHead('grace-1')}{"student":"achen",`);
     while (server.inFlight() < 1) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -112,10 +138,22 @@ test('at the end of the grace: the request still running gets the same 503, and 
 
     const again = await startServer({ port: 0, dataDir, callers });
     try {
-      const rows = await send(again.port, { path: '/dropbox/store', headers: { authorization: `Bearer ${TOKENS.dev}` } });
+      const rows = await send(again.port, {
+        path: '/dropbox/store',
+        headers: { authorization: `Bearer ${TOKENS.dev}` },
+      });
       assert.equal(rows.json<{ total: number }>().total, 0);
-      const retry = await send(again.port, { method: 'POST', path: '/dropbox/submissions', headers: submissionHeaders(TOKENS.dev, 'grace-1'), body: LAB3 });
-      assert.equal(retry.status, 201, 'the retry with the same key runs: the cut request left no receipt');
+      const retry = await send(again.port, {
+        method: 'POST',
+        path: '/dropbox/submissions',
+        headers: submissionHeaders(TOKENS.dev, 'grace-1'),
+        body: LAB3,
+      });
+      assert.equal(
+        retry.status,
+        201,
+        'the retry with the same key runs: the cut request left no receipt',
+      );
     } finally {
       await again.close();
     }

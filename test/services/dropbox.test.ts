@@ -3,9 +3,21 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Hono } from 'hono';
 import { createLedger } from '../../src/ledger/index.js';
-import { createDropboxApp, checkSubmission, insertSubmission, isJsonMediaType, listSubmissions, setUpDropbox, type DropboxAppDeps } from '../../src/services/dropbox/index.js';
+import {
+  createDropboxApp,
+  checkSubmission,
+  insertSubmission,
+  isJsonMediaType,
+  listSubmissions,
+  setUpDropbox,
+  type DropboxAppDeps,
+} from '../../src/services/dropbox/index.js';
 import { sqliteServiceDatabase } from '../../src/services/sql/index.js';
-import { createSqliteStore, openSqliteDatabase, type SqliteTx } from '../../src/stores/sqlite/index.js';
+import {
+  createSqliteStore,
+  openSqliteDatabase,
+  type SqliteTx,
+} from '../../src/stores/sqlite/index.js';
 import { VirtualClock } from '../../src/time/virtual-clock.js';
 
 const START = Date.UTC(2026, 8, 14, 23, 0, 0);
@@ -17,22 +29,46 @@ async function dropbox(deps: Partial<DropboxAppDeps<SqliteTx>> = {}) {
   const db = sqliteServiceDatabase(store);
   await setUpDropbox(db);
   const clock = new VirtualClock({ startAt: START });
-  const ledger = createLedger({ store, clock, leaseMs: 1000, retentionMs: 600_000, tombstoneMs: 600_000 });
+  const ledger = createLedger({
+    store,
+    clock,
+    leaseMs: 1000,
+    retentionMs: 600_000,
+    tombstoneMs: 600_000,
+  });
   const app = new Hono();
-  app.route('/dropbox', createDropboxApp({ ledger, db, clock, scopeOf: (r) => (r.headers.get('authorization') === 'Bearer t' ? 'dev' : undefined), ...deps }));
+  app.route(
+    '/dropbox',
+    createDropboxApp({
+      ledger,
+      db,
+      clock,
+      scopeOf: (r) => (r.headers.get('authorization') === 'Bearer t' ? 'dev' : undefined),
+      ...deps,
+    }),
+  );
   const drops: string[] = [];
-  const call = (path: string, init: RequestInit & { key?: string; fault?: string; withConnection?: boolean } = {}) => {
+  const call = (
+    path: string,
+    init: RequestInit & { key?: string; fault?: string; withConnection?: boolean } = {},
+  ) => {
     const headers = new Headers(init.headers);
     headers.set('authorization', 'Bearer t');
     if (init.body !== undefined) headers.set('content-type', 'application/json');
     if (init.key !== undefined) headers.set('idempotency-key', init.key);
     if (init.fault !== undefined) headers.set('oncely-fault', init.fault);
     const request = new Request(`http://dropbox.test/dropbox${path}`, { ...init, headers });
-    const connection = init.withConnection === false ? undefined : { drop: () => void drops.push(path) };
+    const connection =
+      init.withConnection === false ? undefined : { drop: () => void drops.push(path) };
     return app.fetch(request, { connection });
   };
-  const submit = (key: string, body = LAB3, extra: { fault?: string; withConnection?: boolean } = {}) => call('/submissions', { method: 'POST', key, body, ...extra });
-  const rows = async () => ((await (await call('/store')).json()) as { rows: Array<Record<string, unknown>> }).rows;
+  const submit = (
+    key: string,
+    body = LAB3,
+    extra: { fault?: string; withConnection?: boolean } = {},
+  ) => call('/submissions', { method: 'POST', key, body, ...extra });
+  const rows = async () =>
+    ((await (await call('/store')).json()) as { rows: Array<Record<string, unknown>> }).rows;
   return { app, clock, store, db, drops, call, submit, rows };
 }
 
@@ -42,7 +78,13 @@ test('a submission is accepted once: 201 with the row, then the exact retry repl
   assert.equal(first.status, 201);
   assert.equal(first.headers.get('location'), '/dropbox/submissions/achen%3Alab3%3Av1');
   const receipt = await first.json();
-  assert.deepEqual(receipt, { key: 'achen:lab3:v1', student: 'achen', assignment: 'lab3', status: 'accepted', writes: 1 });
+  assert.deepEqual(receipt, {
+    key: 'achen:lab3:v1',
+    student: 'achen',
+    assignment: 'lab3',
+    status: 'accepted',
+    writes: 1,
+  });
   // Key order and spacing do not make a new submission: the fingerprint is canonical JSON.
   const retry = await box.submit('achen:lab3:v1', '{ "assignment": "lab3", "student": "achen" }');
   assert.equal(retry.status, 201);
@@ -61,7 +103,10 @@ test('the same key with another submission is 422 key_reused and writes nothing'
 });
 
 test("the dropbox story's extension: ack swallowed at closes_at - 1 s, retry at closes_at + 1 s replays; a new key is refused; the store has one row", async () => {
-  const box = await dropbox({ fault: 'swallow-first-ack', closesAtOf: (assignment) => (assignment === 'lab3' ? CLOSE : undefined) });
+  const box = await dropbox({
+    fault: 'swallow-first-ack',
+    closesAtOf: (assignment) => (assignment === 'lab3' ? CLOSE : undefined),
+  });
   await box.clock.advanceTo(CLOSE - 1000);
   const swallowed = await box.submit('achen:lab3:v1');
   assert.deepEqual(box.drops, ['/submissions'], 'the connection was dropped after the commit');
@@ -86,11 +131,21 @@ test("the dropbox story's extension: ack swallowed at closes_at - 1 s, retry at 
   await box.submit('achen:lab4:v1', '{"student":"achen","assignment":"lab4"}');
   assert.equal(box.drops.length, 2);
 
-  assert.deepEqual((await box.rows()).map((r) => [r['key'], r['writes']]), [['achen:lab3:v1', 1], ['achen:lab4:v1', 1]]);
+  assert.deepEqual(
+    (await box.rows()).map((r) => [r['key'], r['writes']]),
+    [
+      ['achen:lab3:v1', 1],
+      ['achen:lab4:v1', 1],
+    ],
+  );
   // The lookup by key is read-only and allowed after the deadline.
   const lookup = await box.call('/submissions/achen:lab3:v1');
   assert.equal(lookup.status, 200);
-  const found = (await lookup.json()) as { lookup: string; status: number; receipt: { writes: number } };
+  const found = (await lookup.json()) as {
+    lookup: string;
+    status: number;
+    receipt: { writes: number };
+  };
   assert.equal(found.lookup, 'found');
   assert.equal(found.status, 201);
   assert.equal(found.receipt.writes, 1);
@@ -101,7 +156,11 @@ test('Oncely-Fault per request: swallow on one request, none to switch a server 
   await box.submit('k1', LAB3, { fault: 'swallow-first-ack' });
   assert.deepEqual(box.drops, ['/submissions']);
   const retry = await box.submit('k1', LAB3, { fault: 'swallow-first-ack' });
-  assert.equal(retry.headers.get('idempotent-replayed'), 'true', 'the header repeats on the retry; only the first ack is swallowed');
+  assert.equal(
+    retry.headers.get('idempotent-replayed'),
+    'true',
+    'the header repeats on the retry; only the first ack is swallowed',
+  );
 
   const faulty = await dropbox({ fault: 'swallow-first-ack' });
   const answered = await faulty.submit('k2', LAB3, { fault: 'none' });
@@ -124,10 +183,7 @@ test('lookup by key: never seen is 404, an expired receipt is 410 (seen, and for
   const box = await dropbox();
   const never = await box.call('/submissions/nobody');
   assert.equal(never.status, 404);
-  assert.deepEqual(
-    ((await never.json()) as { code: string; lookup: string }).lookup,
-    'never_seen',
-  );
+  assert.deepEqual(((await never.json()) as { code: string; lookup: string }).lookup, 'never_seen');
   await box.submit('k1');
   await box.clock.advance(600_001);
   const expired = await box.call('/submissions/k1');
@@ -138,7 +194,13 @@ test('lookup by key: never seen is 404, an expired receipt is 410 (seen, and for
 
 test('requests without a known caller are 401 before anything is read', async () => {
   const box = await dropbox();
-  const response = await box.app.fetch(new Request('http://dropbox.test/dropbox/submissions', { method: 'POST', body: LAB3, headers: { 'idempotency-key': 'k' } }));
+  const response = await box.app.fetch(
+    new Request('http://dropbox.test/dropbox/submissions', {
+      method: 'POST',
+      body: LAB3,
+      headers: { 'idempotency-key': 'k' },
+    }),
+  );
   assert.equal(response.status, 401);
   assert.equal(response.headers.get('www-authenticate'), 'Bearer realm="oncely"');
   assert.equal((await box.rows()).length, 0);
@@ -148,16 +210,32 @@ test('GET /store?limit=N: the newest N rows, oldest first, with how many there a
   const box = await dropbox();
   // Keys in reverse alphabetical order, one a second: the order seen is by time, not by key.
   for (const [i, key] of ['k5', 'k4', 'k3', 'k2', 'k1'].entries()) {
-    assert.equal((await box.submit(key, JSON.stringify({ student: 'achen', assignment: `lab${i}` }))).status, 201);
+    assert.equal(
+      (await box.submit(key, JSON.stringify({ student: 'achen', assignment: `lab${i}` }))).status,
+      201,
+    );
     await box.clock.advance(1000);
   }
-  const page = async (query: string) => (await box.call(`/store${query}`)).json() as Promise<{ caller: string; total: number; limit: number; truncated: boolean; rows: Array<{ key: string }> }>;
+  const page = async (query: string) =>
+    (await box.call(`/store${query}`)).json() as Promise<{
+      caller: string;
+      total: number;
+      limit: number;
+      truncated: boolean;
+      rows: Array<{ key: string }>;
+    }>;
   const all = await page('');
   assert.deepEqual([all.total, all.limit, all.truncated], [5, 100, false]);
-  assert.deepEqual(all.rows.map((r) => r.key), ['k5', 'k4', 'k3', 'k2', 'k1']);
+  assert.deepEqual(
+    all.rows.map((r) => r.key),
+    ['k5', 'k4', 'k3', 'k2', 'k1'],
+  );
   const newest = await page('?limit=2');
   assert.deepEqual([newest.total, newest.limit, newest.truncated], [5, 2, true]);
-  assert.deepEqual(newest.rows.map((r) => r.key), ['k2', 'k1']);
+  assert.deepEqual(
+    newest.rows.map((r) => r.key),
+    ['k2', 'k1'],
+  );
   assert.deepEqual((await page('?limit=5')).truncated, false);
   assert.deepEqual((await page('?limit=1000')).rows.length, 5);
 
@@ -165,13 +243,22 @@ test('GET /store?limit=N: the newest N rows, oldest first, with how many there a
     const refused = await box.call(`/store?limit=${bad}`);
     assert.equal(refused.status, 400, bad);
     assert.equal(refused.headers.get('content-type'), 'application/problem+json');
-    const problem = (await refused.json()) as { code: string; detail: string; parameter: string; minimum: number; maximum: number };
+    const problem = (await refused.json()) as {
+      code: string;
+      detail: string;
+      parameter: string;
+      minimum: number;
+      maximum: number;
+    };
     assert.equal(problem.code, 'invalid_query');
     assert.deepEqual([problem.parameter, problem.minimum, problem.maximum], ['limit', 1, 1000]);
     assert.match(problem.detail, /\?limit= must be one whole number from 1 to 1000/);
   }
   // Who asks comes first: no caller, no listing, whatever the limit.
-  assert.equal((await box.app.fetch(new Request('http://dropbox.test/dropbox/store?limit=abc'))).status, 401);
+  assert.equal(
+    (await box.app.fetch(new Request('http://dropbox.test/dropbox/store?limit=abc'))).status,
+    401,
+  );
 });
 
 test('writes counts every run of the effect for a key, so a double effect would show in the dump', async () => {
@@ -180,21 +267,45 @@ test('writes counts every run of the effect for a key, so a double effect would 
     await insertSubmission(sql, 'dev', 'k', { student: 'achen', assignment: 'lab3' }, START);
     await insertSubmission(sql, 'dev', 'k', { student: 'achen', assignment: 'lab3' }, START);
   });
-  assert.deepEqual(await box.db.transaction((sql) => listSubmissions(sql, 'dev')), [{ key: 'k', student: 'achen', assignment: 'lab3', status: 'accepted', writes: 2 }]);
+  assert.deepEqual(await box.db.transaction((sql) => listSubmissions(sql, 'dev')), [
+    { key: 'k', student: 'achen', assignment: 'lab3', status: 'accepted', writes: 2 },
+  ]);
 });
 
 test('checkSubmission names every problem at once', () => {
   const limits = { maxFieldLength: 8 };
-  assert.deepEqual(checkSubmission({ student: 'achen', assignment: 'lab3' }, limits), { ok: true, submission: { student: 'achen', assignment: 'lab3' } });
+  assert.deepEqual(checkSubmission({ student: 'achen', assignment: 'lab3' }, limits), {
+    ok: true,
+    submission: { student: 'achen', assignment: 'lab3' },
+  });
   const bad = checkSubmission({ student: 'a-very-long-name', extra: 1 }, limits);
   assert.equal(bad.ok, false);
-  assert.deepEqual(!bad.ok && bad.errors, ['unknown field "extra" (allowed: student, assignment)', 'student is longer than 8 characters', 'assignment is missing']);
+  assert.deepEqual(!bad.ok && bad.errors, [
+    'unknown field "extra" (allowed: student, assignment)',
+    'student is longer than 8 characters',
+    'assignment is missing',
+  ]);
   assert.equal(checkSubmission([], limits).ok, false);
 });
 
-test('isJsonMediaType: application/json with no charset or UTF-8 only (the http layer\'s one rule)', () => {
-  for (const ok of ['application/json', 'Application/JSON', 'application/json; charset=utf-8', 'application/json;charset="UTF-8"']) assert.ok(isJsonMediaType(ok), ok);
-  for (const no of [null, '', 'text/json', 'application/jsonx', 'application/json; charset=latin1', 'json', 'application/+json', 'application/merge-patch+json']) {
+test("isJsonMediaType: application/json with no charset or UTF-8 only (the http layer's one rule)", () => {
+  for (const ok of [
+    'application/json',
+    'Application/JSON',
+    'application/json; charset=utf-8',
+    'application/json;charset="UTF-8"',
+  ])
+    assert.ok(isJsonMediaType(ok), ok);
+  for (const no of [
+    null,
+    '',
+    'text/json',
+    'application/jsonx',
+    'application/json; charset=latin1',
+    'json',
+    'application/+json',
+    'application/merge-patch+json',
+  ]) {
     assert.ok(!isJsonMediaType(no), String(no));
   }
 });
@@ -203,11 +314,18 @@ test('a submission in another charset is 415 naming what is accepted, before the
   const box = await dropbox();
   const send = (type: string) =>
     box.app.fetch(
-      new Request('http://dropbox.test/dropbox/submissions', { method: 'POST', body: LAB3, headers: { authorization: 'Bearer t', 'idempotency-key': 'k-type', 'content-type': type } }),
+      new Request('http://dropbox.test/dropbox/submissions', {
+        method: 'POST',
+        body: LAB3,
+        headers: { authorization: 'Bearer t', 'idempotency-key': 'k-type', 'content-type': type },
+      }),
     );
   const refused = await send('application/json; charset=latin1');
   assert.equal(refused.status, 415);
-  assert.equal(refused.headers.get('accept-post'), 'application/json, application/json; charset=utf-8');
+  assert.equal(
+    refused.headers.get('accept-post'),
+    'application/json, application/json; charset=utf-8',
+  );
   const problem = (await refused.json()) as { code: string; accepted: string[] };
   assert.equal(problem.code, 'unsupported_media_type');
   assert.deepEqual(problem.accepted, ['application/json', 'application/json; charset=utf-8']);

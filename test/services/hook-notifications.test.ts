@@ -8,12 +8,21 @@ import { createLedger } from '../../src/ledger/ledger.js';
 import { setUpHookHits } from '../../src/services/hook/hook-hits-table.js';
 import { createHookService } from '../../src/services/hook/hook-service.js';
 import { sqliteServiceDatabase } from '../../src/services/sql/service-database.js';
-import { createSqliteJournalStore, createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
+import {
+  createSqliteJournalStore,
+  createSqliteStore,
+  openSqliteDatabase,
+} from '../../src/stores/sqlite/index.js';
 import { VirtualClock } from '../../src/time/virtual-clock.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'oncely-hook-notify-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-const post = (key: string, body = '{"run":1}') => new Request('http://hook.test/hooks/run-complete', { method: 'POST', body, headers: { 'Idempotency-Key': key } });
+const post = (key: string, body = '{"run":1}') =>
+  new Request('http://hook.test/hooks/run-complete', {
+    method: 'POST',
+    body,
+    headers: { 'Idempotency-Key': key },
+  });
 
 test('the hook receiver owes one notification per completed key, recorded with the ack; the outbox worker delivers it', async () => {
   const file = join(dir, 'hook.db');
@@ -23,7 +32,13 @@ test('the hook receiver owes one notification per completed key, recorded with t
   await setUpHookHits(db);
   const journalStore = createSqliteJournalStore({ database: () => openSqliteDatabase(file) });
   await journalStore.ready();
-  const hook = createHookService({ ledger: createLedger({ store, clock }), db, clock, script: '503x1,200', notifications: { store: journalStore, target: 'http://notify.test/events' } });
+  const hook = createHookService({
+    ledger: createLedger({ store, clock }),
+    db,
+    clock,
+    script: '503x1,200',
+    notifications: { store: journalStore, target: 'http://notify.test/events' },
+  });
   try {
     assert.equal((await hook.handle(post('run-1'))).status, 503);
     const journal = createJournal({ store: journalStore, clock });
@@ -40,7 +55,10 @@ test('the hook receiver owes one notification per completed key, recorded with t
     }) as typeof globalThis.fetch;
     const counts = await createOutboxWorker({ store: journalStore, clock, fetch }).resume();
     assert.equal(counts.delivered, 2);
-    assert.deepEqual(sent.map((e) => (e as { key: string; event: string }).key).sort(), ['run-1', 'run-2']);
+    assert.deepEqual(sent.map((e) => (e as { key: string; event: string }).key).sort(), [
+      'run-1',
+      'run-2',
+    ]);
     assert.ok(sent.every((e) => (e as { event: string }).event === 'hook.completed'));
   } finally {
     await journalStore.close();
@@ -52,7 +70,12 @@ test('a bad notification target is refused when the receiver is made', async () 
   const store = createSqliteStore({ database: () => openSqliteDatabase(':memory:') });
   const journalStore = createSqliteJournalStore({ database: () => openSqliteDatabase(':memory:') });
   assert.throws(
-    () => createHookService({ ledger: createLedger({ store }), db: sqliteServiceDatabase(store), notifications: { store: journalStore, target: 'not a url' } }),
+    () =>
+      createHookService({
+        ledger: createLedger({ store }),
+        db: sqliteServiceDatabase(store),
+        notifications: { store: journalStore, target: 'not a url' },
+      }),
     /invalid option target/,
   );
   await store.close();

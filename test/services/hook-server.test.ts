@@ -15,14 +15,32 @@ test('over a real socket: the hit list at GET /debug/hits, reset at POST /debug/
   const clock = new VirtualClock({ startAt: 1_000_000 });
   const hook = await startHookServer({ script: '503,201', clock });
   try {
-    const a = await fetch(`${hook.url}/hooks/a`, { method: 'POST', body: 'one', headers: { 'Idempotency-Key': 'k' } });
+    const a = await fetch(`${hook.url}/hooks/a`, {
+      method: 'POST',
+      body: 'one',
+      headers: { 'Idempotency-Key': 'k' },
+    });
     assert.equal(a.status, 503);
-    const b = await fetch(`${hook.url}/hooks/a`, { method: 'POST', body: 'one', headers: { 'Idempotency-Key': 'k' } });
+    const b = await fetch(`${hook.url}/hooks/a`, {
+      method: 'POST',
+      body: 'one',
+      headers: { 'Idempotency-Key': 'k' },
+    });
     assert.equal(b.status, 201);
-    const listed = (await (await fetch(`${hook.url}/debug/hits`)).json()) as { arrivals: number; completions: number; hits: HookHit[] };
+    const listed = (await (await fetch(`${hook.url}/debug/hits`)).json()) as {
+      arrivals: number;
+      completions: number;
+      hits: HookHit[];
+    };
     assert.equal(listed.arrivals, 2);
     assert.equal(listed.completions, 1);
-    assert.deepEqual(listed.hits.map((h) => [h.path, h.key, h.status]), [['/hooks/a', 'k', 503], ['/hooks/a', 'k', 201]]);
+    assert.deepEqual(
+      listed.hits.map((h) => [h.path, h.key, h.status]),
+      [
+        ['/hooks/a', 'k', 503],
+        ['/hooks/a', 'k', 201],
+      ],
+    );
     assert.equal((await fetch(`${hook.url}/debug/reset`, { method: 'POST' })).status, 204);
     assert.equal((await hook.service.hits()).length, 0);
   } finally {
@@ -37,42 +55,64 @@ test('swallow drops the TCP connection after recording the completion: the calle
       assert.ok(e instanceof TypeError);
       return true;
     });
-    assert.deepEqual((await hook.service.counts()), { arrivals: 1, completions: 1, replays: 0 });
+    assert.deepEqual(await hook.service.counts(), { arrivals: 1, completions: 1, replays: 0 });
     assert.equal((await hook.service.hits())[0]?.answer, 'swallowed');
   } finally {
     await hook.close();
   }
 });
 
-test('over a real socket, a body over maxBodyBytes gets its 413 while the sender is still sending', { timeout: 10_000 }, async () => {
-  const hook = await startHookServer({ maxBodyBytes: 1024 });
-  try {
-    // The request body never ends: a receiver that read it in full before checking would never answer.
-    const answer = await new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port: hook.port, method: 'POST', path: '/hooks/big', agent: false }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }));
-      });
-      req.on('error', reject);
-      req.write(Buffer.alloc(64 * 1024, 0x78));
-    });
-    assert.equal(answer.status, 413);
-    assert.equal(answer.type, 'application/problem+json');
-    assert.equal((JSON.parse(answer.body) as { status: number }).status, 413);
-    assert.deepEqual((await hook.service.hits()).map((h) => h.answer), ['too_large']);
-  } finally {
-    await hook.close();
-  }
-});
+test(
+  'over a real socket, a body over maxBodyBytes gets its 413 while the sender is still sending',
+  { timeout: 10_000 },
+  async () => {
+    const hook = await startHookServer({ maxBodyBytes: 1024 });
+    try {
+      // The request body never ends: a receiver that read it in full before checking would never answer.
+      const answer = await new Promise<{ status: number; type: string | undefined; body: string }>(
+        (resolve, reject) => {
+          const req = httpRequest(
+            {
+              host: '127.0.0.1',
+              port: hook.port,
+              method: 'POST',
+              path: '/hooks/big',
+              agent: false,
+            },
+            (res) => {
+              let body = '';
+              res.setEncoding('utf8');
+              res.on('data', (chunk: string) => (body += chunk));
+              res.on('end', () =>
+                resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }),
+              );
+            },
+          );
+          req.on('error', reject);
+          req.write(Buffer.alloc(64 * 1024, 0x78));
+        },
+      );
+      assert.equal(answer.status, 413);
+      assert.equal(answer.type, 'application/problem+json');
+      assert.equal((JSON.parse(answer.body) as { status: number }).status, 413);
+      assert.deepEqual(
+        (await hook.service.hits()).map((h) => h.answer),
+        ['too_large'],
+      );
+    } finally {
+      await hook.close();
+    }
+  },
+);
 
 test('startHookServer refuses a bad port, naming the option', async () => {
   await assert.rejects(startHookServer({ port: 70_000 }), /invalid option port/);
 });
 
 test('`oncely hook` listens, logs each arrival and reports counts on SIGINT', async () => {
-  const child = spawn(process.execPath, [MAIN, 'hook', '--port', '0', '--script', '429@1,200'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, 'hook', '--port', '0', '--script', '429@1,200'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.setEncoding('utf8');
   try {
@@ -84,7 +124,11 @@ test('`oncely hook` listens, logs each arrival and reports counts on SIGINT', as
       });
       child.once('exit', () => reject(new Error(`hook exited early: ${out}`)));
     });
-    const res = await fetch(`${url}/hooks/run`, { method: 'POST', body: '{}', headers: { 'Idempotency-Key': 'run-9' } });
+    const res = await fetch(`${url}/hooks/run`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'Idempotency-Key': 'run-9' },
+    });
     assert.equal(res.status, 429);
     assert.equal(res.headers.get('retry-after'), '1');
     child.kill('SIGINT');
@@ -98,7 +142,13 @@ test('`oncely hook` listens, logs each arrival and reports counts on SIGINT', as
 });
 
 test('`oncely hook` refuses a bad script with one line and exit 2', async () => {
-  const { status: code, stderr: err } = await runOncely(['hook', '--port', '0', '--script', '429x']);
+  const { status: code, stderr: err } = await runOncely([
+    'hook',
+    '--port',
+    '0',
+    '--script',
+    '429x',
+  ]);
   assert.equal(code, 2);
   assert.match(err, /^oncely: invalid option script: got "429x"/);
   assert.equal(err.trim().split('\n').length, 1);

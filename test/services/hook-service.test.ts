@@ -9,7 +9,11 @@ import { sha256Hex } from '../../src/contract/fingerprint.js';
 
 const BASE = 'http://hook.test';
 const post = (path: string, body: string, key?: string): Request =>
-  new Request(`${BASE}${path}`, { method: 'POST', body, headers: key === undefined ? {} : { 'Idempotency-Key': key } });
+  new Request(`${BASE}${path}`, {
+    method: 'POST',
+    body,
+    headers: key === undefined ? {} : { 'Idempotency-Key': key },
+  });
 
 test('records every arrival: time from the injected clock, method, path, key and body hash', async () => {
   const clock = new VirtualClock({ startAt: 5000 });
@@ -20,11 +24,22 @@ test('records every arrival: time from the injected clock, method, path, key and
     await clock.sleep(1000);
   }
   assert.deepEqual(statuses, [429, 429, 200]);
-  const hits = (await hook.hits());
-  assert.deepEqual(hits.map((h) => h.at), [5000, 6000, 7000]);
-  assert.deepEqual(hits.map((h) => h.answer), ['rejected', 'rejected', 'completed']);
-  assert.deepEqual(hits.map((h) => h.retryAfter), ['1', '1', undefined]);
-  assert.ok(hits.every((h) => h.method === 'POST' && h.path === '/hooks/run-complete' && h.key === 'run-9'));
+  const hits = await hook.hits();
+  assert.deepEqual(
+    hits.map((h) => h.at),
+    [5000, 6000, 7000],
+  );
+  assert.deepEqual(
+    hits.map((h) => h.answer),
+    ['rejected', 'rejected', 'completed'],
+  );
+  assert.deepEqual(
+    hits.map((h) => h.retryAfter),
+    ['1', '1', undefined],
+  );
+  assert.ok(
+    hits.every((h) => h.method === 'POST' && h.path === '/hooks/run-complete' && h.key === 'run-9'),
+  );
   assert.ok(hits.every((h) => h.bodySha256 === sha256Hex('{"run":9}')));
   assert.deepEqual(await hook.counts(), { arrivals: 3, completions: 1, replays: 0 });
 });
@@ -50,7 +65,10 @@ test('a repeated key after a success is a replay, not a second completion; a new
   // Without a key the receiver cannot tell a retry from a new intent: two completions.
   await hook.handle(post('/h', '{"a":1}'));
   await hook.handle(post('/h', '{"a":1}'));
-  assert.deepEqual((await hook.hits()).map((h) => h.answer), ['completed', 'replayed', 'key_reused', 'completed', 'completed']);
+  assert.deepEqual(
+    (await hook.hits()).map((h) => h.answer),
+    ['completed', 'replayed', 'key_reused', 'completed', 'completed'],
+  );
   assert.deepEqual(await hook.counts(), { arrivals: 5, completions: 3, replays: 1 });
 });
 
@@ -105,10 +123,21 @@ function meteredBody(chunks: number, size: number) {
 }
 
 test('a body over maxBodyBytes is refused with 413 problem+json while reading, never buffered in full', async () => {
-  const hook = await openHookService({ script: '200', clock: new VirtualClock(), maxBodyBytes: 1024 });
+  const hook = await openHookService({
+    script: '200',
+    clock: new VirtualClock(),
+    maxBodyBytes: 1024,
+  });
   // 4 MiB offered in 1 KiB chunks: the receiver stops at the second one, past the limit.
   const { meter, stream } = meteredBody(4096, 1024);
-  const res = await hook.handle(new Request(`${BASE}/hooks/big`, { method: 'POST', headers: { 'idempotency-key': 'big-1' }, body: stream, duplex: 'half' } as RequestInit));
+  const res = await hook.handle(
+    new Request(`${BASE}/hooks/big`, {
+      method: 'POST',
+      headers: { 'idempotency-key': 'big-1' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit),
+  );
   assert.equal(res.status, 413);
   assert.equal(res.headers.get('content-type'), 'application/problem+json');
   const problem = (await res.json()) as { status: number; detail: string; maxBodyBytes: number };
@@ -121,39 +150,78 @@ test('a body over maxBodyBytes is refused with 413 problem+json while reading, n
   // A declared Content-Length over the limit is refused before a byte is read.
   const declared = meteredBody(4096, 1024);
   const refused = await hook.handle(
-    new Request(`${BASE}/hooks/big`, { method: 'POST', headers: { 'content-length': String(4096 * 1024) }, body: declared.stream, duplex: 'half' } as RequestInit),
+    new Request(`${BASE}/hooks/big`, {
+      method: 'POST',
+      headers: { 'content-length': String(4096 * 1024) },
+      body: declared.stream,
+      duplex: 'half',
+    } as RequestInit),
   );
   assert.equal(refused.status, 413);
   assert.equal(declared.meter.pulled <= 1, true, `pulled ${declared.meter.pulled}`);
 
   // Recorded as too_large, with no body hash (the body was never read), and no work done.
-  assert.deepEqual((await hook.hits()).map((h) => [h.answer, h.status, h.bodySha256]), [['too_large', 413, null], ['too_large', 413, null]]);
+  assert.deepEqual(
+    (await hook.hits()).map((h) => [h.answer, h.status, h.bodySha256]),
+    [
+      ['too_large', 413, null],
+      ['too_large', 413, null],
+    ],
+  );
   assert.deepEqual(await hook.counts(), { arrivals: 2, completions: 0, replays: 0 });
   // Exactly the limit is accepted, and the key was not pinned by the refusal.
   const exact = meteredBody(1, 1024);
-  const ok = await hook.handle(new Request(`${BASE}/hooks/big`, { method: 'POST', headers: { 'idempotency-key': 'big-1' }, body: exact.stream, duplex: 'half' } as RequestInit));
+  const ok = await hook.handle(
+    new Request(`${BASE}/hooks/big`, {
+      method: 'POST',
+      headers: { 'idempotency-key': 'big-1' },
+      body: exact.stream,
+      duplex: 'half',
+    } as RequestInit),
+  );
   assert.equal(ok.status, 200);
   assert.equal((await hook.hits())[2]?.bodySha256, sha256Hex('x'.repeat(1024)));
 });
 
 test('GET /debug/hits returns structured JSON; reset clears hits and script position, not keys', async () => {
-  const hook = await openHookService({ script: '429,200', clock: new VirtualClock(), basePath: '/hooks' });
+  const hook = await openHookService({
+    script: '429,200',
+    clock: new VirtualClock(),
+    basePath: '/hooks',
+  });
   await hook.handle(post('/hooks/run', 'x', 'k'));
   await hook.handle(post('/hooks/run', 'x', 'k'));
   const res = await hook.handle(new Request(`${BASE}/hooks/debug/hits`));
   assert.equal(res.status, 200);
-  const body = (await res.json()) as { script: string; arrivals: number; completions: number; hits: HookHit[] };
+  const body = (await res.json()) as {
+    script: string;
+    arrivals: number;
+    completions: number;
+    hits: HookHit[];
+  };
   assert.equal(body.script, '429,200');
   assert.equal(body.arrivals, 2);
   assert.equal(body.completions, 1);
-  assert.deepEqual(body.hits.map((h) => h.status), [429, 200]);
+  assert.deepEqual(
+    body.hits.map((h) => h.status),
+    [429, 200],
+  );
 
-  assert.equal((await hook.handle(new Request(`${BASE}/hooks/debug/reset`, { method: 'POST' }))).status, 204);
+  assert.equal(
+    (await hook.handle(new Request(`${BASE}/hooks/debug/reset`, { method: 'POST' }))).status,
+    204,
+  );
   assert.equal((await hook.hits()).length, 0);
   // The script starts over: 429 again for a new key; the acked key lives in the ledger and replays.
   assert.equal((await hook.handle(post('/hooks/run', 'x', 'k2'))).status, 429);
-  assert.equal((await hook.handle(post('/hooks/run', 'x', 'k'))).headers.get('idempotent-replayed'), 'true');
-  assert.equal((await hook.handle(new Request(`${BASE}/hooks/debug/hits`, { method: 'DELETE' }))).status, 204);
+  assert.equal(
+    (await hook.handle(post('/hooks/run', 'x', 'k'))).headers.get('idempotent-replayed'),
+    'true',
+  );
+  assert.equal(
+    (await hook.handle(new Request(`${BASE}/hooks/debug/hits`, { method: 'DELETE' }))).status,
+    204,
+  );
   assert.equal((await hook.hits()).length, 0);
   assert.equal((await hook.handle(new Request(`${BASE}/hooks/debug/reset`))).status, 405);
 });
@@ -170,8 +238,11 @@ test('Retry-After as an HTTP-date is measured from the receiver clock, matching 
 
 test('options are checked once, naming the option', async () => {
   await assert.rejects(openHookService({ script: '999' }), /invalid option script/);
-  // @ts-expect-error a format outside the closed set
-  await assert.rejects(openHookService({ retryAfterFormat: 'minutes' }), /invalid option retryAfterFormat/);
+  await assert.rejects(
+    // @ts-expect-error a format outside the closed set
+    openHookService({ retryAfterFormat: 'minutes' }),
+    /invalid option retryAfterFormat/,
+  );
   await assert.rejects(openHookService({ basePath: 'hooks' }), /invalid option basePath/);
   // @ts-expect-error no ledger
   assert.throws(() => createHookService({ db: {} }), /invalid option ledger/);

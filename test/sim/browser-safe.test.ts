@@ -16,7 +16,12 @@ test('src/sim bundles for the browser and reaches only the pure layers', async (
   });
   const inputs = Object.keys(result.metafile.inputs);
   assert.ok(inputs.length > 5);
-  for (const input of inputs) assert.match(input, /^src\/(sim|time|policy|contract)\//, `${input} is outside the pure layers`);
+  for (const input of inputs)
+    assert.match(
+      input,
+      /^src\/(sim|time|policy|contract)\//,
+      `${input} is outside the pure layers`,
+    );
   const code = result.outputFiles[0]!.text;
   // Only src/time may read real time or platform randomness, and the simulator must not reach it.
   assert.doesNotMatch(code, /Date\.now|Math\.random|setTimeout|performance\.now/);

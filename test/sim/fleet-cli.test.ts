@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { CLI } from '../support/repo-path.js';
 import type { FleetSummary } from '../../src/sim/index.js';
 
-const oncely = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+const oncely = (...args: string[]) =>
+  spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
 
 test('oncely sim fleet overload --check prints each claim reproduced, the table, and exits 0', () => {
   const result = oncely('sim', 'fleet', 'overload', '--seeds', '1', '--workers', '2', '--check');
@@ -22,11 +23,26 @@ test('oncely sim fleet overload --check prints each claim reproduced, the table,
 test('oncely sim fleet dependency --csv --out: one line per cell, summary.json with rows and claims', () => {
   const dir = mkdtempSync(join(tmpdir(), 'oncely-fleet-'));
   try {
-    const result = oncely('sim', 'fleet', 'dependency', '--seeds', '1', '--workers', '1', '--csv', '--out', dir);
+    const result = oncely(
+      'sim',
+      'fleet',
+      'dependency',
+      '--seeds',
+      '1',
+      '--workers',
+      '1',
+      '--csv',
+      '--out',
+      dir,
+    );
     assert.equal(result.status, 0, result.stderr);
     const lines = result.stdout.trimEnd().split('\n');
     assert.match(lines[0]!, /^model,strategy,x,clients,totalRatePerSecond,seeds,load,success,/);
-    assert.equal(lines.length, 1 + 5 * 10 * 4, 'header, then 5 strategies x 10 failure rates x 4 fleets');
+    assert.equal(
+      lines.length,
+      1 + 5 * 10 * 4,
+      'header, then 5 strategies x 10 failure rates x 4 fleets',
+    );
     assert.deepEqual(readdirSync(dir).sort(), ['cells.csv', 'summary.json']);
     assert.equal(readFileSync(join(dir, 'cells.csv'), 'utf8'), result.stdout);
     const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as FleetSummary;

@@ -2,10 +2,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decide, INITIAL_RETRY_STATE, type RetryState } from '../../src/policy/index.js';
 import { NO_RECEIPT, oncelyJobRandom, oncelyPolicyFor } from '../../src/sim/oncely-client-rule.js';
-import { resolveWorldParams, runWorld, type TraceEvent, type WorldParams } from '../../src/sim/index.js';
+import {
+  resolveWorldParams,
+  runWorld,
+  type TraceEvent,
+  type WorldParams,
+} from '../../src/sim/index.js';
 
 /** The ticks at which `job` was sent, and the tick its first receipt came back (or undefined). */
-function jobHistory(trace: readonly TraceEvent[], job: number): { sends: number[]; confirmedAt: number | undefined } {
+function jobHistory(
+  trace: readonly TraceEvent[],
+  job: number,
+): { sends: number[]; confirmedAt: number | undefined } {
   const sends = trace.filter((e) => e.kind === 'send' && e.job === job).map((e) => e.tick);
   return { sends, confirmedAt: trace.find((e) => e.kind === 'confirmed' && e.job === job)?.tick };
 }
@@ -15,7 +23,12 @@ function jobHistory(trace: readonly TraceEvent[], job: number): { sends: number[
  * the attempt is judged at its timeout unless a receipt came first; returns the tick each retry
  * becomes due, and why the job stopped when the policy stopped it.
  */
-function replayJob(p: WorldParams, job: number, sends: readonly number[], confirmedAt: number | undefined) {
+function replayJob(
+  p: WorldParams,
+  job: number,
+  sends: readonly number[],
+  confirmedAt: number | undefined,
+) {
   const policy = oncelyPolicyFor(p);
   const random = oncelyJobRandom(p.seed, job);
   const unlimited = { balance: Number.POSITIVE_INFINITY, costOf: () => p.keyedSendCost };
@@ -23,8 +36,11 @@ function replayJob(p: WorldParams, job: number, sends: readonly number[], confir
   const dueAt: number[] = [];
   for (const sentAt of sends) {
     const judgedAt = sentAt + p.retryAfterTicks;
-    if (confirmedAt !== undefined && confirmedAt <= judgedAt) return { dueAt, stop: 'confirmed' as const };
-    const [decision, next] = decide(state, NO_RECEIPT, judgedAt, random, policy, { retryTokens: unlimited });
+    if (confirmedAt !== undefined && confirmedAt <= judgedAt)
+      return { dueAt, stop: 'confirmed' as const };
+    const [decision, next] = decide(state, NO_RECEIPT, judgedAt, random, policy, {
+      retryTokens: unlimited,
+    });
     state = next;
     if (decision.action === 'stop') return { dueAt, stop: decision.reason };
     dueAt.push(judgedAt + decision.delayMs);
@@ -47,9 +63,17 @@ test('oncely client + key: with room to send at once, every wait is exactly what
       }
       // After the last send: a receipt in time, the policy's stop, or a receipt during the wait.
       if (replay.dueAt.length === sends.length) {
-        assert.ok(confirmedAt !== undefined && confirmedAt <= replay.dueAt.at(-1)!, `seed ${seed} job ${job}: a due retry was not sent`);
+        assert.ok(
+          confirmedAt !== undefined && confirmedAt <= replay.dueAt.at(-1)!,
+          `seed ${seed} job ${job}: a due retry was not sent`,
+        );
       } else {
-        assert.ok(replay.stop === 'confirmed' || replay.stop === 'budget_exhausted' || replay.stop === 'deadline_passed', String(replay.stop));
+        assert.ok(
+          replay.stop === 'confirmed' ||
+            replay.stop === 'budget_exhausted' ||
+            replay.stop === 'deadline_passed',
+          String(replay.stop),
+        );
       }
     }
   }

@@ -21,8 +21,10 @@ test('on a loss-free channel the learned timeout stops wasting sends that fixed 
   let learned = 0;
   let fixed = 0;
   for (let seed = 0; seed < 64; seed++) {
-    learned += runWorld({ seed, requestLoss: 0, receiptLoss: 0 }, 'learned-key', { trace: false }).metrics.sends;
-    fixed += runWorld({ seed, requestLoss: 0, receiptLoss: 0 }, 'retry-key', { trace: false }).metrics.sends;
+    learned += runWorld({ seed, requestLoss: 0, receiptLoss: 0 }, 'learned-key', { trace: false })
+      .metrics.sends;
+    fixed += runWorld({ seed, requestLoss: 0, receiptLoss: 0 }, 'retry-key', { trace: false })
+      .metrics.sends;
   }
   // 18 jobs x 64 worlds need 1,152 sends; only the first round trips run on the initial 8 ticks.
   assert.ok(learned < fixed, `learned ${learned} < fixed ${fixed}`);

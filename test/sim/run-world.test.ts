@@ -26,7 +26,11 @@ for (const rule of RULES) {
     const outcome = runWorld({ seed: GOLDEN_SEED }, rule);
     const text = `${formatTraceJson(outcome.trace!)}\n`;
     if (updateGolden) writeFileSync(path, text);
-    assert.equal(text, readFileSync(path, 'utf8'), `${path} differs: the model changed (see the comment above to regenerate)`);
+    assert.equal(
+      text,
+      readFileSync(path, 'utf8'),
+      `${path} differs: the model changed (see the comment above to regenerate)`,
+    );
     checkTrace(resolveWorldParams({ seed: GOLDEN_SEED }), rule, outcome);
   });
 }
@@ -37,11 +41,16 @@ test('the same seed and params give a byte-identical trace; shared draws change 
     const b = formatTraceJson(runWorld({ seed: 3, retentionTicks: 8 }, rule.id).trace!);
     const shared = drawsFor(resolveWorldParams({ seed: 3, retentionTicks: 8 }));
     runWorld({ seed: 3, retentionTicks: 8 }, 'random-retry', { draws: shared });
-    const c = formatTraceJson(runWorld({ seed: 3, retentionTicks: 8 }, rule, { draws: shared }).trace!);
+    const c = formatTraceJson(
+      runWorld({ seed: 3, retentionTicks: 8 }, rule, { draws: shared }).trace!,
+    );
     assert.equal(a, b);
     assert.equal(a, c);
   }
-  assert.notEqual(formatTraceJson(runWorld({ seed: 3 }, 'retry-oldest').trace!), formatTraceJson(runWorld({ seed: 4 }, 'retry-oldest').trace!));
+  assert.notEqual(
+    formatTraceJson(runWorld({ seed: 3 }, 'retry-oldest').trace!),
+    formatTraceJson(runWorld({ seed: 4 }, 'retry-oldest').trace!),
+  );
 });
 
 test('matched draws: every rule meets the same fate for the same (job, attempt)', () => {
@@ -51,7 +60,9 @@ test('matched draws: every rule meets the same fate for the same (job, attempt)'
       const trace = runWorld({ seed }, rule).trace!;
       for (const e of trace) {
         if (e.kind === 'send') continue;
-        const sentAt = trace.find((x) => x.kind === 'send' && x.job === e.job && x.attempt === e.attempt)!.tick;
+        const sentAt = trace.find(
+          (x) => x.kind === 'send' && x.job === e.job && x.attempt === e.attempt,
+        )!.tick;
         // Effect and suppressed are the receiver's decision, not the world's: both are "arrived".
         const kind = e.kind === 'suppressed' ? 'effect' : e.kind;
         const key = `${e.job}/${e.attempt}/${kind}/${e.tick - sentAt}`;
@@ -60,7 +71,12 @@ test('matched draws: every rule meets the same fate for the same (job, attempt)'
     }
     // The first attempt of every job is sent by every rule: its fate must appear under all of them.
     for (const [key, rules] of fates) {
-      if (key.split('/')[1] === '1') assert.equal(rules.split(',').length - 1, RULES.length, `seed ${seed}: ${key} seen by ${rules}`);
+      if (key.split('/')[1] === '1')
+        assert.equal(
+          rules.split(',').length - 1,
+          RULES.length,
+          `seed ${seed}: ${key} seen by ${rules}`,
+        );
     }
   }
 });
@@ -73,9 +89,23 @@ test('tick order: a receipt arriving on the tick a job becomes eligible prevents
     const roundTrip = draws.forwardDelayTicks(0, 1) + draws.returnDelayTicks(0, 1);
     if ((roundTrip === 8 || roundTrip === 9) && !found.has(roundTrip)) found.set(roundTrip, seed);
   }
-  const world = (seed: number): Partial<WorldParams> => ({ seed, jobs: 1, requestLoss: 0, receiptLoss: 0, retryAfterTicks: 8 });
-  assert.equal(runWorld(world(found.get(8)!), 'retry-oldest').metrics.sends, 1, 'receipts are handled before dispatch');
-  assert.equal(runWorld(world(found.get(9)!), 'retry-oldest').metrics.duplicates, 1, 'one tick later, the retry goes out');
+  const world = (seed: number): Partial<WorldParams> => ({
+    seed,
+    jobs: 1,
+    requestLoss: 0,
+    receiptLoss: 0,
+    retryAfterTicks: 8,
+  });
+  assert.equal(
+    runWorld(world(found.get(8)!), 'retry-oldest').metrics.sends,
+    1,
+    'receipts are handled before dispatch',
+  );
+  assert.equal(
+    runWorld(world(found.get(9)!), 'retry-oldest').metrics.duplicates,
+    1,
+    'one tick later, the retry goes out',
+  );
 });
 
 test('retention: an expired key lets a repeat act again, and a suppressed repeat does not refresh it', () => {
@@ -128,20 +158,37 @@ test('properties over random worlds: the trace obeys the specification, and the 
       const m = outcome.metrics;
       assert.ok(m.confirmed <= m.delivered && m.delivered <= params.jobs);
       if (rule.id === 'send-once') assert.equal(m.duplicates, 0);
-      if (rule.keyed && params.retentionTicks === null && params.forgetKeysAt === null) assert.equal(m.duplicates, 0);
+      if (rule.keyed && params.retentionTicks === null && params.forgetKeysAt === null)
+        assert.equal(m.duplicates, 0);
       if (params.requestLoss === 1) assert.equal(m.delivered, 0);
       if (params.receiptLoss === 1) assert.equal(m.confirmed, 0);
-      assert.deepEqual(runWorld(params, rule, { trace: false }).metrics, m, 'the trace changes nothing');
+      assert.deepEqual(
+        runWorld(params, rule, { trace: false }).metrics,
+        m,
+        'the trace changes nothing',
+      );
     }),
     { numRuns: 300, seed: 2 },
   );
 });
 
 test('parameters are validated once, with messages that name the parameter and the range', () => {
-  assert.throws(() => runWorld({ credits: -1 }, 'send-once'), /invalid option credits: got -1, expected an integer from 0/);
-  assert.throws(() => runWorld({ requestLoss: 1.5 }, 'send-once'), /requestLoss: got 1.5, expected a probability from 0 to 1/);
-  assert.throws(() => runWorld({ retentionTicks: 0 }, 'retry-key'), /retentionTicks: got 0, expected an integer from 1 .* or null for the whole run/);
-  assert.throws(() => runWorld({}, 'retry-harder' as never), /invalid option rule: got "retry-harder", expected one of send-once/);
+  assert.throws(
+    () => runWorld({ credits: -1 }, 'send-once'),
+    /invalid option credits: got -1, expected an integer from 0/,
+  );
+  assert.throws(
+    () => runWorld({ requestLoss: 1.5 }, 'send-once'),
+    /requestLoss: got 1.5, expected a probability from 0 to 1/,
+  );
+  assert.throws(
+    () => runWorld({ retentionTicks: 0 }, 'retry-key'),
+    /retentionTicks: got 0, expected an integer from 1 .* or null for the whole run/,
+  );
+  assert.throws(
+    () => runWorld({}, 'retry-harder' as never),
+    /invalid option rule: got "retry-harder", expected one of send-once/,
+  );
   const wrong = drawsFor(resolveWorldParams({ seed: 1 }));
   assert.throws(() => runWorld({ seed: 2 }, 'send-once', { draws: wrong }), /draws/);
   assert.deepEqual(resolveWorldParams({}), DEFAULT_WORLD_PARAMS);

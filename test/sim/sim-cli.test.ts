@@ -15,7 +15,11 @@ test('oncely sim batch --check reproduces every claim and exits 0; piped output 
   assert.equal(result.status, 0, result.stderr);
   assert.equal(result.stderr, '', 'no progress bar when stderr is not a terminal');
   assert.doesNotMatch(result.stdout, /NOT REPRODUCED/);
-  assert.equal(result.stdout.match(/^ {2}reproduced {6}/gm)?.length, 12, 'eleven claims and the closed form');
+  assert.equal(
+    result.stdout.match(/^ {2}reproduced {6}/gm)?.length,
+    12,
+    'eleven claims and the closed form',
+  );
   assert.match(result.stdout, /640 worlds, 7 rules, 4480 outcomes/);
   assert.match(result.stdout, /The published means \(docs\/origins\.md\) beside ours/);
 });
@@ -25,13 +29,26 @@ test('oncely sim batch --out keeps every outcome as JSON lines and CSV', async (
   try {
     const result = await oncely('sim', 'batch', '--seeds', '4', '--out', dir, '--json');
     assert.equal(result.status, 0, result.stderr);
-    assert.deepEqual(readdirSync(dir).sort(), ['means.csv', 'outcomes.csv', 'outcomes.jsonl', 'summary.json']);
+    assert.deepEqual(readdirSync(dir).sort(), [
+      'means.csv',
+      'outcomes.csv',
+      'outcomes.jsonl',
+      'summary.json',
+    ]);
     const lines = readFileSync(join(dir, 'outcomes.jsonl'), 'utf8').trimEnd().split('\n');
     assert.equal(lines.length, 10 * 4 * RULES.length);
-    assert.deepEqual(Object.keys(JSON.parse(lines[0]!) as object), ['setting', 'seed', 'rule', ...METRIC_NAMES]);
+    assert.deepEqual(Object.keys(JSON.parse(lines[0]!) as object), [
+      'setting',
+      'seed',
+      'rule',
+      ...METRIC_NAMES,
+    ]);
     const csv = readFileSync(join(dir, 'outcomes.csv'), 'utf8').trimEnd().split('\n');
     assert.equal(csv.length, lines.length + 1);
-    const summary = JSON.parse(result.stdout) as { worlds: number; claims: { reproduced: boolean }[] };
+    const summary = JSON.parse(result.stdout) as {
+      worlds: number;
+      claims: { reproduced: boolean }[];
+    };
     assert.equal(summary.worlds, 40);
     assert.deepEqual(JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')), summary);
   } finally {
@@ -40,29 +57,67 @@ test('oncely sim batch --out keeps every outcome as JSON lines and CSV', async (
 });
 
 test('oncely sim run --json prints every parameter and per-rule metrics in a stable shape', async () => {
-  const result = await oncely('sim', 'run', '--seed', '11', '--credits', '24', '--retention', '8', '--json');
+  const result = await oncely(
+    'sim',
+    'run',
+    '--seed',
+    '11',
+    '--credits',
+    '24',
+    '--retention',
+    '8',
+    '--json',
+  );
   assert.equal(result.status, 0, result.stderr);
-  const out = JSON.parse(result.stdout) as { params: Record<string, unknown>; outcomes: { rule: string; label: string; metrics: Record<string, number> }[] };
+  const out = JSON.parse(result.stdout) as {
+    params: Record<string, unknown>;
+    outcomes: { rule: string; label: string; metrics: Record<string, number> }[];
+  };
   assert.deepEqual(Object.keys(out), ['params', 'outcomes']);
   assert.deepEqual(Object.keys(out.params), WORLD_PARAM_NAMES);
   assert.equal(out.params['retentionTicks'], 8);
   assert.equal(out.params['forgetKeysAt'], null);
-  assert.deepEqual(out.outcomes.map((o) => o.rule), RULES.map((r) => r.id));
+  assert.deepEqual(
+    out.outcomes.map((o) => o.rule),
+    RULES.map((r) => r.id),
+  );
   for (const o of out.outcomes) {
     assert.deepEqual(Object.keys(o), ['rule', 'label', 'metrics']);
     assert.deepEqual(Object.keys(o.metrics), [...METRIC_NAMES]);
-    assert.deepEqual(o.metrics, runWorld({ seed: 11, credits: 24, retentionTicks: 8 }, o.rule as never, { trace: false }).metrics);
+    assert.deepEqual(
+      o.metrics,
+      runWorld({ seed: 11, credits: 24, retentionTicks: 8 }, o.rule as never, { trace: false })
+        .metrics,
+    );
   }
 });
 
 test('oncely sim run --trace --json prints the golden trace; the human table is one row per rule', async () => {
-  const result = await oncely('sim', 'run', '--seed', '7', '--policy', 'retry-key', '--trace', '--json');
+  const result = await oncely(
+    'sim',
+    'run',
+    '--seed',
+    '7',
+    '--policy',
+    'retry-key',
+    '--trace',
+    '--json',
+  );
   assert.equal(result.status, 0, result.stderr);
   const out = JSON.parse(result.stdout) as { outcomes: { trace: unknown[] }[] };
-  const golden = JSON.parse(readFileSync(repoPath('test', 'sim', 'golden', 'retry-key.json'), 'utf8')) as unknown[];
+  const golden = JSON.parse(
+    readFileSync(repoPath('test', 'sim', 'golden', 'retry-key.json'), 'utf8'),
+  ) as unknown[];
   assert.deepEqual(out.outcomes[0]?.trace, golden);
 
-  const human = await oncely('sim', 'run', '--setting', 'loss-free', '--policy', 'send-once,retry-key');
+  const human = await oncely(
+    'sim',
+    'run',
+    '--setting',
+    'loss-free',
+    '--policy',
+    'send-once,retry-key',
+  );
   assert.equal(human.status, 0, human.stderr);
   const lines = human.stdout.trimEnd().split('\n');
   assert.match(lines[0]!, /^seed 0, 18 jobs, horizon 72, .*request loss 0, receipt loss 0/);
@@ -72,10 +127,22 @@ test('oncely sim run --trace --json prints the golden trace; the human table is 
 
 test('bad input: one line "oncely: …" naming the flag, exit 2', async () => {
   for (const [args, pattern] of [
-    [['--credits', 'lots'], /^oncely: invalid option --credits: got "lots", expected an integer from 0 to/],
-    [['--request-loss', '2'], /^oncely: invalid option --request-loss: got "2", expected a probability from 0 to 1/],
-    [['--retention', '0'], /^oncely: invalid option --retention: got "0", expected an integer from 1 .* or run for the whole run/],
-    [['--policy', 'retry-harder'], /^oncely: invalid option --policy: got "retry-harder", expected one of send-once/],
+    [
+      ['--credits', 'lots'],
+      /^oncely: invalid option --credits: got "lots", expected an integer from 0 to/,
+    ],
+    [
+      ['--request-loss', '2'],
+      /^oncely: invalid option --request-loss: got "2", expected a probability from 0 to 1/,
+    ],
+    [
+      ['--retention', '0'],
+      /^oncely: invalid option --retention: got "0", expected an integer from 1 .* or run for the whole run/,
+    ],
+    [
+      ['--policy', 'retry-harder'],
+      /^oncely: invalid option --policy: got "retry-harder", expected one of send-once/,
+    ],
     [['--setting', 'stormy'], /^oncely: invalid option --setting: got "stormy"/],
   ] as const) {
     const result = await oncely('sim', 'run', ...args);
@@ -93,6 +160,15 @@ test('--help lists the subcommands and every world flag', async () => {
   assert.match(sim.stdout, /run \[options\]/);
   assert.match(sim.stdout, /batch \[options\]/);
   const run = await oncely('sim', 'run', '--help');
-  for (const flag of ['--seed', '--policy', '--credits', '--retention', '--forget-at', '--trace', '--json']) assert.match(run.stdout, new RegExp(flag));
+  for (const flag of [
+    '--seed',
+    '--policy',
+    '--credits',
+    '--retention',
+    '--forget-at',
+    '--trace',
+    '--json',
+  ])
+    assert.match(run.stdout, new RegExp(flag));
   assert.match((await oncely('sim', 'batch', '--help')).stdout, /--check/);
 });

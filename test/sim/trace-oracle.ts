@@ -43,7 +43,11 @@ export function checkTrace(p: WorldParams, rule: Rule, outcome: WorldOutcome): v
           assert.ok(tick < p.horizonTicks, 'dispatch only before the horizon');
           assert.ok(++sendsNow <= p.sendsPerTick, 'at most sendsPerTick sends per tick');
           assert.ok(p.credits - sends * cost >= cost, 'a send only when the credits cover it');
-          assert.equal(e.attempt, (attempts.get(e.job) ?? 0) + 1, 'attempts count from 1, one by one');
+          assert.equal(
+            e.attempt,
+            (attempts.get(e.job) ?? 0) + 1,
+            'attempts count from 1, one by one',
+          );
           if (e.attempt === 1) {
             assert.equal(e.job, attempts.size, 'fresh jobs go out first, lowest number first');
           } else {
@@ -55,7 +59,8 @@ export function checkTrace(p: WorldParams, rule: Rule, outcome: WorldOutcome): v
             if (rule.timeout === 'fixed') {
               assert.ok(waited >= p.retryAfterTicks, 'a retry waits retryAfterTicks');
               if (rule.choice === 'oldest') {
-                for (let j = 0; j < e.job; j++) assert.ok(!sendable(j, tick), `job ${j} is older and eligible at ${tick}`);
+                for (let j = 0; j < e.job; j++)
+                  assert.ok(!sendable(j, tick), `job ${j} is older and eligible at ${tick}`);
               }
             } else {
               assert.ok(waited >= 1, 'a retry waits at least a tick');
@@ -73,10 +78,20 @@ export function checkTrace(p: WorldParams, rule: Rule, outcome: WorldOutcome): v
         case 'effect':
         case 'suppressed': {
           const delay = tick - sentAt.get(id(e))!;
-          assert.ok(delay >= 1 && delay <= p.maxDelayTicks, `forward delay ${delay} within 1..${p.maxDelayTicks}`);
+          assert.ok(
+            delay >= 1 && delay <= p.maxDelayTicks,
+            `forward delay ${delay} within 1..${p.maxDelayTicks}`,
+          );
           const storedAt = keyStoredAt.get(e.job);
-          const alive: boolean = rule.keyed && storedAt !== undefined && (p.retentionTicks === null || tick - storedAt < p.retentionTicks);
-          assert.equal(e.kind === 'suppressed', alive, `${e.kind} exactly when the key is alive (job ${e.job}, tick ${tick})`);
+          const alive: boolean =
+            rule.keyed &&
+            storedAt !== undefined &&
+            (p.retentionTicks === null || tick - storedAt < p.retentionTicks);
+          assert.equal(
+            e.kind === 'suppressed',
+            alive,
+            `${e.kind} exactly when the key is alive (job ${e.job}, tick ${tick})`,
+          );
           if (e.kind === 'effect') {
             effects.set(e.job, (effects.get(e.job) ?? 0) + 1);
             if (rule.keyed) keyStoredAt.set(e.job, tick);
@@ -90,7 +105,10 @@ export function checkTrace(p: WorldParams, rule: Rule, outcome: WorldOutcome): v
           break;
         case 'confirmed': {
           const delay = tick - arrivedAt.get(id(e))!;
-          assert.ok(delay >= 1 && delay <= p.maxDelayTicks, `return delay ${delay} within 1..${p.maxDelayTicks}`);
+          assert.ok(
+            delay >= 1 && delay <= p.maxDelayTicks,
+            `return delay ${delay} within 1..${p.maxDelayTicks}`,
+          );
           assert.equal(sendsNow, 0, 'receipts are handled before dispatch');
           if (!confirmedAt.has(e.job)) confirmedAt.set(e.job, tick);
           break;
@@ -98,11 +116,16 @@ export function checkTrace(p: WorldParams, rule: Rule, outcome: WorldOutcome): v
       }
     }
     // Liveness: with room left in this tick and credits to pay, nothing was left sendable.
-    const canDispatch = tick < p.horizonTicks && sendsNow < p.sendsPerTick && p.credits - sends * cost >= cost;
+    const canDispatch =
+      tick < p.horizonTicks && sendsNow < p.sendsPerTick && p.credits - sends * cost >= cost;
     if (canDispatch) {
       assert.ok(!freshLeft(), `a fresh job was left unsent at tick ${tick}`);
       if (rule.timeout === 'fixed') {
-        for (let j = 0; j < p.jobs; j++) assert.ok(!sendable(j, tick), `job ${j} was sendable at tick ${tick} but nothing was sent`);
+        for (let j = 0; j < p.jobs; j++)
+          assert.ok(
+            !sendable(j, tick),
+            `job ${j} was sendable at tick ${tick} but nothing was sent`,
+          );
       }
     }
   }
@@ -118,6 +141,14 @@ export function checkTrace(p: WorldParams, rule: Rule, outcome: WorldOutcome): v
   assert.equal(m.confirmed, confirmedAt.size);
   assert.equal(m.unresolved, p.jobs - m.confirmed);
   assert.equal(count('receipt-sent'), count('effect') + count('suppressed'));
-  assert.equal(count('effect') + count('suppressed') + count('request-lost'), m.sends, 'every request is lost or arrives');
-  assert.equal(count('confirmed'), count('receipt-sent') - count('receipt-lost'), 'every receipt is lost or arrives');
+  assert.equal(
+    count('effect') + count('suppressed') + count('request-lost'),
+    m.sends,
+    'every request is lost or arrives',
+  );
+  assert.equal(
+    count('confirmed'),
+    count('receipt-sent') - count('receipt-lost'),
+    'every receipt is lost or arrives',
+  );
 }

@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { createLedger, jsonReceipt, type LedgerStore, type SweepResult } from '../../src/ledger/index.js';
+import {
+  createLedger,
+  jsonReceipt,
+  type LedgerStore,
+  type SweepResult,
+} from '../../src/ledger/index.js';
 import { createMemoryStore } from '../../src/stores/memory/index.js';
 import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
@@ -27,7 +32,11 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 type MakeStore = () => Promise<{ store: LedgerStore<unknown>; close(): Promise<void> }>;
 
 /** `lateMs`: how long after its end a tombstone may wait to be deleted (a time partition's span). */
-function sweepStory(name: string, makeStore: MakeStore, options: { skip?: string; lateMs?: number } = {}): void {
+function sweepStory(
+  name: string,
+  makeStore: MakeStore,
+  options: { skip?: string; lateMs?: number } = {},
+): void {
   describe(`bounded sweep: ${name}`, options, () => {
     async function setUp() {
       const made = await makeStore();
@@ -42,17 +51,31 @@ function sweepStory(name: string, makeStore: MakeStore, options: { skip?: string
         },
       };
       const clock = new VirtualClock({ startAt: START_AT, autoAdvance: false });
-      const ledger = createLedger({ store, clock, retentionMs: RETENTION_MS, tombstoneMs: TOMBSTONE_MS, sweepBatchRows: BATCH, sweepPauseMs: PAUSE_MS });
-      const write = (key: string) => ledger.execute({ scope: 'alice', key, fingerprint: 'fp' }, () => jsonReceipt(201, { key }));
+      const ledger = createLedger({
+        store,
+        clock,
+        retentionMs: RETENTION_MS,
+        tombstoneMs: TOMBSTONE_MS,
+        sweepBatchRows: BATCH,
+        sweepPauseMs: PAUSE_MS,
+      });
+      const write = (key: string) =>
+        ledger.execute({ scope: 'alice', key, fingerprint: 'fp' }, () => jsonReceipt(201, { key }));
       for (let i = 0; i < KEYS; i++) assert.equal((await write(`old-${i}`)).kind, 'executed');
       await clock.advance(RETENTION_MS);
       /** Lets the sweep run until it is asleep between two steps (or done): a condition, not a timer. */
       const settle = async (): Promise<void> => {
-        for (let i = 0; i < 100_000 && clock.pendingCount === 0 && ledger.sweepProgress().running; i++) await clock.advance(0);
+        for (
+          let i = 0;
+          i < 100_000 && clock.pendingCount === 0 && ledger.sweepProgress().running;
+          i++
+        )
+          await clock.advance(0);
       };
       /** Runs the sweep to its end, moving time only while it is asleep (a step takes no virtual time). */
       const drain = async (): Promise<void> => {
-        for (await settle(); ledger.sweepProgress().running; await settle()) await clock.advance(PAUSE_MS);
+        for (await settle(); ledger.sweepProgress().running; await settle())
+          await clock.advance(PAUSE_MS);
       };
       return { made, steps, clock, ledger, write, settle, drain };
     }
@@ -62,7 +85,11 @@ function sweepStory(name: string, makeStore: MakeStore, options: { skip?: string
       try {
         const sweeping = ledger.purgeExpired();
         await settle();
-        assert.deepEqual(steps, [{ tombstoned: BATCH, deleted: 0 }], 'one step of BATCH rows, then a pause');
+        assert.deepEqual(
+          steps,
+          [{ tombstoned: BATCH, deleted: 0 }],
+          'one step of BATCH rows, then a pause',
+        );
         assert.equal(ledger.sweepProgress().running, true);
         assert.equal(ledger.sweepProgress().rowsLeft, KEYS - BATCH);
 
@@ -74,10 +101,21 @@ function sweepStory(name: string, makeStore: MakeStore, options: { skip?: string
         await drain();
         assert.deepEqual(await sweeping, { tombstoned: KEYS, deleted: 0 });
         assert.equal(steps.length, Math.ceil(KEYS / BATCH));
-        assert.ok(steps.every((s) => s.tombstoned <= BATCH), JSON.stringify(steps));
-        assert.deepEqual(clock.sleeps, Array(steps.length - 1).fill(PAUSE_MS), 'a pause between every two steps');
+        assert.ok(
+          steps.every((s) => s.tombstoned <= BATCH),
+          JSON.stringify(steps),
+        );
+        assert.deepEqual(
+          clock.sleeps,
+          Array(steps.length - 1).fill(PAUSE_MS),
+          'a pause between every two steps',
+        );
         assert.equal(ledger.sweepProgress().rowsLeft, 0);
-        assert.equal((await ledger.lookup('alice', 'old-0')).kind, 'expired', 'expired, not never seen');
+        assert.equal(
+          (await ledger.lookup('alice', 'old-0')).kind,
+          'expired',
+          'expired, not never seen',
+        );
         assert.equal((await ledger.lookup('alice', 'new-between-steps')).kind, 'found');
       } finally {
         await made.close();
@@ -97,14 +135,23 @@ function sweepStory(name: string, makeStore: MakeStore, options: { skip?: string
         const stopped = ledger.sweepProgress();
         assert.equal(stopped.interrupted, true);
         assert.equal(stopped.rowsLeft, KEYS - 2 * BATCH);
-        assert.equal((await made.store.backlog(clock.now())), KEYS - 2 * BATCH, 'the rows left are what the store still holds due');
+        assert.equal(
+          await made.store.backlog(clock.now()),
+          KEYS - 2 * BATCH,
+          'the rows left are what the store still holds due',
+        );
 
         const resumed = ledger.purgeExpired();
         await drain();
         assert.deepEqual(await resumed, { tombstoned: KEYS - 2 * BATCH, deleted: 0 });
         assert.equal(ledger.sweepProgress().interrupted, false);
-        assert.equal(steps.reduce((n, s) => n + s.tombstoned, 0), KEYS, 'each row once, none twice');
-        for (let i = 0; i < KEYS; i++) assert.equal((await made.store.get('alice', `old-${i}`))?.state, 'expired');
+        assert.equal(
+          steps.reduce((n, s) => n + s.tombstoned, 0),
+          KEYS,
+          'each row once, none twice',
+        );
+        for (let i = 0; i < KEYS; i++)
+          assert.equal((await made.store.get('alice', `old-${i}`))?.state, 'expired');
 
         // The tombstones' own end: deleted, again in bounded steps (or dropped with their partition).
         await clock.advance(TOMBSTONE_MS + (options.lateMs ?? 0));
@@ -144,7 +191,12 @@ await describePostgres('the bounded sweep', ({ url, options }) => {
   sweepStory(
     'postgres',
     async () => {
-      const store = createPostgresStore({ pool: pool!, schema, table: `sweep_${++tables}`, tombstonePartitionMs: 3_600_000 });
+      const store = createPostgresStore({
+        pool: pool!,
+        schema,
+        table: `sweep_${++tables}`,
+        tombstonePartitionMs: 3_600_000,
+      });
       return { store: store as LedgerStore<unknown>, close: () => store.close() };
     },
     { ...options, lateMs: 3_600_000 },

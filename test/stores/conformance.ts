@@ -32,8 +32,18 @@ const FP = 'fp-one';
 /** Every byte value, so a driver that mangles binary (or trims, or decodes as text) shows it. */
 const ALL_BYTES = Uint8Array.from({ length: 256 }, (_, i) => i);
 
-function receipt(status = 201, body: Uint8Array = new TextEncoder().encode('{"ok":true}')): Receipt {
-  return { status, headers: [['content-type', 'application/json'], ['etag', '"v1" ; weird=\u00e9']], body };
+function receipt(
+  status = 201,
+  body: Uint8Array = new TextEncoder().encode('{"ok":true}'),
+): Receipt {
+  return {
+    status,
+    headers: [
+      ['content-type', 'application/json'],
+      ['etag', '"v1" ; weird=\u00e9'],
+    ],
+    body,
+  };
 }
 
 /** Lets other requests' promises run, so concurrent requests really overlap inside the effect. */
@@ -45,7 +55,11 @@ const yieldTurns = async (n = 3): Promise<void> => {
  * The one suite every LedgerStore passes (docs/design.md, habit 5). Each test gets
  * a fresh harness; time is a VirtualClock, tokens a counter, so runs are reproducible.
  */
-export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promise<ConformanceHarness<Tx>>, options: ConformanceOptions = {}): void {
+export function runLedgerConformance<Tx>(
+  name: string,
+  makeHarness: () => Promise<ConformanceHarness<Tx>>,
+  options: ConformanceOptions = {},
+): void {
   describe(`ledger conformance: ${name}`, { skip: options.skip ?? false }, () => {
     async function setUp(overrides: Partial<LedgerOptions<Tx>> = {}) {
       const h = await makeHarness();
@@ -61,15 +75,20 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
         ...overrides,
       });
       let effects = 0;
-      const effect = (id: string, answer: Receipt = receipt()) => async (tx: Tx) => {
-        effects++;
-        await h.writeEffect(tx, id);
-        return answer;
-      };
+      const effect =
+        (id: string, answer: Receipt = receipt()) =>
+        async (tx: Tx) => {
+          effects++;
+          await h.writeEffect(tx, id);
+          return answer;
+        };
       return { h, clock, ledger, effect, effectsRun: () => effects };
     }
 
-    async function withSetUp(fn: (s: Awaited<ReturnType<typeof setUp>>) => Promise<void>, overrides?: Partial<LedgerOptions<Tx>>): Promise<void> {
+    async function withSetUp(
+      fn: (s: Awaited<ReturnType<typeof setUp>>) => Promise<void>,
+      overrides?: Partial<LedgerOptions<Tx>>,
+    ): Promise<void> {
       const s = await setUp(overrides);
       try {
         await fn(s);
@@ -113,12 +132,20 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
       withSetUp(async ({ h, ledger, effect }) => {
         await ledger.execute(req('k-done'), effect('e'));
         const onCompleted = await ledger.execute(req('k-done', 'fp-other'), effect('e2'));
-        assert.deepEqual(onCompleted, { kind: 'conflict', state: 'completed', firstSeenAt: START_AT });
+        assert.deepEqual(onCompleted, {
+          kind: 'conflict',
+          state: 'completed',
+          firstSeenAt: START_AT,
+        });
 
         await h.store.claim(inFlight('alice', 'k-busy', 'dead-token', START_AT));
         const onInFlight = await ledger.execute(req('k-busy', 'fp-other'), effect('e3'));
-        assert.deepEqual(onInFlight, { kind: 'conflict', state: 'in_flight', firstSeenAt: START_AT });
-        assert.equal(await h.countEffects('e2') + (await h.countEffects('e3')), 0);
+        assert.deepEqual(onInFlight, {
+          kind: 'conflict',
+          state: 'in_flight',
+          firstSeenAt: START_AT,
+        });
+        assert.equal((await h.countEffects('e2')) + (await h.countEffects('e3')), 0);
       }));
 
     it('two concurrent claims of one key: exactly one wins', () =>
@@ -133,7 +160,10 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
         const results = await Promise.all([run('a'), run('b')]);
         const kinds = results.map((r) => r.kind).sort();
         assert.equal(kinds.filter((k) => k === 'executed').length, 1, `kinds: ${kinds.join(',')}`);
-        assert.ok(kinds.every((k) => k === 'executed' || k === 'in_flight' || k === 'replayed'), kinds.join(','));
+        assert.ok(
+          kinds.every((k) => k === 'executed' || k === 'in_flight' || k === 'replayed'),
+          kinds.join(','),
+        );
         assert.equal(await h.countEffects('race'), 1);
       }));
 
@@ -159,7 +189,12 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
     it('a forced receipt-write failure rolls back the effect and releases the key (the notes story)', () =>
       withSetUp(async ({ h, clock, effect }) => {
         const diskFull = new Error('forced receipt-write failure');
-        const failing: LedgerStore<Tx> = { ...bindStore(h.store), complete: async () => { throw diskFull; } };
+        const failing: LedgerStore<Tx> = {
+          ...bindStore(h.store),
+          complete: async () => {
+            throw diskFull;
+          },
+        };
         const broken = createLedger({ store: failing, clock, generateToken: () => 'token-f' });
         const result = await broken.execute(req('k-fail'), effect('edit'));
         assert.deepEqual(result, { kind: 'unavailable', stage: 'transaction', cause: diskFull });
@@ -192,7 +227,10 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
         if (first.kind === 'not_stored') assert.equal(first.receipt.status, 503);
         assert.equal(await h.countEffects('e5'), 0);
         assert.deepEqual(await ledger.lookup('alice', 'k-5xx'), { kind: 'never_seen' });
-        assert.equal((await ledger.execute(req('k-5xx'), effect('e5', receipt(422)))).kind, 'executed');
+        assert.equal(
+          (await ledger.execute(req('k-5xx'), effect('e5', receipt(422)))).kind,
+          'executed',
+        );
         assert.equal((await ledger.execute(req('k-5xx'), effect('e5'))).kind, 'replayed');
         assert.equal(await h.countEffects('e5'), 1);
       }));
@@ -201,8 +239,15 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
       withSetUp(async ({ h, clock, ledger }) => {
         await h.store.claim(inFlight('alice', 'k-dead', 'dead-token', START_AT));
         await clock.advance(LEASE_MS - 1);
-        const waiting = await ledger.execute(req('k-dead'), async () => assert.fail('must not run while the lease lives'));
-        assert.deepEqual(waiting, { kind: 'in_flight', retryAfterMs: 1, leaseExpiresAt: START_AT + LEASE_MS, firstSeenAt: START_AT });
+        const waiting = await ledger.execute(req('k-dead'), async () =>
+          assert.fail('must not run while the lease lives'),
+        );
+        assert.deepEqual(waiting, {
+          kind: 'in_flight',
+          retryAfterMs: 1,
+          leaseExpiresAt: START_AT + LEASE_MS,
+          firstSeenAt: START_AT,
+        });
         const seen = await ledger.lookup('alice', 'k-dead');
         assert.equal(seen.kind === 'in_flight' && seen.leaseExpired, false);
 
@@ -215,7 +260,8 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
         });
         assert.equal(result.kind, 'executed');
         assert.equal(tookOver, true);
-        if (result.kind === 'executed') assert.equal(result.firstSeenAt, START_AT, 'a takeover continues the same request');
+        if (result.kind === 'executed')
+          assert.equal(result.firstSeenAt, START_AT, 'a takeover continues the same request');
         assert.equal(await h.countEffects('late'), 1);
       }));
 
@@ -226,12 +272,27 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
         await clock.advance(LEASE_MS);
         const b: InFlightEntry = { ...a, token: 'token-B', leaseExpiresAt: clock.now() + LEASE_MS };
         assert.equal(await h.store.swap(versionOf(a), b), true, 'takeover after the lease');
-        assert.equal(await h.store.swap(versionOf(a), { ...a, token: 'token-C' }), false, 'a second takeover from the stale version');
-        const completedByA = { ...a, state: 'completed' as const, completedAt: clock.now(), receipt: receipt() };
-        const refused = await h.store.transaction(async (tx) => h.store.complete(tx, versionOf(a), completedByA));
+        assert.equal(
+          await h.store.swap(versionOf(a), { ...a, token: 'token-C' }),
+          false,
+          'a second takeover from the stale version',
+        );
+        const completedByA = {
+          ...a,
+          state: 'completed' as const,
+          completedAt: clock.now(),
+          receipt: receipt(),
+        };
+        const refused = await h.store.transaction(async (tx) =>
+          h.store.complete(tx, versionOf(a), completedByA),
+        );
         assert.equal(refused, false);
         assert.equal(await h.store.remove(versionOf(a)), false);
-        assert.equal(await h.store.renew(versionOf(a), clock.now() + LEASE_MS), false, 'a heartbeat of the old owner');
+        assert.equal(
+          await h.store.renew(versionOf(a), clock.now() + LEASE_MS),
+          false,
+          'a heartbeat of the old owner',
+        );
         assert.deepEqual(await h.store.get('alice', 'k-owner'), b);
       }));
 
@@ -247,8 +308,18 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
         });
         // A paused or partitioned worker: alive, but none of its renewals reach the store.
         const deaf: LedgerStore<Tx> = { ...bindStore(h.store), renew: async () => true };
-        const stalled = createLedger({ store: deaf, clock, leaseMs: LEASE_MS, generateToken: () => 'token-slow' });
-        const fast = createLedger({ store: h.store, clock, leaseMs: LEASE_MS, generateToken: () => 'token-fast' });
+        const stalled = createLedger({
+          store: deaf,
+          clock,
+          leaseMs: LEASE_MS,
+          generateToken: () => 'token-slow',
+        });
+        const fast = createLedger({
+          store: h.store,
+          clock,
+          leaseMs: LEASE_MS,
+          generateToken: () => 'token-fast',
+        });
         const pending = stalled.execute(req('k-gate'), async (tx) => {
           entered();
           await gate;
@@ -261,7 +332,11 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
         assert.equal((await pending).kind, 'lease_lost');
         assert.equal(await h.countEffects('stalled'), 0);
         assert.equal(await h.countEffects('fast'), 1);
-        assert.equal((await fast.execute(req('k-gate'), effect('fast'))).kind, 'replayed', 'the loser did not release the winner');
+        assert.equal(
+          (await fast.execute(req('k-gate'), effect('fast'))).kind,
+          'replayed',
+          'the loser did not release the winner',
+        );
       }));
 
     it('an in-flight duplicate is told to come back when the lease ends, whatever the store', () =>
@@ -270,11 +345,21 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
         const first = ledger.execute(req('k-dup'), run('dup'));
         await entered;
         await clock.advance(100);
-        const duplicate = await ledger.execute(req('k-dup'), async () => assert.fail('the duplicate must not run'));
-        assert.deepEqual(duplicate, { kind: 'in_flight', retryAfterMs: LEASE_MS - 100, leaseExpiresAt: START_AT + LEASE_MS, firstSeenAt: START_AT });
+        const duplicate = await ledger.execute(req('k-dup'), async () =>
+          assert.fail('the duplicate must not run'),
+        );
+        assert.deepEqual(duplicate, {
+          kind: 'in_flight',
+          retryAfterMs: LEASE_MS - 100,
+          leaseExpiresAt: START_AT + LEASE_MS,
+          firstSeenAt: START_AT,
+        });
         gate.open();
         assert.equal((await first).kind, 'executed');
-        assert.equal((await ledger.execute(req('k-dup'), async () => assert.fail('must replay'))).kind, 'replayed');
+        assert.equal(
+          (await ledger.execute(req('k-dup'), async () => assert.fail('must replay'))).kind,
+          'replayed',
+        );
         assert.equal(await h.countEffects('dup'), 1);
       }));
 
@@ -287,7 +372,9 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
         for (let beat = 1; beat <= 6; beat++) {
           await clock.advance(heartbeatMs);
           await renewedTo(h.store, 'k-slow', clock.now() + LEASE_MS);
-          const other = await ledger.execute(req('k-slow'), async () => assert.fail('a live owner is never taken over'));
+          const other = await ledger.execute(req('k-slow'), async () =>
+            assert.fail('a live owner is never taken over'),
+          );
           assert.equal(other.kind, 'in_flight', `after ${beat} heartbeats`);
         }
         slow.gate.open();
@@ -295,7 +382,13 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
 
         // The owner is killed right after a heartbeat: its timers never fire again.
         const killable = killableClock(clock);
-        const owner = createLedger({ store: h.store, clock: killable, leaseMs: LEASE_MS, heartbeatMs, generateToken: () => 'token-killed' });
+        const owner = createLedger({
+          store: h.store,
+          clock: killable,
+          leaseMs: LEASE_MS,
+          heartbeatMs,
+          generateToken: () => 'token-killed',
+        });
         const dead = gated(h, clock);
         void owner.execute(req('k-killed'), dead.run('killed'));
         await dead.entered;
@@ -303,7 +396,10 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
         await renewedTo(h.store, 'k-killed', clock.now() + LEASE_MS);
         killable.kill();
         await clock.advance(2 * heartbeatMs - 1);
-        assert.equal((await ledger.execute(req('k-killed'), async () => assert.fail('not yet'))).kind, 'in_flight');
+        assert.equal(
+          (await ledger.execute(req('k-killed'), async () => assert.fail('not yet'))).kind,
+          'in_flight',
+        );
         await clock.advance(1);
         let tookOver = false;
         const taken = await ledger.execute(req('k-killed'), async (tx, claim) => {
@@ -311,7 +407,11 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
           await h.writeEffect(tx, 'killed');
           return receipt();
         });
-        assert.equal(taken.kind, 'executed', 'two heartbeat intervals after the kill, the key is free');
+        assert.equal(
+          taken.kind,
+          'executed',
+          'two heartbeat intervals after the kill, the key is free',
+        );
         assert.equal(tookOver, true);
         assert.equal(await h.countEffects('killed'), 1);
       }));
@@ -334,12 +434,20 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
         assert.equal((await ledger.lookup('alice', 'k-old')).kind, 'expired');
         await clock.advance(1);
         assert.deepEqual(await ledger.lookup('alice', 'k-old'), { kind: 'never_seen' });
-        assert.equal(await h.store.get('alice', 'k-old'), undefined, 'the tombstone was purged on access');
+        assert.equal(
+          await h.store.get('alice', 'k-old'),
+          undefined,
+          'the tombstone was purged on access',
+        );
 
         await ledger.execute(req('k-new'), effect('renew'));
         await clock.advance(RETENTION_MS);
         const renewed = await ledger.execute(req('k-new', 'fp-changed'), effect('renew'));
-        assert.equal(renewed.kind, 'executed', 'after retention even another payload is a new request');
+        assert.equal(
+          renewed.kind,
+          'executed',
+          'after retention even another payload is a new request',
+        );
         assert.equal(await h.countEffects('renew'), 2);
       }));
 
@@ -363,8 +471,14 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
 
     it('keys are scoped: the same key in another scope is another request', () =>
       withSetUp(async ({ h, ledger, effect }) => {
-        await ledger.execute(req('shared', FP, 'alice'), effect('s', receipt(201, new TextEncoder().encode('alice'))));
-        const bob = await ledger.execute(req('shared', FP, 'bob'), effect('s', receipt(201, new TextEncoder().encode('bob'))));
+        await ledger.execute(
+          req('shared', FP, 'alice'),
+          effect('s', receipt(201, new TextEncoder().encode('alice'))),
+        );
+        const bob = await ledger.execute(
+          req('shared', FP, 'bob'),
+          effect('s', receipt(201, new TextEncoder().encode('bob'))),
+        );
         assert.equal(bob.kind, 'executed');
         assert.deepEqual(await ledger.lookup('carol', 'shared'), { kind: 'never_seen' });
         assert.equal(await h.countEffects('s'), 2);
@@ -384,11 +498,24 @@ export function runLedgerConformance<Tx>(name: string, makeHarness: () => Promis
     it('an unreachable store answers unavailable and never runs the effect', () =>
       withSetUp(async ({ h, clock }) => {
         const down = new Error('connection refused');
-        const failing: LedgerStore<Tx> = { ...bindStore(h.store), get: async () => { throw down; }, claim: async () => { throw down; } };
+        const failing: LedgerStore<Tx> = {
+          ...bindStore(h.store),
+          get: async () => {
+            throw down;
+          },
+          claim: async () => {
+            throw down;
+          },
+        };
         const ledger = createLedger({ store: failing, clock });
-        const result = await ledger.execute(req('k-down'), async () => assert.fail('must not run unguarded'));
+        const result = await ledger.execute(req('k-down'), async () =>
+          assert.fail('must not run unguarded'),
+        );
         assert.deepEqual(result, { kind: 'unavailable', stage: 'claim', cause: down });
-        assert.deepEqual(await ledger.lookup('alice', 'k-down'), { kind: 'unavailable', cause: down });
+        assert.deepEqual(await ledger.lookup('alice', 'k-down'), {
+          kind: 'unavailable',
+          cause: down,
+        });
       }));
   });
 }
@@ -416,7 +543,11 @@ function gated<Tx>(h: ConformanceHarness<Tx>, _clock: VirtualClock) {
  * Waits until the key's lease reads `leaseExpiresAt` (the heartbeat's write landed; on
  * PostgreSQL it is a round trip). Bounded: a renewal that never lands fails the test.
  */
-async function renewedTo<Tx>(store: LedgerStore<Tx>, key: string, leaseExpiresAt: number): Promise<void> {
+async function renewedTo<Tx>(
+  store: LedgerStore<Tx>,
+  key: string,
+  leaseExpiresAt: number,
+): Promise<void> {
   for (let i = 0; i < 200; i++) {
     const entry = await store.get('alice', key);
     if (entry?.state === 'in_flight' && entry.leaseExpiresAt === leaseExpiresAt) return;
@@ -442,6 +573,21 @@ function killableClock(clock: VirtualClock): Clock & { kill(): void } {
 }
 
 /** A dead worker's leftover: an in-flight row whose owner will never come back. */
-export function inFlight(scope: string, key: string, token: string, at: number, fingerprint = FP): InFlightEntry {
-  return { scope, key, fingerprint, token, state: 'in_flight', firstSeenAt: at, leaseExpiresAt: at + LEASE_MS, expiresAt: at + RETENTION_MS };
+export function inFlight(
+  scope: string,
+  key: string,
+  token: string,
+  at: number,
+  fingerprint = FP,
+): InFlightEntry {
+  return {
+    scope,
+    key,
+    fingerprint,
+    token,
+    state: 'in_flight',
+    firstSeenAt: at,
+    leaseExpiresAt: at + LEASE_MS,
+    expiresAt: at + RETENTION_MS,
+  };
 }

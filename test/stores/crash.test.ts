@@ -9,7 +9,12 @@ import assert from 'node:assert/strict';
 import { createLedger, DEFAULT_LEDGER_OPTIONS, jsonReceipt } from '../../src/ledger/index.js';
 import { VirtualClock } from '../../src/time/index.js';
 import { openFixtureStore, type FixtureTarget } from '../fixtures/ledger-fixture-store.js';
-import { describePostgres, dropSchema, uniqueSchemaName, type PostgresTests } from './postgres-env.js';
+import {
+  describePostgres,
+  dropSchema,
+  uniqueSchemaName,
+  type PostgresTests,
+} from './postgres-env.js';
 
 /**
  * The crash test: a worker killed with SIGKILL between the effect and the commit leaves
@@ -24,10 +29,16 @@ const LEASE_MS = DEFAULT_LEDGER_OPTIONS.leaseMs;
 
 /** Starts the child, waits for its "ready" line, kills it with SIGKILL, waits for it to die. */
 async function runAndKill(target: FixtureTarget, killPoint: string, key: string): Promise<string> {
-  const child = spawn(process.execPath, [CHILD, JSON.stringify(target), killPoint, String(START_AT), key], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [CHILD, JSON.stringify(target), killPoint, String(START_AT), key],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.on('exit', (_code, signal) => resolve(signal)),
+  );
   const lines = createInterface({ input: child.stdout });
   let ready: string | undefined;
   for await (const line of lines) {
@@ -42,7 +53,11 @@ async function runAndKill(target: FixtureTarget, killPoint: string, key: string)
   return ready;
 }
 
-function crashSuite(name: string, target: () => FixtureTarget, options: PostgresTests['options']): void {
+function crashSuite(
+  name: string,
+  target: () => FixtureTarget,
+  options: PostgresTests['options'],
+): void {
   describe(`crash test: ${name}`, options, () => {
     it('killed between the effect and the commit: neither effect nor receipt; the key waits for the lease only', async () => {
       const t = target();
@@ -51,19 +66,31 @@ function crashSuite(name: string, target: () => FixtureTarget, options: Postgres
       try {
         const clock = new VirtualClock({ startAt: START_AT });
         const ledger = createLedger({ store: fixture.store, clock, leaseMs: LEASE_MS });
-        assert.equal(await fixture.countEffects('k-before'), 0, 'the effect rolled back with the open transaction');
+        assert.equal(
+          await fixture.countEffects('k-before'),
+          0,
+          'the effect rolled back with the open transaction',
+        );
         const seen = await ledger.lookup('crash', 'k-before');
         assert.equal(seen.kind, 'in_flight', 'only the claim survives');
 
-        const run = () => ledger.execute({ scope: 'crash', key: 'k-before', fingerprint: 'fp-crash' }, async (tx) => {
-          await fixture.writeEffect(tx, 'k-before');
-          return jsonReceipt(201, { key: 'k-before' });
-        });
+        const run = () =>
+          ledger.execute(
+            { scope: 'crash', key: 'k-before', fingerprint: 'fp-crash' },
+            async (tx) => {
+              await fixture.writeEffect(tx, 'k-before');
+              return jsonReceipt(201, { key: 'k-before' });
+            },
+          );
         const early = await run();
         assert.equal(early.kind, 'in_flight');
         if (early.kind === 'in_flight') assert.equal(early.retryAfterMs, LEASE_MS);
         await clock.advance(LEASE_MS);
-        assert.equal((await run()).kind, 'executed', 'after the lease, not the retention, the retry runs');
+        assert.equal(
+          (await run()).kind,
+          'executed',
+          'after the lease, not the retention, the retry runs',
+        );
         assert.equal((await run()).kind, 'replayed');
         assert.equal(await fixture.countEffects('k-before'), 1);
       } finally {
@@ -76,9 +103,15 @@ function crashSuite(name: string, target: () => FixtureTarget, options: Postgres
       assert.equal(await runAndKill(t, 'after-commit', 'k-after'), 'ready executed');
       const fixture = await openFixtureStore(t);
       try {
-        const ledger = createLedger({ store: fixture.store, clock: new VirtualClock({ startAt: START_AT }) });
+        const ledger = createLedger({
+          store: fixture.store,
+          clock: new VirtualClock({ startAt: START_AT }),
+        });
         assert.equal(await fixture.countEffects('k-after'), 1);
-        const retry = await ledger.execute({ scope: 'crash', key: 'k-after', fingerprint: 'fp-crash' }, () => assert.fail('must replay'));
+        const retry = await ledger.execute(
+          { scope: 'crash', key: 'k-after', fingerprint: 'fp-crash' },
+          () => assert.fail('must replay'),
+        );
         assert.equal(retry.kind, 'replayed');
         assert.equal(await fixture.countEffects('k-after'), 1);
       } finally {

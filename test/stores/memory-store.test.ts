@@ -48,7 +48,10 @@ describe('AsyncMutex', () => {
       });
     const results = await Promise.allSettled([section('a'), section('b', true), section('c')]);
     assert.deepEqual(log, ['a>', '<a', 'b>', '<b', 'c>', '<c']);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.equal(mutex.pending, 0);
   });
 });

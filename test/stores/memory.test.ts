@@ -7,7 +7,8 @@ runLedgerConformance<MemoryTx>('memory', async () => {
   return {
     store,
     writeEffect: async (tx, id) => tx.set('effects', String(++n), { id }),
-    countEffects: async (id) => store.entries<{ id: string }>('effects').filter(([, v]) => v.id === id).length,
+    countEffects: async (id) =>
+      store.entries<{ id: string }>('effects').filter(([, v]) => v.id === id).length,
     close: () => store.close(),
   };
 });

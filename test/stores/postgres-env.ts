@@ -18,14 +18,19 @@ export const DEFAULT_TEST_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/tes
 export async function postgresTarget(): Promise<PostgresTarget> {
   const url = process.env['ONCELY_TEST_POSTGRES_URL'] || DEFAULT_TEST_POSTGRES_URL;
   const required = process.env['ONCELY_REQUIRE_POSTGRES'] === '1';
-  const unavailable = (reason: string): PostgresTarget => (required ? { kind: 'fail', reason: `${reason}, and ONCELY_REQUIRE_POSTGRES=1` } : { kind: 'skip', reason });
+  const unavailable = (reason: string): PostgresTarget =>
+    required
+      ? { kind: 'fail', reason: `${reason}, and ONCELY_REQUIRE_POSTGRES=1` }
+      : { kind: 'skip', reason };
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();
     await client.query('SELECT 1');
     return { kind: 'ready', url };
   } catch (error) {
-    return unavailable(`PostgreSQL at ${url} is unreachable: ${error instanceof Error ? error.message : String(error)}`);
+    return unavailable(
+      `PostgreSQL at ${url} is unreachable: ${error instanceof Error ? error.message : String(error)}`,
+    );
   } finally {
     await client.end().catch(() => {});
   }
@@ -45,7 +50,10 @@ export interface PostgresTests {
  * - none answers: `register` runs with `options.skip` (its tests list as skipped) and the reason is printed;
  * - none answers and ONCELY_REQUIRE_POSTGRES=1: one failing test names the reason instead.
  */
-export async function describePostgres(what: string, register: (pg: PostgresTests) => void): Promise<void> {
+export async function describePostgres(
+  what: string,
+  register: (pg: PostgresTests) => void,
+): Promise<void> {
   const target = await postgresTarget();
   if (target.kind === 'fail') {
     test(`PostgreSQL is available for ${what}`, () => {
@@ -54,7 +62,11 @@ export async function describePostgres(what: string, register: (pg: PostgresTest
     return;
   }
   if (target.kind === 'skip') console.log(`# skipping ${what} on PostgreSQL: ${target.reason}`);
-  register(target.kind === 'ready' ? { url: target.url, options: {} } : { url: '', options: { skip: target.reason } });
+  register(
+    target.kind === 'ready'
+      ? { url: target.url, options: {} }
+      : { url: '', options: { skip: target.reason } },
+  );
 }
 
 /** A schema of its own per test file (and process), so parallel test files never collide. */

@@ -39,7 +39,11 @@ await describePostgres('tombstone partitions', ({ url, options }) => {
     };
 
     it('expiry detaches and drops whole partitions and leaves no dead tuples', async () => {
-      const store = createPostgresStore({ pool: pool!, schema, tombstonePartitionMs: PARTITION_MS });
+      const store = createPostgresStore({
+        pool: pool!,
+        schema,
+        tombstonePartitionMs: PARTITION_MS,
+      });
       await store.ready?.();
       // Completed receipts, bulk-loaded in one statement.
       await pool!.query(
@@ -53,20 +57,33 @@ await describePostgres('tombstone partitions', ({ url, options }) => {
       // Retention ends: every receipt becomes a tombstone, in bounded steps, into time partitions.
       const retentionOver = T0 + SPREAD_MS;
       let tombstoned = 0;
-      for (let step = await store.sweep(retentionOver, TOMBSTONE_MS, 1000); step.tombstoned > 0; step = await store.sweep(retentionOver, TOMBSTONE_MS, 1000)) {
+      for (
+        let step = await store.sweep(retentionOver, TOMBSTONE_MS, 1000);
+        step.tombstoned > 0;
+        step = await store.sweep(retentionOver, TOMBSTONE_MS, 1000)
+      ) {
         assert.ok(step.tombstoned <= 1000);
         tombstoned += step.tombstoned;
       }
       assert.equal(tombstoned, ROWS);
-      const partitions = (await stats()).filter((t) => /^oncely_ledger_tombstones_\d+$/.test(t.relname));
-      assert.ok(partitions.length >= 3, `tombstones spread over time partitions: ${partitions.map((p) => p.relname).join(', ')}`);
+      const partitions = (await stats()).filter((t) =>
+        /^oncely_ledger_tombstones_\d+$/.test(t.relname),
+      );
+      assert.ok(
+        partitions.length >= 3,
+        `tombstones spread over time partitions: ${partitions.map((p) => p.relname).join(', ')}`,
+      );
       assert.equal((await store.get('alice', 'k-1'))?.state, 'expired');
 
       // The tombstones' time ends: their partitions go whole.
       const tombstonesOver = retentionOver + TOMBSTONE_MS + PARTITION_MS;
       assert.equal(await store.backlog(tombstonesOver), ROWS);
       const purged = await store.sweep(tombstonesOver, TOMBSTONE_MS, 1000);
-      assert.deepEqual(purged, { tombstoned: 0, deleted: ROWS }, 'every tombstone went with its partition');
+      assert.deepEqual(
+        purged,
+        { tombstoned: 0, deleted: ROWS },
+        'every tombstone went with its partition',
+      );
       assert.equal(await store.backlog(tombstonesOver), 0);
       assert.equal(await store.get('alice', 'k-1'), undefined);
 

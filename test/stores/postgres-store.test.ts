@@ -9,12 +9,27 @@ import { createPostgresStore } from '../../src/stores/postgres/index.js';
 // These need no running server: they are about what happens when there is none.
 describe('PostgreSQL store specifics', () => {
   it('a database that cannot be reached answers 503 + Retry-After, and the handler never runs', async () => {
-    const store = createPostgresStore({ pool: () => new pg.Pool({ host: '127.0.0.1', port: 1, user: 'nobody', connectionTimeoutMillis: 2000 }) });
-    const middleware = createIdempotencyMiddleware({ ledger: createLedger({ store }), scopeOf: () => 'alice' });
+    const store = createPostgresStore({
+      pool: () =>
+        new pg.Pool({ host: '127.0.0.1', port: 1, user: 'nobody', connectionTimeoutMillis: 2000 }),
+    });
+    const middleware = createIdempotencyMiddleware({
+      ledger: createLedger({ store }),
+      scopeOf: () => 'alice',
+    });
     let ran = false;
-    const handle = withIdempotency(middleware, () => ((ran = true), new Response('done', { status: 201 })));
+    const handle = withIdempotency(
+      middleware,
+      () => ((ran = true), new Response('done', { status: 201 })),
+    );
     try {
-      const response = await handle(new Request('http://api.test/x', { method: 'POST', headers: { 'idempotency-key': 'k' }, body: '{}' }));
+      const response = await handle(
+        new Request('http://api.test/x', {
+          method: 'POST',
+          headers: { 'idempotency-key': 'k' },
+          body: '{}',
+        }),
+      );
       assert.equal(response.status, 503);
       assert.equal(response.headers.get('retry-after'), '1');
       assert.equal(ran, false);
@@ -25,9 +40,21 @@ describe('PostgreSQL store specifics', () => {
 
   it('validates its options: identifiers only, a pool or a factory', () => {
     const pool = () => new pg.Pool();
-    assert.throws(() => createPostgresStore({ pool, table: 'ledger"; --' }), (e) => isInvalidOptionError(e) && e.option === 'table');
-    assert.throws(() => createPostgresStore({ pool, schema: '1abc' }), (e) => isInvalidOptionError(e) && e.option === 'schema');
-    assert.throws(() => createPostgresStore({ pool: 'postgres://x' as never }), (e) => isInvalidOptionError(e) && e.option === 'pool');
-    assert.equal(createPostgresStore({ pool, schema: 'app', table: 'ledger' }).table, '"app"."ledger"');
+    assert.throws(
+      () => createPostgresStore({ pool, table: 'ledger"; --' }),
+      (e) => isInvalidOptionError(e) && e.option === 'table',
+    );
+    assert.throws(
+      () => createPostgresStore({ pool, schema: '1abc' }),
+      (e) => isInvalidOptionError(e) && e.option === 'schema',
+    );
+    assert.throws(
+      () => createPostgresStore({ pool: 'postgres://x' as never }),
+      (e) => isInvalidOptionError(e) && e.option === 'pool',
+    );
+    assert.equal(
+      createPostgresStore({ pool, schema: 'app', table: 'ledger' }).table,
+      '"app"."ledger"',
+    );
   });
 });

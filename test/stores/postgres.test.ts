@@ -26,8 +26,13 @@ await describePostgres('the ledger conformance suite', ({ url, options }) => {
       await pool!.query(`CREATE TABLE ${effects} (id TEXT NOT NULL)`);
       return {
         store,
-        writeEffect: async (tx, id) => void (await tx.query(`INSERT INTO ${effects} (id) VALUES ($1)`, [id])),
-        countEffects: async (id) => Number((await pool!.query(`SELECT count(*) AS n FROM ${effects} WHERE id = $1`, [id])).rows[0].n),
+        writeEffect: async (tx, id) =>
+          void (await tx.query(`INSERT INTO ${effects} (id) VALUES ($1)`, [id])),
+        countEffects: async (id) =>
+          Number(
+            (await pool!.query(`SELECT count(*) AS n FROM ${effects} WHERE id = $1`, [id])).rows[0]
+              .n,
+          ),
         close: () => store.close(),
       };
     },

@@ -9,29 +9,60 @@ import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.j
 
 /** The same statements, `$n` placeholders and all, give the same answers on both dialects. */
 async function exerciseHandle(store: LedgerStore<unknown>, table: string): Promise<void> {
-  const within = <T>(fn: (sql: SqlHandle) => Promise<T>): Promise<T> => store.transaction((tx) => fn(store.sql!(tx)));
+  const within = <T>(fn: (sql: SqlHandle) => Promise<T>): Promise<T> =>
+    store.transaction((tx) => fn(store.sql!(tx)));
   // DDL is where the dialects differ (an auto-numbered key); everything after it is shared.
   await within(async (sql) => {
     const id = sql.dialect === 'postgres' ? 'SERIAL PRIMARY KEY' : 'INTEGER PRIMARY KEY';
-    await sql.run(`CREATE TABLE ${table} (id ${id}, name TEXT NOT NULL, n BIGINT NOT NULL, flag INTEGER NOT NULL)`);
+    await sql.run(
+      `CREATE TABLE ${table} (id ${id}, name TEXT NOT NULL, n BIGINT NOT NULL, flag INTEGER NOT NULL)`,
+    );
   });
 
-  const first = await within((sql) => sql.run(`INSERT INTO ${table} (name, n, flag) VALUES ($1, $2, $3) RETURNING id`, ['a', 1_700_000_000_000, true]));
+  const first = await within((sql) =>
+    sql.run(`INSERT INTO ${table} (name, n, flag) VALUES ($1, $2, $3) RETURNING id`, [
+      'a',
+      1_700_000_000_000,
+      true,
+    ]),
+  );
   assert.deepEqual(first, { rowCount: 1, insertedId: 1 });
-  const second = await within((sql) => sql.run(`INSERT INTO ${table} (name, n, flag) VALUES ($1, $2, $3) RETURNING id`, ['b', 2, false]));
+  const second = await within((sql) =>
+    sql.run(`INSERT INTO ${table} (name, n, flag) VALUES ($1, $2, $3) RETURNING id`, [
+      'b',
+      2,
+      false,
+    ]),
+  );
   assert.deepEqual(second, { rowCount: 1, insertedId: 2 });
   // Without RETURNING there is no id on either dialect (no SQLite-only rowid to rely on).
-  const plain = await within((sql) => sql.run(`INSERT INTO ${table} (name, n, flag) VALUES ($1, 3, 0), ($2, 4, 0)`, ['c', 'd']));
+  const plain = await within((sql) =>
+    sql.run(`INSERT INTO ${table} (name, n, flag) VALUES ($1, 3, 0), ($2, 4, 0)`, ['c', 'd']),
+  );
   assert.deepEqual(plain, { rowCount: 2, insertedId: undefined });
 
   // A placeholder used twice and out of order binds by number; booleans bind as 1/0.
-  const changed = await within((sql) => sql.run(`UPDATE ${table} SET flag = $2 WHERE name = $1 OR name = $1`, ['b', 1]));
+  const changed = await within((sql) =>
+    sql.run(`UPDATE ${table} SET flag = $2 WHERE name = $1 OR name = $1`, ['b', 1]),
+  );
   assert.equal(changed.rowCount, 1);
-  const row = await within((sql) => sql.get<{ name: string; flag: number }>(`SELECT name, flag FROM ${table} WHERE id = $1`, [first.insertedId]));
+  const row = await within((sql) =>
+    sql.get<{ name: string; flag: number }>(`SELECT name, flag FROM ${table} WHERE id = $1`, [
+      first.insertedId,
+    ]),
+  );
   assert.deepEqual(row, { name: 'a', flag: 1 });
-  assert.equal(await within((sql) => sql.get(`SELECT name FROM ${table} WHERE id = $1`, [99])), undefined);
-  const flagged = await within((sql) => sql.all<{ name: string }>(`SELECT name FROM ${table} WHERE flag = $1 ORDER BY name`, [1]));
-  assert.deepEqual(flagged.map((r) => r.name), ['a', 'b']);
+  assert.equal(
+    await within((sql) => sql.get(`SELECT name FROM ${table} WHERE id = $1`, [99])),
+    undefined,
+  );
+  const flagged = await within((sql) =>
+    sql.all<{ name: string }>(`SELECT name FROM ${table} WHERE flag = $1 ORDER BY name`, [1]),
+  );
+  assert.deepEqual(
+    flagged.map((r) => r.name),
+    ['a', 'b'],
+  );
 
   // A failed transaction leaves the rows alone; CAST(count(*) AS INTEGER) is a number on both.
   await assert.rejects(
@@ -40,7 +71,9 @@ async function exerciseHandle(store: LedgerStore<unknown>, table: string): Promi
       throw new Error('roll back');
     }),
   );
-  const count = await within((sql) => sql.get<{ c: number }>(`SELECT CAST(count(*) AS INTEGER) AS c FROM ${table}`));
+  const count = await within((sql) =>
+    sql.get<{ c: number }>(`SELECT CAST(count(*) AS INTEGER) AS c FROM ${table}`),
+  );
   assert.deepEqual(count, { c: 4 });
 
   // A handle kept past its transaction refuses to run.

@@ -5,7 +5,12 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
 import type { Durability } from '../../src/ledger/ledger-store.js';
-import { createSqliteStore, openSqliteDatabase, type SqliteDatabase, type SqliteTx } from '../../src/stores/sqlite/index.js';
+import {
+  createSqliteStore,
+  openSqliteDatabase,
+  type SqliteDatabase,
+  type SqliteTx,
+} from '../../src/stores/sqlite/index.js';
 import { VirtualClock } from '../../src/time/index.js';
 
 /**
@@ -25,8 +30,10 @@ let n = 0;
 
 function recorder(inner: SqliteDatabase): { db: SqliteDatabase; take(): string[] } {
   let events: string[] = [];
-  const level = (): string => LEVELS[inner.pragma('synchronous', { simple: true }) as number] ?? '?';
-  const note = (what: string): void => void events.push(`${what} @${level()}${inner.inTransaction ? ' in tx' : ''}`);
+  const level = (): string =>
+    LEVELS[inner.pragma('synchronous', { simple: true }) as number] ?? '?';
+  const note = (what: string): void =>
+    void events.push(`${what} @${level()}${inner.inTransaction ? ' in tx' : ''}`);
   const db: SqliteDatabase = {
     prepare(source) {
       const statement = inner.prepare(source);
@@ -63,16 +70,25 @@ function recorder(inner: SqliteDatabase): { db: SqliteDatabase; take(): string[]
 async function setUp(durability: Durability = 'durable', file = join(dir, `d-${++n}.db`)) {
   let rec: ReturnType<typeof recorder> | undefined;
   // The first connection the factory opens is the writer (recorded); the second, the reader.
-  const store = createSqliteStore({ database: () => (rec ? openSqliteDatabase(file) : (rec = recorder(openSqliteDatabase(file))).db), durability });
+  const store = createSqliteStore({
+    database: () =>
+      rec ? openSqliteDatabase(file) : (rec = recorder(openSqliteDatabase(file))).db,
+    durability,
+  });
   await store.write((tx) => tx.exec('CREATE TABLE IF NOT EXISTS effects (id TEXT NOT NULL)'));
   const clock = new VirtualClock({ startAt: START_AT });
   const ledger = createLedger({ store, clock, leaseMs: 30_000 });
-  const effect = (id: string, status = 201) => async (tx: SqliteTx) => {
-    await tx.begin();
-    tx.run('INSERT INTO effects (id) VALUES (?)', id);
-    return jsonReceipt(status, { id });
-  };
-  const count = (id: string) => store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM effects WHERE id = ?', id)!.n);
+  const effect =
+    (id: string, status = 201) =>
+    async (tx: SqliteTx) => {
+      await tx.begin();
+      tx.run('INSERT INTO effects (id) VALUES (?)', id);
+      return jsonReceipt(status, { id });
+    };
+  const count = (id: string) =>
+    store.read(
+      (tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM effects WHERE id = ?', id)!.n,
+    );
   rec!.take();
   return { rec: rec!, store, ledger, effect, count };
 }
@@ -83,18 +99,33 @@ describe('SQLite store: group commit, savepoints and durability', () => {
   it('a keyed request is one transaction: claim, effect and receipt share one COMMIT at FULL', async () => {
     const { rec, store, ledger, effect } = await setUp();
     assert.equal((await ledger.execute(req('k1'), effect('e1'))).kind, 'executed');
-    assert.deepEqual(rec.take(), ['BEGIN IMMEDIATE @FULL', 'insert oncely_ledger @FULL in tx', 'insert effects @FULL in tx', 'update oncely_ledger @FULL in tx', 'COMMIT @FULL in tx']);
+    assert.deepEqual(rec.take(), [
+      'BEGIN IMMEDIATE @FULL',
+      'insert oncely_ledger @FULL in tx',
+      'insert effects @FULL in tx',
+      'update oncely_ledger @FULL in tx',
+      'COMMIT @FULL in tx',
+    ]);
     assert.equal((await ledger.execute(req('k1'), effect('e1'))).kind, 'replayed');
-    assert.deepEqual(rec.take(), [], 'a replay is answered from the read connection and writes nothing');
+    assert.deepEqual(
+      rec.take(),
+      [],
+      'a replay is answered from the read connection and writes nothing',
+    );
     await store.close();
   });
 
   it('concurrent requests share commits: twenty requests, fewer COMMITs, every effect there once', async () => {
     const { rec, store, ledger, effect, count } = await setUp();
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => ledger.execute(req(`g-${i}`), effect(`g-${i}`))));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => ledger.execute(req(`g-${i}`), effect(`g-${i}`))),
+    );
     assert.ok(results.every((r) => r.kind === 'executed'));
     const commits = rec.take().filter((e) => e.startsWith('COMMIT'));
-    assert.ok(commits.length >= 1 && commits.length < 20, `${commits.length} commits for 20 requests`);
+    assert.ok(
+      commits.length >= 1 && commits.length < 20,
+      `${commits.length} commits for 20 requests`,
+    );
     for (let i = 0; i < 20; i++) assert.equal(await count(`g-${i}`), 1);
     await store.close();
   });
@@ -104,13 +135,21 @@ describe('SQLite store: group commit, savepoints and durability', () => {
     const outcomes = await Promise.allSettled(
       Array.from({ length: 12 }, (_, i) => {
         if (i % 4 === 1) return ledger.execute(req(`r-${i}`), effect(`r-${i}`, 503));
-        if (i % 4 === 2) return ledger.execute(req(`r-${i}`), async (tx) => (await effect(`r-${i}`)(tx), assert.fail('thrown after writing')));
+        if (i % 4 === 2)
+          return ledger.execute(
+            req(`r-${i}`),
+            async (tx) => (await effect(`r-${i}`)(tx), assert.fail('thrown after writing')),
+          );
         return ledger.execute(req(`r-${i}`), effect(`r-${i}`));
       }),
     );
     for (let i = 0; i < 12; i++) {
       const kept = i % 4 === 0 || i % 4 === 3;
-      assert.equal(await count(`r-${i}`), kept ? 1 : 0, `request ${i}: ${JSON.stringify(outcomes[i]?.status)}`);
+      assert.equal(
+        await count(`r-${i}`),
+        kept ? 1 : 0,
+        `request ${i}: ${JSON.stringify(outcomes[i]?.status)}`,
+      );
       assert.equal((await ledger.lookup('alice', `r-${i}`)).kind, kept ? 'found' : 'never_seen');
     }
     await store.close();
@@ -140,7 +179,11 @@ describe('SQLite store: group commit, savepoints and durability', () => {
       return effect('slow')(tx);
     });
     await inCall;
-    assert.equal((await ledger.execute(req('fast'), effect('fast'))).kind, 'executed', 'another key commits while the slow one awaits');
+    assert.equal(
+      (await ledger.execute(req('fast'), effect('fast'))).kind,
+      'executed',
+      'another key commits while the slow one awaits',
+    );
     assert.equal((await ledger.lookup('alice', 'slow')).kind, 'in_flight');
     release();
     assert.equal((await slow).kind, 'executed');
@@ -169,7 +212,13 @@ describe('SQLite store: group commit, savepoints and durability', () => {
     await holding;
     assert.equal((await ledger.lookup('alice', 'done')).kind, 'found');
     assert.equal((await ledger.execute(req('done'), effect('done'))).kind, 'replayed');
-    assert.equal(await store.read((tx) => tx.get<{ n: number }>("SELECT count(*) AS n FROM effects WHERE id = 'holder'")!.n), 0, 'reads see committed rows only');
+    assert.equal(
+      await store.read(
+        (tx) => tx.get<{ n: number }>("SELECT count(*) AS n FROM effects WHERE id = 'holder'")!.n,
+      ),
+      0,
+      'reads see committed rows only',
+    );
     release();
     assert.equal((await writer).kind, 'executed');
     await store.close();
@@ -202,7 +251,10 @@ describe('SQLite store: group commit, savepoints and durability', () => {
     const [a, b] = await Promise.all([run(), run()]);
     assert.deepEqual([a.kind, b.kind].sort(), ['executed', 'in_flight']);
     assert.equal((await run()).kind, 'replayed');
-    assert.equal(await store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM effects')!.n), 1);
+    assert.equal(
+      await store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM effects')!.n),
+      1,
+    );
     await store.close();
   });
 });

@@ -20,7 +20,11 @@ describe('SQLite store specifics', () => {
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
     assert.equal(db.pragma('synchronous', { simple: true }), 2); // 2 = FULL
     await store.close();
-    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal', 'a connection it was given stays open');
+    assert.equal(
+      db.pragma('journal_mode', { simple: true }),
+      'wal',
+      'a connection it was given stays open',
+    );
     db.close();
   });
 
@@ -41,9 +45,18 @@ describe('SQLite store specifics', () => {
       });
     const results = await Promise.allSettled([work('a'), work('b'), work('c')]);
     assert.deepEqual(order, ['a0', 'a1', 'a2', 'b0', 'b1', 'b2', 'c0', 'c1', 'c2']);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
-    const rows = await store.read((tx) => tx.all<{ who: string }>('SELECT who FROM log ORDER BY rowid'));
-    assert.deepEqual(rows.map((r) => r.who).join(''), 'aaaccc', "b's rollback took none of a's or c's rows with it");
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    const rows = await store.read((tx) =>
+      tx.all<{ who: string }>('SELECT who FROM log ORDER BY rowid'),
+    );
+    assert.deepEqual(
+      rows.map((r) => r.who).join(''),
+      'aaaccc',
+      "b's rollback took none of a's or c's rows with it",
+    );
     await store.close();
   });
 
@@ -51,13 +64,16 @@ describe('SQLite store specifics', () => {
     const path = file();
     const store = createSqliteStore({ database: () => openSqliteDatabase(path) });
     const ledger = createLedger({ store });
-    const inner = await ledger.execute({ scope: 's', key: 'outer', fingerprint: 'f' }, async (tx) => {
-      await new Promise<void>((resolve) => setImmediate(resolve)); // the claim's batch commits
-      await tx.begin();
-      assert.equal((await ledger.lookup('s', 'other')).kind, 'never_seen');
-      assert.equal((await ledger.lookup('s', 'outer')).kind, 'in_flight');
-      return jsonReceipt(201, {});
-    });
+    const inner = await ledger.execute(
+      { scope: 's', key: 'outer', fingerprint: 'f' },
+      async (tx) => {
+        await new Promise<void>((resolve) => setImmediate(resolve)); // the claim's batch commits
+        await tx.begin();
+        assert.equal((await ledger.lookup('s', 'other')).kind, 'never_seen');
+        assert.equal((await ledger.lookup('s', 'outer')).kind, 'in_flight');
+        return jsonReceipt(201, {});
+      },
+    );
     assert.equal(inner.kind, 'executed');
     await store.close();
   });
@@ -65,10 +81,16 @@ describe('SQLite store specifics', () => {
   it('refuses a ledger table of the earlier text-fingerprint layout at open, naming what to do', async () => {
     const path = file();
     const old = openSqliteDatabase(path);
-    old.exec('CREATE TABLE oncely_ledger (scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, PRIMARY KEY (scope, key))');
+    old.exec(
+      'CREATE TABLE oncely_ledger (scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, PRIMARY KEY (scope, key))',
+    );
     old.close();
     const store = createSqliteStore({ database: () => openSqliteDatabase(path) });
-    await assert.rejects(store.read(() => undefined), (e) => isOncelyError(e) && e.code === 'ledger_layout' && /earlier oncely; drop it/.test(e.message));
+    await assert.rejects(
+      store.read(() => undefined),
+      (e) =>
+        isOncelyError(e) && e.code === 'ledger_layout' && /earlier oncely; drop it/.test(e.message),
+    );
     await store.close();
   });
 
@@ -92,8 +114,18 @@ describe('SQLite store specifics', () => {
   });
 
   it('validates its options and refuses use after close', async () => {
-    assert.throws(() => createSqliteStore({ database: () => openSqliteDatabase(':memory:'), table: 'x; DROP TABLE y' }), (e) => isInvalidOptionError(e) && e.option === 'table');
-    assert.throws(() => createSqliteStore({ database: 'ledger.db' as never }), (e) => isInvalidOptionError(e) && e.option === 'database');
+    assert.throws(
+      () =>
+        createSqliteStore({
+          database: () => openSqliteDatabase(':memory:'),
+          table: 'x; DROP TABLE y',
+        }),
+      (e) => isInvalidOptionError(e) && e.option === 'table',
+    );
+    assert.throws(
+      () => createSqliteStore({ database: 'ledger.db' as never }),
+      (e) => isInvalidOptionError(e) && e.option === 'database',
+    );
     const store = createSqliteStore({ database: () => openSqliteDatabase(':memory:') });
     await store.close();
     await assert.rejects(store.get('s', 'k'), /sqlite store is closed/);

@@ -2,7 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { createSqliteStore, openSqliteDatabase, type SqliteTx } from '../../src/stores/sqlite/index.js';
+import {
+  createSqliteStore,
+  openSqliteDatabase,
+  type SqliteTx,
+} from '../../src/stores/sqlite/index.js';
 import { runLedgerConformance } from './conformance.js';
 
 // Real files, so WAL, group commit and the read connection are what is tested (":memory:" has no WAL).
@@ -20,7 +24,10 @@ runLedgerConformance<SqliteTx>('sqlite', async () => {
       await tx.begin();
       tx.run('INSERT INTO effects (id) VALUES (?)', id);
     },
-    countEffects: (id) => store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM effects WHERE id = ?', id)!.n),
+    countEffects: (id) =>
+      store.read(
+        (tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM effects WHERE id = ?', id)!.n,
+      ),
     close: () => store.close(),
   };
 });

@@ -80,8 +80,10 @@ function parseMarker(line: string): BlockMarker {
   const match = MARKER.exec(line.trim());
   if (!match) return { kind: 'malformed', text: line.trim() };
   const [, kind, rest] = match as unknown as [string, string, string];
-  if (kind === 'example') return rest ? { kind: 'example', file: rest } : { kind: 'malformed', text: line.trim() };
-  if (kind === 'not run') return rest ? { kind: 'not-run', reason: rest } : { kind: 'malformed', text: line.trim() };
+  if (kind === 'example')
+    return rest ? { kind: 'example', file: rest } : { kind: 'malformed', text: line.trim() };
+  if (kind === 'not run')
+    return rest ? { kind: 'not-run', reason: rest } : { kind: 'malformed', text: line.trim() };
   const run = /^sh(?:,\s*(no server|serve(?:\s+(.*))?))?$/.exec(rest);
   if (!run) return { kind: 'malformed', text: line.trim() };
   if (run[1] === 'no server') return { kind: 'run', server: false, serveArgs: [] };

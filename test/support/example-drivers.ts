@@ -18,9 +18,17 @@ export interface NodeRun {
 }
 
 /** Runs `node script` to its end (killed after 60 s) in `cwd` with extra environment. */
-export function runNode(script: string, cwd: string, env: NodeJS.ProcessEnv = {}): Promise<NodeRun> {
+export function runNode(
+  script: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<NodeRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script], { cwd, env: { ...process.env, ...env }, timeout: 60_000 });
+    const child = spawn(process.execPath, [script], {
+      cwd,
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -31,7 +39,11 @@ export function runNode(script: string, cwd: string, env: NodeJS.ProcessEnv = {}
 }
 
 /** Runs `node script` until it prints `listening on URL`; resolves with the URL and a stop(). */
-async function startListening(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ url: string; stop: () => Promise<string> }> {
+async function startListening(
+  script: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ url: string; stop: () => Promise<string> }> {
   const child = spawn(process.execPath, [script], { cwd, env: { ...process.env, ...env } });
   let stdout = '';
   let stderr = '';
@@ -43,7 +55,9 @@ async function startListening(script: string, cwd: string, env: NodeJS.ProcessEn
       const match = /listening on (http:\/\/\S+)/.exec(stdout);
       if (match) resolve(match[1]!);
     });
-    child.on('close', (code) => reject(new Error(`${script} exited (${code}) before listening:\n${stdout}${stderr}`)));
+    child.on('close', (code) =>
+      reject(new Error(`${script} exited (${code}) before listening:\n${stdout}${stderr}`)),
+    );
   });
   return {
     url,
@@ -65,7 +79,11 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
       const run = await runNode(script, cwd, { URL: serve.url, TOKEN: serve.token });
       assert.equal(run.code, 0, run.stdout + run.stderr);
       assert.match(run.stdout, /^200 1 attempt\(s\) ok$/m);
-      const hits = (await (await fetch(`${serve.url}/hooks/debug/hits`, { headers: { authorization: `Bearer ${serve.token}` } })).json()) as { hits: unknown[] };
+      const hits = (await (
+        await fetch(`${serve.url}/hooks/debug/hits`, {
+          headers: { authorization: `Bearer ${serve.token}` },
+        })
+      ).json()) as { hits: unknown[] };
       assert.equal(hits.hits.length, 1, 'the receiver saw one request');
     } finally {
       await serve.cleanUp();
@@ -75,13 +93,20 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
   /** The README's ledger: two callers may use one key; a retry replays; no caller is a 401. */
   'examples/ledger.ts': async (script, cwd) => {
     const dir = await mkdtemp(join(tmpdir(), 'oncely-example-'));
-    const server = await startListening(script, cwd, { PORT: '0', DB_FILE: join(dir, 'ledger.db') });
+    const server = await startListening(script, cwd, {
+      PORT: '0',
+      DB_FILE: join(dir, 'ledger.db'),
+    });
     try {
       const post = (token: string | undefined, key: string, body: string): Promise<Response> =>
         fetch(`${server.url}/orders`, {
           method: 'POST',
           body,
-          headers: { 'idempotency-key': key, 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+          headers: {
+            'idempotency-key': key,
+            'content-type': 'application/json',
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+          },
         });
       const alice = await post('alice-secret', 'order-1', '{"item":"tea"}');
       assert.equal(alice.status, 201, await alice.clone().text());
@@ -106,10 +131,18 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
     const serve = await startServeProcess();
     const dir = await mkdtemp(join(tmpdir(), 'oncely-example-'));
     try {
-      const run = await runNode(script, cwd, { URL: serve.url, TOKEN: serve.token, DB_FILE: join(dir, 'shop.db') });
+      const run = await runNode(script, cwd, {
+        URL: serve.url,
+        TOKEN: serve.token,
+        DB_FILE: join(dir, 'shop.db'),
+      });
       assert.equal(run.code, 0, run.stdout + run.stderr);
       assert.match(run.stdout, /^delivered 200 1 attempt\(s\) delivered 1$/m);
-      const hits = (await (await fetch(`${serve.url}/hooks/debug/hits`, { headers: { authorization: `Bearer ${serve.token}` } })).json()) as { hits: Array<{ key: string }> };
+      const hits = (await (
+        await fetch(`${serve.url}/hooks/debug/hits`, {
+          headers: { authorization: `Bearer ${serve.token}` },
+        })
+      ).json()) as { hits: Array<{ key: string }> };
       assert.equal(hits.hits.length, 1, 'the receiver saw one request');
       assert.match(hits.hits[0]!.key, /^order-\d+$/, 'under the order id');
     } finally {
@@ -129,13 +162,28 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
   /** The README's Express wiring: an unchanged route after express.json(), scoped by req.user. */
   'examples/express.ts': async (script, cwd) => {
     await withListeningExample(script, cwd, async (order) => {
-      const first = await order({ key: 'o-1', token: 'alice-secret', body: '{"item":"tea","qty":2}' });
+      const first = await order({
+        key: 'o-1',
+        token: 'alice-secret',
+        body: '{"item":"tea","qty":2}',
+      });
       assert.equal(first.status, 201, await first.clone().text());
       assert.deepEqual(await first.json(), { order: 'o-1', item: 'tea', qty: 2 });
-      const again = await order({ key: 'o-1', token: 'alice-secret', body: '{"item":"tea","qty":2}' });
+      const again = await order({
+        key: 'o-1',
+        token: 'alice-secret',
+        body: '{"item":"tea","qty":2}',
+      });
       assert.equal(again.headers.get('idempotent-replayed'), 'true');
-      assert.equal((await order({ key: 'o-1', token: 'alice-secret', body: '{"item":"tea","qty":3}' })).status, 422);
-      assert.equal((await order({ key: 'o-2', body: '{"item":"tea","qty":1}' })).status, 401, 'no req.user, no scope');
+      assert.equal(
+        (await order({ key: 'o-1', token: 'alice-secret', body: '{"item":"tea","qty":3}' })).status,
+        422,
+      );
+      assert.equal(
+        (await order({ key: 'o-2', body: '{"item":"tea","qty":1}' })).status,
+        401,
+        'no req.user, no scope',
+      );
     });
   },
 
@@ -145,9 +193,15 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
       const first = await order({ key: 'f-1', body: '{"item":"tea"}' });
       assert.equal(first.status, 201, await first.clone().text());
       assert.deepEqual(await first.json(), { order: 'f-1', item: 'tea' });
-      assert.equal((await order({ key: 'f-1', body: '{"item":"tea"}' })).headers.get('idempotent-replayed'), 'true');
+      assert.equal(
+        (await order({ key: 'f-1', body: '{"item":"tea"}' })).headers.get('idempotent-replayed'),
+        'true',
+      );
       assert.equal((await order({ key: 'f-1', body: '{"item":"cake"}' })).status, 422);
-      assert.deepEqual(await (await order({ body: '{"item":"cake"}' })).json(), { order: null, item: 'cake' });
+      assert.deepEqual(await (await order({ body: '{"item":"cake"}' })).json(), {
+        order: null,
+        item: 'cake',
+      });
     });
   },
 
@@ -164,14 +218,30 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
     await admin.connect();
     await admin.query(`CREATE SCHEMA "${schema}"`);
     try {
-      await withListeningExample(script, cwd, async (order) => {
-        const first = await order({ key: 'p-1', body: '{"item":"tea","qty":2}' });
-        assert.equal(first.status, 201, await first.clone().text());
-        assert.equal((await order({ key: 'p-1', body: '{"item":"tea","qty":2}' })).headers.get('idempotent-replayed'), 'true');
-        assert.equal((await order({ key: 'p-1', body: '{"item":"tea","qty":5}' })).status, 422);
-        const { rows } = await admin.query(`SELECT caller, key, item, qty FROM "${schema}".orders`);
-        assert.deepEqual(rows, [{ caller: 'default', key: 'p-1', item: 'tea', qty: 2 }], 'one order, in the ledger\'s database');
-      }, { DATABASE_URL: target.url, PGOPTIONS: `-c search_path=${schema}` }); // libpq's variable, which pg reads too
+      await withListeningExample(
+        script,
+        cwd,
+        async (order) => {
+          const first = await order({ key: 'p-1', body: '{"item":"tea","qty":2}' });
+          assert.equal(first.status, 201, await first.clone().text());
+          assert.equal(
+            (await order({ key: 'p-1', body: '{"item":"tea","qty":2}' })).headers.get(
+              'idempotent-replayed',
+            ),
+            'true',
+          );
+          assert.equal((await order({ key: 'p-1', body: '{"item":"tea","qty":5}' })).status, 422);
+          const { rows } = await admin.query(
+            `SELECT caller, key, item, qty FROM "${schema}".orders`,
+          );
+          assert.deepEqual(
+            rows,
+            [{ caller: 'default', key: 'p-1', item: 'tea', qty: 2 }],
+            "one order, in the ledger's database",
+          );
+        },
+        { DATABASE_URL: target.url, PGOPTIONS: `-c search_path=${schema}` },
+      ); // libpq's variable, which pg reads too
     } finally {
       await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await admin.end();
@@ -179,18 +249,35 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
   },
 };
 
-type OrderPost = (init: { readonly key?: string; readonly token?: string; readonly body: string }) => Promise<Response>;
+type OrderPost = (init: {
+  readonly key?: string;
+  readonly token?: string;
+  readonly body: string;
+}) => Promise<Response>;
 
 /** Starts a listening example on a fresh database file, lets `check` post orders, stops it; nothing may reach stderr. */
-async function withListeningExample(script: string, cwd: string, check: (order: OrderPost) => Promise<void>, env: NodeJS.ProcessEnv = {}): Promise<void> {
+async function withListeningExample(
+  script: string,
+  cwd: string,
+  check: (order: OrderPost) => Promise<void>,
+  env: NodeJS.ProcessEnv = {},
+): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'oncely-example-'));
-  const server = await startListening(script, cwd, { PORT: '0', DB_FILE: join(dir, 'shop.db'), ...env });
+  const server = await startListening(script, cwd, {
+    PORT: '0',
+    DB_FILE: join(dir, 'shop.db'),
+    ...env,
+  });
   try {
     await check(({ key, token, body }) =>
       fetch(`${server.url}/orders`, {
         method: 'POST',
         body,
-        headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          ...(key ? { 'idempotency-key': key } : {}),
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
       }),
     );
   } finally {

@@ -43,7 +43,8 @@ export interface PolicyTrace {
 
 export function toObservation(value: ObservationLike): Observation {
   if (typeof value === 'number') return { kind: 'response', status: value };
-  if (value === 'timeout') return { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, detail: 'timeout' };
+  if (value === 'timeout')
+    return { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, detail: 'timeout' };
   return value;
 }
 
@@ -70,7 +71,8 @@ export function runPolicy(
     const [decision, next] = decide(state, toObservation(observation), nowMs, random, resolved);
     state = next;
     decisions.push(decision);
-    if (decision.action === 'stop') return { delays, delayReasons, decisions, attemptStartedAt, stop: decision };
+    if (decision.action === 'stop')
+      return { delays, delayReasons, decisions, attemptStartedAt, stop: decision };
     delays.push(decision.delayMs);
     delayReasons.push(decision.delayReason);
     nowMs += decision.delayMs;
@@ -89,13 +91,24 @@ export function expectDelays(
   options: RunPolicyOptions & { readonly stop?: StopReason } = {},
 ): PolicyTrace {
   const trace = runPolicy(policy, observations, options);
-  assert.equal(trace.delays.length, expected.length, `expected ${expected.length} delays, got [${trace.delays.join(', ')}]`);
+  assert.equal(
+    trace.delays.length,
+    expected.length,
+    `expected ${expected.length} delays, got [${trace.delays.join(', ')}]`,
+  );
   expected.forEach((want, i) => {
     const got = trace.delays[i]!;
     if (typeof want === 'number') {
-      assert.equal(got, want, `delay ${i + 1}: expected ${want} ms, got ${got} ms (all: [${trace.delays.join(', ')}])`);
+      assert.equal(
+        got,
+        want,
+        `delay ${i + 1}: expected ${want} ms, got ${got} ms (all: [${trace.delays.join(', ')}])`,
+      );
     } else {
-      assert.ok(got >= want[0] && got <= want[1], `delay ${i + 1}: expected ${want[0]}..${want[1]} ms, got ${got} ms`);
+      assert.ok(
+        got >= want[0] && got <= want[1],
+        `delay ${i + 1}: expected ${want[0]}..${want[1]} ms, got ${got} ms`,
+      );
     }
   });
   if (options.stop !== undefined) {

@@ -36,16 +36,25 @@ export function importsOf(source: string): string[] {
  * Checks one file of src/ (its path relative to src, with /): every relative import must land in
  * the same layer or one listed below it, and a pure layer imports no node:* module.
  */
-export function checkFileImports(fileInSrc: string, source: string, rules: LayerRules): LayerViolation[] {
-  const layerOf = (path: string): string | undefined => (path.includes('/') ? path.split('/')[0] : undefined);
+export function checkFileImports(
+  fileInSrc: string,
+  source: string,
+  rules: LayerRules,
+): LayerViolation[] {
+  const layerOf = (path: string): string | undefined =>
+    path.includes('/') ? path.split('/')[0] : undefined;
   const from = layerOf(fileInSrc);
   if (from === undefined) return []; // src/index.ts: the root export sits above every layer
   const rank = (layer: string): number => rules.layers.indexOf(layer);
-  if (rank(from) < 0) return [{ file: fileInSrc, specifier: '', why: `${from}/ is not a layer listed in docs/design.md` }];
+  if (rank(from) < 0)
+    return [
+      { file: fileInSrc, specifier: '', why: `${from}/ is not a layer listed in docs/design.md` },
+    ];
   const violations: LayerViolation[] = [];
   for (const specifier of importsOf(source)) {
     if (specifier.startsWith('node:')) {
-      if (rules.pure.includes(from)) violations.push({ file: fileInSrc, specifier, why: `${from} is pure: no node:* imports` });
+      if (rules.pure.includes(from))
+        violations.push({ file: fileInSrc, specifier, why: `${from} is pure: no node:* imports` });
       continue;
     }
     if (!specifier.startsWith('.')) continue;
@@ -56,8 +65,18 @@ export function checkFileImports(fileInSrc: string, source: string, rules: Layer
     }
     const to = layerOf(target);
     if (to === undefined || to === from) continue;
-    if (rank(to) < 0) violations.push({ file: fileInSrc, specifier, why: `${to}/ is not a layer listed in docs/design.md` });
-    else if (rank(to) > rank(from)) violations.push({ file: fileInSrc, specifier, why: `${from} imports ${to}, a layer above it` });
+    if (rank(to) < 0)
+      violations.push({
+        file: fileInSrc,
+        specifier,
+        why: `${to}/ is not a layer listed in docs/design.md`,
+      });
+    else if (rank(to) > rank(from))
+      violations.push({
+        file: fileInSrc,
+        specifier,
+        why: `${from} imports ${to}, a layer above it`,
+      });
   }
   return violations;
 }
@@ -74,5 +93,7 @@ export function sourceFiles(dir: string): string[] {
 }
 
 export function checkTree(srcDir: string, rules: LayerRules): LayerViolation[] {
-  return sourceFiles(srcDir).flatMap((file) => checkFileImports(file, readFileSync(join(srcDir, file), 'utf8'), rules));
+  return sourceFiles(srcDir).flatMap((file) =>
+    checkFileImports(file, readFileSync(join(srcDir, file), 'utf8'), rules),
+  );
 }

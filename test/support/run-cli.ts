@@ -12,7 +12,10 @@ export interface CliRun {
  * Runs `oncely <args>` in this process, as the binary would, with its output captured: argument
  * handling is tested without a child process per case. `env` replaces the environment it reads.
  */
-export async function runOncely(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+export async function runOncely(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {

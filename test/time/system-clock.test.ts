@@ -13,7 +13,10 @@ test('now() reads the real time', () => {
 
 test('an already aborted signal rejects at once with its reason', async () => {
   const reason = new Error('cancelled');
-  await assert.rejects(systemClock.sleep(10_000, AbortSignal.abort(reason)), (error) => error === reason);
+  await assert.rejects(
+    systemClock.sleep(10_000, AbortSignal.abort(reason)),
+    (error) => error === reason,
+  );
   await assert.rejects(systemClock.sleep(10_000, AbortSignal.abort()), { name: 'AbortError' });
 });
 

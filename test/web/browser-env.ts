@@ -21,7 +21,9 @@ export type BrowserTarget =
 export function browserTarget(): BrowserTarget {
   if (existsSync(CHROMIUM_PATH)) return { kind: 'ready', executablePath: CHROMIUM_PATH };
   const reason = `${CHROMIUM_PATH} is missing (apt-get install chromium)`;
-  return process.env['ONCELY_REQUIRE_BROWSER'] === '1' ? { kind: 'fail', reason: `${reason}, and ONCELY_REQUIRE_BROWSER=1` } : { kind: 'skip', reason };
+  return process.env['ONCELY_REQUIRE_BROWSER'] === '1'
+    ? { kind: 'fail', reason: `${reason}, and ONCELY_REQUIRE_BROWSER=1` }
+    : { kind: 'skip', reason };
 }
 
 /** The flags of a quiet, local-only headless Chromium. */
@@ -86,7 +88,10 @@ export interface BrowserSessionOptions<S> {
  * ONCELY_REQUIRE_BROWSER=1 when Chromium is missing; without Chromium every test given `skip`
  * skips with the reason, printed once.
  */
-export function browserSession<S extends { close(): Promise<void> }>(what: string, options: BrowserSessionOptions<S>): BrowserSession<S> {
+export function browserSession<S extends { close(): Promise<void> }>(
+  what: string,
+  options: BrowserSessionOptions<S>,
+): BrowserSession<S> {
   const target = browserTarget();
   if (target.kind === 'skip') console.log(`# skipping ${what}: ${target.reason}`);
   const watch = options.watch ?? ['error'];
@@ -98,7 +103,10 @@ export function browserSession<S extends { close(): Promise<void> }>(what: strin
   before(async () => {
     if (target.kind !== 'ready') return;
     await options.prepare?.();
-    [server, browser] = await Promise.all([options.startServer(), launchChromium(target.executablePath)]);
+    [server, browser] = await Promise.all([
+      options.startServer(),
+      launchChromium(target.executablePath),
+    ]);
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
     page.on('console', (message) => {
       if (watch.includes(message.type())) problems.push(`${message.type()}: ${message.text()}`);
@@ -110,9 +118,13 @@ export function browserSession<S extends { close(): Promise<void> }>(what: strin
     await server?.close();
   });
 
-  test('the browser is available (or the test says why it is skipped)', { skip: target.kind === 'skip' ? target.reason : false }, () => {
-    if (target.kind === 'fail') assert.fail(target.reason);
-  });
+  test(
+    'the browser is available (or the test says why it is skipped)',
+    { skip: target.kind === 'skip' ? target.reason : false },
+    () => {
+      if (target.kind === 'fail') assert.fail(target.reason);
+    },
+  );
 
   const launched = <T>(value: T | undefined): T => {
     if (value === undefined) throw new Error(`no browser for ${what}: a test without { skip } ran`);

@@ -16,7 +16,11 @@ export interface PageServer {
  */
 export async function startPageServer(timeoutMs = 10_000): Promise<PageServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'oncely-page-'));
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--data-dir', dataDir, '--quiet'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'serve', '--port', '0', '--data-dir', dataDir, '--quiet'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const close = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -26,7 +30,10 @@ export async function startPageServer(timeoutMs = 10_000): Promise<PageServer> {
   let stderr = '';
   try {
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`oncely serve printed no URL within ${timeoutMs} ms:\n${stderr}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`oncely serve printed no URL within ${timeoutMs} ms:\n${stderr}`)),
+        timeoutMs,
+      );
       child.stderr.setEncoding('utf8');
       child.stderr.on('data', (chunk: string) => {
         stderr += chunk;

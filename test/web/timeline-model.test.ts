@@ -25,7 +25,10 @@ test('the timeline draws what the metrics count, and every duplicate story agree
       assert.equal(count('send'), outcome.metrics.sends);
       assert.equal(count('effect'), outcome.metrics.delivered);
       assert.equal(count('duplicate'), outcome.metrics.duplicates);
-      assert.equal(new Set(model.marks.filter((m) => m.kind === 'receipt').map((m) => m.job)).size, outcome.metrics.confirmed);
+      assert.equal(
+        new Set(model.marks.filter((m) => m.kind === 'receipt').map((m) => m.job)).size,
+        outcome.metrics.confirmed,
+      );
       assert.equal(model.duplicates.length, outcome.metrics.duplicates);
       for (const story of model.duplicates) {
         const { path, previous } = story;
@@ -35,12 +38,18 @@ test('the timeline draws what the metrics count, and every duplicate story agree
         assert.ok(previous.receiptAt === undefined || previous.receiptAt > path.sentAt);
         if (story.retryCause === 'receipt-lost') assert.equal(previous.receiptLost, true);
         assert.equal(story.receiverCause === 'no-key', !rule.keyed);
-        if (story.receiverCause === 'key-expired') assert.ok(path.arrivedAt! - previous.arrivedAt! >= params.retentionTicks!);
-        if (story.receiverCause === 'keys-forgotten') assert.ok(params.forgetKeysAt! > previous.arrivedAt! && params.forgetKeysAt! <= path.arrivedAt!);
+        if (story.receiverCause === 'key-expired')
+          assert.ok(path.arrivedAt! - previous.arrivedAt! >= params.retentionTicks!);
+        if (story.receiverCause === 'keys-forgotten')
+          assert.ok(
+            params.forgetKeysAt! > previous.arrivedAt! && params.forgetKeysAt! <= path.arrivedAt!,
+          );
       }
       // Lanes hold every mark, each in tick order.
       assert.equal(model.lanes.flat().length, model.marks.length);
-      for (const lane of model.lanes) for (let i = 1; i < lane.length; i++) assert.ok(model.marks[lane[i - 1]!]!.tick <= model.marks[lane[i]!]!.tick);
+      for (const lane of model.lanes)
+        for (let i = 1; i < lane.length; i++)
+          assert.ok(model.marks[lane[i - 1]!]!.tick <= model.marks[lane[i]!]!.tick);
       for (const mark of model.marks) assert.ok(describeMark(model, mark, params, rule).length > 0);
     }),
     { numRuns: 200 },

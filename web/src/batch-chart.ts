@@ -1,5 +1,19 @@
-import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
-import { BATCH_SETTINGS, RULES, findRow, type MeansRow, type MetricName } from '../../src/sim/index.js';
+import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  Legend,
+  LinearScale,
+  Tooltip,
+} from 'chart.js';
+import {
+  BATCH_SETTINGS,
+  RULES,
+  findRow,
+  type MeansRow,
+  type MetricName,
+} from '../../src/sim/index.js';
 import { RULE_COLORS } from './rule-colors.js';
 
 // Only the pieces a grouped bar chart needs, so esbuild drops the rest of chart.js.
@@ -10,7 +24,13 @@ Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, To
  * once the batch is done, so chart.js never delays the first outcome. The table beside it is the
  * accessible form of the same numbers.
  */
-export function drawMeansChart(canvas: HTMLCanvasElement, rows: readonly MeansRow[], metric: MetricName, metricLabel: string, previous?: Chart): Chart {
+export function drawMeansChart(
+  canvas: HTMLCanvasElement,
+  rows: readonly MeansRow[],
+  metric: MetricName,
+  metricLabel: string,
+  previous?: Chart,
+): Chart {
   previous?.destroy();
   const rules = RULES.filter((rule) => rows.some((row) => row.rule === rule.id));
   return new Chart(canvas, {
@@ -19,7 +39,9 @@ export function drawMeansChart(canvas: HTMLCanvasElement, rows: readonly MeansRo
       labels: BATCH_SETTINGS.map((setting) => setting.label),
       datasets: rules.map((rule) => ({
         label: rule.label,
-        data: BATCH_SETTINGS.map((setting) => findRow(rows, setting.id, rule.id)?.mean[metric] ?? 0),
+        data: BATCH_SETTINGS.map(
+          (setting) => findRow(rows, setting.id, rule.id)?.mean[metric] ?? 0,
+        ),
         backgroundColor: RULE_COLORS[rule.id],
         borderWidth: 0,
       })),
@@ -30,11 +52,20 @@ export function drawMeansChart(canvas: HTMLCanvasElement, rows: readonly MeansRo
       maintainAspectRatio: false,
       plugins: {
         legend: { position: 'bottom', labels: { boxWidth: 12, color: '#1f2937' } },
-        tooltip: { callbacks: { label: (item) => `${item.dataset.label}: ${Number(item.raw).toFixed(3)}` } },
+        tooltip: {
+          callbacks: { label: (item) => `${item.dataset.label}: ${Number(item.raw).toFixed(3)}` },
+        },
       },
       scales: {
-        x: { ticks: { color: '#374151', maxRotation: 60, autoSkip: false, font: { size: 11 } }, grid: { display: false } },
-        y: { beginAtZero: true, title: { display: true, text: `mean ${metricLabel.toLowerCase()}`, color: '#374151' }, ticks: { color: '#374151' } },
+        x: {
+          ticks: { color: '#374151', maxRotation: 60, autoSkip: false, font: { size: 11 } },
+          grid: { display: false },
+        },
+        y: {
+          beginAtZero: true,
+          title: { display: true, text: `mean ${metricLabel.toLowerCase()}`, color: '#374151' },
+          ticks: { color: '#374151' },
+        },
       },
     },
   });

@@ -1,5 +1,13 @@
 import type { Chart } from 'chart.js';
-import { BATCH_SETTINGS, METRIC_NAMES, METRIC_TITLES, RULES, findRow, ruleById, type MetricName } from '../../src/sim/index.js';
+import {
+  BATCH_SETTINGS,
+  METRIC_NAMES,
+  METRIC_TITLES,
+  RULES,
+  findRow,
+  ruleById,
+  type MetricName,
+} from '../../src/sim/index.js';
 import type { BatchFiles } from '../../src/sim/batch-summary.js';
 import { MAX_BATCH_SEEDS, type BatchReply } from './batch-protocol.js';
 import { byId, h } from './dom.js';
@@ -7,11 +15,26 @@ import { byId, h } from './dom.js';
 type Done = Extract<BatchReply, { type: 'done' }>;
 
 /** The download links, by file name: what `oncely sim batch --out` writes. */
-const DOWNLOADS: readonly { readonly file: keyof BatchFiles; readonly id: string; readonly type: string; readonly label: string }[] = [
-  { file: 'outcomes.jsonl', id: 'download-jsonl', type: 'application/x-ndjson', label: 'every outcome, JSON lines' },
+const DOWNLOADS: readonly {
+  readonly file: keyof BatchFiles;
+  readonly id: string;
+  readonly type: string;
+  readonly label: string;
+}[] = [
+  {
+    file: 'outcomes.jsonl',
+    id: 'download-jsonl',
+    type: 'application/x-ndjson',
+    label: 'every outcome, JSON lines',
+  },
   { file: 'outcomes.csv', id: 'download-csv', type: 'text/csv', label: 'every outcome, CSV' },
   { file: 'means.csv', id: 'download-means', type: 'text/csv', label: 'means and spreads, CSV' },
-  { file: 'summary.json', id: 'download-summary', type: 'application/json', label: 'summary with claims, JSON' },
+  {
+    file: 'summary.json',
+    id: 'download-summary',
+    type: 'application/json',
+    label: 'summary with claims, JSON',
+  },
 ];
 
 /**
@@ -35,7 +58,8 @@ export function setUpBatchPanel(): void {
   const claimsHolder = byId('batch-claims');
 
   seedsInput.max = String(MAX_BATCH_SEEDS);
-  for (const name of METRIC_NAMES) metricSelect.append(h('option', { value: name }, METRIC_TITLES[name]));
+  for (const name of METRIC_NAMES)
+    metricSelect.append(h('option', { value: name }, METRIC_TITLES[name]));
 
   let worker: Worker | undefined;
   let done: Done | undefined;
@@ -48,17 +72,27 @@ export function setUpBatchPanel(): void {
     tableHolder.replaceChildren(meansTable(done, metric));
     const { drawMeansChart } = await import('./batch-chart.js');
     chart = drawMeansChart(canvas, done.means, metric, METRIC_TITLES[metric], chart);
-    canvas.setAttribute('aria-label', `Bar chart of mean ${METRIC_TITLES[metric].toLowerCase()} per setting and rule; the table above holds the same numbers.`);
+    canvas.setAttribute(
+      'aria-label',
+      `Bar chart of mean ${METRIC_TITLES[metric].toLowerCase()} per setting and rule; the table above holds the same numbers.`,
+    );
   };
   metricSelect.addEventListener('change', () => void showMetric());
 
   const finish = (reply: Done): void => {
     done = reply;
     for (const url of urls) URL.revokeObjectURL(url);
-    urls = DOWNLOADS.map((d) => URL.createObjectURL(new Blob([reply.files[d.file]], { type: d.type })));
+    urls = DOWNLOADS.map((d) =>
+      URL.createObjectURL(new Blob([reply.files[d.file]], { type: d.type })),
+    );
     downloads.replaceChildren(
       ...DOWNLOADS.map((d, i) =>
-        h('li', {}, h('a', { id: d.id, href: urls[i]!, download: d.file }, d.file), ` — ${d.label} (${formatBytes(reply.files[d.file].length)})`),
+        h(
+          'li',
+          {},
+          h('a', { id: d.id, href: urls[i]!, download: d.file }, d.file),
+          ` — ${d.label} (${formatBytes(reply.files[d.file].length)})`,
+        ),
       ),
     );
     comparisonHolder.replaceChildren(comparisonTable(reply));
@@ -75,10 +109,15 @@ export function setUpBatchPanel(): void {
     const valid = Number.isInteger(seeds) && seeds >= 1 && seeds <= MAX_BATCH_SEEDS;
     seedsInput.toggleAttribute('aria-invalid', !valid);
     seedsError.hidden = valid;
-    seedsError.textContent = valid ? '' : `Worlds per setting: expected an integer from 1 to ${MAX_BATCH_SEEDS}.`;
+    seedsError.textContent = valid
+      ? ''
+      : `Worlds per setting: expected an integer from 1 to ${MAX_BATCH_SEEDS}.`;
     if (!valid) return;
     worker?.terminate();
-    worker = new Worker(new URL('./batch-worker.js', import.meta.url), { type: 'module', name: 'oncely-batch' });
+    worker = new Worker(new URL('./batch-worker.js', import.meta.url), {
+      type: 'module',
+      name: 'oncely-batch',
+    });
     results.removeAttribute('data-ready');
     progress.value = 0;
     progress.max = seeds * BATCH_SETTINGS.length;
@@ -112,8 +151,21 @@ function meansTable(done: Done, metric: MetricName): HTMLTableElement {
   return h(
     'table',
     { id: 'means-table', class: 'numbers stack-narrow', 'data-metric': metric },
-    h('caption', {}, `Mean ${METRIC_TITLES[metric].toLowerCase()} over seeds 0–${done.seeds - 1}, per setting and rule`),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Setting'), ...rules.map((rule) => h('th', { scope: 'col' }, rule.label)))),
+    h(
+      'caption',
+      {},
+      `Mean ${METRIC_TITLES[metric].toLowerCase()} over seeds 0–${done.seeds - 1}, per setting and rule`,
+    ),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'col' }, 'Setting'),
+        ...rules.map((rule) => h('th', { scope: 'col' }, rule.label)),
+      ),
+    ),
     h(
       'tbody',
       {},
@@ -127,7 +179,13 @@ function meansTable(done: Done, metric: MetricName): HTMLTableElement {
             if (!row) return h('td', { 'data-label': rule.label }, '—');
             return h(
               'td',
-              { 'data-setting': setting.id, 'data-rule': rule.id, 'data-metric': metric, 'data-label': rule.label, title: `sd ${row.sd[metric].toFixed(3)}, min ${row.min[metric]}, max ${row.max[metric]}` },
+              {
+                'data-setting': setting.id,
+                'data-rule': rule.id,
+                'data-metric': metric,
+                'data-label': rule.label,
+                title: `sd ${row.sd[metric].toFixed(3)}, min ${row.min[metric]}, max ${row.max[metric]}`,
+              },
               row.mean[metric].toFixed(3),
             );
           }),
@@ -143,7 +201,11 @@ function comparisonTable(done: Done): HTMLTableElement {
   return h(
     'table',
     { class: 'numbers stack-narrow', id: 'seed-comparison-table' },
-    h('caption', {}, 'Seed 002’s published means beside ours (|z| below 2 is sampling noise: the worlds differ)'),
+    h(
+      'caption',
+      {},
+      'Seed 002’s published means beside ours (|z| below 2 is sampling noise: the worlds differ)',
+    ),
     h('thead', {}, h('tr', {}, ...heads.map((t) => h('th', { scope: 'col' }, t)))),
     h(
       'tbody',
@@ -152,7 +214,11 @@ function comparisonTable(done: Done): HTMLTableElement {
         h(
           'tr',
           {},
-          h('th', { scope: 'row' }, `${settingLabel(c.setting)} · ${ruleById(c.rule)?.label ?? c.rule} · ${METRIC_TITLES[c.metric].toLowerCase()}`),
+          h(
+            'th',
+            { scope: 'row' },
+            `${settingLabel(c.setting)} · ${ruleById(c.rule)?.label ?? c.rule} · ${METRIC_TITLES[c.metric].toLowerCase()}`,
+          ),
           h('td', { 'data-label': heads[1] }, String(c.value)),
           h('td', { 'data-label': heads[2] }, Number.isNaN(c.ours) ? '—' : c.ours.toFixed(3)),
           h('td', { 'data-label': heads[3] }, c.z === null ? '—' : c.z.toFixed(2)),

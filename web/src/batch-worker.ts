@@ -22,7 +22,8 @@ scope.onmessage = (event) => {
     const result = runBatch({
       seeds,
       onProgress: (done, total) => {
-        if (done % every === 0 || done === total) scope.postMessage({ type: 'progress', done, total });
+        if (done % every === 0 || done === total)
+          scope.postMessage({ type: 'progress', done, total });
       },
     });
     // The CLI's very summary, its closed-form check (2,000 small worlds) and claims included.
@@ -39,6 +40,9 @@ scope.onmessage = (event) => {
       elapsedMs: performance.now() - startedAt,
     });
   } catch (error) {
-    scope.postMessage({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+    scope.postMessage({
+      type: 'error',
+      message: error instanceof Error ? error.message : String(error),
+    });
   }
 };

@@ -1,5 +1,12 @@
 import type { Rule, WorldParams } from '../../src/sim/index.js';
-import { storyOf, type AttemptPath, type DuplicateStory, type Mark, type MarkKind, type TimelineModel } from './timeline-model.js';
+import {
+  storyOf,
+  type AttemptPath,
+  type DuplicateStory,
+  type Mark,
+  type MarkKind,
+  type TimelineModel,
+} from './timeline-model.js';
 
 /** Legend names, in MARK_KINDS order. */
 export const MARK_LABELS: { readonly [kind in MarkKind]: string } = {
@@ -13,7 +20,12 @@ export const MARK_LABELS: { readonly [kind in MarkKind]: string } = {
 };
 
 /** One or two sentences about a mark, for the detail line under a timeline (and screen readers). */
-export function describeMark(model: TimelineModel, mark: Mark, params: WorldParams, rule: Rule): string {
+export function describeMark(
+  model: TimelineModel,
+  mark: Mark,
+  params: WorldParams,
+  rule: Rule,
+): string {
   const path = model.paths.find((p) => p.job === mark.job && p.attempt === mark.attempt)!;
   const who = `Job ${mark.job}, attempt ${mark.attempt}`;
   switch (mark.kind) {
@@ -25,17 +37,23 @@ export function describeMark(model: TimelineModel, mark: Mark, params: WorldPara
       return `${who}: arrived at tick ${mark.tick}; the receiver acted (the job's first effect)${rule.keyed ? ' and stored its key' : ''}.${receiptFate(path, model)}`;
     case 'duplicate': {
       const story = model.duplicates.find((s) => s.mark.id === mark.id);
-      return story ? duplicateText(story, params) : `${who}: a duplicate effect at tick ${mark.tick}.`;
+      return story
+        ? duplicateText(story, params)
+        : `${who}: a duplicate effect at tick ${mark.tick}.`;
     }
     case 'suppressed':
       return `${who}: arrived at tick ${mark.tick}; its key was alive, so the receiver replayed the stored receipt instead of acting again.${receiptFate(path, model)}`;
     case 'receipt-lost': {
       const story = storyOf(model, mark);
-      const then = story ? ` This swallowed receipt led to the duplicate effect at tick ${story.mark.tick}.` : '';
+      const then = story
+        ? ` This swallowed receipt led to the duplicate effect at tick ${story.mark.tick}.`
+        : '';
       return `${who}: the receipt was lost at tick ${mark.tick}. The work happened, but the sender never hears of it.${then}`;
     }
     case 'receipt': {
-      const first = model.paths.filter((p) => p.job === mark.job && p.receiptAt !== undefined).reduce((a, p) => Math.min(a, p.receiptAt!), Infinity);
+      const first = model.paths
+        .filter((p) => p.job === mark.job && p.receiptAt !== undefined)
+        .reduce((a, p) => Math.min(a, p.receiptAt!), Infinity);
       return first < mark.tick
         ? `${who}: a late receipt at tick ${mark.tick}; the job was already confirmed at tick ${first}.`
         : `${who}: the receipt reached the sender at tick ${mark.tick} (sent at tick ${path.sentAt}). Job confirmed.`;
@@ -82,9 +100,12 @@ function fate(path: AttemptPath): string {
 
 function receiptFate(path: AttemptPath, model: TimelineModel): string {
   if (path.receiptLost) {
-    const story = model.duplicates.find((s) => s.previous === path && s.retryCause === 'receipt-lost');
+    const story = model.duplicates.find(
+      (s) => s.previous === path && s.retryCause === 'receipt-lost',
+    );
     return ` Its receipt was lost${story ? `, which led to the duplicate at tick ${story.mark.tick}` : ''}.`;
   }
-  if (path.receiptAt !== undefined) return ` Its receipt reached the sender at tick ${path.receiptAt}.`;
+  if (path.receiptAt !== undefined)
+    return ` Its receipt reached the sender at tick ${path.receiptAt}.`;
   return ' Its receipt was still on its way when the run ended.';
 }

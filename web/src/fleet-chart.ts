@@ -1,7 +1,24 @@
-import { CategoryScale, Chart, Legend, LineController, LineElement, LinearScale, PointElement, Tooltip } from 'chart.js';
+import {
+  CategoryScale,
+  Chart,
+  Legend,
+  LineController,
+  LineElement,
+  LinearScale,
+  PointElement,
+  Tooltip,
+} from 'chart.js';
 import type { FleetSummary } from '../../src/sim/index.js';
 
-Chart.register(LineController, LineElement, PointElement, CategoryScale, LinearScale, Legend, Tooltip);
+Chart.register(
+  LineController,
+  LineElement,
+  PointElement,
+  CategoryScale,
+  LinearScale,
+  Legend,
+  Tooltip,
+);
 
 const COLORS = ['#6b7280', '#c2410c', '#1d4ed8', '#7c3aed', '#be123c'];
 
@@ -37,8 +54,29 @@ export function drawFleetChart(canvas: HTMLCanvasElement, summary: FleetSummary)
       maintainAspectRatio: false,
       plugins: { legend: { position: 'bottom', labels: { boxWidth: 12, color: '#1f2937' } } },
       scales: {
-        x: { title: { display: true, text: overload ? 'seconds' : summary.model === 'contention' ? 'clients' : 'failure rate p', color: '#374151' } },
-        y: { beginAtZero: true, title: { display: true, text: overload ? 'goodput' : metric === 'writes' ? 'write calls' : 'attempts ÷ first tries', color: '#374151' } },
+        x: {
+          title: {
+            display: true,
+            text: overload
+              ? 'seconds'
+              : summary.model === 'contention'
+                ? 'clients'
+                : 'failure rate p',
+            color: '#374151',
+          },
+        },
+        y: {
+          beginAtZero: true,
+          title: {
+            display: true,
+            text: overload
+              ? 'goodput'
+              : metric === 'writes'
+                ? 'write calls'
+                : 'attempts ÷ first tries',
+            color: '#374151',
+          },
+        },
       },
     },
   });

@@ -22,15 +22,23 @@ export interface FleetQuery {
 const PAGE_CLIENTS = [10, 20, 30, 40, 50, 60, 70, 80];
 
 export function fleetQueryFrom(search: URLSearchParams): FleetQuery {
-  const model = (FLEET_MODELS as readonly string[]).includes(search.get('fleet') ?? '') ? (search.get('fleet') as FleetModel) : 'contention';
+  const model = (FLEET_MODELS as readonly string[]).includes(search.get('fleet') ?? '')
+    ? (search.get('fleet') as FleetModel)
+    : 'contention';
   const seeds = Math.min(20, Math.max(1, Math.trunc(Number(search.get('fleetSeeds') ?? '3')) || 3));
-  const known: readonly string[] = model === 'contention' ? CONTENTION_STRATEGIES : FLEET_STRATEGIES;
+  const known: readonly string[] =
+    model === 'contention' ? CONTENTION_STRATEGIES : FLEET_STRATEGIES;
   const picked = (search.get('fleetStrategies') ?? '').split(',').filter((s) => known.includes(s));
   const clients = (search.get('fleetClients') ?? '')
     .split(',')
     .map(Number)
     .filter((n) => Number.isInteger(n) && n >= 1 && n <= 200);
-  return { model, seeds, strategies: picked.length > 0 ? picked : undefined, clients: clients.length > 0 ? clients : PAGE_CLIENTS };
+  return {
+    model,
+    seeds,
+    strategies: picked.length > 0 ? picked : undefined,
+    clients: clients.length > 0 ? clients : PAGE_CLIENTS,
+  };
 }
 
 /**
@@ -39,9 +47,14 @@ export function fleetQueryFrom(search: URLSearchParams): FleetQuery {
  */
 export function runPageFleet(query: FleetQuery): FleetSummary {
   const cells = fleetCells(query.model, { clients: query.clients }).filter(
-    (cell) => (query.strategies === undefined || query.strategies.includes(cell.strategy)) && (cell.model !== 'dependency' || cell.totalRatePerSecond === 1000),
+    (cell) =>
+      (query.strategies === undefined || query.strategies.includes(cell.strategy)) &&
+      (cell.model !== 'dependency' || cell.totalRatePerSecond === 1000),
   );
-  return summarizeFleet(query.model, cells.map((cell) => runCell(cell, query.seeds)));
+  return summarizeFleet(
+    query.model,
+    cells.map((cell) => runCell(cell, query.seeds)),
+  );
 }
 
 /** Wires the fleet section: the form writes the URL, a run draws the chart, the table and the claims. */
@@ -69,7 +82,13 @@ export function setUpFleetPanel(): void {
       const summary = runPageFleet(query);
       renderTable(summary);
       byId('fleet-claims').replaceChildren(
-        ...summary.claims.map((c) => h('p', { 'data-claim': c.id }, `${c.reproduced ? 'reproduced' : 'NOT REPRODUCED'}: ${c.text} (${c.detail})`)),
+        ...summary.claims.map((c) =>
+          h(
+            'p',
+            { 'data-claim': c.id },
+            `${c.reproduced ? 'reproduced' : 'NOT REPRODUCED'}: ${c.text} (${c.detail})`,
+          ),
+        ),
       );
       byId('fleet-results').hidden = false;
       const { drawFleetChart } = await import('./fleet-chart.js');
@@ -90,13 +109,33 @@ function renderTable(summary: FleetSummary): void {
   const columns = COLUMNS[summary.model];
   const cell = (row: FleetRow, name: string) => {
     const value = row.values[name]!;
-    return h('td', { 'data-metric': name }, Number.isNaN(value) ? 'never' : value.toFixed(name === 'load' || name === 'success' ? 3 : 0));
+    return h(
+      'td',
+      { 'data-metric': name },
+      Number.isNaN(value) ? 'never' : value.toFixed(name === 'load' || name === 'success' ? 3 : 0),
+    );
   };
   const table = h(
     'table',
     { id: 'fleet-table' },
-    h('thead', {}, h('tr', {}, h('th', {}, 'Strategy'), h('th', {}, 'x'), ...columns.map((c) => h('th', {}, c)))),
-    h('tbody', {}, ...summary.rows.map((row) => h('tr', { 'data-strategy': row.strategy, 'data-x': String(row.x) }, h('th', {}, row.label), h('td', {}, String(row.x)), ...columns.map((c) => cell(row, c))))),
+    h(
+      'thead',
+      {},
+      h('tr', {}, h('th', {}, 'Strategy'), h('th', {}, 'x'), ...columns.map((c) => h('th', {}, c))),
+    ),
+    h(
+      'tbody',
+      {},
+      ...summary.rows.map((row) =>
+        h(
+          'tr',
+          { 'data-strategy': row.strategy, 'data-x': String(row.x) },
+          h('th', {}, row.label),
+          h('td', {}, String(row.x)),
+          ...columns.map((c) => cell(row, c)),
+        ),
+      ),
+    ),
   );
   byId('fleet-table-holder').replaceChildren(table);
 }

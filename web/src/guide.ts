@@ -1,4 +1,9 @@
-import { batchSettingById, resolveWorldParams, type BatchSettingId, type WorldParams } from '../../src/sim/index.js';
+import {
+  batchSettingById,
+  resolveWorldParams,
+  type BatchSettingId,
+  type WorldParams,
+} from '../../src/sim/index.js';
 
 /**
  * "Try this first", after the simulator write-up's guide (docs/origins.md): each step is one of the batch's predeclared settings,

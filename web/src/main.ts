@@ -1,10 +1,23 @@
-import { RULE_IDS, drawsFor, resolveWorldParams, ruleById, runWorld, type WorldOutcome } from '../../src/sim/index.js';
+import {
+  RULE_IDS,
+  drawsFor,
+  resolveWorldParams,
+  ruleById,
+  runWorld,
+  type WorldOutcome,
+} from '../../src/sim/index.js';
 import { setUpBatchPanel } from './batch-panel.js';
 import { setUpFleetPanel } from './fleet-panel.js';
 import { byId, h } from './dom.js';
 import { GUIDE_STEPS, guideParams } from './guide.js';
 import { renderLegend, renderOutcomeTable } from './outcome-view.js';
-import { cliCommandFor, describeParams, queryFromState, stateFromQuery, type PageState } from './page-params.js';
+import {
+  cliCommandFor,
+  describeParams,
+  queryFromState,
+  stateFromQuery,
+  type PageState,
+} from './page-params.js';
 import { buildTimeline } from './timeline-model.js';
 import { renderTimeline } from './timeline-view.js';
 import { buildWorldForm, readForm, writeForm } from './world-form.js';
@@ -29,7 +42,9 @@ function showOutcome(state: PageState): void {
   const draws = drawsFor(params);
   const outcomes: WorldOutcome[] = state.rules.map((id) => runWorld(params, id, { draws }));
   const query = queryFromState(state);
-  byId('outcome-table-holder').replaceChildren(renderOutcomeTable(outcomes, describeParams(params)));
+  byId('outcome-table-holder').replaceChildren(
+    renderOutcomeTable(outcomes, describeParams(params)),
+  );
   // The command that prints this very table (add --json for the same numbers as JSON).
   byId('outcome-cli').textContent = cliCommandFor(state);
   const link = byId<HTMLAnchorElement>('outcome-link');
@@ -40,7 +55,11 @@ function showOutcome(state: PageState): void {
       const rule = ruleById(outcome.rule)!;
       const events = outcome.trace?.length ?? 0;
       if (events > MAX_TIMELINE_EVENTS) {
-        return h('p', { class: 'notice', 'data-rule': rule.id }, `${rule.label}: ${events.toLocaleString('en')} events are too many to draw (at most ${MAX_TIMELINE_EVENTS.toLocaleString('en')}); the table above has its numbers.`);
+        return h(
+          'p',
+          { class: 'notice', 'data-rule': rule.id },
+          `${rule.label}: ${events.toLocaleString('en')} events are too many to draw (at most ${MAX_TIMELINE_EVENTS.toLocaleString('en')}); the table above has its numbers.`,
+        );
       }
       return renderTimeline(buildTimeline(outcome.trace ?? [], params, rule), params, rule, i);
     }),
@@ -61,7 +80,12 @@ function showFromUrl(): void {
   const notice = byId('url-problems');
   notice.hidden = state.problems.length === 0;
   notice.replaceChildren(
-    ...(state.problems.length === 0 ? [] : [h('p', {}, 'This link has values the page cannot use; the defaults stand in for them:'), h('ul', {}, ...state.problems.map((p) => h('li', {}, p.message)))]),
+    ...(state.problems.length === 0
+      ? []
+      : [
+          h('p', {}, 'This link has values the page cannot use; the defaults stand in for them:'),
+          h('ul', {}, ...state.problems.map((p) => h('li', {}, p.message))),
+        ]),
   );
   if (location.search === '' || location.search === '?') {
     byId('outcome').hidden = true;
@@ -83,7 +107,11 @@ form.addEventListener('submit', (event) => {
   const result = readForm(form);
   const summary = byId('form-problems');
   summary.hidden = result.problems.length === 0;
-  summary.replaceChildren(...(result.problems.length === 0 ? [] : [h('ul', {}, ...result.problems.map((p) => h('li', {}, p.message)))]));
+  summary.replaceChildren(
+    ...(result.problems.length === 0
+      ? []
+      : [h('ul', {}, ...result.problems.map((p) => h('li', {}, p.message)))]),
+  );
   if (result.problems.length > 0) {
     summary.focus();
     return;
@@ -93,7 +121,11 @@ form.addEventListener('submit', (event) => {
 
 const guide = byId('guide-steps');
 GUIDE_STEPS.forEach((step, i) => {
-  const button = h('button', { type: 'button', class: 'preset', 'data-setting': step.setting }, step.button);
+  const button = h(
+    'button',
+    { type: 'button', class: 'preset', 'data-setting': step.setting },
+    step.button,
+  );
   button.addEventListener('click', () => {
     const current = readForm(form);
     const params = guideParams(step, current.params.seed);
@@ -101,7 +133,14 @@ GUIDE_STEPS.forEach((step, i) => {
     submit({ params, rules: RULE_IDS });
     byId('outcome').scrollIntoView({ block: 'start' });
   });
-  guide.append(h('li', {}, h('span', { class: 'step-number', 'aria-hidden': 'true' }, String(i + 1)), h('div', {}, button, h('p', {}, step.look))));
+  guide.append(
+    h(
+      'li',
+      {},
+      h('span', { class: 'step-number', 'aria-hidden': 'true' }, String(i + 1)),
+      h('div', {}, button, h('p', {}, step.look)),
+    ),
+  );
 });
 byId('guide-reset').addEventListener('click', () => {
   const seed = readForm(form).params.seed;

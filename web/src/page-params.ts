@@ -1,4 +1,11 @@
-import { DEFAULT_WORLD_PARAMS, RULES, RULE_IDS, ruleById, type RuleId, type WorldParams } from '../../src/sim/index.js';
+import {
+  DEFAULT_WORLD_PARAMS,
+  RULES,
+  RULE_IDS,
+  ruleById,
+  type RuleId,
+  type WorldParams,
+} from '../../src/sim/index.js';
 
 /**
  * The world parameters as the page shows them and as the URL carries them. Query keys are the
@@ -26,12 +33,66 @@ export interface ParamControl {
  * stays drawable; every other range is the simulator's own.
  */
 export const PARAM_CONTROLS: readonly ParamControl[] = [
-  { param: 'seed', query: 'seed', label: 'Seed', help: 'Which world: every loss and delay follows from it.', kind: 'integer', min: 0, max: 0xffff_ffff, step: 1 },
-  { param: 'credits', query: 'credits', label: 'Credits', help: 'Ceiling on all sends: a keyed send costs 2, any other 1.', kind: 'integer', min: 0, max: 1_000_000, step: 1 },
-  { param: 'requestLoss', query: 'request-loss', label: 'Request loss', help: 'Chance a request is lost before it arrives (0 to 1).', kind: 'probability', min: 0, max: 1, step: 0.05 },
-  { param: 'receiptLoss', query: 'receipt-loss', label: 'Receipt loss', help: 'Chance a receipt is lost after its request arrived, a suppressed repeat’s too (0 to 1).', kind: 'probability', min: 0, max: 1, step: 0.05 },
-  { param: 'maxDelayTicks', query: 'max-delay', label: 'Max delay (ticks)', help: 'Each leg takes 1 to this many ticks.', kind: 'integer', min: 1, max: 100, step: 1 },
-  { param: 'retryAfterTicks', query: 'retry-after', label: 'Retry after (ticks)', help: 'Ticks since a job’s last send before it may be retried.', kind: 'integer', min: 1, max: 10_000, step: 1 },
+  {
+    param: 'seed',
+    query: 'seed',
+    label: 'Seed',
+    help: 'Which world: every loss and delay follows from it.',
+    kind: 'integer',
+    min: 0,
+    max: 0xffff_ffff,
+    step: 1,
+  },
+  {
+    param: 'credits',
+    query: 'credits',
+    label: 'Credits',
+    help: 'Ceiling on all sends: a keyed send costs 2, any other 1.',
+    kind: 'integer',
+    min: 0,
+    max: 1_000_000,
+    step: 1,
+  },
+  {
+    param: 'requestLoss',
+    query: 'request-loss',
+    label: 'Request loss',
+    help: 'Chance a request is lost before it arrives (0 to 1).',
+    kind: 'probability',
+    min: 0,
+    max: 1,
+    step: 0.05,
+  },
+  {
+    param: 'receiptLoss',
+    query: 'receipt-loss',
+    label: 'Receipt loss',
+    help: 'Chance a receipt is lost after its request arrived, a suppressed repeat’s too (0 to 1).',
+    kind: 'probability',
+    min: 0,
+    max: 1,
+    step: 0.05,
+  },
+  {
+    param: 'maxDelayTicks',
+    query: 'max-delay',
+    label: 'Max delay (ticks)',
+    help: 'Each leg takes 1 to this many ticks.',
+    kind: 'integer',
+    min: 1,
+    max: 100,
+    step: 1,
+  },
+  {
+    param: 'retryAfterTicks',
+    query: 'retry-after',
+    label: 'Retry after (ticks)',
+    help: 'Ticks since a job’s last send before it may be retried.',
+    kind: 'integer',
+    min: 1,
+    max: 10_000,
+    step: 1,
+  },
   {
     param: 'maxAttempts',
     query: 'max-attempts',
@@ -65,12 +126,71 @@ export const PARAM_CONTROLS: readonly ParamControl[] = [
     step: 1,
     none: { word: 'never', noneLabel: 'Never', someLabel: 'At tick' },
   },
-  { param: 'horizonTicks', query: 'horizon', label: 'Horizon (ticks)', help: 'Sends happen at ticks 0 … horizon − 1; then messages in flight drain.', kind: 'integer', min: 0, max: 2_000, step: 1 },
-  { param: 'jobs', query: 'jobs', label: 'Jobs', help: 'Jobs to deliver: one lane each on the timelines.', kind: 'integer', min: 1, max: 200, step: 1, advanced: true },
-  { param: 'sendsPerTick', query: 'sends-per-tick', label: 'Sends per tick', help: 'At most this many sends per tick.', kind: 'integer', min: 1, max: 100, step: 1, advanced: true },
-  { param: 'sendCost', query: 'send-cost', label: 'Send cost', help: 'Credits per send without a key.', kind: 'integer', min: 0, max: 1_000, step: 1, advanced: true },
-  { param: 'keyedSendCost', query: 'keyed-send-cost', label: 'Keyed send cost', help: 'Credits per keyed send.', kind: 'integer', min: 0, max: 1_000, step: 1, advanced: true },
-  { param: 'maxRetryAfterTicks', query: 'max-retry-after', label: 'Max retry after (ticks)', help: 'Cap on the backoff and learned retry-afters.', kind: 'integer', min: 1, max: 10_000, step: 1, advanced: true },
+  {
+    param: 'horizonTicks',
+    query: 'horizon',
+    label: 'Horizon (ticks)',
+    help: 'Sends happen at ticks 0 … horizon − 1; then messages in flight drain.',
+    kind: 'integer',
+    min: 0,
+    max: 2_000,
+    step: 1,
+  },
+  {
+    param: 'jobs',
+    query: 'jobs',
+    label: 'Jobs',
+    help: 'Jobs to deliver: one lane each on the timelines.',
+    kind: 'integer',
+    min: 1,
+    max: 200,
+    step: 1,
+    advanced: true,
+  },
+  {
+    param: 'sendsPerTick',
+    query: 'sends-per-tick',
+    label: 'Sends per tick',
+    help: 'At most this many sends per tick.',
+    kind: 'integer',
+    min: 1,
+    max: 100,
+    step: 1,
+    advanced: true,
+  },
+  {
+    param: 'sendCost',
+    query: 'send-cost',
+    label: 'Send cost',
+    help: 'Credits per send without a key.',
+    kind: 'integer',
+    min: 0,
+    max: 1_000,
+    step: 1,
+    advanced: true,
+  },
+  {
+    param: 'keyedSendCost',
+    query: 'keyed-send-cost',
+    label: 'Keyed send cost',
+    help: 'Credits per keyed send.',
+    kind: 'integer',
+    min: 0,
+    max: 1_000,
+    step: 1,
+    advanced: true,
+  },
+  {
+    param: 'maxRetryAfterTicks',
+    query: 'max-retry-after',
+    label: 'Max retry after (ticks)',
+    help: 'Cap on the backoff and learned retry-afters.',
+    kind: 'integer',
+    min: 1,
+    max: 10_000,
+    step: 1,
+    advanced: true,
+  },
 ];
 
 /** What a query string (or a filled form) says, after checking each value once. */
@@ -95,11 +215,19 @@ export function readParams(raw: RawValues, rulesRaw: string | null): ReadResult 
     const text = raw.get(control.query);
     if (text === undefined) continue;
     const value = parseValue(control, text);
-    if (value === undefined) problems.push({ query: control.query, message: `${control.label}: got “${text}”, expected ${allowedText(control)}` });
+    if (value === undefined)
+      problems.push({
+        query: control.query,
+        message: `${control.label}: got “${text}”, expected ${allowedText(control)}`,
+      });
     else params[control.param] = value;
   }
   const rules = readRules(rulesRaw);
-  if (rules === undefined) problems.push({ query: 'policy', message: `Rules: got “${rulesRaw}”, expected rule ids from ${RULE_IDS.join(', ')}, or all` });
+  if (rules === undefined)
+    problems.push({
+      query: 'policy',
+      message: `Rules: got “${rulesRaw}”, expected rule ids from ${RULE_IDS.join(', ')}, or all`,
+    });
   return { params: params as unknown as WorldParams, rules: rules ?? RULE_IDS, problems };
 }
 
@@ -143,7 +271,9 @@ export function cliCommandFor(state: PageState): string {
 
 /** A caption for an outcome: the seed, then each parameter that differs from the default channel. */
 export function describeParams(params: WorldParams): string {
-  const changed = PARAM_CONTROLS.filter((c) => c.param !== 'seed' && params[c.param] !== DEFAULT_WORLD_PARAMS[c.param]).map((c) => {
+  const changed = PARAM_CONTROLS.filter(
+    (c) => c.param !== 'seed' && params[c.param] !== DEFAULT_WORLD_PARAMS[c.param],
+  ).map((c) => {
     const value = params[c.param];
     return `${c.label.replace(/ \(ticks\)$/, '').toLowerCase()} ${value === null ? c.none!.noneLabel.toLowerCase() : value}`;
   });
@@ -157,7 +287,10 @@ export function formatValue(control: ParamControl, value: number | null): string
 
 /** The allowed values, in words, for messages. */
 export function allowedText(control: ParamControl): string {
-  const range = control.kind === 'probability' ? 'a probability from 0 to 1' : `an integer from ${control.min} to ${control.max}`;
+  const range =
+    control.kind === 'probability'
+      ? 'a probability from 0 to 1'
+      : `an integer from ${control.min} to ${control.max}`;
   return control.none ? `${range}, or ${control.none.word}` : range;
 }
 
@@ -175,7 +308,10 @@ export function parseValue(control: ParamControl, text: string): number | null |
 /** Rule ids in RULES order, or undefined when the list names an unknown rule or none at all. */
 function readRules(text: string | null): readonly RuleId[] | undefined {
   if (text === null || text.trim() === 'all') return RULE_IDS;
-  const ids = text.split(',').map((id) => id.trim()).filter((id) => id !== '');
+  const ids = text
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
   if (ids.length === 0 || ids.some((id) => !ruleById(id))) return undefined;
   return RULES.map((rule) => rule.id).filter((id) => ids.includes(id));
 }

@@ -5,7 +5,15 @@ import type { Rule, TraceEvent, WorldParams } from '../../src/sim/index.js';
  * (send → arrival → receipt) and the marks on it. Pure, so the stories it tells about duplicates
  * follow from the trace alone.
  */
-export const MARK_KINDS = ['send', 'request-lost', 'effect', 'duplicate', 'suppressed', 'receipt-lost', 'receipt'] as const;
+export const MARK_KINDS = [
+  'send',
+  'request-lost',
+  'effect',
+  'duplicate',
+  'suppressed',
+  'receipt-lost',
+  'receipt',
+] as const;
 export type MarkKind = (typeof MARK_KINDS)[number];
 
 export interface AttemptPath {
@@ -60,7 +68,11 @@ export interface TimelineModel {
   readonly lanes: readonly (readonly number[])[];
 }
 
-export function buildTimeline(trace: readonly TraceEvent[], params: WorldParams, rule: Rule): TimelineModel {
+export function buildTimeline(
+  trace: readonly TraceEvent[],
+  params: WorldParams,
+  rule: Rule,
+): TimelineModel {
   const paths: AttemptPath[] = [];
   const byAttempt = new Map<string, AttemptPath>();
   const effectsSoFar = new Array<number>(params.jobs).fill(0);
@@ -71,7 +83,13 @@ export function buildTimeline(trace: readonly TraceEvent[], params: WorldParams,
     lastTick = Math.max(lastTick, event.tick);
     const id = `${event.job}/${event.attempt}`;
     if (event.kind === 'send') {
-      const path: AttemptPath = { job: event.job, attempt: event.attempt, sentAt: event.tick, requestLost: false, receiptLost: false };
+      const path: AttemptPath = {
+        job: event.job,
+        attempt: event.attempt,
+        sentAt: event.tick,
+        requestLost: false,
+        receiptLost: false,
+      };
       paths.push(path);
       byAttempt.set(id, path);
       continue;
@@ -113,19 +131,34 @@ export function buildTimeline(trace: readonly TraceEvent[], params: WorldParams,
   for (const path of paths) {
     add('send', path.sentAt, path);
     if (path.requestLost) add('request-lost', path.sentAt, path);
-    if (path.arrival !== undefined && path.arrivedAt !== undefined) add(path.arrival, path.arrivedAt, path);
+    if (path.arrival !== undefined && path.arrivedAt !== undefined)
+      add(path.arrival, path.arrivedAt, path);
     if (path.receiptLost && path.arrivedAt !== undefined) add('receipt-lost', path.arrivedAt, path);
     if (path.receiptAt !== undefined) add('receipt', path.receiptAt, path);
   }
   const order = new Map(MARK_KINDS.map((kind, i) => [kind, i]));
-  marks.sort((a, b) => a.job - b.job || a.tick - b.tick || a.attempt - b.attempt || order.get(a.kind)! - order.get(b.kind)!);
+  marks.sort(
+    (a, b) =>
+      a.job - b.job ||
+      a.tick - b.tick ||
+      a.attempt - b.attempt ||
+      order.get(a.kind)! - order.get(b.kind)!,
+  );
   const numbered = marks.map((mark, id) => ({ ...mark, id }));
   const lanes: number[][] = Array.from({ length: params.jobs }, () => []);
   for (const mark of numbered) lanes[mark.job]!.push(mark.id);
 
   const duplicates = stories.map(({ path, previous }): DuplicateStory => {
-    const mark = numbered.find((m) => m.kind === 'duplicate' && m.job === path.job && m.attempt === path.attempt)!;
-    return { mark, path, previous, retryCause: retryCause(path, previous), receiverCause: receiverCause(path, previous, params, rule) };
+    const mark = numbered.find(
+      (m) => m.kind === 'duplicate' && m.job === path.job && m.attempt === path.attempt,
+    )!;
+    return {
+      mark,
+      path,
+      previous,
+      retryCause: retryCause(path, previous),
+      receiverCause: receiverCause(path, previous, params, rule),
+    };
   });
   // Draw to the end of the run, or at least to the horizon so worlds line up.
   const endTick = Math.max(lastTick + 1, params.horizonTicks);
@@ -142,11 +175,21 @@ function retryCause(path: AttemptPath, previous: AttemptPath): RetryCause {
   return previous.receiptLost ? 'receipt-lost' : 'receipt-slow';
 }
 
-function receiverCause(path: AttemptPath, previous: AttemptPath, params: WorldParams, rule: Rule): ReceiverCause {
+function receiverCause(
+  path: AttemptPath,
+  previous: AttemptPath,
+  params: WorldParams,
+  rule: Rule,
+): ReceiverCause {
   if (!rule.keyed) return 'no-key';
   const storedAt = previous.arrivedAt ?? 0;
   const arrivedAt = path.arrivedAt ?? 0;
-  if (params.forgetKeysAt !== null && params.forgetKeysAt > storedAt && params.forgetKeysAt <= arrivedAt) return 'keys-forgotten';
+  if (
+    params.forgetKeysAt !== null &&
+    params.forgetKeysAt > storedAt &&
+    params.forgetKeysAt <= arrivedAt
+  )
+    return 'keys-forgotten';
   return 'key-expired';
 }
 
@@ -156,7 +199,11 @@ export function relatedMarks(model: TimelineModel, story: DuplicateStory): Mark[
   return model.marks.filter(
     (m) =>
       m.job === path.job &&
-      ((m.attempt === previous.attempt && (m.kind === 'effect' || m.kind === 'duplicate' || m.kind === 'receipt-lost' || m.kind === 'receipt')) ||
+      ((m.attempt === previous.attempt &&
+        (m.kind === 'effect' ||
+          m.kind === 'duplicate' ||
+          m.kind === 'receipt-lost' ||
+          m.kind === 'receipt')) ||
         (m.attempt === path.attempt && m.kind === 'send')),
   );
 }
@@ -165,6 +212,11 @@ export function relatedMarks(model: TimelineModel, story: DuplicateStory): Mark[
 export function storyOf(model: TimelineModel, mark: Mark): DuplicateStory | undefined {
   return (
     model.duplicates.find((s) => s.mark.id === mark.id) ??
-    model.duplicates.find((s) => s.path.job === mark.job && s.previous.attempt === mark.attempt && mark.kind === 'receipt-lost')
+    model.duplicates.find(
+      (s) =>
+        s.path.job === mark.job &&
+        s.previous.attempt === mark.attempt &&
+        mark.kind === 'receipt-lost',
+    )
   );
 }

@@ -1,7 +1,14 @@
 import type { Rule, WorldParams } from '../../src/sim/index.js';
 import { describeMark, duplicateSummary } from './describe-mark.js';
 import { h, s } from './dom.js';
-import { relatedMarks, storyOf, type AttemptPath, type Mark, type MarkKind, type TimelineModel } from './timeline-model.js';
+import {
+  relatedMarks,
+  storyOf,
+  type AttemptPath,
+  type Mark,
+  type MarkKind,
+  type TimelineModel,
+} from './timeline-model.js';
 
 /** Geometry of a timeline, in SVG user units (px at scale 1). */
 const LANE_HEIGHT = 18;
@@ -13,13 +20,21 @@ const BOTTOM = 6;
 const ATTEMPT_OFFSETS = [-4, 0, 4] as const;
 
 /** One figure per rule: caption, a keyboard-navigable SVG timeline, and a detail line. */
-export function renderTimeline(model: TimelineModel, params: WorldParams, rule: Rule, index: number): HTMLElement {
+export function renderTimeline(
+  model: TimelineModel,
+  params: WorldParams,
+  rule: Rule,
+  index: number,
+): HTMLElement {
   const px = Math.max(3, Math.min(12, Math.floor(1400 / Math.max(1, model.endTick))));
   const width = LEFT + model.endTick * px + RIGHT;
   const height = TOP + model.jobs * LANE_HEIGHT + BOTTOM;
   const x = (tick: number): number => LEFT + tick * px + px / 2;
   const y = (path: { job: number; attempt: number }): number =>
-    TOP + path.job * LANE_HEIGHT + LANE_HEIGHT / 2 + ATTEMPT_OFFSETS[(path.attempt - 1) % ATTEMPT_OFFSETS.length]!;
+    TOP +
+    path.job * LANE_HEIGHT +
+    LANE_HEIGHT / 2 +
+    ATTEMPT_OFFSETS[(path.attempt - 1) % ATTEMPT_OFFSETS.length]!;
 
   const detailId = `timeline-detail-${index}`;
   const helpId = `timeline-help-${index}`;
@@ -40,12 +55,32 @@ export function renderTimeline(model: TimelineModel, params: WorldParams, rule: 
   for (let job = 0; job < model.jobs; job++) {
     const laneTop = TOP + job * LANE_HEIGHT;
     const cls = `lane${job % 2 ? ' lane-odd' : ''}${dupJobs.has(job) ? ' lane-dup' : ''}`;
-    lanes.append(s('rect', { class: cls, x: LEFT, y: laneTop, width: model.endTick * px, height: LANE_HEIGHT }));
-    lanes.append(s('text', { class: `lane-label${dupJobs.has(job) ? ' lane-label-dup' : ''}`, x: LEFT - 6, y: laneTop + LANE_HEIGHT / 2 + 4, 'text-anchor': 'end' }, `job ${job}`));
+    lanes.append(
+      s('rect', {
+        class: cls,
+        x: LEFT,
+        y: laneTop,
+        width: model.endTick * px,
+        height: LANE_HEIGHT,
+      }),
+    );
+    lanes.append(
+      s(
+        'text',
+        {
+          class: `lane-label${dupJobs.has(job) ? ' lane-label-dup' : ''}`,
+          x: LEFT - 6,
+          y: laneTop + LANE_HEIGHT / 2 + 4,
+          'text-anchor': 'end',
+        },
+        `job ${job}`,
+      ),
+    );
   }
   svg.append(lanes);
 
-  const gridStep = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000].find((step) => step * px >= 36) ?? 1000;
+  const gridStep =
+    [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000].find((step) => step * px >= 36) ?? 1000;
   const grid = s('g', { class: 'grid', 'aria-hidden': 'true' });
   for (let tick = 0; tick <= model.endTick; tick += gridStep) {
     const gx = LEFT + tick * px;
@@ -56,10 +91,17 @@ export function renderTimeline(model: TimelineModel, params: WorldParams, rule: 
     if (tick <= 0 || tick > model.endTick) return;
     const mx = LEFT + tick * px;
     grid.append(s('line', { class: cls, x1: mx, x2: mx, y1: TOP, y2: height - BOTTOM }));
-    grid.append(s('text', { class: `${cls}-label`, x: mx - 3, y: height - BOTTOM - 3, 'text-anchor': 'end' }, label));
+    grid.append(
+      s(
+        'text',
+        { class: `${cls}-label`, x: mx - 3, y: height - BOTTOM - 3, 'text-anchor': 'end' },
+        label,
+      ),
+    );
   };
   marker(params.horizonTicks, 'horizon', 'horizon-line');
-  if (rule.keyed && params.forgetKeysAt !== null) marker(params.forgetKeysAt, 'keys forgotten', 'forget-line');
+  if (rule.keyed && params.forgetKeysAt !== null)
+    marker(params.forgetKeysAt, 'keys forgotten', 'forget-line');
   svg.append(grid);
 
   const legs = s('g', { class: 'legs', 'aria-hidden': 'true' });
@@ -77,11 +119,20 @@ export function renderTimeline(model: TimelineModel, params: WorldParams, rule: 
   const overlay = s('g', { class: 'overlay', 'aria-hidden': 'true' });
   svg.append(overlay);
 
-  const detail = h('p', { class: 'timeline-detail', id: detailId, 'aria-live': 'polite' }, 'Hover over an event, or focus the timeline and use the arrow keys.');
+  const detail = h(
+    'p',
+    { class: 'timeline-detail', id: detailId, 'aria-live': 'polite' },
+    'Hover over an event, or focus the timeline and use the arrow keys.',
+  );
   const scroller = h('div', { class: 'timeline-scroll' }, svg);
   const nextDup = h(
     'button',
-    { type: 'button', class: 'next-duplicate', 'data-rule': rule.id, disabled: model.duplicates.length === 0 },
+    {
+      type: 'button',
+      class: 'next-duplicate',
+      'data-rule': rule.id,
+      disabled: model.duplicates.length === 0,
+    },
     model.duplicates.length === 0 ? 'No duplicates' : `Next duplicate (${model.duplicates.length})`,
   );
 
@@ -95,14 +146,25 @@ export function renderTimeline(model: TimelineModel, params: WorldParams, rule: 
     const story = storyOf(model, mark);
     if (story) {
       for (const related of relatedMarks(model, story)) {
-        if (related.id !== mark.id) overlay.append(s('circle', { class: 'ring-related', cx: x(related.tick) + markOffset(related.kind, px), cy: y(related), r: 8 }));
+        if (related.id !== mark.id)
+          overlay.append(
+            s('circle', {
+              class: 'ring-related',
+              cx: x(related.tick) + markOffset(related.kind, px),
+              cy: y(related),
+              r: 8,
+            }),
+          );
       }
     }
     const cx = x(mark.tick) + markOffset(mark.kind, px);
     overlay.append(s('circle', { class: 'ring-selected', cx, cy: y(mark), r: 9 }));
     detail.textContent = describeMark(model, mark, params, rule);
     detail.dataset['kind'] = mark.kind;
-    if (scroll && (cx < scroller.scrollLeft + 40 || cx > scroller.scrollLeft + scroller.clientWidth - 40)) {
+    if (
+      scroll &&
+      (cx < scroller.scrollLeft + 40 || cx > scroller.scrollLeft + scroller.clientWidth - 40)
+    ) {
       scroller.scrollLeft = cx - scroller.clientWidth / 2;
     }
   };
@@ -140,8 +202,16 @@ export function renderTimeline(model: TimelineModel, params: WorldParams, rule: 
       'figcaption',
       {},
       h('h3', { id: headingId }, rule.label),
-      h('p', { class: 'timeline-summary', 'data-duplicates': model.duplicates.length }, duplicateSummary(model)),
-      h('p', { class: 'visually-hidden', id: helpId }, 'Arrow keys: left and right step through this job’s events, up and down change job, Home and End jump to the lane’s ends.'),
+      h(
+        'p',
+        { class: 'timeline-summary', 'data-duplicates': model.duplicates.length },
+        duplicateSummary(model),
+      ),
+      h(
+        'p',
+        { class: 'visually-hidden', id: helpId },
+        'Arrow keys: left and right step through this job’s events, up and down change job, Home and End jump to the lane’s ends.',
+      ),
     ),
     h('div', { class: 'timeline-tools' }, nextDup),
     scroller,
@@ -154,16 +224,41 @@ function markOffset(kind: MarkKind, px: number): number {
   return kind === 'request-lost' || kind === 'receipt-lost' ? Math.max(4, px * 0.6) : 0;
 }
 
-function drawLegs(into: SVGGElement, path: AttemptPath, x: (t: number) => number, y: (p: AttemptPath) => number, px: number): void {
+function drawLegs(
+  into: SVGGElement,
+  path: AttemptPath,
+  x: (t: number) => number,
+  y: (p: AttemptPath) => number,
+  px: number,
+): void {
   const py = y(path);
   const from = x(path.sentAt);
   if (path.requestLost) {
-    into.append(s('line', { class: 'leg leg-lost', x1: from, x2: from + Math.max(4, px * 0.6), y1: py, y2: py }));
+    into.append(
+      s('line', {
+        class: 'leg leg-lost',
+        x1: from,
+        x2: from + Math.max(4, px * 0.6),
+        y1: py,
+        y2: py,
+      }),
+    );
     return;
   }
   if (path.arrivedAt === undefined) return;
-  into.append(s('line', { class: 'leg leg-request', x1: from, x2: x(path.arrivedAt), y1: py, y2: py }));
-  if (path.receiptAt !== undefined) into.append(s('line', { class: 'leg leg-receipt', x1: x(path.arrivedAt), x2: x(path.receiptAt), y1: py, y2: py }));
+  into.append(
+    s('line', { class: 'leg leg-request', x1: from, x2: x(path.arrivedAt), y1: py, y2: py }),
+  );
+  if (path.receiptAt !== undefined)
+    into.append(
+      s('line', {
+        class: 'leg leg-receipt',
+        x1: x(path.arrivedAt),
+        x2: x(path.receiptAt),
+        y1: py,
+        y2: py,
+      }),
+    );
 }
 
 /** A mark's shape (shape and colour both differ per kind, so colour is never the only cue). */
@@ -173,25 +268,42 @@ export function markShape(kind: MarkKind, cx: number, cy: number): SVGElement {
       return s('circle', { class: 'm-send', cx, cy, r: 3.2 });
     case 'request-lost':
     case 'receipt-lost':
-      return s('path', { class: kind === 'request-lost' ? 'm-request-lost' : 'm-receipt-lost', d: `M${cx - 3.5} ${cy - 3.5}L${cx + 3.5} ${cy + 3.5}M${cx + 3.5} ${cy - 3.5}L${cx - 3.5} ${cy + 3.5}` });
+      return s('path', {
+        class: kind === 'request-lost' ? 'm-request-lost' : 'm-receipt-lost',
+        d: `M${cx - 3.5} ${cy - 3.5}L${cx + 3.5} ${cy + 3.5}M${cx + 3.5} ${cy - 3.5}L${cx - 3.5} ${cy + 3.5}`,
+      });
     case 'effect':
       return s('rect', { class: 'm-effect', x: cx - 4, y: cy - 4, width: 8, height: 8 });
     case 'duplicate': {
       const g = s('g', { class: 'm-duplicate' });
       g.append(s('circle', { class: 'm-duplicate-halo', cx, cy, r: 8 }));
-      g.append(s('path', { class: 'm-duplicate-core', d: `M${cx} ${cy - 6}L${cx + 6} ${cy}L${cx} ${cy + 6}L${cx - 6} ${cy}Z` }));
+      g.append(
+        s('path', {
+          class: 'm-duplicate-core',
+          d: `M${cx} ${cy - 6}L${cx + 6} ${cy}L${cx} ${cy + 6}L${cx - 6} ${cy}Z`,
+        }),
+      );
       return g;
     }
     case 'suppressed':
       return s('rect', { class: 'm-suppressed', x: cx - 3.5, y: cy - 3.5, width: 7, height: 7 });
     case 'receipt':
-      return s('path', { class: 'm-receipt', d: `M${cx - 4} ${cy}L${cx + 3} ${cy - 4}L${cx + 3} ${cy + 4}Z` });
+      return s('path', {
+        class: 'm-receipt',
+        d: `M${cx - 4} ${cy}L${cx + 3} ${cy - 4}L${cx + 3} ${cy + 4}Z`,
+      });
   }
 }
 
 function drawMark(mark: Mark, cx: number, cy: number, px: number): SVGGElement {
   const mx = cx + markOffset(mark.kind, px);
-  const g = s('g', { class: `mark mark-${mark.kind}`, 'data-mark': mark.id, 'data-kind': mark.kind, 'data-job': mark.job, 'data-tick': mark.tick });
+  const g = s('g', {
+    class: `mark mark-${mark.kind}`,
+    'data-mark': mark.id,
+    'data-kind': mark.kind,
+    'data-job': mark.job,
+    'data-tick': mark.tick,
+  });
   g.append(s('circle', { class: 'hit', cx: mx, cy, r: 6 }));
   g.append(markShape(mark.kind, mx, cy));
   return g;
@@ -208,8 +320,15 @@ function firstMark(model: TimelineModel): Mark | undefined {
 }
 
 /** The mark an arrow key moves to, or null when the key is not a navigation key. */
-function navigate(model: TimelineModel, from: Mark | undefined, key: string): Mark | undefined | null {
-  if (!from) return ['ArrowRight', 'ArrowLeft', 'ArrowUp', 'ArrowDown', 'Home', 'End'].includes(key) ? firstMark(model) : null;
+function navigate(
+  model: TimelineModel,
+  from: Mark | undefined,
+  key: string,
+): Mark | undefined | null {
+  if (!from)
+    return ['ArrowRight', 'ArrowLeft', 'ArrowUp', 'ArrowDown', 'Home', 'End'].includes(key)
+      ? firstMark(model)
+      : null;
   const lane = model.lanes[from.job]!;
   const at = lane.indexOf(from.id);
   const pick = (id: number | undefined): Mark => (id === undefined ? from : model.marks[id]!);
@@ -229,7 +348,12 @@ function navigate(model: TimelineModel, from: Mark | undefined, key: string): Ma
         const ids = model.lanes[job]!;
         if (ids.length === 0) continue;
         let best = ids[0]!;
-        for (const id of ids) if (Math.abs(model.marks[id]!.tick - from.tick) < Math.abs(model.marks[best]!.tick - from.tick)) best = id;
+        for (const id of ids)
+          if (
+            Math.abs(model.marks[id]!.tick - from.tick) <
+            Math.abs(model.marks[best]!.tick - from.tick)
+          )
+            best = id;
         return model.marks[best]!;
       }
       return from;

@@ -1,22 +1,45 @@
 import { RULES, type RuleId, type WorldParams } from '../../src/sim/index.js';
 import { h } from './dom.js';
-import { PARAM_CONTROLS, allowedText, formatValue, readParams, type ParamControl, type ReadResult } from './page-params.js';
+import {
+  PARAM_CONTROLS,
+  allowedText,
+  formatValue,
+  readParams,
+  type ParamControl,
+  type ReadResult,
+} from './page-params.js';
 
 /**
  * The world form, built from PARAM_CONTROLS so the controls, the URL and the CLI flags share one
  * list. Every control has a visible label; a "no limit" parameter is a radio pair plus a number.
  */
-export function buildWorldForm(basic: HTMLElement, advanced: HTMLElement, rules: HTMLElement): void {
-  for (const control of PARAM_CONTROLS) (control.advanced ? advanced : basic).append(controlField(control));
+export function buildWorldForm(
+  basic: HTMLElement,
+  advanced: HTMLElement,
+  rules: HTMLElement,
+): void {
+  for (const control of PARAM_CONTROLS)
+    (control.advanced ? advanced : basic).append(controlField(control));
   for (const rule of RULES) {
     const id = `rule-${rule.id}`;
     rules.append(
       h(
         'div',
         { class: 'rule-choice' },
-        h('input', { type: 'checkbox', id, name: 'policy', value: rule.id, checked: true, 'aria-describedby': `${id}-help` }),
+        h('input', {
+          type: 'checkbox',
+          id,
+          name: 'policy',
+          value: rule.id,
+          checked: true,
+          'aria-describedby': `${id}-help`,
+        }),
         h('label', { for: id }, rule.label),
-        h('p', { class: 'help', id: `${id}-help` }, `${rule.description}${rule.fromSeed ? '' : ' (ours, not in seed 002)'}`),
+        h(
+          'p',
+          { class: 'help', id: `${id}-help` },
+          `${rule.description}${rule.fromSeed ? '' : ' (ours, not in seed 002)'}`,
+        ),
       ),
     );
   }
@@ -40,11 +63,29 @@ function controlField(control: ParamControl): HTMLElement {
   const help = h('p', { class: 'help', id: helpId }, control.help);
   const error = h('p', { class: 'field-error', id: errorId, hidden: true });
   if (!control.none) {
-    return h('div', { class: 'field', 'data-param': control.query }, h('label', { for: id }, control.label), number, help, error);
+    return h(
+      'div',
+      { class: 'field', 'data-param': control.query },
+      h('label', { for: id }, control.label),
+      number,
+      help,
+      error,
+    );
   }
   // A radio pair: "no limit" or "this many". Typing a number picks "this many".
-  const none = h('input', { type: 'radio', id: `${id}-none`, name: `${control.query}-mode`, value: 'none', checked: true });
-  const some = h('input', { type: 'radio', id: `${id}-some`, name: `${control.query}-mode`, value: 'some' });
+  const none = h('input', {
+    type: 'radio',
+    id: `${id}-none`,
+    name: `${control.query}-mode`,
+    value: 'none',
+    checked: true,
+  });
+  const some = h('input', {
+    type: 'radio',
+    id: `${id}-some`,
+    name: `${control.query}-mode`,
+    value: 'some',
+  });
   number.setAttribute('aria-label', `${control.label}: ${control.none.someLabel.toLowerCase()}`);
   number.value = String(control.min === 0 ? 40 : 8);
   number.addEventListener('input', () => {
@@ -55,25 +96,38 @@ function controlField(control: ParamControl): HTMLElement {
     { class: 'field field-choice', 'data-param': control.query, 'aria-describedby': helpId },
     h('legend', {}, control.label),
     h('div', { class: 'choice-row' }, none, h('label', { for: none.id }, control.none.noneLabel)),
-    h('div', { class: 'choice-row' }, some, h('label', { for: some.id }, control.none.someLabel), number),
+    h(
+      'div',
+      { class: 'choice-row' },
+      some,
+      h('label', { for: some.id }, control.none.someLabel),
+      number,
+    ),
     help,
     error,
   );
 }
 
 /** Puts these values into the form. */
-export function writeForm(form: HTMLFormElement, params: WorldParams, rules: readonly RuleId[]): void {
+export function writeForm(
+  form: HTMLFormElement,
+  params: WorldParams,
+  rules: readonly RuleId[],
+): void {
   for (const control of PARAM_CONTROLS) {
     const value = params[control.param];
     const number = form.querySelector<HTMLInputElement>(`#p-${control.query}`)!;
     if (control.none) {
-      form.querySelector<HTMLInputElement>(`#p-${control.query}-${value === null ? 'none' : 'some'}`)!.checked = true;
+      form.querySelector<HTMLInputElement>(
+        `#p-${control.query}-${value === null ? 'none' : 'some'}`,
+      )!.checked = true;
       if (value !== null) number.value = String(value);
     } else {
       number.value = formatValue(control, value);
     }
   }
-  for (const box of form.querySelectorAll<HTMLInputElement>('input[name="policy"]')) box.checked = rules.includes(box.value as RuleId);
+  for (const box of form.querySelectorAll<HTMLInputElement>('input[name="policy"]'))
+    box.checked = rules.includes(box.value as RuleId);
   showProblems(form, []);
 }
 
@@ -82,10 +136,13 @@ export function readForm(form: HTMLFormElement): ReadResult {
   const raw = new Map<string, string>();
   for (const control of PARAM_CONTROLS) {
     const number = form.querySelector<HTMLInputElement>(`#p-${control.query}`)!;
-    const useNone = control.none && form.querySelector<HTMLInputElement>(`#p-${control.query}-none`)!.checked;
+    const useNone =
+      control.none && form.querySelector<HTMLInputElement>(`#p-${control.query}-none`)!.checked;
     raw.set(control.query, useNone ? control.none!.word : number.value);
   }
-  const checked = [...form.querySelectorAll<HTMLInputElement>('input[name="policy"]:checked')].map((box) => box.value);
+  const checked = [...form.querySelectorAll<HTMLInputElement>('input[name="policy"]:checked')].map(
+    (box) => box.value,
+  );
   const result = readParams(raw, checked.length === 0 ? '' : checked.join(','));
   showProblems(form, result.problems);
   return result;

@@ -21,9 +21,15 @@ export interface JournaledIo {
  * after a crash, the same command finds the intent under the same key and resumes it with the
  * attempts already made counted, instead of sending a new intent (the dropbox story's fixture A (docs/origins.md)).
  */
-export async function deliverJournaled(request: DeliverRequest, journal: Journal<unknown>, io: JournaledIo): Promise<number> {
+export async function deliverJournaled(
+  request: DeliverRequest,
+  journal: Journal<unknown>,
+  io: JournaledIo,
+): Promise<number> {
   const { url, method, key } = resolveDelivery(request);
-  const headers: Record<string, string> = { [HEADER.contentType.toLowerCase()]: 'application/json' };
+  const headers: Record<string, string> = {
+    [HEADER.contentType.toLowerCase()]: 'application/json',
+  };
   const secrets: Record<string, string> = {};
   for (const [name, value] of request.headers ?? []) {
     const lower = name.toLowerCase();
@@ -45,23 +51,49 @@ export async function deliverJournaled(request: DeliverRequest, journal: Journal
     createdBy: 'oncely deliver',
   });
   io.out(`${method} ${url}\n  key ${key}\n`);
-  io.out(created ? "  recorded in the journal before the first attempt\n" : intent.state === "pending" ? `  found in the journal (${intent.attemptCount} attempt(s) so far): resuming under the same key\n` : `  found in the journal, already ${intent.state}: nothing is sent again\n`);
+  io.out(
+    created
+      ? '  recorded in the journal before the first attempt\n'
+      : intent.state === 'pending'
+        ? `  found in the journal (${intent.attemptCount} attempt(s) so far): resuming under the same key\n`
+        : `  found in the journal, already ${intent.state}: nothing is sent again\n`,
+  );
   if (intent.state === 'pending') {
-    await runOutbox(journal, { leaseMs: Math.max(60_000, intent.policy.attemptTimeoutMs * 2), batchSize: 1, pollMs: 1000, watch: false, secrets, signingSecret: undefined, onlyKey: key }, {
-      out: () => undefined,
-      err: io.err,
-      progressBar: false,
-      signal: io.signal,
-      ...(io.fetch ? { fetch: io.fetch } : {}),
-    });
+    await runOutbox(
+      journal,
+      {
+        leaseMs: Math.max(60_000, intent.policy.attemptTimeoutMs * 2),
+        batchSize: 1,
+        pollMs: 1000,
+        watch: false,
+        secrets,
+        signingSecret: undefined,
+        onlyKey: key,
+      },
+      {
+        out: () => undefined,
+        err: io.err,
+        progressBar: false,
+        signal: io.signal,
+        ...(io.fetch ? { fetch: io.fetch } : {}),
+      },
+    );
   }
   const report = (await journal.report(key))!;
-  for (const attempt of report.attempts) io.out(`  ${formatAttemptEntry(attempt, report.intent.createdAt)}\n`);
+  for (const attempt of report.attempts)
+    io.out(`  ${formatAttemptEntry(attempt, report.intent.createdAt)}\n`);
   io.out(`${formatIntentLine(report.intent)}\n`);
   const receipt = report.intent.outcome?.body;
-  if (receipt) io.out(`response ${report.intent.outcome?.status}\n${new TextDecoder().decode(receipt)}\n`);
+  if (receipt)
+    io.out(`response ${report.intent.outcome?.status}\n${new TextDecoder().decode(receipt)}\n`);
   const code = report.intent.state === 'pending' ? 130 : exitCodeForIntent(report.intent);
-  if (report.intent.state === 'pending') io.err('oncely: stopped; the intent stays pending in the journal: run the same command again (with the same -H credentials) to resume it\n');
-  else if (code !== 0) io.err(`oncely: not delivered: ${report.intent.state} (${report.intent.outcome?.stopReason})${report.intent.state === 'unknown' ? '; the receiver may have done the work: resend only under the same key' : ''}\n`);
+  if (report.intent.state === 'pending')
+    io.err(
+      'oncely: stopped; the intent stays pending in the journal: run the same command again (with the same -H credentials) to resume it\n',
+    );
+  else if (code !== 0)
+    io.err(
+      `oncely: not delivered: ${report.intent.state} (${report.intent.outcome?.stopReason})${report.intent.state === 'unknown' ? '; the receiver may have done the work: resend only under the same key' : ''}\n`,
+    );
   return code;
 }

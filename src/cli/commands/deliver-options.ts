@@ -23,7 +23,11 @@ export function parseDeadline(text: string, nowMs: number): number {
     if (!Number.isNaN(at)) return at;
   }
   if (DURATION.test(trimmed)) return nowMs + parseDurationMs('--deadline', trimmed);
-  throw new InvalidOptionError('--deadline', text, 'a duration such as 30s or 1500ms, or an ISO instant such as 2026-09-14T12:00:00Z');
+  throw new InvalidOptionError(
+    '--deadline',
+    text,
+    'a duration such as 30s or 1500ms, or an ISO instant such as 2026-09-14T12:00:00Z',
+  );
 }
 
 /** `Name: value` to a header pair; the name must be an HTTP token (RFC 9110 section 5.1). */
@@ -31,7 +35,8 @@ export function parseHeader(text: string): [string, string] {
   const colon = text.indexOf(':');
   const name = colon < 0 ? '' : text.slice(0, colon).trim();
   const value = colon < 0 ? '' : text.slice(colon + 1).trim();
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new InvalidOptionError('--header', text, '"Name: value" with a token for a name');
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+    throw new InvalidOptionError('--header', text, '"Name: value" with a token for a name');
   try {
     new Headers([[name, value]]);
   } catch {
@@ -43,6 +48,7 @@ export function parseHeader(text: string): [string, string] {
 /** A positive integer option such as `--max-attempts`. */
 export function parsePositiveInt(option: string, text: string): number {
   const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < 1) throw new InvalidOptionError(option, text, 'an integer >= 1');
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < 1)
+    throw new InvalidOptionError(option, text, 'an integer >= 1');
   return n;
 }

@@ -3,7 +3,12 @@ import { Option, type Command } from 'commander';
 import { createClient } from '../../client/fetch-client.js';
 import { formatAttempt } from '../../client/format-report.js';
 import { isHttpRetryError } from '../../client/http-retry-error.js';
-import { isRetryError, summarizeReport, wasNeverSent, type RetryReport } from '../../client/retry-report.js';
+import {
+  isRetryError,
+  summarizeReport,
+  wasNeverSent,
+  type RetryReport,
+} from '../../client/retry-report.js';
 import { describeTransportFailure } from '../../contract/transport-failure.js';
 import { InvalidOptionError, OncelyError } from '../../contract/errors.js';
 import { HEADER } from '../../contract/headers.js';
@@ -11,7 +16,12 @@ import { keyFor, validateKey } from '../../contract/idempotency-key.js';
 import { systemClock, type Clock } from '../../time/clock.js';
 import type { Random } from '../../time/random.js';
 import { EXIT } from '../exit.js';
-import { parseDeadline, parseDurationMs, parseHeader, parsePositiveInt } from './deliver-options.js';
+import {
+  parseDeadline,
+  parseDurationMs,
+  parseHeader,
+  parsePositiveInt,
+} from './deliver-options.js';
 import { deliverJournaled } from './deliver-journal.js';
 import { openJournal } from './journal-options.js';
 import { processIo, type CliIo } from '../cli-io.js';
@@ -82,11 +92,14 @@ export interface DeliverResult {
  */
 export function exitCodeFor(report: RetryReport): number {
   if (report.stopReason === 'ok') return EXIT.ok;
-  if (report.stopReason === 'fatal_status' || report.stopReason === 'unlisted_status') return EXIT.fatalStatus;
+  if (report.stopReason === 'fatal_status' || report.stopReason === 'unlisted_status')
+    return EXIT.fatalStatus;
   if (report.outcome === 'unknown') return EXIT.unknown;
   if (wasNeverSent(report)) return EXIT.notSent;
-  if (report.stopReason === 'budget_exhausted' || report.stopReason === 'retry_budget_drained') return EXIT.budgetExhausted;
-  if (report.stopReason === 'deadline_passed' || report.stopReason === 'retry_after_too_long') return EXIT.deadlinePassed;
+  if (report.stopReason === 'budget_exhausted' || report.stopReason === 'retry_budget_drained')
+    return EXIT.budgetExhausted;
+  if (report.stopReason === 'deadline_passed' || report.stopReason === 'retry_after_too_long')
+    return EXIT.deadlinePassed;
   return EXIT.failure;
 }
 
@@ -95,16 +108,27 @@ export function exitCodeFor(report: RetryReport): number {
  * bad URL or a bad key is a usage error, never a half-run. Without --key, the key is derived from
  * method, URL and the canonical data, so a rerun (with or without --journal) is the same intent.
  */
-export function resolveDelivery(request: Pick<DeliverRequest, 'url' | 'method' | 'data' | 'key'>): { url: string; method: string; key: string } {
+export function resolveDelivery(request: Pick<DeliverRequest, 'url' | 'method' | 'data' | 'key'>): {
+  url: string;
+  method: string;
+  key: string;
+} {
   const url = checkUrl(request.url);
   const method = request.method.toUpperCase();
   let parsed: unknown;
   try {
     parsed = JSON.parse(request.data);
   } catch (error) {
-    throw new InvalidOptionError('--data', request.data.length > 60 ? `${request.data.slice(0, 60)}…` : request.data, `JSON text (${(error as Error).message})`);
+    throw new InvalidOptionError(
+      '--data',
+      request.data.length > 60 ? `${request.data.slice(0, 60)}…` : request.data,
+      `JSON text (${(error as Error).message})`,
+    );
   }
-  const key = request.key === undefined ? keyFor({ method, url, data: parsed }, 'deliver') : validateKey(request.key);
+  const key =
+    request.key === undefined
+      ? keyFor({ method, url, data: parsed }, 'deliver')
+      : validateKey(request.key);
   return { url, method, key };
 }
 
@@ -125,7 +149,9 @@ export async function deliver(request: DeliverRequest, io: DeliverIo): Promise<D
   const startedAt = clock.now();
   if (!request.json) {
     io.out(`${method} ${url}\n`);
-    io.out(`  key ${key}${derived ? ' (derived from method, URL and data; pass --key to choose)' : ''}\n`);
+    io.out(
+      `  key ${key}${derived ? ' (derived from method, URL and data; pass --key to choose)' : ''}\n`,
+    );
   }
   let report: RetryReport;
   let response: Response | undefined;
@@ -139,7 +165,9 @@ export async function deliver(request: DeliverRequest, io: DeliverIo): Promise<D
       attemptTimeoutMs: request.attemptTimeoutMs ?? DEFAULT_DELIVER.attemptTimeoutMs,
       ...(request.closesAt === undefined ? {} : { closesAt: request.closesAt }),
       ...(io.signal ? { signal: io.signal } : {}),
-      ...(request.json ? {} : { onAttempt: (record) => io.out(`  ${formatAttempt(record, startedAt)}\n`) }),
+      ...(request.json
+        ? {}
+        : { onAttempt: (record) => io.out(`  ${formatAttempt(record, startedAt)}\n`) }),
     }));
   } catch (error) {
     if (!isRetryError(error)) throw error;
@@ -162,13 +190,21 @@ export async function deliver(request: DeliverRequest, io: DeliverIo): Promise<D
   if (request.json) {
     io.out(`${JSON.stringify(result, null, 2)}\n`);
   } else {
-    io.out(`${result.delivered ? 'delivered' : wasNeverSent(report) ? 'not sent' : 'not delivered'}: ${summarizeReport(report)}\n`);
+    io.out(
+      `${result.delivered ? 'delivered' : wasNeverSent(report) ? 'not sent' : 'not delivered'}: ${summarizeReport(report)}\n`,
+    );
     if (result.response) {
-      const replayed = result.response.idempotentReplayed ? ` (${HEADER.idempotentReplayed}: true)` : '';
-      io.out(`response ${result.response.status}${replayed}\n${result.response.body}${result.response.body.endsWith('\n') ? '' : '\n'}`);
+      const replayed = result.response.idempotentReplayed
+        ? ` (${HEADER.idempotentReplayed}: true)`
+        : '';
+      io.out(
+        `response ${result.response.status}${replayed}\n${result.response.body}${result.response.body.endsWith('\n') ? '' : '\n'}`,
+      );
     } else {
       const last = report.attempts[report.attempts.length - 1];
-      io.out(`response: none (the last attempt: ${last?.transport ? describeTransportFailure(last.transport) : 'no reply'})\n`);
+      io.out(
+        `response: none (the last attempt: ${last?.transport ? describeTransportFailure(last.transport) : 'no reply'})\n`,
+      );
     }
   }
   if (!result.delivered) io.err(`oncely: ${explain(report)}\n`);
@@ -209,7 +245,8 @@ function checkUrl(text: string): string {
   } catch {
     throw new InvalidOptionError('url', text, 'an absolute http:// or https:// URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidOptionError('url', text, 'an absolute http:// or https:// URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidOptionError('url', text, 'an absolute http:// or https:// URL');
   return url.href;
 }
 
@@ -218,7 +255,11 @@ function readData(text: string): string {
   try {
     return readFileSync(text.slice(1), 'utf8');
   } catch (error) {
-    throw new InvalidOptionError('--data', text, `@FILE naming a readable file (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    throw new InvalidOptionError(
+      '--data',
+      text,
+      `@FILE naming a readable file (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`,
+    );
   }
 }
 
@@ -238,19 +279,47 @@ interface DeliverFlags {
 export function registerDeliver(program: Command, io: CliIo = processIo): void {
   program
     .command('deliver')
-    .description('deliver one notification: one key on every attempt, Retry-After obeyed, every attempt printed')
+    .description(
+      'deliver one notification: one key on every attempt, Retry-After obeyed, every attempt printed',
+    )
     // Both checked in the action, so that a bare `deliver` names everything it lacks at once.
     .argument('[url]', 'where to send it, e.g. http://127.0.0.1:8765/hooks/run-complete (required)')
-    .option('-d, --data <json>', 'the JSON body, sent byte for byte (@FILE reads a file) (required)')
+    .option(
+      '-d, --data <json>',
+      'the JSON body, sent byte for byte (@FILE reads a file) (required)',
+    )
     .option('-k, --key <key>', 'the Idempotency-Key (default: derived from method, URL and data)')
-    .addOption(new Option('-X, --method <method>', 'HTTP method').choices(DELIVER_METHODS).default(DEFAULT_DELIVER.method))
-    .option('-H, --header <name: value>', 'an extra request header (repeatable)', (v: string, all: string[] | undefined) => [...(all ?? []), v])
-    .option('-n, --max-attempts <n>', `attempts in all, the first included (default: ${DEFAULT_DELIVER.maxAttempts})`)
-    .option('--deadline <when>', 'no attempt starts after this: a duration (30s, 1500ms) or an ISO instant')
+    .addOption(
+      new Option('-X, --method <method>', 'HTTP method')
+        .choices(DELIVER_METHODS)
+        .default(DEFAULT_DELIVER.method),
+    )
+    .option(
+      '-H, --header <name: value>',
+      'an extra request header (repeatable)',
+      (v: string, all: string[] | undefined) => [...(all ?? []), v],
+    )
+    .option(
+      '-n, --max-attempts <n>',
+      `attempts in all, the first included (default: ${DEFAULT_DELIVER.maxAttempts})`,
+    )
+    .option(
+      '--deadline <when>',
+      'no attempt starts after this: a duration (30s, 1500ms) or an ISO instant',
+    )
     .option('--attempt-timeout <duration>', 'one attempt may take this long (default: 10s)')
-    .option('--base-delay <duration>', 'first backoff step when the server gives no Retry-After (default: 100ms)')
-    .option('--json', 'print the result as JSON: report (every attempt), final status, body, Idempotent-Replayed')
-    .option('--journal <file>', 'record the intent in this SQLite journal first; run again after a crash to resume it under the same key')
+    .option(
+      '--base-delay <duration>',
+      'first backoff step when the server gives no Retry-After (default: 100ms)',
+    )
+    .option(
+      '--json',
+      'print the result as JSON: report (every attempt), final status, body, Idempotent-Replayed',
+    )
+    .option(
+      '--journal <file>',
+      'record the intent in this SQLite journal first; run again after a crash to resume it under the same key',
+    )
     .addHelpText(
       'after',
       `
@@ -264,9 +333,15 @@ Example:
   npx oncely deliver http://127.0.0.1:8765/hooks/run-complete --data '{"run_id":"run-9"}' --key run-9 --deadline 30s`,
     )
     .action(async (urlArgument: string | undefined, flags: DeliverFlags) => {
-      const missing = [...(urlArgument === undefined ? ['the <url> argument'] : []), ...(flags.data === undefined ? ['--data <json>'] : [])];
+      const missing = [
+        ...(urlArgument === undefined ? ['the <url> argument'] : []),
+        ...(flags.data === undefined ? ['--data <json>'] : []),
+      ];
       if (missing.length > 0) {
-        throw new OncelyError('invalid_option', `deliver is missing ${missing.join(' and ')}: npx oncely deliver <url> --data <json> [options] (run with --help for usage)`);
+        throw new OncelyError(
+          'invalid_option',
+          `deliver is missing ${missing.join(' and ')}: npx oncely deliver <url> --data <json> [options] (run with --help for usage)`,
+        );
       }
       const url = urlArgument as string;
       const controller = new AbortController();
@@ -274,24 +349,44 @@ Example:
       process.once('SIGINT', onSignal);
       try {
         if (flags.journal !== undefined) {
-          if (flags.json) throw new InvalidOptionError('--json', true, 'no --json with --journal (see `oncely outbox show KEY`)');
+          if (flags.json)
+            throw new InvalidOptionError(
+              '--json',
+              true,
+              'no --json with --journal (see `oncely outbox show KEY`)',
+            );
           const journal = await openJournal({ journal: flags.journal });
           try {
-            io.exit(await deliverJournaled(
-              {
-                url,
-                data: readData(flags.data),
-                method: flags.method,
-                key: flags.key === undefined ? undefined : validateKey(flags.key),
-                headers: (flags.header ?? []).map(parseHeader),
-                ...(flags.maxAttempts === undefined ? {} : { maxAttempts: parsePositiveInt('--max-attempts', flags.maxAttempts) }),
-                ...(flags.deadline === undefined ? {} : { closesAt: parseDeadline(flags.deadline, systemClock.now()) }),
-                ...(flags.attemptTimeout === undefined ? {} : { attemptTimeoutMs: parseDurationMs('--attempt-timeout', flags.attemptTimeout) }),
-                ...(flags.baseDelay === undefined ? {} : { baseDelayMs: parseDurationMs('--base-delay', flags.baseDelay) }),
-              },
-              journal,
-              { out: io.out, err: io.err, signal: controller.signal },
-            ));
+            io.exit(
+              await deliverJournaled(
+                {
+                  url,
+                  data: readData(flags.data),
+                  method: flags.method,
+                  key: flags.key === undefined ? undefined : validateKey(flags.key),
+                  headers: (flags.header ?? []).map(parseHeader),
+                  ...(flags.maxAttempts === undefined
+                    ? {}
+                    : { maxAttempts: parsePositiveInt('--max-attempts', flags.maxAttempts) }),
+                  ...(flags.deadline === undefined
+                    ? {}
+                    : { closesAt: parseDeadline(flags.deadline, systemClock.now()) }),
+                  ...(flags.attemptTimeout === undefined
+                    ? {}
+                    : {
+                        attemptTimeoutMs: parseDurationMs(
+                          '--attempt-timeout',
+                          flags.attemptTimeout,
+                        ),
+                      }),
+                  ...(flags.baseDelay === undefined
+                    ? {}
+                    : { baseDelayMs: parseDurationMs('--base-delay', flags.baseDelay) }),
+                },
+                journal,
+                { out: io.out, err: io.err, signal: controller.signal },
+              ),
+            );
           } finally {
             await journal.close();
           }
@@ -304,10 +399,18 @@ Example:
             method: flags.method,
             key: flags.key,
             headers: (flags.header ?? []).map(parseHeader),
-            ...(flags.maxAttempts === undefined ? {} : { maxAttempts: parsePositiveInt('--max-attempts', flags.maxAttempts) }),
-            ...(flags.deadline === undefined ? {} : { closesAt: parseDeadline(flags.deadline, systemClock.now()) }),
-            ...(flags.attemptTimeout === undefined ? {} : { attemptTimeoutMs: parseDurationMs('--attempt-timeout', flags.attemptTimeout) }),
-            ...(flags.baseDelay === undefined ? {} : { baseDelayMs: parseDurationMs('--base-delay', flags.baseDelay) }),
+            ...(flags.maxAttempts === undefined
+              ? {}
+              : { maxAttempts: parsePositiveInt('--max-attempts', flags.maxAttempts) }),
+            ...(flags.deadline === undefined
+              ? {}
+              : { closesAt: parseDeadline(flags.deadline, systemClock.now()) }),
+            ...(flags.attemptTimeout === undefined
+              ? {}
+              : { attemptTimeoutMs: parseDurationMs('--attempt-timeout', flags.attemptTimeout) }),
+            ...(flags.baseDelay === undefined
+              ? {}
+              : { baseDelayMs: parseDurationMs('--base-delay', flags.baseDelay) }),
             json: flags.json === true,
           },
           { out: io.out, err: io.err, signal: controller.signal },

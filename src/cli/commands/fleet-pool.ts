@@ -18,13 +18,20 @@ const WORKER_URL = new URL('../fleet-worker.js', import.meta.url);
  * not hold the others back) and results are kept by cell index, so the output is in cell order
  * and identical for any number of workers.
  */
-export async function runFleetPool(cells: readonly FleetCell[], options: FleetPoolOptions): Promise<CellResult[]> {
+export async function runFleetPool(
+  cells: readonly FleetCell[],
+  options: FleetPoolOptions,
+): Promise<CellResult[]> {
   const workers = options.workers ?? 1;
-  if (!Number.isInteger(workers) || workers < 1 || workers > 64) throw new InvalidOptionError('--workers', workers, 'an integer from 1 to 64');
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64)
+    throw new InvalidOptionError('--workers', workers, 'an integer from 1 to 64');
   const results: CellResult[] = new Array<CellResult>(cells.length);
   let next = 0;
   let done = 0;
-  const threads = Array.from({ length: Math.min(workers, cells.length) }, () => new Worker(WORKER_URL));
+  const threads = Array.from(
+    { length: Math.min(workers, cells.length) },
+    () => new Worker(WORKER_URL),
+  );
   try {
     await Promise.all(
       threads.map(
@@ -37,17 +44,25 @@ export async function runFleetPool(cells: readonly FleetCell[], options: FleetPo
                 return;
               }
               const index = next++;
-              thread.postMessage({ index, cell: cells[index], seeds: options.seeds, firstSeed: options.firstSeed ?? 0 });
+              thread.postMessage({
+                index,
+                cell: cells[index],
+                seeds: options.seeds,
+                firstSeed: options.firstSeed ?? 0,
+              });
             };
-            thread.on('message', (message: { index: number; result?: CellResult; error?: string }) => {
-              if (message.error !== undefined) {
-                reject(new Error(`fleet cell ${message.index}: ${message.error}`));
-                return;
-              }
-              results[message.index] = message.result!;
-              options.onProgress?.(++done, cells.length);
-              hand();
-            });
+            thread.on(
+              'message',
+              (message: { index: number; result?: CellResult; error?: string }) => {
+                if (message.error !== undefined) {
+                  reject(new Error(`fleet cell ${message.index}: ${message.error}`));
+                  return;
+                }
+                results[message.index] = message.result!;
+                options.onProgress?.(++done, cells.length);
+                hand();
+              },
+            );
             thread.on('error', reject);
             hand();
           }),

@@ -4,7 +4,11 @@ import { formatHit } from '../../services/hook/format-hit.js';
 import { secretFromEnv } from './journal-options.js';
 import { startHookServer } from '../../services/hook/hook-server.js';
 import { HOOK_SCRIPT_GRAMMAR, parseHookScript } from '../../services/hook/hook-script.js';
-import { RETRY_AFTER_FORMATS, type HookHit, type RetryAfterFormat } from '../../services/hook/hook-service.js';
+import {
+  RETRY_AFTER_FORMATS,
+  type HookHit,
+  type RetryAfterFormat,
+} from '../../services/hook/hook-service.js';
 import { processIo, type CliIo } from '../cli-io.js';
 
 interface HookFlags {
@@ -29,13 +33,19 @@ export function registerHook(program: Command, io: CliIo = processIo): void {
     .option('--hook-script <script>', `${HOOK_SCRIPT_GRAMMAR} (default: 200)`)
     .option('-s, --script <script>', 'the same as --hook-script (an older spelling, kept)')
     .addOption(
-      new Option('--retry-after-format <format>', 'write Retry-After as delay-seconds or as an HTTP-date')
+      new Option(
+        '--retry-after-format <format>',
+        'write Retry-After as delay-seconds or as an HTTP-date',
+      )
         .choices(RETRY_AFTER_FORMATS)
         .default('seconds'),
     )
     .option('--sqlite-file <file>', 'keep keys and hits in this SQLite file (default: in memory)')
     .option('-q, --quiet', 'do not log each arrival')
-    .option('--webhook-secret-env <VAR>', 'require Standard Webhooks signatures, checked with the whsec_ secret in this variable (401 otherwise); webhook-id is the key')
+    .option(
+      '--webhook-secret-env <VAR>',
+      'require Standard Webhooks signatures, checked with the whsec_ secret in this variable (401 otherwise); webhook-id is the key',
+    )
     .addHelpText(
       'after',
       `
@@ -55,9 +65,18 @@ Examples:
     )
     .action(async (flags: HookFlags) => {
       const port = Number(flags.port);
-      if (!/^\d+$/.test(flags.port) || port > 65_535) throw new InvalidOptionError('--port', flags.port, 'an integer from 0 to 65535');
-      if (flags.hookScript !== undefined && flags.script !== undefined && flags.hookScript !== flags.script) {
-        throw new InvalidOptionError('--script', flags.script, `the same script as --hook-script (${flags.hookScript}), or only one of them`);
+      if (!/^\d+$/.test(flags.port) || port > 65_535)
+        throw new InvalidOptionError('--port', flags.port, 'an integer from 0 to 65535');
+      if (
+        flags.hookScript !== undefined &&
+        flags.script !== undefined &&
+        flags.hookScript !== flags.script
+      ) {
+        throw new InvalidOptionError(
+          '--script',
+          flags.script,
+          `the same script as --hook-script (${flags.hookScript}), or only one of them`,
+        );
       }
       const script = parseHookScript(flags.hookScript ?? flags.script ?? '200');
       let originAt: number | undefined;
@@ -72,9 +91,13 @@ Examples:
         retryAfterFormat: flags.retryAfterFormat,
         ...(flags.sqliteFile === undefined ? {} : { sqliteFile: flags.sqliteFile }),
         ...(flags.quiet ? {} : { onHit: log }),
-        ...(flags.webhookSecretEnv === undefined ? {} : { webhookSecrets: [secretFromEnv('--webhook-secret-env', flags.webhookSecretEnv)] }),
+        ...(flags.webhookSecretEnv === undefined
+          ? {}
+          : { webhookSecrets: [secretFromEnv('--webhook-secret-env', flags.webhookSecretEnv)] }),
       });
-      io.out(`oncely hook: listening on ${hook.url} (script ${script.text}); hits at ${hook.url}/debug/hits\n`);
+      io.out(
+        `oncely hook: listening on ${hook.url} (script ${script.text}); hits at ${hook.url}/debug/hits\n`,
+      );
       await new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);
@@ -86,6 +109,8 @@ Examples:
       });
       const { arrivals, completions, replays } = await hook.service.counts();
       await hook.close();
-      io.out(`oncely hook: stopped after ${arrivals} arrivals, ${completions} completions, ${replays} replays\n`);
+      io.out(
+        `oncely hook: stopped after ${arrivals} arrivals, ${completions} completions, ${replays} replays\n`,
+      );
     });
 }

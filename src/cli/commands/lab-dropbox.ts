@@ -7,7 +7,9 @@ import { processIo, type CliIo } from '../cli-io.js';
 export function registerLabDropbox(lab: Command, io: CliIo = processIo): void {
   lab
     .command('dropbox')
-    .description("the course dropbox (docs/origins.md): a swallowed ack, naive vs budgeted retry, and the deadline")
+    .description(
+      'the course dropbox (docs/origins.md): a swallowed ack, naive vs budgeted retry, and the deadline',
+    )
     .option('--json', 'print the same facts as JSON')
     .action(async (options: { json?: boolean }) => {
       const fixtures = await runDropboxFixtures();

@@ -14,9 +14,13 @@ interface LabHookFlags {
 export function registerLabHook(program: Command, io: CliIo = processIo): void {
   program
     .command('hook')
-    .description("the hostile hook receiver (docs/origins.md) against a naive client and oncely's, side by side")
+    .description(
+      "the hostile hook receiver (docs/origins.md) against a naive client and oncely's, side by side",
+    )
     .addOption(
-      new Option('--only <scenario...>', 'run only these scenarios').choices(HOOK_LAB_SCENARIOS.map((s) => s.name)),
+      new Option('--only <scenario...>', 'run only these scenarios').choices(
+        HOOK_LAB_SCENARIOS.map((s) => s.name),
+      ),
     )
     .option('--seed <n>', "seed for oncely's jitter", '3')
     .option('--json', 'print the hit lists and counts as JSON')
@@ -31,7 +35,8 @@ Both clients talk to a real receiver on loopback; both sides run on a virtual cl
     )
     .action(async (flags: LabHookFlags) => {
       const seed = Number(flags.seed);
-      if (!Number.isSafeInteger(seed)) throw new InvalidOptionError('--seed', flags.seed, 'an integer');
+      if (!Number.isSafeInteger(seed))
+        throw new InvalidOptionError('--seed', flags.seed, 'an integer');
       const results = await runHookLab({ seed, ...(flags.only ? { only: flags.only } : {}) });
       io.out(flags.json ? `${JSON.stringify(results, null, 2)}\n` : formatHookLab(results));
     });

@@ -10,7 +10,9 @@ interface LabNotesFlags {
 export function registerLabNotes(program: Command, io: CliIo = processIo): void {
   program
     .command('notes')
-    .description('the versioned notes (docs/origins.md): a lost reply, the exact retry, a reused request ID, a stale version, and a receipt that is not today\'s state')
+    .description(
+      "the versioned notes (docs/origins.md): a lost reply, the exact retry, a reused request ID, a stale version, and a receipt that is not today's state",
+    )
     .option('--json', 'print every step (request, answer, meaning) as JSON')
     .addHelpText(
       'after',

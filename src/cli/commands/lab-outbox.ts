@@ -6,11 +6,19 @@ import { processIo, type CliIo } from '../cli-io.js';
 export function registerLabOutbox(lab: Command, io: CliIo = processIo): void {
   lab
     .command('outbox')
-    .description('a sender dies between attempts: resumed from its journal under the same key (one effect) vs without a journal (two)')
+    .description(
+      'a sender dies between attempts: resumed from its journal under the same key (one effect) vs without a journal (two)',
+    )
     .option('--json', 'print the same facts as JSON')
     .action(async (options: { json?: boolean }) => {
-      const { runOutboxLab } = await importOptionalDriver('better-sqlite3', 'the outbox lab (a SQLite journal)', () => import('../../lab/outbox/outbox-lab.js'));
+      const { runOutboxLab } = await importOptionalDriver(
+        'better-sqlite3',
+        'the outbox lab (a SQLite journal)',
+        () => import('../../lab/outbox/outbox-lab.js'),
+      );
       const result = await runOutboxLab();
-      io.out(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${result.lines.join('\n')}\n`);
+      io.out(
+        options.json ? `${JSON.stringify(result, null, 2)}\n` : `${result.lines.join('\n')}\n`,
+      );
     });
 }

@@ -34,26 +34,45 @@ export function exitCodeForIntent(intent: IntentRecord): number {
     case 'unknown':
       return EXIT.unknown;
     case 'gave_up':
-      return intent.outcome?.stopReason === 'deadline_passed' || intent.outcome?.stopReason === 'retry_after_too_long' ? EXIT.deadlinePassed : EXIT.budgetExhausted;
+      return intent.outcome?.stopReason === 'deadline_passed' ||
+        intent.outcome?.stopReason === 'retry_after_too_long'
+        ? EXIT.deadlinePassed
+        : EXIT.budgetExhausted;
     default:
       return EXIT.failure;
   }
 }
 
 export function formatCounts(counts: StateCounts): string {
-  return Object.entries(counts)
-    .filter(([, n]) => n > 0)
-    .map(([state, n]) => `${n} ${state}`)
-    .join(', ') || 'no intents';
+  return (
+    Object.entries(counts)
+      .filter(([, n]) => n > 0)
+      .map(([state, n]) => `${n} ${state}`)
+      .join(', ') || 'no intents'
+  );
 }
 
 /**
  * Runs the outbox worker over the journal: resumes every unfinished intent (or keeps watching with
  * `watch`), with progress, until none is pending or the signal aborts.
  */
-export async function runOutbox(journal: Journal<unknown>, flags: RunFlags, io: RunIo): Promise<StateCounts> {
+export async function runOutbox(
+  journal: Journal<unknown>,
+  flags: RunFlags,
+  io: RunIo,
+): Promise<StateCounts> {
   const before = await journal.counts();
-  const bar = io.progressBar && !flags.watch ? new cliProgress.SingleBar({ stream: process.stderr, clearOnComplete: true, format: 'outbox [{bar}] {value}/{total} intents finished | {detail}' }, cliProgress.Presets.shades_classic) : undefined;
+  const bar =
+    io.progressBar && !flags.watch
+      ? new cliProgress.SingleBar(
+          {
+            stream: process.stderr,
+            clearOnComplete: true,
+            format: 'outbox [{bar}] {value}/{total} intents finished | {detail}',
+          },
+          cliProgress.Presets.shades_classic,
+        )
+      : undefined;
   let finished = 0;
   bar?.start(before.pending, 0, { detail: '' });
   const onSettled = (event: SettledEvent): void => {
@@ -61,14 +80,20 @@ export async function runOutbox(journal: Journal<unknown>, flags: RunFlags, io: 
       io.err(`lease lost on ${event.key}: another worker owns it now\n`);
       return;
     }
-    const attempt = event.attempt === undefined ? 'no attempt' : `attempt ${event.attempt}${event.status === null ? '' : ` ${event.status}`}`;
+    const attempt =
+      event.attempt === undefined
+        ? 'no attempt'
+        : `attempt ${event.attempt}${event.status === null ? '' : ` ${event.status}`}`;
     if (event.state === 'pending') {
       bar?.update(finished, { detail: `${event.key}: ${attempt}, retrying` });
       return;
     }
     finished += 1;
     if (bar) bar.update(finished, { detail: `${event.key}: ${event.state}` });
-    else io.out(`${event.state.padEnd(9)}  ${event.key}  (${attempt}${event.detail ? `: ${event.detail}` : ''})\n`);
+    else
+      io.out(
+        `${event.state.padEnd(9)}  ${event.key}  (${attempt}${event.detail ? `: ${event.detail}` : ''})\n`,
+      );
   };
   const worker = createOutboxWorker({
     store: journal.store,

@@ -2,8 +2,16 @@ import { Option, type Command } from 'commander';
 import { InvalidOptionError, isOncelyError, OncelyError } from '../../contract/errors.js';
 import { createCallers, generateDevToken, parseTokenPairs } from '../../server/callers.js';
 import { DEFAULT_BACKEND_OPTIONS } from '../../server/open-backend.js';
-import { DEFAULT_SERVER_OPTIONS, startServer, type RunningServer } from '../../server/start-server.js';
-import { DROPBOX_FAULTS, FAULT_HEADER, type DropboxFault } from '../../services/dropbox/dropbox-options.js';
+import {
+  DEFAULT_SERVER_OPTIONS,
+  startServer,
+  type RunningServer,
+} from '../../server/start-server.js';
+import {
+  DROPBOX_FAULTS,
+  FAULT_HEADER,
+  type DropboxFault,
+} from '../../services/dropbox/dropbox-options.js';
 import { HOOK_SCRIPT_GRAMMAR, parseHookScript } from '../../services/hook/hook-script.js';
 import { systemClock } from '../../time/clock.js';
 import { EXIT } from '../exit.js';
@@ -52,7 +60,11 @@ export function parseCloseTimes(values: readonly string[], nowMs: number): Close
     try {
       at = parseDeadline(when, nowMs);
     } catch {
-      throw new InvalidOptionError('--closes-at', value, '[ASSIGNMENT=]WHEN, WHEN an ISO instant such as 2026-09-14T23:59:00Z or a duration from now such as 30s or 2m');
+      throw new InvalidOptionError(
+        '--closes-at',
+        value,
+        '[ASSIGNMENT=]WHEN, WHEN an ISO instant such as 2026-09-14T23:59:00Z or a duration from now such as 30s or 2m',
+      );
     }
     if (assignment === undefined) all = at;
     else byAssignment.set(assignment, at);
@@ -64,7 +76,8 @@ function parseHookScriptOption(text: string): ReturnType<typeof parseHookScript>
   try {
     return parseHookScript(text);
   } catch (error) {
-    if (error instanceof InvalidOptionError) throw new InvalidOptionError('--hook-script', text, error.allowed);
+    if (error instanceof InvalidOptionError)
+      throw new InvalidOptionError('--hook-script', text, error.allowed);
     throw error;
   }
 }
@@ -73,23 +86,67 @@ function parseHookScriptOption(text: string): ReturnType<typeof parseHookScript>
 export function registerServe(program: Command, io: CliIo = processIo): void {
   program
     .command('serve')
-    .description('run the dropbox, notes and hook services on one server, with an idempotency ledger (SQLite or PostgreSQL)')
-    .option('-p, --port <port>', 'port to listen on (0 picks a free one)', String(DEFAULT_SERVER_OPTIONS.port))
-    .option('--host <host>', 'address to bind; anything but loopback is reachable from other machines', DEFAULT_SERVER_OPTIONS.host)
-    .option('--data-dir <dir>', 'where the SQLite ledger lives (created on demand)', DEFAULT_BACKEND_OPTIONS.dataDir)
+    .description(
+      'run the dropbox, notes and hook services on one server, with an idempotency ledger (SQLite or PostgreSQL)',
+    )
+    .option(
+      '-p, --port <port>',
+      'port to listen on (0 picks a free one)',
+      String(DEFAULT_SERVER_OPTIONS.port),
+    )
+    .option(
+      '--host <host>',
+      'address to bind; anything but loopback is reachable from other machines',
+      DEFAULT_SERVER_OPTIONS.host,
+    )
+    .option(
+      '--data-dir <dir>',
+      'where the SQLite ledger lives (created on demand)',
+      DEFAULT_BACKEND_OPTIONS.dataDir,
+    )
     .option('--db <url>', 'use PostgreSQL instead of SQLite: postgres://user@host:5432/db')
-    .option('--tokens <file>', 'caller=token lines (one per line; # comments); ONCELY_TOKENS=alice=…,bob=… adds more')
-    .option('--no-dev-token', 'do not add the dev caller (then --tokens or ONCELY_TOKENS must name one)')
-    .addOption(new Option('--fault <fault>', `inject a fault into every dropbox submission (or per request: ${FAULT_HEADER}: swallow-first-ack)`).choices(DROPBOX_FAULTS))
+    .option(
+      '--tokens <file>',
+      'caller=token lines (one per line; # comments); ONCELY_TOKENS=alice=…,bob=… adds more',
+    )
+    .option(
+      '--no-dev-token',
+      'do not add the dev caller (then --tokens or ONCELY_TOKENS must name one)',
+    )
+    .addOption(
+      new Option(
+        '--fault <fault>',
+        `inject a fault into every dropbox submission (or per request: ${FAULT_HEADER}: swallow-first-ack)`,
+      ).choices(DROPBOX_FAULTS),
+    )
     .option('--hook-script <script>', `what /hooks/… answers: ${HOOK_SCRIPT_GRAMMAR}`, '200')
-    .option('--closes-at <when>', 'assignments close: [ASSIGNMENT=]ISO-instant or duration from now (repeatable)', (v: string, all: string[] | undefined) => [...(all ?? []), v])
-    .option('--notify-url <url>', 'run an outbox worker: each completed hook arrival owes one notification to this URL, recorded with its ack')
+    .option(
+      '--closes-at <when>',
+      'assignments close: [ASSIGNMENT=]ISO-instant or duration from now (repeatable)',
+      (v: string, all: string[] | undefined) => [...(all ?? []), v],
+    )
+    .option(
+      '--notify-url <url>',
+      'run an outbox worker: each completed hook arrival owes one notification to this URL, recorded with its ack',
+    )
     .option('-q, --quiet', 'do not print a JSON line per request')
     .option('--notes-public', 'notes can be read without a token (the default, for the lab)', true)
     .option('--no-notes-public', 'reading a note needs a token too')
-    .option('--request-timeout <duration>', 'longest time to receive a whole request (headers and body); then 408', durationFlag(DEFAULT_SERVER_OPTIONS.requestTimeoutMs))
-    .option('--headers-timeout <duration>', 'longest time to receive the request headers; then 408', durationFlag(DEFAULT_SERVER_OPTIONS.headersTimeoutMs))
-    .option('--grace <duration>', 'on SIGINT/SIGTERM, how long requests in flight may finish before they are answered 503 and rolled back', durationFlag(DEFAULT_SERVER_OPTIONS.graceMs))
+    .option(
+      '--request-timeout <duration>',
+      'longest time to receive a whole request (headers and body); then 408',
+      durationFlag(DEFAULT_SERVER_OPTIONS.requestTimeoutMs),
+    )
+    .option(
+      '--headers-timeout <duration>',
+      'longest time to receive the request headers; then 408',
+      durationFlag(DEFAULT_SERVER_OPTIONS.headersTimeoutMs),
+    )
+    .option(
+      '--grace <duration>',
+      'on SIGINT/SIGTERM, how long requests in flight may finish before they are answered 503 and rolled back',
+      durationFlag(DEFAULT_SERVER_OPTIONS.graceMs),
+    )
     .addHelpText(
       'after',
       `
@@ -115,20 +172,46 @@ Examples:
     )
     .action(async (flags: ServeFlags) => {
       const port = Number(flags.port);
-      if (!/^\d+$/.test(flags.port.trim()) || port > 65_535) throw new InvalidOptionError('--port', flags.port, 'an integer from 0 to 65535 (0 picks a free port)');
+      if (!/^\d+$/.test(flags.port.trim()) || port > 65_535)
+        throw new InvalidOptionError(
+          '--port',
+          flags.port,
+          'an integer from 0 to 65535 (0 picks a free port)',
+        );
       const hookScript = parseHookScriptOption(flags.hookScript);
       const requestTimeoutMs = parseDurationMs('--request-timeout', flags.requestTimeout);
       const headersTimeoutMs = parseDurationMs('--headers-timeout', flags.headersTimeout);
       const graceMs = parseDurationMs('--grace', flags.grace);
-      if (requestTimeoutMs < 1) throw new InvalidOptionError('--request-timeout', flags.requestTimeout, 'a duration of at least 1ms');
+      if (requestTimeoutMs < 1)
+        throw new InvalidOptionError(
+          '--request-timeout',
+          flags.requestTimeout,
+          'a duration of at least 1ms',
+        );
       if (headersTimeoutMs < 1 || headersTimeoutMs > requestTimeoutMs) {
-        throw new InvalidOptionError('--headers-timeout', flags.headersTimeout, `a duration from 1ms to the request timeout (${flags.requestTimeout})`);
+        throw new InvalidOptionError(
+          '--headers-timeout',
+          flags.headersTimeout,
+          `a duration from 1ms to the request timeout (${flags.requestTimeout})`,
+        );
       }
       const closes = parseCloseTimes(flags.closesAt ?? [], systemClock.now());
       const envToken = io.env['ONCELY_DEV_TOKEN'];
-      const devToken = flags.devToken ? (envToken ? parseTokenPairs(`dev=${envToken}`, 'ONCELY_DEV_TOKEN')[0]![1] : generateDevToken()) : undefined;
-      const callers = createCallers({ tokensFile: flags.tokens, tokensEnv: io.env['ONCELY_TOKENS'], devToken });
-      if (callers.names.length === 0) throw new OncelyError('invalid_option', 'no callers: pass --tokens FILE or ONCELY_TOKENS, or leave out --no-dev-token');
+      const devToken = flags.devToken
+        ? envToken
+          ? parseTokenPairs(`dev=${envToken}`, 'ONCELY_DEV_TOKEN')[0]![1]
+          : generateDevToken()
+        : undefined;
+      const callers = createCallers({
+        tokensFile: flags.tokens,
+        tokensEnv: io.env['ONCELY_TOKENS'],
+        devToken,
+      });
+      if (callers.names.length === 0)
+        throw new OncelyError(
+          'invalid_option',
+          'no callers: pass --tokens FILE or ONCELY_TOKENS, or leave out --no-dev-token',
+        );
 
       const { err } = io;
       const server = await startServer({
@@ -150,17 +233,42 @@ Examples:
         onError: (error) => {
           const message = error instanceof Error ? error.message : String(error);
           // A failed background purge says so itself ("retention purge failed: …"); the rest are requests.
-          err(`oncely serve: ${isOncelyError(error) && error.code === 'purge_failed' ? message : `request failed: ${message}`}\n`);
-          if (io.env['ONCELY_DEBUG'] && error instanceof Error && error.stack) err(`${error.stack}\n`);
+          err(
+            `oncely serve: ${isOncelyError(error) && error.code === 'purge_failed' ? message : `request failed: ${message}`}\n`,
+          );
+          if (io.env['ONCELY_DEBUG'] && error instanceof Error && error.stack)
+            err(`${error.stack}\n`);
         },
       });
-      if (!server.loopback) err(`oncely serve: warning: listening on ${flags.host}, reachable from other machines; anyone with a token can write\n`);
-      err(banner(server, { devToken, callerNames: callers.names, fault: flags.fault, hookScript: hookScript.text, closes, notesPublic: flags.notesPublic }));
+      if (!server.loopback)
+        err(
+          `oncely serve: warning: listening on ${flags.host}, reachable from other machines; anyone with a token can write\n`,
+        );
+      err(
+        banner(server, {
+          devToken,
+          callerNames: callers.names,
+          fault: flags.fault,
+          hookScript: hookScript.text,
+          closes,
+          notesPublic: flags.notesPublic,
+        }),
+      );
       io.exit(await waitForSignal(server, io));
     });
 }
 
-function banner(server: RunningServer, o: { devToken: string | undefined; callerNames: readonly string[]; fault: DropboxFault | undefined; hookScript: string; closes: CloseTimes; notesPublic: boolean }): string {
+function banner(
+  server: RunningServer,
+  o: {
+    devToken: string | undefined;
+    callerNames: readonly string[];
+    fault: DropboxFault | undefined;
+    hookScript: string;
+    closes: CloseTimes;
+    notesPublic: boolean;
+  },
+): string {
   const { url } = server;
   const lines = [
     `oncely serve: listening on ${url}`,
@@ -172,16 +280,25 @@ function banner(server: RunningServer, o: { devToken: string | undefined; caller
     `  store view  ${url}/store${o.devToken ? `#token=${o.devToken}` : ''}`,
     `  page        ${url}/`,
   ];
-  if (o.fault) lines.push(`  fault       ${o.fault}: every new submission commits, then its connection is dropped`);
-  if (o.closes.all !== undefined) lines.push(`  closes      every assignment at ${new Date(o.closes.all).toISOString()}`);
-  for (const [assignment, at] of o.closes.byAssignment) lines.push(`  closes      ${assignment} at ${new Date(at).toISOString()}`);
+  if (o.fault)
+    lines.push(
+      `  fault       ${o.fault}: every new submission commits, then its connection is dropped`,
+    );
+  if (o.closes.all !== undefined)
+    lines.push(`  closes      every assignment at ${new Date(o.closes.all).toISOString()}`);
+  for (const [assignment, at] of o.closes.byAssignment)
+    lines.push(`  closes      ${assignment} at ${new Date(at).toISOString()}`);
   if (o.devToken) {
     lines.push(`  dev token   ${o.devToken}`);
     lines.push(`  shell       export URL=${url} TOKEN=${o.devToken}`);
     lines.push('');
     lines.push('Try:');
-    lines.push(`  curl -i -X POST ${url}/dropbox/submissions -H 'Authorization: Bearer ${o.devToken}' \\`);
-    lines.push(`    -H 'Idempotency-Key: achen:lab3:v1' -H 'Content-Type: application/json' -d '{"student":"achen","assignment":"lab3"}'`);
+    lines.push(
+      `  curl -i -X POST ${url}/dropbox/submissions -H 'Authorization: Bearer ${o.devToken}' \\`,
+    );
+    lines.push(
+      `    -H 'Idempotency-Key: achen:lab3:v1' -H 'Content-Type: application/json' -d '{"student":"achen","assignment":"lab3"}'`,
+    );
   }
   lines.push('Stop with Ctrl-C: requests in flight finish first.');
   return `${lines.join('\n')}\n`;
@@ -201,16 +318,24 @@ function waitForSignal(server: RunningServer, io: CliIo): Promise<number> {
       process.once('SIGINT', force);
       process.once('SIGTERM', force);
       const inFlight = server.inFlight();
-      io.err(`oncely serve: ${signal}: shutting down; ${inFlight} request${inFlight === 1 ? '' : 's'} in flight\n`);
+      io.err(
+        `oncely serve: ${signal}: shutting down; ${inFlight} request${inFlight === 1 ? '' : 's'} in flight\n`,
+      );
       server.close().then(
         ({ drained }) => {
-          io.err(drained ? 'oncely serve: stopped\n' : 'oncely serve: stopped after cutting requests that outlived the grace period\n');
+          io.err(
+            drained
+              ? 'oncely serve: stopped\n'
+              : 'oncely serve: stopped after cutting requests that outlived the grace period\n',
+          );
           process.off('SIGINT', force);
           process.off('SIGTERM', force);
           resolve(drained ? EXIT.ok : EXIT.failure);
         },
         (error: unknown) => {
-          io.err(`oncely: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          io.err(
+            `oncely: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`,
+          );
           resolve(EXIT.failure);
         },
       );
@@ -228,6 +353,7 @@ function checkNotifyUrl(text: string): string {
   } catch {
     url = undefined;
   }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new InvalidOptionError('--notify-url', text, 'an absolute http:// or https:// URL');
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new InvalidOptionError('--notify-url', text, 'an absolute http:// or https:// URL');
   return url.href;
 }

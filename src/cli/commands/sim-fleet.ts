@@ -33,9 +33,14 @@ interface FleetFlags {
 export function registerSimFleet(sim: Command, io: CliIo = processIo): void {
   sim
     .command('fleet')
-    .description('run a fleet model over its strategies and seeds; print means and its claims (docs/fleet.md)')
+    .description(
+      'run a fleet model over its strategies and seeds; print means and its claims (docs/fleet.md)',
+    )
     .argument('<model>', `one of ${FLEET_MODELS.join(', ')}`)
-    .option('--seeds <n>', `runs per cell (default: ${FLEET_MODELS.map((m) => `${m} ${DEFAULT_FLEET_SEEDS[m]}`).join(', ')})`)
+    .option(
+      '--seeds <n>',
+      `runs per cell (default: ${FLEET_MODELS.map((m) => `${m} ${DEFAULT_FLEET_SEEDS[m]}`).join(', ')})`,
+    )
     .option('--first-seed <n>', 'first seed', '0')
     .option('--workers <n>', 'worker threads (default: the cores, at most 4)')
     .option('--json', 'print the summary (rows, claims) as JSON')
@@ -54,19 +59,34 @@ export function registerSimFleet(sim: Command, io: CliIo = processIo): void {
         throw new InvalidOptionError('model', modelArg, `one of ${FLEET_MODELS.join(', ')}`);
       }
       const model = modelArg as FleetModel;
-      const seeds = flags.seeds === undefined ? DEFAULT_FLEET_SEEDS[model] : integerFlag('--seeds', flags.seeds, 1, 100_000);
+      const seeds =
+        flags.seeds === undefined
+          ? DEFAULT_FLEET_SEEDS[model]
+          : integerFlag('--seeds', flags.seeds, 1, 100_000);
       const firstSeed = integerFlag('--first-seed', flags.firstSeed, 0, 0xffff_ffff - seeds + 1);
-      const workers = flags.workers === undefined ? Math.min(4, availableParallelism()) : integerFlag('--workers', flags.workers, 1, 64);
+      const workers =
+        flags.workers === undefined
+          ? Math.min(4, availableParallelism())
+          : integerFlag('--workers', flags.workers, 1, 64);
       const cells = fleetCells(model);
       const startedAt = systemClock.now();
       const bar = io.errIsTTY
         ? new cliProgress.SingleBar(
-            { stream: process.stderr, clearOnComplete: true, format: `sim fleet ${model} [{bar}] {value}/{total} cells, {eta}s left` },
+            {
+              stream: process.stderr,
+              clearOnComplete: true,
+              format: `sim fleet ${model} [{bar}] {value}/{total} cells, {eta}s left`,
+            },
             cliProgress.Presets.shades_classic,
           )
         : undefined;
       bar?.start(cells.length, 0);
-      const results = await runFleetPool(cells, { seeds, firstSeed, workers, ...(bar ? { onProgress: (done: number) => bar.update(done) } : {}) });
+      const results = await runFleetPool(cells, {
+        seeds,
+        firstSeed,
+        workers,
+        ...(bar ? { onProgress: (done: number) => bar.update(done) } : {}),
+      });
       bar?.stop();
       const summary = summarizeFleet(model, results);
       if (flags.out !== undefined) {
@@ -88,15 +108,18 @@ export function registerSimFleet(sim: Command, io: CliIo = processIo): void {
           'Claims',
           formatClaims(summary.claims),
         ];
-        if (flags.out !== undefined) lines.push('', `Wrote summary.json and cells.csv to ${flags.out}`);
+        if (flags.out !== undefined)
+          lines.push('', `Wrote summary.json and cells.csv to ${flags.out}`);
         io.out(`${lines.join('\n')}\n`);
       }
-      if (flags.check === true && summary.claims.some((claim) => !claim.reproduced)) io.exit(EXIT.checkFailed);
+      if (flags.check === true && summary.claims.some((claim) => !claim.reproduced))
+        io.exit(EXIT.checkFailed);
     });
 }
 
 function integerFlag(flag: string, raw: string, min: number, max: number): number {
   const value = raw.trim() === '' ? Number.NaN : Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new InvalidOptionError(flag, raw, `an integer from ${min} to ${max}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new InvalidOptionError(flag, raw, `an integer from ${min} to ${max}`);
   return value;
 }

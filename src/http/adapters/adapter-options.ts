@@ -7,9 +7,13 @@ import type { IdempotencyContext } from '../idempotency-middleware.js';
  * the framework's own request (Express/node `req`, Fastify `request`, Hono `c`), so the scope can
  * come from `req.user` (passport), a session or `res.locals`.
  */
-export interface AdapterOptions<Tx, FrameworkRequest> extends Omit<IdempotencyOptions<Tx>, 'scopeOf' | 'validate' | 'onKeyless'> {
+export interface AdapterOptions<Tx, FrameworkRequest> extends Omit<
+  IdempotencyOptions<Tx>,
+  'scopeOf' | 'validate' | 'onKeyless'
+> {
   /** The caller of a request; undefined is 401. @default every request is the single tenant 'default' */
-  readonly scopeOf?: ((request: FrameworkRequest) => string | undefined | Promise<string | undefined>) | undefined;
+  readonly scopeOf?:
+    ((request: FrameworkRequest) => string | undefined | Promise<string | undefined>) | undefined;
 }
 
 /** What a route behind an adapter finds (`res.locals.idempotency`, `request.idempotency`, `c.get('idempotency')`). */
@@ -25,7 +29,12 @@ export function webOptions<Tx, FrameworkRequest extends object>(
 ): IdempotencyOptions<Tx> {
   const { scopeOf, ...rest } = options;
   if (scopeOf === undefined) return rest;
-  if (typeof scopeOf !== 'function') throw new InvalidOptionError('scopeOf', scopeOf, "a function (the framework's request) => scope | undefined");
+  if (typeof scopeOf !== 'function')
+    throw new InvalidOptionError(
+      'scopeOf',
+      scopeOf,
+      "a function (the framework's request) => scope | undefined",
+    );
   return {
     ...rest,
     scopeOf: (request) => {

@@ -24,7 +24,12 @@ type Callback = (error?: Error | null) => void;
  */
 export function captureNodeResponse(res: ServerResponse): CapturedResponse {
   const before = new Set(res.getHeaderNames());
-  const original = { write: res.write, end: res.end, writeHead: res.writeHead, flushHeaders: res.flushHeaders };
+  const original = {
+    write: res.write,
+    end: res.end,
+    writeHead: res.writeHead,
+    flushHeaders: res.flushHeaders,
+  };
   const chunks: Buffer[] = [];
   let resolve!: (response: Response) => void;
   let reject!: (error: unknown) => void;
@@ -36,15 +41,23 @@ export function captureNodeResponse(res: ServerResponse): CapturedResponse {
 
   const keep = (chunk: unknown, encoding: unknown): void => {
     if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array));
+    chunks.push(
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+        : Buffer.from(chunk as Uint8Array),
+    );
   };
   const patched = res as unknown as Record<string, unknown>;
   patched['writeHead'] = (status: number, reason?: unknown, headers?: unknown): ServerResponse => {
     res.statusCode = status;
     if (typeof reason === 'string') res.statusMessage = reason;
     const given = typeof reason === 'object' && reason !== null ? reason : headers;
-    if (Array.isArray(given)) for (let i = 0; i + 1 < given.length; i += 2) res.setHeader(String(given[i]), given[i + 1] as string);
-    else if (given) for (const [name, value] of Object.entries(given as OutgoingHttpHeaders)) if (value !== undefined) res.setHeader(name, value);
+    if (Array.isArray(given))
+      for (let i = 0; i + 1 < given.length; i += 2)
+        res.setHeader(String(given[i]), given[i + 1] as string);
+    else if (given)
+      for (const [name, value] of Object.entries(given as OutgoingHttpHeaders))
+        if (value !== undefined) res.setHeader(name, value);
     return res;
   };
   patched['flushHeaders'] = (): void => {};
@@ -62,8 +75,14 @@ export function captureNodeResponse(res: ServerResponse): CapturedResponse {
       for (const one of Array.isArray(value) ? value : [value]) headers.append(name, String(one));
     }
     const body = Buffer.concat(chunks);
-    resolve(new Response(NULL_BODY.has(status) || body.byteLength === 0 ? null : body, { status, headers }));
-    const cb = [chunk, encoding, callback].find((a) => typeof a === 'function') as Callback | undefined;
+    resolve(
+      new Response(NULL_BODY.has(status) || body.byteLength === 0 ? null : body, {
+        status,
+        headers,
+      }),
+    );
+    const cb = [chunk, encoding, callback].find((a) => typeof a === 'function') as
+      Callback | undefined;
     cb?.();
     return res;
   };

@@ -40,7 +40,9 @@ export type ExpressIdempotencyOptions<Tx> = AdapterOptions<Tx, ExpressRequestLik
  * - Errors the route passes to `next(err)` are answered by Express's error handler; a 5xx is passed
  *   on, not stored, and its writes roll back.
  */
-export function idempotency<Tx>(options: ExpressIdempotencyOptions<Tx>): (req: ExpressRequestLike, res: ExpressResponseLike, next: (error?: unknown) => void) => void {
+export function idempotency<Tx>(
+  options: ExpressIdempotencyOptions<Tx>,
+): (req: ExpressRequestLike, res: ExpressResponseLike, next: (error?: unknown) => void) => void {
   const guard = createNodeGuard<Tx, ExpressRequestLike>(options);
   return (req, res, next) => {
     const consumed = req.readableEnded || req.body !== undefined;

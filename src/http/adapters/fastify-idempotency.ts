@@ -65,10 +65,15 @@ export function fastifyIdempotency<Tx>(options: FastifyIdempotencyOptions<Tx>): 
       const bytes = parsedBodyBytes(raw, request.body, true) ?? new Uint8Array(0);
       const headers = new Headers();
       for (const [name, value] of Object.entries(request.headers)) {
-        if (value === undefined || name === 'content-length' || name === 'transfer-encoding') continue;
+        if (value === undefined || name === 'content-length' || name === 'transfer-encoding')
+          continue;
         for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
       }
-      const web = new Request(`${request.protocol}://${request.host}${request.url}`, { method: request.method, headers, body: bytes.byteLength === 0 ? null : new Uint8Array(bytes) });
+      const web = new Request(`${request.protocol}://${request.host}${request.url}`, {
+        method: request.method,
+        headers,
+        body: bytes.byteLength === 0 ? null : new Uint8Array(bytes),
+      });
       origins.set(web, request);
       const proceed = deferred<IdempotencyContext<Tx> | undefined>();
       const captured = deferred<Response>();
@@ -76,7 +81,10 @@ export function fastifyIdempotency<Tx>(options: FastifyIdempotencyOptions<Tx>): 
         proceed.resolve(context);
         return context === undefined ? PASSED_THROUGH : captured.promise;
       });
-      const first = await Promise.race([proceed.promise.then((context) => ({ context })), answer.then((response) => ({ response }))]);
+      const first = await Promise.race([
+        proceed.promise.then((context) => ({ context })),
+        answer.then((response) => ({ response })),
+      ]);
       if ('response' in first) {
         if (first.response === PASSED_THROUGH) return;
         await sendResponse(reply, first.response);
@@ -92,9 +100,12 @@ export function fastifyIdempotency<Tx>(options: FastifyIdempotencyOptions<Tx>): 
       if (guarded === undefined) return payload;
       pending.delete(request);
       const status = reply.statusCode;
-      guarded.captured.resolve(new Response(await payloadBytes(payload, status), { status, headers: replyHeaders(reply) }));
+      guarded.captured.resolve(
+        new Response(await payloadBytes(payload, status), { status, headers: replyHeaders(reply) }),
+      );
       const answer = await guarded.answer;
-      if (answer.status !== status) for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
+      if (answer.status !== status)
+        for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
       setHeaders(reply, answer);
       reply.code(answer.status);
       return Buffer.from(await answer.arrayBuffer());
@@ -122,7 +133,8 @@ async function sendResponse(reply: FastifyReply, response: Response): Promise<vo
 }
 
 function setHeaders(reply: FastifyReply, response: Response): void {
-  for (const [name, value] of response.headers) if (name !== 'set-cookie' && name !== 'content-length') reply.header(name, value);
+  for (const [name, value] of response.headers)
+    if (name !== 'set-cookie' && name !== 'content-length') reply.header(name, value);
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) reply.header('set-cookie', cookies);
 }
@@ -137,11 +149,15 @@ function replyHeaders(reply: FastifyReply): Headers {
 }
 
 /** What the handler sent, as bytes: Fastify has serialised it to a string or Buffer (or a stream). */
-async function payloadBytes(payload: unknown, status: number): Promise<Uint8Array<ArrayBuffer> | null> {
+async function payloadBytes(
+  payload: unknown,
+  status: number,
+): Promise<Uint8Array<ArrayBuffer> | null> {
   if (status === 204 || status === 304 || payload === null || payload === undefined) return null;
   if (typeof payload === 'string') return new TextEncoder().encode(payload);
   if (payload instanceof Uint8Array) return new Uint8Array(payload);
   const chunks: Buffer[] = [];
-  for await (const chunk of payload as AsyncIterable<Buffer | string>) chunks.push(Buffer.from(chunk));
+  for await (const chunk of payload as AsyncIterable<Buffer | string>)
+    chunks.push(Buffer.from(chunk));
   return new Uint8Array(Buffer.concat(chunks));
 }

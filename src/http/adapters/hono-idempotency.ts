@@ -15,7 +15,9 @@ export type HonoIdempotencyOptions<Tx> = AdapterOptions<Tx, Context>;
  * `scopeOf` gets Hono's Context (`c.get('user')` from an auth middleware, `c.req.param()`); the
  * handler reads the body as usual and finds the ledger's `sql`/`tx` in `c.get('idempotency')`.
  */
-export function idempotency<Tx>(options: HonoIdempotencyOptions<Tx>): MiddlewareHandler<{ Variables: IdempotencyVariables<Tx> }> {
+export function idempotency<Tx>(
+  options: HonoIdempotencyOptions<Tx>,
+): MiddlewareHandler<{ Variables: IdempotencyVariables<Tx> }> {
   const origins = new WeakMap<Request, Context>();
   const guarded = honoIdempotency(createIdempotencyMiddleware<Tx>(webOptions(options, origins)));
   return async (c, next) => {

@@ -14,7 +14,13 @@ import { captureNodeResponse, type CapturedResponse } from './capture-node-respo
 export type NodeRoute<Tx> = (context: IdempotencyContext<Tx> | undefined) => unknown;
 
 /** Guards one node-style request (Express, node:http) in front of its unchanged route. */
-export type NodeGuard<Tx, Req extends IncomingMessage> = ((req: Req, res: ServerResponse, path: string, body: Uint8Array | undefined, route: NodeRoute<Tx>) => Promise<void>) & {
+export type NodeGuard<Tx, Req extends IncomingMessage> = ((
+  req: Req,
+  res: ServerResponse,
+  path: string,
+  body: Uint8Array | undefined,
+  route: NodeRoute<Tx>,
+) => Promise<void>) & {
   readonly options: ResolvedIdempotencyOptions<Tx>;
 };
 
@@ -26,12 +32,20 @@ const PASSED_THROUGH = new Response(null, { status: 299 });
  * (scope, key, body, ledger), the route runs inside the ledger's transaction with its response
  * captured, and the final answer (first response, replay, or refusal) is written once.
  */
-export function createNodeGuard<Tx, Req extends IncomingMessage>(options: AdapterOptions<Tx, Req>): NodeGuard<Tx, Req> {
+export function createNodeGuard<Tx, Req extends IncomingMessage>(
+  options: AdapterOptions<Tx, Req>,
+): NodeGuard<Tx, Req> {
   const origins = new WeakMap<Request, Req>();
   const middleware = createIdempotencyMiddleware<Tx>(webOptions(options, origins));
   const { methodSet, onError } = middleware.options;
 
-  const guard = async (req: Req, res: ServerResponse, path: string, body: Uint8Array | undefined, route: NodeRoute<Tx>): Promise<void> => {
+  const guard = async (
+    req: Req,
+    res: ServerResponse,
+    path: string,
+    body: Uint8Array | undefined,
+    route: NodeRoute<Tx>,
+  ): Promise<void> => {
     if (!methodSet.has((req.method ?? 'GET').toUpperCase())) {
       await route(undefined);
       return;

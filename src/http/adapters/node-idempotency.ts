@@ -23,7 +23,10 @@ export type NodeListener = (req: IncomingMessage, res: ServerResponse) => unknow
  * `Idempotent-Replayed: true`; `idempotencyOf(req)` gives it the ledger's `sql`, `tx` and key.
  * `scopeOf` gets the node request.
  */
-export function idempotentListener<Tx>(options: NodeIdempotencyOptions<Tx>, listener: NodeListener): (req: IncomingMessage, res: ServerResponse) => void {
+export function idempotentListener<Tx>(
+  options: NodeIdempotencyOptions<Tx>,
+  listener: NodeListener,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const guard = createNodeGuard<Tx, IncomingMessage>(options);
   const { methodSet, maxBodyBytes } = guard.options;
   return (req, res) => {
@@ -83,7 +86,8 @@ function replayable(req: IncomingMessage, bytes: Uint8Array): IncomingMessage {
   again.rawHeaders = req.rawHeaders;
   // What the app's earlier steps set on the request (an authenticated `user`) comes along.
   const own = new Set(Object.keys(new IncomingMessage(req.socket)));
-  for (const [name, value] of Object.entries(req)) if (!own.has(name)) (again as unknown as Record<string, unknown>)[name] = value;
+  for (const [name, value] of Object.entries(req))
+    if (!own.has(name)) (again as unknown as Record<string, unknown>)[name] = value;
   if (bytes.byteLength > 0) again.push(Buffer.from(bytes));
   again.push(null);
   again.complete = true;

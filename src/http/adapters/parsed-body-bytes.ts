@@ -9,7 +9,11 @@ import { canonicalJson } from '../../contract/fingerprint.js';
  *    (RFC 8785), so a retry that differs only in whitespace or key order is the same payload.
  * The exact bytes are better: canonical JSON cannot tell `1.0` from `1`.
  */
-export function parsedBodyBytes(rawBody: unknown, body: unknown, parsed: boolean): Uint8Array | undefined {
+export function parsedBodyBytes(
+  rawBody: unknown,
+  body: unknown,
+  parsed: boolean,
+): Uint8Array | undefined {
   if (rawBody instanceof Uint8Array) return rawBody;
   if (body instanceof Uint8Array) return body;
   if (typeof body === 'string') return new TextEncoder().encode(body);

@@ -1,3 +1,6 @@
 /** `oncely/fastify`: a plugin guarding the routes of a Fastify instance. */
-export { fastifyIdempotency, type FastifyIdempotencyOptions } from '../adapters/fastify-idempotency.js';
+export {
+  fastifyIdempotency,
+  type FastifyIdempotencyOptions,
+} from '../adapters/fastify-idempotency.js';
 export type { AdapterOptions, RouteIdempotency } from '../adapters/adapter-options.js';

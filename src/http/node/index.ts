@@ -1,4 +1,8 @@
 /** `oncely/node`: the middleware around an unchanged node:http request listener. */
-export { idempotentListener, type NodeIdempotencyOptions, type NodeListener } from '../adapters/node-idempotency.js';
+export {
+  idempotentListener,
+  type NodeIdempotencyOptions,
+  type NodeListener,
+} from '../adapters/node-idempotency.js';
 export { idempotencyOf } from '../adapters/route-context.js';
 export type { AdapterOptions, RouteIdempotency } from '../adapters/adapter-options.js';

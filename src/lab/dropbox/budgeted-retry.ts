@@ -20,7 +20,10 @@ export async function budgetedRetry(
   options: RetryOptions<SubmissionStatus> & { readonly key: string },
 ): Promise<BudgetedRetryResult> {
   try {
-    const { value, report } = await retry(({ key }) => box.submit(key!, student, assignment), options);
+    const { value, report } = await retry(
+      ({ key }) => box.submit(key!, student, assignment),
+      options,
+    );
     return { events: [...report.attempts.slice(0, -1).map(eventOf), value], report };
   } catch (error) {
     if (!isRetryError(error)) throw error;

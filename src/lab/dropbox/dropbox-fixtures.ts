@@ -7,7 +7,11 @@ import { budgetedRetry } from './budgeted-retry.js';
 
 export interface DropboxFixtures {
   readonly A: { readonly events: string[]; readonly store: DropboxRow[] };
-  readonly B: { readonly events: string[]; readonly store: DropboxRow[]; readonly report: RetryReport };
+  readonly B: {
+    readonly events: string[];
+    readonly store: DropboxRow[];
+    readonly report: RetryReport;
+  };
   readonly C: { readonly caught: string };
   readonly D: {
     readonly closesAt: number;
@@ -46,7 +50,9 @@ export async function runDropboxFixtures(): Promise<DropboxFixtures> {
 
   let caught = '(nothing thrown)';
   try {
-    await budgetedRetry(new InMemoryDropbox({ swallowFirstAck: false }), STUDENT, ASSIGNMENT, { key: ' ' });
+    await budgetedRetry(new InMemoryDropbox({ swallowFirstAck: false }), STUDENT, ASSIGNMENT, {
+      key: ' ',
+    });
   } catch (error) {
     caught = error instanceof Error ? error.message : String(error);
   }
@@ -63,7 +69,11 @@ export async function runDropboxFixtures(): Promise<DropboxFixtures> {
 async function fixtureD(): Promise<DropboxFixtures['D']> {
   const retryDelayMs = 2_000;
   const clock = new VirtualClock({ startAt: CLOSES_AT - 1_000 });
-  const box = new InMemoryDropbox({ swallowFirstAck: true, closesAt: CLOSES_AT, now: () => clock.now() });
+  const box = new InMemoryDropbox({
+    swallowFirstAck: true,
+    closesAt: CLOSES_AT,
+    now: () => clock.now(),
+  });
   const { events, report } = await budgetedRetry(box, STUDENT, ASSIGNMENT, {
     key: KEY,
     maxAttempts: 3,

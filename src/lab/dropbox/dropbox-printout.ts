@@ -9,7 +9,8 @@ export function dropboxPrintout(f: DropboxFixtures): string[] {
   };
   const d = f.D;
   const attemptLines = d.report.attempts.map(
-    (a) => `  attempt ${a.attempt} at ${relative(a.startedAt)}: ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`,
+    (a) =>
+      `  attempt ${a.attempt} at ${relative(a.startedAt)}: ${a.outcome}${a.detail ? ` (${a.detail})` : ''}`,
   );
   const lastEnded = d.report.attempts.at(-1)?.endedAt ?? d.closesAt;
   return [
@@ -37,16 +38,40 @@ export function dropboxPrintout(f: DropboxFixtures): string[] {
  * expected output): how many submissions were sent, how many rows and writes they left.
  */
 export function dropboxSummary(f: DropboxFixtures): string[] {
-  const sent = (events: readonly string[]): number => events.filter((e) => !e.startsWith('stop:')).length;
-  const writes = (rows: DropboxFixtures['A']['store']): number => rows.reduce((sum, row) => sum + row.writes, 0);
-  const row = (name: string, events: readonly string[], rows: DropboxFixtures['A']['store'], verdict: string): string =>
+  const sent = (events: readonly string[]): number =>
+    events.filter((e) => !e.startsWith('stop:')).length;
+  const writes = (rows: DropboxFixtures['A']['store']): number =>
+    rows.reduce((sum, row) => sum + row.writes, 0);
+  const row = (
+    name: string,
+    events: readonly string[],
+    rows: DropboxFixtures['A']['store'],
+    verdict: string,
+  ): string =>
     `  ${name.padEnd(33)}${String(sent(events)).padEnd(6)}${String(rows.length).padEnd(6)}${String(writes(rows)).padEnd(8)}${verdict}`;
   return [
     '',
     `summary                            ${'sent'.padEnd(6)}${'rows'.padEnd(6)}${'writes'.padEnd(8)}what it means`,
-    row('A naive retry (a new key)', f.A.events, f.A.store, f.A.store.length > 1 ? 'one intent, two rows: the retry was a second submission' : 'one row'),
-    row('B retry under the same key', f.B.events, f.B.store, f.B.store.length === 1 ? 'one intent, one row: the retry was answered from the first' : 'duplicate rows'),
+    row(
+      'A naive retry (a new key)',
+      f.A.events,
+      f.A.store,
+      f.A.store.length > 1 ? 'one intent, two rows: the retry was a second submission' : 'one row',
+    ),
+    row(
+      'B retry under the same key',
+      f.B.events,
+      f.B.store,
+      f.B.store.length === 1
+        ? 'one intent, one row: the retry was answered from the first'
+        : 'duplicate rows',
+    ),
     `  ${'C an empty key'.padEnd(33)}${'0'.padEnd(6)}${'-'.padEnd(6)}${'-'.padEnd(8)}refused before anything was sent: ${f.C.caught}`,
-    row('D swallowed ack at the deadline', f.D.events, f.D.store, `outcome ${f.D.report.outcome}: no retry after the close; the lookup ${f.D.lookup ? 'finds the row' : 'finds nothing'}`),
+    row(
+      'D swallowed ack at the deadline',
+      f.D.events,
+      f.D.store,
+      `outcome ${f.D.report.outcome}: no retry after the close; the lookup ${f.D.lookup ? 'finds the row' : 'finds nothing'}`,
+    ),
   ];
 }

@@ -20,7 +20,9 @@ export interface LostReplyFetch {
  * only then does the client get a TimeoutError instead of the response. Nothing is simulated on
  * the server side; the uncertainty is entirely the client's.
  */
-export function lostReplyFetch(inner: (request: Request) => Response | Promise<Response>): LostReplyFetch {
+export function lostReplyFetch(
+  inner: (request: Request) => Response | Promise<Response>,
+): LostReplyFetch {
   let armed = false;
   const lost: LostReply[] = [];
   const fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
@@ -28,8 +30,19 @@ export function lostReplyFetch(inner: (request: Request) => Response | Promise<R
     if (!armed) return response;
     armed = false;
     // The whole answer left the server (it committed before answering); it dies on the way back.
-    lost.push({ status: response.status, headers: response.headers, bodyText: await response.text() });
-    throw new DOMException('the reply never arrived: the connection dropped after the server committed', 'TimeoutError');
+    lost.push({
+      status: response.status,
+      headers: response.headers,
+      bodyText: await response.text(),
+    });
+    throw new DOMException(
+      'the reply never arrived: the connection dropped after the server committed',
+      'TimeoutError',
+    );
   };
-  return { fetch: fetch as typeof globalThis.fetch, dropNextReply: () => void (armed = true), lost };
+  return {
+    fetch: fetch as typeof globalThis.fetch,
+    dropNextReply: () => void (armed = true),
+    lost,
+  };
 }

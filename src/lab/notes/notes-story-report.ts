@@ -27,25 +27,39 @@ export function formatNotesStory(story: NotesStory): string {
 
 function formatExchange(e: NotesExchange): string[] {
   const { method, path, caller, requestId, body } = e.request;
-  const who = [caller === null ? '' : `as ${caller}`, requestId === null ? '' : `Idempotency-Key: ${requestId}`].filter(Boolean).join(', ');
+  const who = [
+    caller === null ? '' : `as ${caller}`,
+    requestId === null ? '' : `Idempotency-Key: ${requestId}`,
+  ]
+    .filter(Boolean)
+    .join(', ');
   const lines = [`${INDENT}> ${method} ${path}${who ? `  (${who})` : ''}`];
   if (body !== null) lines.push(`${INDENT}  ${JSON.stringify(body)}`);
   const r = e.response;
-  const marks = [r.replayed ? 'Idempotent-Replayed: true' : '', r.retryAfter === null ? '' : `Retry-After: ${r.retryAfter}`, e.lost ? 'sent by the server, never received' : '']
+  const marks = [
+    r.replayed ? 'Idempotent-Replayed: true' : '',
+    r.retryAfter === null ? '' : `Retry-After: ${r.retryAfter}`,
+    e.lost ? 'sent by the server, never received' : '',
+  ]
     .filter(Boolean)
     .join('; ');
   lines.push(`${INDENT}< ${r.status} ${formatBody(r.body)}${marks ? `   [${marks}]` : ''}`);
-  if (isProblem(r.body)) lines.push(...wrap(r.body.detail, `${INDENT}  detail: `, `${INDENT}          `));
-  if (e.lost) lines.push(`${INDENT}! the client saw: ${e.lost.clientSaw} -> outcome ${e.lost.outcome}`);
+  if (isProblem(r.body))
+    lines.push(...wrap(r.body.detail, `${INDENT}  detail: `, `${INDENT}          `));
+  if (e.lost)
+    lines.push(`${INDENT}! the client saw: ${e.lost.clientSaw} -> outcome ${e.lost.outcome}`);
   if (method === 'PATCH' && !e.lost && r.status >= 400 && e.attempts === 1) {
-    lines.push(`${INDENT}  (oncely's client stopped after 1 attempt: a ${r.status}${r.retryAfter === null ? ' without Retry-After' : ''} is final)`);
+    lines.push(
+      `${INDENT}  (oncely's client stopped after 1 attempt: a ${r.status}${r.retryAfter === null ? ' without Retry-After' : ''} is final)`,
+    );
   }
   return lines;
 }
 
 function formatLookup(l: NotesLookup): string[] {
   const lines = [`${INDENT}? lookup(${l.caller}, ${l.requestId}) -> ${l.kind}`];
-  if (l.receipt) lines.push(`${INDENT}  stored receipt: ${l.receipt.status} ${formatBody(l.receipt.body)}`);
+  if (l.receipt)
+    lines.push(`${INDENT}  stored receipt: ${l.receipt.status} ${formatBody(l.receipt.body)}`);
   return lines;
 }
 
@@ -57,13 +71,25 @@ interface Problem {
 }
 
 function isProblem(body: unknown): body is Problem {
-  return typeof body === 'object' && body !== null && typeof (body as Problem).type === 'string' && typeof (body as Problem).code === 'string';
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    typeof (body as Problem).type === 'string' &&
+    typeof (body as Problem).code === 'string'
+  );
 }
 
 /** A problem as its code and extension members (the detail goes on its own line); anything else as JSON. */
 function formatBody(body: unknown): string {
   if (!isProblem(body)) return JSON.stringify(body);
-  const { type: _type, title: _title, status: _status, detail: _detail, code, ...extensions } = body;
+  const {
+    type: _type,
+    title: _title,
+    status: _status,
+    detail: _detail,
+    code,
+    ...extensions
+  } = body;
   return `problem ${code}${Object.keys(extensions).length > 0 ? ` ${JSON.stringify(extensions)}` : ''}`;
 }
 

@@ -64,8 +64,12 @@ export function createFlakyReceiver(options: FlakyReceiverOptions): FlakyReceive
   const guarded: FetchHandler =
     options.idempotent === false
       ? (request) => work(request, undefined)
-      : withIdempotency(createIdempotencyMiddleware({ ledger: createLedger({ store, clock }), scopeOf: () => 'sender' }), (request, context) =>
-          work(request, context?.tx),
+      : withIdempotency(
+          createIdempotencyMiddleware({
+            ledger: createLedger({ store, clock }),
+            scopeOf: () => 'sender',
+          }),
+          (request, context) => work(request, context?.tx),
         );
 
   const handler: FetchHandler = async (request, connection) => {
@@ -84,7 +88,10 @@ export function createFlakyReceiver(options: FlakyReceiverOptions): FlakyReceive
   };
   return {
     handler,
-    effects: () => (options.idempotent === false ? new Map(naiveEffects) : new Map(store.entries<number>('effects'))),
+    effects: () =>
+      options.idempotent === false
+        ? new Map(naiveEffects)
+        : new Map(store.entries<number>('effects')),
     requests,
     overlaps: () => overlaps,
   };

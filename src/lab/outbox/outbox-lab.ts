@@ -21,7 +21,13 @@ export interface OutboxLabResult {
 /** A receiver whose first request does the work and loses its ack; every later one is answered. */
 function firstAckSwallowed(idempotent: boolean): FlakyReceiver {
   const draws = [0.35];
-  return createFlakyReceiver({ failRate: 0.3, swallowRate: 0.1, effectMs: 0, idempotent, random: { next: () => draws.shift() ?? 0.99 } });
+  return createFlakyReceiver({
+    failRate: 0.3,
+    swallowRate: 0.1,
+    effectMs: 0,
+    idempotent,
+    random: { next: () => draws.shift() ?? 0.99 },
+  });
 }
 
 async function serve(receiver: FlakyReceiver): Promise<{ url: string; server: Server }> {
@@ -35,7 +41,8 @@ async function stop(server: Server): Promise<void> {
   await new Promise((resolve) => server.close(resolve));
 }
 
-const total = (receiver: FlakyReceiver): number => [...receiver.effects().values()].reduce((a, b) => a + b, 0);
+const total = (receiver: FlakyReceiver): number =>
+  [...receiver.effects().values()].reduce((a, b) => a + b, 0);
 
 /**
  * The dropbox story's incident across a restart (docs/origins.md). The sender's first attempt does the work and loses its
@@ -56,44 +63,68 @@ export async function runOutboxLab(): Promise<OutboxLabResult> {
     const file = join(dir, 'journal.db');
     const open = () => createSqliteJournalStore({ database: () => openSqliteDatabase(file) });
     const first = open();
-    await createJournal({ store: first }).record({ key: 'achen:lab3:v1', target: url, body, maxAttempts: 3, baseDelayMs: 10, createdBy: 'lab' });
+    await createJournal({ store: first }).record({
+      key: 'achen:lab3:v1',
+      target: url,
+      body,
+      maxAttempts: 3,
+      baseDelayMs: 10,
+      createdBy: 'lab',
+    });
     lines.push('sender 1: recorded achen:lab3:v1 in the journal');
     await createOutboxWorker({ store: first, owner: 'sender-1', leaseMs: 1000 }).runOnce();
     const afterFirst = (await first.attempts('achen:lab3:v1'))[0];
-    lines.push(`sender 1: attempt 1 -> ${afterFirst?.outcome} (${afterFirst?.detail ?? afterFirst?.status}); the receiver has ${total(receiver)} effect`);
+    lines.push(
+      `sender 1: attempt 1 -> ${afterFirst?.outcome} (${afterFirst?.detail ?? afterFirst?.status}); the receiver has ${total(receiver)} effect`,
+    );
     await first.close();
     lines.push('sender 1: dies before attempt 2');
     const second = open();
     const resumed = await second.get('achen:lab3:v1');
-    lines.push(`sender 2: found achen:lab3:v1 in the journal, ${resumed?.state}, ${resumed?.attemptCount} attempt made: resuming under the same key`);
+    lines.push(
+      `sender 2: found achen:lab3:v1 in the journal, ${resumed?.state}, ${resumed?.attemptCount} attempt made: resuming under the same key`,
+    );
     await createOutboxWorker({ store: second, owner: 'sender-2' }).resume();
     const final = await second.get('achen:lab3:v1');
-    lines.push(`sender 2: ${final?.state} with status ${final?.outcome?.status} after ${final?.attemptCount} attempts`);
+    lines.push(
+      `sender 2: ${final?.state} with status ${final?.outcome?.status} after ${final?.attemptCount} attempts`,
+    );
     await second.close();
     await stop(server);
     const journalEffects = total(receiver);
     lines.push(`receiver: ${journalEffects} effect for achen:lab3 (expected 1)`);
 
-    lines.push('', '=== without a journal: the key lives in the sender\'s memory ===');
+    lines.push('', "=== without a journal: the key lives in the sender's memory ===");
     const naive = firstAckSwallowed(true);
     const naiveServer = await serve(naive);
     const client = createClient({ baseDelayMs: 10 });
     const send = async (key: string): Promise<string> => {
       try {
-        const { response } = await client.request(naiveServer.url, { method: 'POST', body, idempotencyKey: key, maxAttempts: 1 });
+        const { response } = await client.request(naiveServer.url, {
+          method: 'POST',
+          body,
+          idempotencyKey: key,
+          maxAttempts: 1,
+        });
         return String(response.status);
       } catch {
         return 'no answer';
       }
     };
     const lostKey = newKey();
-    lines.push(`sender 1: key ${lostKey} (in memory); attempt 1 -> ${await send(lostKey)}; the receiver has ${total(naive)} effect`);
+    lines.push(
+      `sender 1: key ${lostKey} (in memory); attempt 1 -> ${await send(lostKey)}; the receiver has ${total(naive)} effect`,
+    );
     lines.push('sender 1: dies before attempt 2, and its key with it');
     const freshKey = newKey();
-    lines.push(`sender 2: nothing to resume; a new key ${freshKey}; attempt 1 -> ${await send(freshKey)}`);
+    lines.push(
+      `sender 2: nothing to resume; a new key ${freshKey}; attempt 1 -> ${await send(freshKey)}`,
+    );
     await stop(naiveServer.server);
     const naiveEffects = total(naive);
-    lines.push(`receiver: ${naiveEffects} effects for achen:lab3, one per key: the same lab submitted twice`);
+    lines.push(
+      `receiver: ${naiveEffects} effects for achen:lab3, one per key: the same lab submitted twice`,
+    );
     return { lines, journalEffects, naiveEffects };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,13 @@ import { problemResponse } from '../../http/problem.js';
 import type { Validate } from '../../http/request-validation.js';
 import type { LookupResult } from '../../ledger/ledger-result.js';
 import { readRowLimit, rowPage } from '../sql/row-limit.js';
-import { FAULT_HEADER, FAULT_HEADER_VALUES, resolveDropboxDeps, type DropboxAppDeps, type DropboxFault } from './dropbox-options.js';
+import {
+  FAULT_HEADER,
+  FAULT_HEADER_VALUES,
+  resolveDropboxDeps,
+  type DropboxAppDeps,
+  type DropboxFault,
+} from './dropbox-options.js';
 import { DROPBOX_PROBLEMS } from './dropbox-problems.js';
 import { insertSubmission, listSubmissionsPage } from './dropbox-table.js';
 import { submissionFingerprint, submissionValidator, type Submission } from './submission.js';
@@ -20,7 +26,9 @@ type DropboxEnv<Tx> = {
 };
 
 /** The fault a request asks for: the app's, unless its Oncely-Fault header names another (or none). */
-type FaultRead = { readonly ok: true; readonly fault: DropboxFault | undefined } | { readonly ok: false; readonly response: Response };
+type FaultRead =
+  | { readonly ok: true; readonly fault: DropboxFault | undefined }
+  | { readonly ok: false; readonly response: Response };
 
 function readFault(request: Request, appFault: DropboxFault | undefined): FaultRead {
   const header = request.headers.get(FAULT_HEADER);
@@ -57,7 +65,16 @@ const ALLOWED = { submissions: 'POST', submission: 'GET, HEAD', store: 'GET, HEA
  * without one the reply breaks mid-body, which a client reads as the same lost ack.
  */
 export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
-  const { ledger, db, scopeOf, clock, closesAtOf, fault: appFault, limits, onError } = resolveDropboxDeps(deps);
+  const {
+    ledger,
+    db,
+    scopeOf,
+    clock,
+    closesAtOf,
+    fault: appFault,
+    limits,
+    onError,
+  } = resolveDropboxDeps(deps);
   const checkSubmission = submissionValidator(limits);
   // The service's own step of the middleware: the fault header, then the body (400, 415, 422).
   const validate: Validate<Submission> = (input) => {
@@ -88,17 +105,29 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
     await next();
     const fault = readFault(c.req.raw, appFault);
     // Only an acceptance that just committed: a replay, a refusal or a problem is answered.
-    if (!fault.ok || fault.fault !== 'swallow-first-ack' || c.get('accepted') !== true || c.res.status !== 201 || c.res.headers.has(HEADER.idempotentReplayed)) return;
+    if (
+      !fault.ok ||
+      fault.fault !== 'swallow-first-ack' ||
+      c.get('accepted') !== true ||
+      c.res.status !== 201 ||
+      c.res.headers.has(HEADER.idempotentReplayed)
+    )
+      return;
     const connection = c.env?.connection;
     c.res = undefined as unknown as Response; // replace, do not merge headers (see honoIdempotency)
     if (connection) {
       connection.drop();
       c.res = new Response(null, { status: 204 });
     } else {
-      c.res = new Response(new ReadableStream({ start: (controller) => controller.error(new Error('dropbox: ack swallowed')) }), {
-        status: 201,
-        headers: { [HEADER.contentType]: 'application/json' },
-      });
+      c.res = new Response(
+        new ReadableStream({
+          start: (controller) => controller.error(new Error('dropbox: ack swallowed')),
+        }),
+        {
+          status: 201,
+          headers: { [HEADER.contentType]: 'application/json' },
+        },
+      );
     }
   };
 
@@ -107,7 +136,8 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
   app.post('/submissions', swallowAck, honoIdempotency(idempotency), async (c) => {
     const context = c.get('idempotency');
     // Unreachable: POST always goes through the ledger. A 500 rolls back.
-    if (context === undefined) return problemResponse('internal_error', 'the submission reached the handler unchecked');
+    if (context === undefined)
+      return problemResponse('internal_error', 'the submission reached the handler unchecked');
     const submission = context.value;
     const nowMs = clock.now();
     const closesAt = closesAtOf(submission.assignment);
@@ -115,12 +145,26 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
       return problemResponse(
         DROPBOX_PROBLEMS.assignment_closed,
         `${submission.assignment} closed at ${new Date(closesAt).toISOString()}: new submissions are refused (a retry of a submission accepted before the close still gets its receipt)`,
-        { extensions: { assignment: submission.assignment, closesAt: new Date(closesAt).toISOString() } },
+        {
+          extensions: {
+            assignment: submission.assignment,
+            closesAt: new Date(closesAt).toISOString(),
+          },
+        },
       );
     }
-    const row = await insertSubmission(db.within(context.tx), context.scope, context.key, submission, nowMs);
+    const row = await insertSubmission(
+      db.within(context.tx),
+      context.scope,
+      context.key,
+      submission,
+      nowMs,
+    );
     c.set('accepted', true);
-    return c.json(row, 201, { location: `${new URL(c.req.url).pathname}/${encodeURIComponent(context.key)}`, 'cache-control': 'no-store' });
+    return c.json(row, 201, {
+      location: `${new URL(c.req.url).pathname}/${encodeURIComponent(context.key)}`,
+      'cache-control': 'no-store',
+    });
   });
 
   app.get('/submissions/:key', requireCaller, async (c) => {
@@ -130,7 +174,9 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
     const result = await ledger.lookup(c.get('caller'), key);
     if (result.kind === 'unavailable') {
       onError(result.cause, c.req.raw);
-      return problemResponse('ledger_unavailable', 'the idempotency ledger cannot be reached', { retryAfterMs: 1000 });
+      return problemResponse('ledger_unavailable', 'the idempotency ledger cannot be reached', {
+        retryAfterMs: 1000,
+      });
     }
     return lookupResponse(key, result);
   });
@@ -140,24 +186,38 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
     const asked = readRowLimit(new URL(c.req.url));
     if (asked.kind === 'refused') return asked.response;
     // Outside any request's transaction, through the store: never interleaved on one SQLite connection.
-    const { rows, total } = await db.transaction((sql) => listSubmissionsPage(sql, caller, asked.limit));
-    return c.json({ caller, ...rowPage(total, asked.limit, rows.length), rows }, 200, { 'cache-control': 'no-store' });
+    const { rows, total } = await db.transaction((sql) =>
+      listSubmissionsPage(sql, caller, asked.limit),
+    );
+    return c.json({ caller, ...rowPage(total, asked.limit, rows.length), rows }, 200, {
+      'cache-control': 'no-store',
+    });
   });
 
-  for (const [path, allowed] of [['/submissions', ALLOWED.submissions], ['/submissions/:key', ALLOWED.submission], ['/store', ALLOWED.store]] as const) {
+  for (const [path, allowed] of [
+    ['/submissions', ALLOWED.submissions],
+    ['/submissions/:key', ALLOWED.submission],
+    ['/store', ALLOWED.store],
+  ] as const) {
     app.all(path, () => methodNotAllowedResponse(allowed));
   }
 
   app.onError((error, c) => {
     onError(error, c.req.raw);
-    return problemResponse('internal_error', 'the request failed and was rolled back; it may be retried with the same key');
+    return problemResponse(
+      'internal_error',
+      'the request failed and was rolled back; it may be retried with the same key',
+    );
   });
 
   return app as unknown as Hono;
 }
 
 /** The status lookup as HTTP: the ledger's answer, with instants as RFC 3339 text. */
-function lookupResponse(key: string, result: Exclude<LookupResult, { kind: 'unavailable' }>): Response {
+function lookupResponse(
+  key: string,
+  result: Exclude<LookupResult, { kind: 'unavailable' }>,
+): Response {
   const iso = (ms: number): string => new Date(ms).toISOString();
   const headers = { 'cache-control': 'no-store' };
   switch (result.kind) {
@@ -176,16 +236,35 @@ function lookupResponse(key: string, result: Exclude<LookupResult, { kind: 'unav
       );
     case 'in_flight':
       return Response.json(
-        { key, lookup: 'in_flight', firstSeenAt: iso(result.firstSeenAt), leaseExpiresAt: iso(result.leaseExpiresAt), leaseExpired: result.leaseExpired },
+        {
+          key,
+          lookup: 'in_flight',
+          firstSeenAt: iso(result.firstSeenAt),
+          leaseExpiresAt: iso(result.leaseExpiresAt),
+          leaseExpired: result.leaseExpired,
+        },
         { headers },
       );
     case 'expired':
       // Seen, and its receipt is gone: resending may repeat it (the notes story's (docs/origins.md) "expired" is not "never seen").
-      return problemResponse(DROPBOX_PROBLEMS.receipt_expired, `the receipt of ${key} expired at ${iso(result.expiredAt)}; resending it may repeat it`, {
-        extensions: { key, lookup: 'expired', firstSeenAt: iso(result.firstSeenAt), expiredAt: iso(result.expiredAt) },
-      });
+      return problemResponse(
+        DROPBOX_PROBLEMS.receipt_expired,
+        `the receipt of ${key} expired at ${iso(result.expiredAt)}; resending it may repeat it`,
+        {
+          extensions: {
+            key,
+            lookup: 'expired',
+            firstSeenAt: iso(result.firstSeenAt),
+            expiredAt: iso(result.expiredAt),
+          },
+        },
+      );
     case 'never_seen':
-      return problemResponse(DROPBOX_PROBLEMS.never_seen, `no submission with key ${JSON.stringify(key)} was seen from this caller`, { extensions: { key, lookup: 'never_seen' } });
+      return problemResponse(
+        DROPBOX_PROBLEMS.never_seen,
+        `no submission with key ${JSON.stringify(key)} was seen from this caller`,
+        { extensions: { key, lookup: 'never_seen' } },
+      );
   }
 }
 

@@ -62,29 +62,51 @@ export interface ResolvedDropboxDeps<Tx> {
 
 /** Fills defaults and checks every option once; errors name the option and the allowed range. */
 export function resolveDropboxDeps<Tx>(deps: DropboxAppDeps<Tx>): ResolvedDropboxDeps<Tx> {
-  if (typeof deps !== 'object' || deps === null) throw new InvalidOptionError('deps', deps, 'an object {ledger, db, scopeOf}');
+  if (typeof deps !== 'object' || deps === null)
+    throw new InvalidOptionError('deps', deps, 'an object {ledger, db, scopeOf}');
   const { ledger, db, scopeOf } = deps;
-  if (typeof ledger?.execute !== 'function' || typeof ledger.lookup !== 'function') throw new InvalidOptionError('ledger', ledger, 'a Ledger from createLedger()');
+  if (typeof ledger?.execute !== 'function' || typeof ledger.lookup !== 'function')
+    throw new InvalidOptionError('ledger', ledger, 'a Ledger from createLedger()');
   if (typeof db?.within !== 'function' || typeof db.transaction !== 'function') {
-    throw new InvalidOptionError('db', db, 'a ServiceDatabase (sqliteServiceDatabase or postgresServiceDatabase)');
+    throw new InvalidOptionError(
+      'db',
+      db,
+      'a ServiceDatabase (sqliteServiceDatabase or postgresServiceDatabase)',
+    );
   }
-  if (typeof scopeOf !== 'function') throw new InvalidOptionError('scopeOf', scopeOf, 'a function (request) => caller | undefined');
+  if (typeof scopeOf !== 'function')
+    throw new InvalidOptionError('scopeOf', scopeOf, 'a function (request) => caller | undefined');
   const clock = deps.clock ?? systemClock;
-  if (typeof clock.now !== 'function') throw new InvalidOptionError('clock', clock, 'a Clock with now()');
+  if (typeof clock.now !== 'function')
+    throw new InvalidOptionError('clock', clock, 'a Clock with now()');
   const closesAtOf = deps.closesAtOf ?? (() => undefined);
-  if (typeof closesAtOf !== 'function') throw new InvalidOptionError('closesAtOf', closesAtOf, 'a function (assignment) => ms | undefined');
+  if (typeof closesAtOf !== 'function')
+    throw new InvalidOptionError(
+      'closesAtOf',
+      closesAtOf,
+      'a function (assignment) => ms | undefined',
+    );
   if (deps.fault !== undefined && !DROPBOX_FAULTS.includes(deps.fault)) {
     throw new InvalidOptionError('fault', deps.fault, `one of ${DROPBOX_FAULTS.join(', ')}`);
   }
   const limits = { ...DEFAULT_DROPBOX_LIMITS, ...definedOnly(deps.limits ?? {}) };
   if (!Number.isSafeInteger(limits.maxBodyBytes) || limits.maxBodyBytes < 64) {
-    throw new InvalidOptionError('limits.maxBodyBytes', limits.maxBodyBytes, 'a whole number of bytes >= 64');
+    throw new InvalidOptionError(
+      'limits.maxBodyBytes',
+      limits.maxBodyBytes,
+      'a whole number of bytes >= 64',
+    );
   }
   if (!Number.isSafeInteger(limits.maxFieldLength) || limits.maxFieldLength < 1) {
-    throw new InvalidOptionError('limits.maxFieldLength', limits.maxFieldLength, 'a whole number of characters >= 1');
+    throw new InvalidOptionError(
+      'limits.maxFieldLength',
+      limits.maxFieldLength,
+      'a whole number of characters >= 1',
+    );
   }
   const onError = deps.onError ?? (() => {});
-  if (typeof onError !== 'function') throw new InvalidOptionError('onError', onError, 'a function (error, request) => void');
+  if (typeof onError !== 'function')
+    throw new InvalidOptionError('onError', onError, 'a function (error, request) => void');
   return { ledger, db, scopeOf, clock, closesAtOf, fault: deps.fault, limits, onError };
 }
 

@@ -42,7 +42,13 @@ export async function setUpDropbox<Tx>(db: ServiceDatabase<Tx>): Promise<void> {
  * (which the ledger prevents) would not hide as a new row or a failed insert: it counts in
  * `writes`, which the dump shows, as the dropbox story's fixture A would (docs/origins.md).
  */
-export async function insertSubmission(sql: SqlHandle, scope: string, key: string, submission: Submission, nowMs: number): Promise<SubmissionRow> {
+export async function insertSubmission(
+  sql: SqlHandle,
+  scope: string,
+  key: string,
+  submission: Submission,
+  nowMs: number,
+): Promise<SubmissionRow> {
   const rows = await sql.all<{ writes: number | string }>(
     `INSERT INTO ${DROPBOX_TABLE} (scope, key, student, assignment, status, writes, submitted_at)
      VALUES ($1, $2, $3, $4, 'accepted', 1, $5)
@@ -55,19 +61,42 @@ export async function insertSubmission(sql: SqlHandle, scope: string, key: strin
 
 /** The caller's rows, oldest first: what `GET /dropbox/store` dumps. */
 export async function listSubmissions(sql: SqlHandle, scope: string): Promise<SubmissionRow[]> {
-  const rows = await sql.all<{ key: string; student: string; assignment: string; status: string; writes: number | string }>(
+  const rows = await sql.all<{
+    key: string;
+    student: string;
+    assignment: string;
+    status: string;
+    writes: number | string;
+  }>(
     `SELECT key, student, assignment, status, writes FROM ${DROPBOX_TABLE} WHERE scope = $1 ORDER BY submitted_at, key`,
     [scope],
   );
-  return rows.map((r) => ({ key: r.key, student: r.student, assignment: r.assignment, status: r.status as SubmissionStatus, writes: Number(r.writes) }));
+  return rows.map((r) => ({
+    key: r.key,
+    student: r.student,
+    assignment: r.assignment,
+    status: r.status as SubmissionStatus,
+    writes: Number(r.writes),
+  }));
 }
 
 /**
  * The caller's newest `limit` rows, listed oldest first like {@link listSubmissions}, and how many
  * rows the caller has in all. One statement, so the total and the rows are of one snapshot.
  */
-export async function listSubmissionsPage(sql: SqlHandle, scope: string, limit: number): Promise<{ rows: SubmissionRow[]; total: number }> {
-  const rows = await sql.all<{ key: string; student: string; assignment: string; status: string; writes: number | string; total: number | string }>(
+export async function listSubmissionsPage(
+  sql: SqlHandle,
+  scope: string,
+  limit: number,
+): Promise<{ rows: SubmissionRow[]; total: number }> {
+  const rows = await sql.all<{
+    key: string;
+    student: string;
+    assignment: string;
+    status: string;
+    writes: number | string;
+    total: number | string;
+  }>(
     `SELECT key, student, assignment, status, writes, total FROM (
        SELECT key, student, assignment, status, writes, submitted_at, COUNT(*) OVER () AS total FROM ${DROPBOX_TABLE}
        WHERE scope = $1 ORDER BY submitted_at DESC, key DESC LIMIT $2
@@ -75,7 +104,13 @@ export async function listSubmissionsPage(sql: SqlHandle, scope: string, limit: 
     [scope, limit],
   );
   return {
-    rows: rows.map((r) => ({ key: r.key, student: r.student, assignment: r.assignment, status: r.status as SubmissionStatus, writes: Number(r.writes) })),
+    rows: rows.map((r) => ({
+      key: r.key,
+      student: r.student,
+      assignment: r.assignment,
+      status: r.status as SubmissionStatus,
+      writes: Number(r.writes),
+    })),
     // The window counts before LIMIT; no row sent means the caller has none (limit is at least 1).
     total: Number(rows[0]?.total ?? 0),
   };

@@ -23,7 +23,16 @@ export {
   type DropboxLimits,
   type ResolvedDropboxDeps,
 } from './dropbox-options.js';
-export { setUpDropbox, insertSubmission, listSubmissions, listSubmissionsPage, DROPBOX_TABLE, SUBMISSION_STATUSES, type SubmissionRow, type SubmissionStatus } from './dropbox-table.js';
+export {
+  setUpDropbox,
+  insertSubmission,
+  listSubmissions,
+  listSubmissionsPage,
+  DROPBOX_TABLE,
+  SUBMISSION_STATUSES,
+  type SubmissionRow,
+  type SubmissionStatus,
+} from './dropbox-table.js';
 export {
   checkSubmission,
   submissionValidator,

@@ -11,7 +11,10 @@ export interface FormatHitOptions {
  *   #1   +0.000s  POST /hooks/run-complete  key run-9  body 3f9a1c2e  429 rejected  Retry-After 1
  */
 export function formatHit(hit: HookHit, originAt: number, options: FormatHitOptions = {}): string {
-  const parts = [`#${hit.seq}`.padEnd(3), `+${((hit.at - originAt) / 1000).toFixed(3)}s`.padStart(8)];
+  const parts = [
+    `#${hit.seq}`.padEnd(3),
+    `+${((hit.at - originAt) / 1000).toFixed(3)}s`.padStart(8),
+  ];
   if (!options.compact) parts.push(`${hit.method} ${hit.path}`);
   parts.push(`${hit.status ?? '---'} ${hit.answer}`.padEnd(options.compact ? 13 : 0));
   parts.push(hit.key === null ? 'no key' : `key ${shorten(hit.key, options.compact ? 14 : 40)}`);

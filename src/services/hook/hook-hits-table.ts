@@ -33,13 +33,30 @@ export async function setUpHookHits<Tx>(db: ServiceDatabase<Tx>): Promise<void> 
  * the last reset. On PostgreSQL a per-caller advisory lock orders two servers' inserts, so both
  * cannot take the same number.
  */
-export async function insertHit(sql: SqlHandle, scope: string, hit: Omit<HookHit, 'seq'>): Promise<HookHit> {
-  if (sql.dialect === 'postgres') await sql.all('SELECT pg_advisory_xact_lock(hashtext($1))', [`oncely:${HOOK_HITS_TABLE}:${scope}`]);
+export async function insertHit(
+  sql: SqlHandle,
+  scope: string,
+  hit: Omit<HookHit, 'seq'>,
+): Promise<HookHit> {
+  if (sql.dialect === 'postgres')
+    await sql.all('SELECT pg_advisory_xact_lock(hashtext($1))', [
+      `oncely:${HOOK_HITS_TABLE}:${scope}`,
+    ]);
   const rows = await sql.all<{ seq: number | string }>(
     `INSERT INTO ${HOOK_HITS_TABLE} (scope, seq, at, method, path, key, body_sha256, answer, status, retry_after)
      SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4, $5, $6, $7, $8, $9 FROM ${HOOK_HITS_TABLE} WHERE scope = $1
      RETURNING seq`,
-    [scope, hit.at, hit.method, hit.path, hit.key, hit.bodySha256, hit.answer, hit.status, hit.retryAfter ?? null],
+    [
+      scope,
+      hit.at,
+      hit.method,
+      hit.path,
+      hit.key,
+      hit.bodySha256,
+      hit.answer,
+      hit.status,
+      hit.retryAfter ?? null,
+    ],
   );
   return { seq: Number(rows[0]?.seq), ...hit };
 }
@@ -72,7 +89,11 @@ function toHit(row: HitRow): HookHit {
 }
 
 /** The caller's newest `limit` hits, oldest first, and how many it has in all (one snapshot). */
-export async function listHitsPage(sql: SqlHandle, scope: string, limit: number): Promise<{ hits: HookHit[]; total: number }> {
+export async function listHitsPage(
+  sql: SqlHandle,
+  scope: string,
+  limit: number,
+): Promise<{ hits: HookHit[]; total: number }> {
   const rows = await sql.all<HitRow>(
     `SELECT * FROM (
        SELECT seq, at, method, path, key, body_sha256, answer, status, retry_after, COUNT(*) OVER () AS total
@@ -89,8 +110,15 @@ export async function countHits(sql: SqlHandle, scope: string): Promise<HookCoun
     `SELECT answer, COUNT(*) AS n FROM ${HOOK_HITS_TABLE} WHERE scope = $1 GROUP BY answer`,
     [scope],
   );
-  const of = (answers: readonly HitAnswer[]): number => rows.filter((r) => answers.includes(r.answer as HitAnswer)).reduce((sum, r) => sum + Number(r.n), 0);
-  return { arrivals: of(HIT_ANSWERS), completions: of(['completed', 'swallowed']), replays: of(['replayed']) };
+  const of = (answers: readonly HitAnswer[]): number =>
+    rows
+      .filter((r) => answers.includes(r.answer as HitAnswer))
+      .reduce((sum, r) => sum + Number(r.n), 0);
+  return {
+    arrivals: of(HIT_ANSWERS),
+    completions: of(['completed', 'swallowed']),
+    replays: of(['replayed']),
+  };
 }
 
 /** Forgets the caller's hits (the debug reset); the next arrival is numbered 1 again. */

@@ -12,7 +12,12 @@ import { InvalidOptionError } from '../../contract/errors.js';
  * throttle that ends the script answers 200 once its window has passed.
  */
 export type HookStep =
-  | { readonly kind: 'status'; readonly status: number; readonly count: number; readonly retryAfterSeconds?: number }
+  | {
+      readonly kind: 'status';
+      readonly status: number;
+      readonly count: number;
+      readonly retryAfterSeconds?: number;
+    }
   | { readonly kind: 'swallow'; readonly count: number }
   | { readonly kind: 'throttle'; readonly windowMs: number };
 
@@ -34,21 +39,28 @@ const MAX_COUNT = 10_000;
 
 /** Parses a script such as `429@1x3,200`; throws an {@link InvalidOptionError} naming the bad step. */
 export function parseHookScript(text: string): HookScript {
-  if (typeof text !== 'string' || text.trim() === '') throw new InvalidOptionError('script', text, HOOK_SCRIPT_GRAMMAR);
+  if (typeof text !== 'string' || text.trim() === '')
+    throw new InvalidOptionError('script', text, HOOK_SCRIPT_GRAMMAR);
   const steps = text.split(',').map((raw) => parseStep(raw.trim().toLowerCase(), text));
   return { steps, text: steps.map(formatStep).join(',') };
 }
 
 function parseStep(token: string, script: string): HookStep {
   const bad = (why: string): never => {
-    throw new InvalidOptionError('script', script, `${HOOK_SCRIPT_GRAMMAR}; step ${JSON.stringify(token)} ${why}`);
+    throw new InvalidOptionError(
+      'script',
+      script,
+      `${HOOK_SCRIPT_GRAMMAR}; step ${JSON.stringify(token)} ${why}`,
+    );
   };
   let m = STATUS_STEP.exec(token);
   if (m) {
     const status = Number(m[1]);
     if (status < 200 || status > 599) bad('has a status outside 200-599');
     const count = parseCount(m[3], bad);
-    return m[2] === undefined ? { kind: 'status', status, count } : { kind: 'status', status, count, retryAfterSeconds: Number(m[2]) };
+    return m[2] === undefined
+      ? { kind: 'status', status, count }
+      : { kind: 'status', status, count, retryAfterSeconds: Number(m[2]) };
   }
   m = SWALLOW_STEP.exec(token);
   if (m) return { kind: 'swallow', count: parseCount(m[1], bad) };
@@ -75,7 +87,9 @@ export function formatStep(step: HookStep): string {
     case 'swallow':
       return `swallow${step.count === 1 ? '' : `x${step.count}`}`;
     case 'throttle':
-      return step.windowMs % 1000 === 0 ? `throttle:${step.windowMs / 1000}s` : `throttle:${step.windowMs}ms`;
+      return step.windowMs % 1000 === 0
+        ? `throttle:${step.windowMs / 1000}s`
+        : `throttle:${step.windowMs}ms`;
   }
 }
 
@@ -98,7 +112,11 @@ export const SCRIPT_START: ScriptCursor = { step: 0, usedInStep: 0, firstHitAt: 
  * measure their window from the first hit the receiver saw (docs/origins.md, "The webhook storm": "until N seconds after the
  * first hit") and answer the seconds left, rounded up, so an obedient client arrives after it.
  */
-export function nextScriptAction(script: HookScript, cursor: ScriptCursor, nowMs: number): [ScriptAction, ScriptCursor] {
+export function nextScriptAction(
+  script: HookScript,
+  cursor: ScriptCursor,
+  nowMs: number,
+): [ScriptAction, ScriptCursor] {
   const firstHitAt = cursor.firstHitAt ?? nowMs;
   let { step, usedInStep } = cursor;
   for (;;) {
@@ -108,9 +126,16 @@ export function nextScriptAction(script: HookScript, cursor: ScriptCursor, nowMs
     if (current.kind === 'throttle') {
       const leftMs = firstHitAt + current.windowMs - nowMs;
       if (leftMs > 0) {
-        return [{ kind: 'status', status: 429, retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)) }, { step, usedInStep, firstHitAt }];
+        return [
+          { kind: 'status', status: 429, retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)) },
+          { step, usedInStep, firstHitAt },
+        ];
       }
-      if (isLast) return [{ kind: 'status', status: 200 }, { step, usedInStep, firstHitAt }];
+      if (isLast)
+        return [
+          { kind: 'status', status: 200 },
+          { step, usedInStep, firstHitAt },
+        ];
       step += 1;
       usedInStep = 0;
       continue;
@@ -125,7 +150,11 @@ export function nextScriptAction(script: HookScript, cursor: ScriptCursor, nowMs
         ? { kind: 'swallow' }
         : current.retryAfterSeconds === undefined
           ? { kind: 'status', status: current.status }
-          : { kind: 'status', status: current.status, retryAfterSeconds: current.retryAfterSeconds };
+          : {
+              kind: 'status',
+              status: current.status,
+              retryAfterSeconds: current.retryAfterSeconds,
+            };
     return [action, { step, usedInStep: usedInStep + 1, firstHitAt }];
   }
 }

@@ -37,11 +37,18 @@ export interface HookServer {
  */
 export async function startHookServer(options: HookServerOptions = {}): Promise<HookServer> {
   const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new InvalidOptionError('port', port, 'an integer from 0 to 65535');
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new InvalidOptionError('port', port, 'an integer from 0 to 65535');
   const host = options.host ?? '127.0.0.1';
   // The driver is an optional peer, loaded when a receiver starts (not when the CLI loads).
-  const { openSqliteDatabase } = await importOptionalDriver('better-sqlite3', 'the hook receiver (SQLite)', () => import('../../stores/sqlite/open-sqlite-database.js'));
-  const store = createSqliteStore({ database: () => openSqliteDatabase(options.sqliteFile ?? ':memory:') });
+  const { openSqliteDatabase } = await importOptionalDriver(
+    'better-sqlite3',
+    'the hook receiver (SQLite)',
+    () => import('../../stores/sqlite/open-sqlite-database.js'),
+  );
+  const store = createSqliteStore({
+    database: () => openSqliteDatabase(options.sqliteFile ?? ':memory:'),
+  });
   const db = sqliteServiceDatabase(store);
   let service: HookService;
   try {
@@ -85,6 +92,8 @@ export async function startHookServer(options: HookServerOptions = {}): Promise<
  * body into the Request (so the service's maxBodyBytes holds while reading, and a 413 never
  * waits for a huge body to arrive in full) and passes the connection `swallow` drops.
  */
-export function nodeListener(service: Pick<HookService, 'handle'>): (req: IncomingMessage, res: ServerResponse) => void {
+export function nodeListener(
+  service: Pick<HookService, 'handle'>,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return toNodeListener((request, connection) => service.handle(request, connection));
 }

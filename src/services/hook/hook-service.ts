@@ -5,7 +5,11 @@ import { formatHttpDate } from '../../contract/retry-after.js';
 import { keyFor } from '../../contract/idempotency-key.js';
 import type { JournalStore } from '../../journal/journal-store.js';
 import { prepareIntent } from '../../journal/prepare-intent.js';
-import { DEFAULT_WEBHOOK_TOLERANCE_MS, verifyWebhook, WEBHOOK_HEADER } from '../../contract/standard-webhooks.js';
+import {
+  DEFAULT_WEBHOOK_TOLERANCE_MS,
+  verifyWebhook,
+  WEBHOOK_HEADER,
+} from '../../contract/standard-webhooks.js';
 import { methodNotAllowedResponse, unauthenticatedResponse } from '../../http/common-responses.js';
 import { createIdempotencyMiddleware } from '../../http/idempotency-middleware.js';
 import { answeredInsteadStatus, type ConnectionControl } from '../../http/node-listener.js';
@@ -18,7 +22,14 @@ import { observeLedger, type LedgerObserver } from '../../ledger/observe-ledger.
 import type { Clock } from '../../time/clock.js';
 import { clearHits, countHits, insertHit, listHitsPage, purgeHits } from './hook-hits-table.js';
 import type { HitAnswer, HookCounts, HookHit } from './hook-hit.js';
-import { nextScriptAction, parseHookScript, SCRIPT_START, type HookScript, type ScriptAction, type ScriptCursor } from './hook-script.js';
+import {
+  nextScriptAction,
+  parseHookScript,
+  SCRIPT_START,
+  type HookScript,
+  type ScriptAction,
+  type ScriptCursor,
+} from './hook-script.js';
 
 export { HIT_ANSWERS, type HitAnswer, type HookCounts, type HookHit } from './hook-hit.js';
 export type { ConnectionControl } from '../../http/node-listener.js';
@@ -102,7 +113,8 @@ export interface HookService {
 }
 
 /** A scripted refusal: the status the script names, in the one problem+json shape. */
-const scriptedRefusal = (status: number) => defineProblem('scripted_refusal', status, 'Scripted refusal');
+const scriptedRefusal = (status: number) =>
+  defineProblem('scripted_refusal', status, 'Scripted refusal');
 
 /** What the receiver learnt about one arrival while the middleware and the effect ran. */
 interface Arrival {
@@ -129,36 +141,68 @@ interface Arrival {
  * deliveries), so the hit list shows what such a client costs.
  */
 export function createHookService<Tx>(options: HookServiceOptions<Tx>): HookService {
-  if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', options, 'an object {ledger, db}');
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidOptionError('options', options, 'an object {ledger, db}');
   const { db } = options;
-  if (typeof options.ledger?.execute !== 'function') throw new InvalidOptionError('ledger', options.ledger, 'a Ledger from createLedger()');
+  if (typeof options.ledger?.execute !== 'function')
+    throw new InvalidOptionError('ledger', options.ledger, 'a Ledger from createLedger()');
   if (typeof db?.within !== 'function' || typeof db.transaction !== 'function') {
-    throw new InvalidOptionError('db', db, 'a ServiceDatabase (sqliteServiceDatabase or postgresServiceDatabase)');
+    throw new InvalidOptionError(
+      'db',
+      db,
+      'a ServiceDatabase (sqliteServiceDatabase or postgresServiceDatabase)',
+    );
   }
-  const script = typeof options.script === 'object' ? options.script : parseHookScript(options.script ?? DEFAULT_HOOK_OPTIONS.script);
+  const script =
+    typeof options.script === 'object'
+      ? options.script
+      : parseHookScript(options.script ?? DEFAULT_HOOK_OPTIONS.script);
   const clock = options.clock ?? options.ledger.options.clock;
   const retryAfterFormat = options.retryAfterFormat ?? DEFAULT_HOOK_OPTIONS.retryAfterFormat;
   if (!RETRY_AFTER_FORMATS.includes(retryAfterFormat)) {
-    throw new InvalidOptionError('retryAfterFormat', retryAfterFormat, `one of ${RETRY_AFTER_FORMATS.join(', ')}`);
+    throw new InvalidOptionError(
+      'retryAfterFormat',
+      retryAfterFormat,
+      `one of ${RETRY_AFTER_FORMATS.join(', ')}`,
+    );
   }
   const basePath = (options.basePath ?? DEFAULT_HOOK_OPTIONS.basePath).replace(/\/+$/, '');
-  if (basePath !== '' && !basePath.startsWith('/')) throw new InvalidOptionError('basePath', basePath, "'' or a path starting with /");
+  if (basePath !== '' && !basePath.startsWith('/'))
+    throw new InvalidOptionError('basePath', basePath, "'' or a path starting with /");
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_HOOK_OPTIONS.maxBodyBytes;
-  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 0) throw new InvalidOptionError('maxBodyBytes', maxBodyBytes, 'an integer >= 0');
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 0)
+    throw new InvalidOptionError('maxBodyBytes', maxBodyBytes, 'an integer >= 0');
   const scopeOf = options.scopeOf ?? (() => DEFAULT_HOOK_OPTIONS.scope);
   const onError = options.onError ?? (() => {});
   const webhookSecrets = options.webhookSecrets;
-  if (webhookSecrets !== undefined && (!Array.isArray(webhookSecrets) || webhookSecrets.length === 0 || !webhookSecrets.every((x) => typeof x === 'string' && x !== ''))) {
-    throw new InvalidOptionError('webhookSecrets', webhookSecrets, 'a non-empty list of whsec_ secrets');
+  if (
+    webhookSecrets !== undefined &&
+    (!Array.isArray(webhookSecrets) ||
+      webhookSecrets.length === 0 ||
+      !webhookSecrets.every((x) => typeof x === 'string' && x !== ''))
+  ) {
+    throw new InvalidOptionError(
+      'webhookSecrets',
+      webhookSecrets,
+      'a non-empty list of whsec_ secrets',
+    );
   }
   const webhookToleranceMs = options.webhookToleranceMs ?? DEFAULT_WEBHOOK_TOLERANCE_MS;
   if (options.notifications !== undefined) {
-    if (typeof options.notifications.store?.recordWithin !== 'function') throw new InvalidOptionError('notifications.store', options.notifications.store, 'a JournalStore on the ledger\'s database');
+    if (typeof options.notifications.store?.recordWithin !== 'function')
+      throw new InvalidOptionError(
+        'notifications.store',
+        options.notifications.store,
+        "a JournalStore on the ledger's database",
+      );
     prepareIntent({ target: options.notifications.target }, 0); // a bad target fails here, not inside an ack's transaction
   }
   // Only an ack is a receipt: a scripted 429 or 503 stored for the retention would answer every
   // retry with "try later" forever; not stored, the key is released and the retry meets the script.
-  const own = createLedger<Tx>({ ...options.ledger.options, shouldStore: (receipt) => receipt.status >= 200 && receipt.status < 300 });
+  const own = createLedger<Tx>({
+    ...options.ledger.options,
+    shouldStore: (receipt) => receipt.status >= 200 && receipt.status < 300,
+  });
   const ledger = options.observe ? observeLedger(own, options.observe) : own;
 
   const hitsPath = `${basePath}/debug/hits`;
@@ -180,19 +224,33 @@ export function createHookService<Tx>(options: HookServiceOptions<Tx>): HookServ
     },
     validate: ({ request, body }) => {
       const arrival = arrivals.get(request);
-      if (arrival === undefined) throw new Error('hook: a request reached the middleware without its arrival record');
+      if (arrival === undefined)
+        throw new Error('hook: a request reached the middleware without its arrival record');
       if (webhookSecrets !== undefined) {
-        const verified = verifyWebhook(webhookSecrets, request.headers, new TextDecoder().decode(body), clock.now(), webhookToleranceMs);
+        const verified = verifyWebhook(
+          webhookSecrets,
+          request.headers,
+          new TextDecoder().decode(body),
+          clock.now(),
+          webhookToleranceMs,
+        );
         if (!verified.ok) {
           arrival.unsigned = true;
-          return { ok: false, response: unauthenticatedResponse(`webhook signature refused (${verified.reason}): ${verified.detail}`, WEBHOOK_CHALLENGE) };
+          return {
+            ok: false,
+            response: unauthenticatedResponse(
+              `webhook signature refused (${verified.reason}): ${verified.detail}`,
+              WEBHOOK_CHALLENGE,
+            ),
+          };
         }
       }
       arrival.bodySha256 = sha256Hex(body);
       return { ok: true, value: arrival };
     },
     unauthenticated: () => unauthenticatedResponse(),
-    onKeyless: (_request, admitted) => db.transaction((sql) => answerFromScript(admitted.value, sql)),
+    onKeyless: (_request, admitted) =>
+      db.transaction((sql) => answerFromScript(admitted.value, sql)),
     onError,
   });
 
@@ -206,36 +264,84 @@ export function createHookService<Tx>(options: HookServiceOptions<Tx>): HookServ
       const completion = (await countHits(sql, scope)).completions + 1;
       arrival.swallow = action.kind === 'swallow';
       arrival.outcome = { answer: arrival.swallow ? 'swallowed' : 'completed', status };
-      arrival.hit = await insertHit(sql, scope, hitOf(arrival, arrival.outcome.answer, arrival.swallow ? null : status));
+      arrival.hit = await insertHit(
+        sql,
+        scope,
+        hitOf(arrival, arrival.outcome.answer, arrival.swallow ? null : status),
+      );
       if (options.notifications) {
         const { store, target } = options.notifications;
-        const event = { event: 'hook.completed', scope, path: arrival.path, key: arrival.key, completion, at: arrival.at };
+        const event = {
+          event: 'hook.completed',
+          scope,
+          path: arrival.path,
+          key: arrival.key,
+          completion,
+          at: arrival.at,
+        };
         // Keyed by the arrival's own key when it has one, so a notification is owed once per key.
-        const intentKey = keyFor(arrival.key === null ? { scope, seq: arrival.hit.seq } : { scope, key: arrival.key }, 'hook');
-        await store.recordWithin(sql, prepareIntent({ key: intentKey, target, body: JSON.stringify(event), headers: { 'content-type': 'application/json' }, createdBy: 'oncely hook' }, arrival.at));
+        const intentKey = keyFor(
+          arrival.key === null ? { scope, seq: arrival.hit.seq } : { scope, key: arrival.key },
+          'hook',
+        );
+        await store.recordWithin(
+          sql,
+          prepareIntent(
+            {
+              key: intentKey,
+              target,
+              body: JSON.stringify(event),
+              headers: { 'content-type': 'application/json' },
+              createdBy: 'oncely hook',
+            },
+            arrival.at,
+          ),
+        );
       }
-      const body = status === 204 || status === 205 ? null : JSON.stringify({ received: true, completion });
+      const body =
+        status === 204 || status === 205 ? null : JSON.stringify({ received: true, completion });
       return new Response(body, { status, headers: { [HEADER.contentType]: 'application/json' } });
     }
     return refusal(arrival, action);
   }
 
   function refusal(arrival: Arrival, action: Extract<ScriptAction, { kind: 'status' }>): Response {
-    const retryAfter = action.retryAfterSeconds === undefined ? undefined : formatRetryAfter(action.retryAfterSeconds, arrival.at, retryAfterFormat);
-    arrival.outcome = retryAfter === undefined ? { answer: 'rejected', status: action.status } : { answer: 'rejected', status: action.status, retryAfter };
-    return problemResponse(scriptedRefusal(action.status), `hook script ${script.text} answers ${action.status} to this arrival`, {
-      headers: retryAfter === undefined ? {} : { [HEADER.retryAfter]: retryAfter },
-    });
+    const retryAfter =
+      action.retryAfterSeconds === undefined
+        ? undefined
+        : formatRetryAfter(action.retryAfterSeconds, arrival.at, retryAfterFormat);
+    arrival.outcome =
+      retryAfter === undefined
+        ? { answer: 'rejected', status: action.status }
+        : { answer: 'rejected', status: action.status, retryAfter };
+    return problemResponse(
+      scriptedRefusal(action.status),
+      `hook script ${script.text} answers ${action.status} to this arrival`,
+      {
+        headers: retryAfter === undefined ? {} : { [HEADER.retryAfter]: retryAfter },
+      },
+    );
   }
 
-  async function arrive(original: Request, path: string, connection: ConnectionControl | undefined): Promise<Response> {
+  async function arrive(
+    original: Request,
+    path: string,
+    connection: ConnectionControl | undefined,
+  ): Promise<Response> {
     const at = clock.now();
     const keyed = webhookSecrets === undefined ? original : keyedByWebhookId(original);
     if (keyed instanceof Response) return keyed;
     const request = keyed;
-    const arrival: Arrival = { at, method: request.method, path, key: request.headers.get(HEADER.idempotencyKey) };
+    const arrival: Arrival = {
+      at,
+      method: request.method,
+      path,
+      key: request.headers.get(HEADER.idempotencyKey),
+    };
     arrivals.set(request, arrival);
-    const response = await middleware(request, (_forwarded, context) => answerFromScript(context!.value, db.within(context!.tx)));
+    const response = await middleware(request, (_forwarded, context) =>
+      answerFromScript(context!.value, db.within(context!.tx)),
+    );
     response.headers.set(HEADER.date, formatHttpDate(at));
     if (arrival.scope === undefined || arrival.unsigned) return response; // 401: nothing to record
     const hit = await recordAfter(arrival, response, request);
@@ -245,19 +351,29 @@ export function createHookService<Tx>(options: HookServiceOptions<Tx>): HookServ
   }
 
   /** The hit of an arrival, unless the effect already wrote it with the ack. */
-  async function recordAfter(arrival: Arrival, response: Response, request: Request): Promise<HookHit | undefined> {
+  async function recordAfter(
+    arrival: Arrival,
+    response: Response,
+    request: Request,
+  ): Promise<HookHit | undefined> {
     const { outcome } = arrival;
     // The effect's answer stands only if it is what was sent (a lost lease or a failed commit is not).
-    const effectAnswered = outcome !== undefined && outcome.status === response.status && !response.headers.has(HEADER.idempotentReplayed);
+    const effectAnswered =
+      outcome !== undefined &&
+      outcome.status === response.status &&
+      !response.headers.has(HEADER.idempotentReplayed);
     if (effectAnswered && arrival.hit !== undefined) return arrival.hit;
     const answer = effectAnswered ? outcome.answer : answerOf(response);
     // What was sent: the server's own answer when it answered in the handler's place (a 408 for
     // a body that never came), not the failure the handler was left with.
-    const status = answer === 'swallowed' ? null : (answeredInsteadStatus(request.signal) ?? response.status);
+    const status =
+      answer === 'swallowed' ? null : (answeredInsteadStatus(request.signal) ?? response.status);
     const retryAfter = response.headers.get(HEADER.retryAfter) ?? undefined;
     const base = hitOf(arrival, answer, status);
     try {
-      return await db.transaction((sql) => insertHit(sql, arrival.scope!, retryAfter === undefined ? base : { ...base, retryAfter }));
+      return await db.transaction((sql) =>
+        insertHit(sql, arrival.scope!, retryAfter === undefined ? base : { ...base, retryAfter }),
+      );
     } catch (error) {
       onError(error, request); // the answer stands; only its line in the hit list is missing
       return undefined;
@@ -267,27 +383,44 @@ export function createHookService<Tx>(options: HookServiceOptions<Tx>): HookServ
   async function debug(request: Request, path: string): Promise<Response> {
     const allowed = path === hitsPath ? 'GET, HEAD, DELETE' : 'POST';
     const method = request.method.toUpperCase();
-    const isReset = (path === hitsPath && method === 'DELETE') || (path === resetPath && method === 'POST');
+    const isReset =
+      (path === hitsPath && method === 'DELETE') || (path === resetPath && method === 'POST');
     const isList = path === hitsPath && (method === 'GET' || method === 'HEAD');
     if (!isReset && !isList) return methodNotAllowedResponse(allowed, `${path} answers ${allowed}`);
     const scope = scopeOf(request);
     if (scope === undefined || scope === '') return unauthenticatedResponse();
     if (isReset) {
       await reset(scope);
-      return new Response(null, { status: 204, headers: { [HEADER.date]: formatHttpDate(clock.now()) } });
+      return new Response(null, {
+        status: 204,
+        headers: { [HEADER.date]: formatHttpDate(clock.now()) },
+      });
     }
     const asked = readRowLimit(new URL(request.url));
     if (asked.kind === 'refused') return asked.response;
-    const { hits, total, counts } = await db.transaction(async (sql) => ({ ...(await listHitsPage(sql, scope, asked.limit)), counts: await countHits(sql, scope) }));
-    const body = { script: script.text, ...counts, ...rowPage(total, asked.limit, hits.length), hits };
-    return Response.json(body, { headers: { [HEADER.date]: formatHttpDate(clock.now()), 'cache-control': 'no-store' } });
+    const { hits, total, counts } = await db.transaction(async (sql) => ({
+      ...(await listHitsPage(sql, scope, asked.limit)),
+      counts: await countHits(sql, scope),
+    }));
+    const body = {
+      script: script.text,
+      ...counts,
+      ...rowPage(total, asked.limit, hits.length),
+      hits,
+    };
+    return Response.json(body, {
+      headers: { [HEADER.date]: formatHttpDate(clock.now()), 'cache-control': 'no-store' },
+    });
   }
 
   async function handle(request: Request, connection?: ConnectionControl): Promise<Response> {
     const path = new URL(request.url).pathname;
     if (path === hitsPath || path === resetPath) return debug(request, path);
     if (!(HOOK_METHODS as readonly string[]).includes(request.method.toUpperCase())) {
-      return methodNotAllowedResponse(HOOK_METHODS.join(', '), `a hook answers ${HOOK_METHODS.join(', ')}`);
+      return methodNotAllowedResponse(
+        HOOK_METHODS.join(', '),
+        `a hook answers ${HOOK_METHODS.join(', ')}`,
+      );
     }
     return arrive(request, path, connection);
   }
@@ -301,15 +434,25 @@ export function createHookService<Tx>(options: HookServiceOptions<Tx>): HookServ
     handle,
     script,
     routes: [
-      { method: 'GET', path: `${hitsPath}[?limit=N]`, description: 'the newest hits, the counts and the script as JSON' },
+      {
+        method: 'GET',
+        path: `${hitsPath}[?limit=N]`,
+        description: 'the newest hits, the counts and the script as JSON',
+      },
       { method: 'DELETE', path: hitsPath, description: 'clear the hits and the script position' },
       { method: 'POST', path: resetPath, description: 'the same (an older spelling, kept)' },
-      { method: HOOK_METHODS.join('|'), path: `${basePath}/*`, description: 'any other request: answered by the script, then recorded' },
+      {
+        method: HOOK_METHODS.join('|'),
+        path: `${basePath}/*`,
+        description: 'any other request: answered by the script, then recorded',
+      },
     ],
-    hits: async (scope = DEFAULT_HOOK_OPTIONS.scope, limit = 1000) => (await db.transaction((sql) => listHitsPage(sql, scope, limit))).hits,
+    hits: async (scope = DEFAULT_HOOK_OPTIONS.scope, limit = 1000) =>
+      (await db.transaction((sql) => listHitsPage(sql, scope, limit))).hits,
     counts: (scope = DEFAULT_HOOK_OPTIONS.scope) => db.transaction((sql) => countHits(sql, scope)),
     reset,
-    purgeExpired: () => db.transaction((sql) => purgeHits(sql, clock.now() - ledger.options.retentionMs)),
+    purgeExpired: () =>
+      db.transaction((sql) => purgeHits(sql, clock.now() - ledger.options.retentionMs)),
   };
 }
 
@@ -324,16 +467,34 @@ function keyedByWebhookId(request: Request): Request | Response {
   const id = request.headers.get(WEBHOOK_HEADER.id);
   const key = request.headers.get(HEADER.idempotencyKey);
   if (id === null || key === id) return request;
-  if (key !== null) return problemResponse('invalid_key', `${HEADER.idempotencyKey} and ${WEBHOOK_HEADER.id} name different keys`);
+  if (key !== null)
+    return problemResponse(
+      'invalid_key',
+      `${HEADER.idempotencyKey} and ${WEBHOOK_HEADER.id} name different keys`,
+    );
   const headers = new Headers(request.headers);
   headers.set(HEADER.idempotencyKey, id);
-  const init: RequestInit & { duplex: 'half' } = { method: request.method, headers, body: request.body, signal: request.signal, duplex: 'half' };
+  const init: RequestInit & { duplex: 'half' } = {
+    method: request.method,
+    headers,
+    body: request.body,
+    signal: request.signal,
+    duplex: 'half',
+  };
   return new Request(request.url, init);
 }
 
 function hitOf(arrival: Arrival, answer: HitAnswer, status: number | null): Omit<HookHit, 'seq'> {
   const bodySha256 = answer === 'too_large' ? null : (arrival.bodySha256 ?? null);
-  return { at: arrival.at, method: arrival.method, path: arrival.path, key: arrival.key, bodySha256, answer, status };
+  return {
+    at: arrival.at,
+    method: arrival.method,
+    path: arrival.path,
+    key: arrival.key,
+    bodySha256,
+    answer,
+    status,
+  };
 }
 
 /** What a response the middleware answered itself says about the arrival. */
@@ -365,10 +526,13 @@ function swallowed(connection: ConnectionControl | undefined): Response {
     connection.drop();
     return new Response(null, { status: 204 });
   }
-  return new Response(new ReadableStream({ start: (c) => c.error(new Error('hook: ack swallowed')) }), {
-    status: 200,
-    headers: { [HEADER.contentType]: 'application/json' },
-  });
+  return new Response(
+    new ReadableStream({ start: (c) => c.error(new Error('hook: ack swallowed')) }),
+    {
+      status: 200,
+      headers: { [HEADER.contentType]: 'application/json' },
+    },
+  );
 }
 
 /**
@@ -376,5 +540,7 @@ function swallowed(connection: ConnectionControl | undefined): Response {
  * second the Date header shows, so a client that measures it against Date gets exactly `seconds`.
  */
 function formatRetryAfter(seconds: number, nowMs: number, format: RetryAfterFormat): string {
-  return format === 'seconds' ? String(seconds) : formatHttpDate(Math.floor(nowMs / 1000) * 1000 + seconds * 1000);
+  return format === 'seconds'
+    ? String(seconds)
+    : formatHttpDate(Math.floor(nowMs / 1000) * 1000 + seconds * 1000);
 }

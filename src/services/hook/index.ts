@@ -13,8 +13,21 @@ export {
   type HookServiceOptions,
   type RetryAfterFormat,
 } from './hook-service.js';
-export { setUpHookHits, insertHit, listHitsPage, countHits, clearHits, purgeHits, HOOK_HITS_TABLE } from './hook-hits-table.js';
-export { startHookServer, nodeListener, type HookServer, type HookServerOptions } from './hook-server.js';
+export {
+  setUpHookHits,
+  insertHit,
+  listHitsPage,
+  countHits,
+  clearHits,
+  purgeHits,
+  HOOK_HITS_TABLE,
+} from './hook-hits-table.js';
+export {
+  startHookServer,
+  nodeListener,
+  type HookServer,
+  type HookServerOptions,
+} from './hook-server.js';
 export {
   parseHookScript,
   formatStep,

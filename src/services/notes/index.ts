@@ -12,7 +12,22 @@
  * ```
  */
 export { createNotesApp, noteJson, type NotesAppDeps } from './notes-app.js';
-export { setUpNotes, readNote, editNote, NOTES_TABLE, SEED_NOTES, type Note, type EditOutcome, type SetUpNotesOptions } from './notes-table.js';
-export { checkNoteCommand, NOTE_LIMITS, NOTE_COMMAND_FIELDS, type NoteCommand, type CommandCheck } from './note-command.js';
+export {
+  setUpNotes,
+  readNote,
+  editNote,
+  NOTES_TABLE,
+  SEED_NOTES,
+  type Note,
+  type EditOutcome,
+  type SetUpNotesOptions,
+} from './notes-table.js';
+export {
+  checkNoteCommand,
+  NOTE_LIMITS,
+  NOTE_COMMAND_FIELDS,
+  type NoteCommand,
+  type CommandCheck,
+} from './note-command.js';
 export { noteCommandValidator, noteFingerprint, isJsonMediaType } from './note-request.js';
 export { NOTES_PROBLEMS } from './notes-problems.js';

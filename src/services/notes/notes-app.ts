@@ -30,8 +30,18 @@ type NotesEnv<Tx> = { Variables: IdempotencyVariables<Tx, NoteCommand> };
 const ALLOWED = 'GET, HEAD, PATCH';
 
 /** A note as the API shows it: the instant as RFC 3339 text. */
-export function noteJson(note: Note): { id: string; version: number; title: string; updatedAt: string } {
-  return { id: note.id, version: note.version, title: note.title, updatedAt: new Date(note.updatedAt).toISOString() };
+export function noteJson(note: Note): {
+  id: string;
+  version: number;
+  title: string;
+  updatedAt: string;
+} {
+  return {
+    id: note.id,
+    version: note.version,
+    title: note.title,
+    updatedAt: new Date(note.updatedAt).toISOString(),
+  };
 }
 
 /**
@@ -50,14 +60,23 @@ export function noteJson(note: Note): { id: string; version: number; title: stri
  * ```
  */
 export function createNotesApp<Tx>(deps: NotesAppDeps<Tx>): Hono {
-  if (typeof deps !== 'object' || deps === null) throw new InvalidOptionError('deps', deps, 'an object {ledger, db, scopeOf, clock?}');
+  if (typeof deps !== 'object' || deps === null)
+    throw new InvalidOptionError('deps', deps, 'an object {ledger, db, scopeOf, clock?}');
   const { ledger, db, scopeOf } = deps;
-  if (typeof db?.within !== 'function' || typeof db.transaction !== 'function') throw new InvalidOptionError('db', db, 'a ServiceDatabase (sqliteServiceDatabase or postgresServiceDatabase)');
-  if (typeof scopeOf !== 'function') throw new InvalidOptionError('scopeOf', scopeOf, 'a function (request) => caller | undefined');
+  if (typeof db?.within !== 'function' || typeof db.transaction !== 'function')
+    throw new InvalidOptionError(
+      'db',
+      db,
+      'a ServiceDatabase (sqliteServiceDatabase or postgresServiceDatabase)',
+    );
+  if (typeof scopeOf !== 'function')
+    throw new InvalidOptionError('scopeOf', scopeOf, 'a function (request) => caller | undefined');
   const clock = deps.clock ?? systemClock;
-  if (typeof clock.now !== 'function') throw new InvalidOptionError('clock', clock, 'a Clock with now()');
+  if (typeof clock.now !== 'function')
+    throw new InvalidOptionError('clock', clock, 'a Clock with now()');
   const onError = deps.onError ?? (() => {});
-  if (typeof onError !== 'function') throw new InvalidOptionError('onError', onError, 'a function (error, request) => void');
+  if (typeof onError !== 'function')
+    throw new InvalidOptionError('onError', onError, 'a function (error, request) => void');
 
   // One order for every edit: caller (401), request ID (400), body within the limit (413), the
   // command (415, 400, 422), then the ledger; the handler gets the checked command.
@@ -78,14 +97,16 @@ export function createNotesApp<Tx>(deps: NotesAppDeps<Tx>): Hono {
     const id = c.req.param('id');
     // Outside any request's transaction, through the store: never interleaved on one SQLite connection.
     const note = await db.transaction((sql) => readNote(sql, id));
-    if (note === undefined) return problemResponse('not_found', `there is no note ${JSON.stringify(id)}`);
+    if (note === undefined)
+      return problemResponse('not_found', `there is no note ${JSON.stringify(id)}`);
     return c.json(noteJson(note));
   });
 
   app.patch('/:id', honoIdempotency(idempotency), async (c) => {
     const context = c.get('idempotency');
     // Unreachable: PATCH always goes through the ledger. A 500 rolls back.
-    if (context === undefined) return problemResponse('internal_error', 'the edit reached the handler unchecked');
+    if (context === undefined)
+      return problemResponse('internal_error', 'the edit reached the handler unchecked');
     const command = context.value;
     const id = c.req.param('id');
     const outcome = await editNote(db.within(context.tx), id, command, clock.now());
@@ -100,19 +121,30 @@ export function createNotesApp<Tx>(deps: NotesAppDeps<Tx>): Hono {
         return problemResponse(
           NOTES_PROBLEMS.version_conflict,
           `note ${JSON.stringify(id)} is at version ${outcome.currentVersion}, not ${command.expectedVersion}: read it again and decide, then send a new command with a new request ID`,
-          { extensions: { id, expectedVersion: command.expectedVersion, currentVersion: outcome.currentVersion } },
+          {
+            extensions: {
+              id,
+              expectedVersion: command.expectedVersion,
+              currentVersion: outcome.currentVersion,
+            },
+          },
         );
       case 'not_found':
         return problemResponse('not_found', `there is no note ${JSON.stringify(id)}`);
     }
   });
 
-  app.on(['POST', 'PUT', 'DELETE', 'OPTIONS'], '/:id', () => methodNotAllowedResponse(ALLOWED, `a note answers ${ALLOWED}`));
+  app.on(['POST', 'PUT', 'DELETE', 'OPTIONS'], '/:id', () =>
+    methodNotAllowedResponse(ALLOWED, `a note answers ${ALLOWED}`),
+  );
 
   app.onError((error, c) => {
     // A thrown effect: the 500 is not stored, the ledger rolls the edit back and frees the key.
     onError(error, c.req.raw);
-    return problemResponse('internal_error', 'the request failed and was rolled back; it may be retried with the same request ID');
+    return problemResponse(
+      'internal_error',
+      'the request failed and was rolled back; it may be retried with the same request ID',
+    );
   });
 
   return app as unknown as Hono;

@@ -6,6 +6,10 @@ import { defineProblem } from '../../http/problem.js';
  * resolve a conflict (docs/origins.md, "The notes' retry contract").
  */
 export const NOTES_PROBLEMS = {
-  version_conflict: defineProblem('version_conflict', 409, 'The record changed since the expected version'),
+  version_conflict: defineProblem(
+    'version_conflict',
+    409,
+    'The record changed since the expected version',
+  ),
   invalid_command: defineProblem('invalid_command', 422, 'Request body has invalid fields'),
 } as const;

@@ -31,7 +31,10 @@ export interface SetUpNotesOptions {
  * Creates the notes table if missing and seeds note-1..note-3 at version 1 where they are
  * missing; notes that exist (edited or not) are left alone, so a restart keeps the edits.
  */
-export async function setUpNotes(db: ServiceDatabase<unknown>, options: SetUpNotesOptions = {}): Promise<void> {
+export async function setUpNotes(
+  db: ServiceDatabase<unknown>,
+  options: SetUpNotesOptions = {},
+): Promise<void> {
   const clock = options.clock ?? systemClock;
   const { instant } = columnTypes(db.dialect);
   await setUpTables(db, NOTES_TABLE, async (sql) => {
@@ -43,7 +46,10 @@ export async function setUpNotes(db: ServiceDatabase<unknown>, options: SetUpNot
     )`);
     const nowMs = clock.now();
     for (const note of SEED_NOTES) {
-      await sql.run(`INSERT INTO ${NOTES_TABLE} (id, version, title, updated_at) VALUES ($1, 1, $2, $3) ON CONFLICT (id) DO NOTHING`, [note.id, note.title, nowMs]);
+      await sql.run(
+        `INSERT INTO ${NOTES_TABLE} (id, version, title, updated_at) VALUES ($1, 1, $2, $3) ON CONFLICT (id) DO NOTHING`,
+        [note.id, note.title, nowMs],
+      );
     }
   });
 }
@@ -55,10 +61,18 @@ interface NoteRow {
   readonly updated_at: number | string; // pg returns BIGINT as a string
 }
 
-const toNote = (row: NoteRow): Note => ({ id: row.id, version: Number(row.version), title: row.title, updatedAt: Number(row.updated_at) });
+const toNote = (row: NoteRow): Note => ({
+  id: row.id,
+  version: Number(row.version),
+  title: row.title,
+  updatedAt: Number(row.updated_at),
+});
 
 export async function readNote(sql: SqlHandle, id: string): Promise<Note | undefined> {
-  const [row] = await sql.all<NoteRow>(`SELECT id, version, title, updated_at FROM ${NOTES_TABLE} WHERE id = $1`, [id]);
+  const [row] = await sql.all<NoteRow>(
+    `SELECT id, version, title, updated_at FROM ${NOTES_TABLE} WHERE id = $1`,
+    [id],
+  );
   return row === undefined ? undefined : toNote(row);
 }
 
@@ -73,12 +87,19 @@ export type EditOutcome =
  * conditional UPDATE, so two edits racing from the same version cannot both win: on PostgreSQL
  * the second waits for the first's row lock, re-reads the row and matches nothing.
  */
-export async function editNote(sql: SqlHandle, id: string, command: NoteCommand, nowMs: number): Promise<EditOutcome> {
+export async function editNote(
+  sql: SqlHandle,
+  id: string,
+  command: NoteCommand,
+  nowMs: number,
+): Promise<EditOutcome> {
   const [row] = await sql.all<NoteRow>(
     `UPDATE ${NOTES_TABLE} SET title = $1, version = version + 1, updated_at = $2 WHERE id = $3 AND version = $4 RETURNING id, version, title, updated_at`,
     [command.title, nowMs, id, command.expectedVersion],
   );
   if (row !== undefined) return { kind: 'edited', note: toNote(row) };
   const current = await readNote(sql, id);
-  return current === undefined ? { kind: 'not_found' } : { kind: 'version_conflict', currentVersion: current.version };
+  return current === undefined
+    ? { kind: 'not_found' }
+    : { kind: 'version_conflict', currentVersion: current.version };
 }

@@ -19,7 +19,9 @@ export const INVALID_QUERY = defineProblem('invalid_query', 400, 'Invalid query 
 export const ROW_LIMIT_PARAMETER = 'limit';
 
 /** The number of rows asked for, or the 400 to answer instead. */
-export type RowLimitRead = { readonly kind: 'limit'; readonly limit: number } | { readonly kind: 'refused'; readonly response: Response };
+export type RowLimitRead =
+  | { readonly kind: 'limit'; readonly limit: number }
+  | { readonly kind: 'refused'; readonly response: Response };
 
 /**
  * Reads `?limit=` from a listing's URL: absent is the default; a whole number from 1 to the
@@ -35,9 +37,18 @@ export function readRowLimit(url: URL): RowLimitRead {
   const limit = /^\d{1,7}$/.test(raw) ? Number(raw) : Number.NaN;
   if (values.length === 1 && limit >= 1 && limit <= maxLimit) return { kind: 'limit', limit };
   const sent = values.length > 1 ? `${values.length} values` : JSON.stringify(raw);
-  const response = problemResponse(INVALID_QUERY, `?${ROW_LIMIT_PARAMETER}= must be one whole number from 1 to ${maxLimit} (default ${defaultLimit}), not ${sent}`, {
-    extensions: { parameter: ROW_LIMIT_PARAMETER, minimum: 1, maximum: maxLimit, default: defaultLimit },
-  });
+  const response = problemResponse(
+    INVALID_QUERY,
+    `?${ROW_LIMIT_PARAMETER}= must be one whole number from 1 to ${maxLimit} (default ${defaultLimit}), not ${sent}`,
+    {
+      extensions: {
+        parameter: ROW_LIMIT_PARAMETER,
+        minimum: 1,
+        maximum: maxLimit,
+        default: defaultLimit,
+      },
+    },
+  );
   return { kind: 'refused', response };
 }
 

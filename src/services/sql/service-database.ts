@@ -19,16 +19,31 @@ export interface ServiceDatabase<Tx> {
 }
 
 /** The service database over a SQL store (SQLite or PostgreSQL): one code path for both dialects. */
-export function serviceDatabase<Tx>(store: LedgerStore<Tx>, dialect: SqlDialect): ServiceDatabase<Tx> {
+export function serviceDatabase<Tx>(
+  store: LedgerStore<Tx>,
+  dialect: SqlDialect,
+): ServiceDatabase<Tx> {
   const within = store.sql?.bind(store);
-  if (within === undefined) throw new InvalidOptionError('store', store.name, 'a SQL store (createSqliteStore or createPostgresStore)');
+  if (within === undefined)
+    throw new InvalidOptionError(
+      'store',
+      store.name,
+      'a SQL store (createSqliteStore or createPostgresStore)',
+    );
   return { dialect, within, transaction: (fn) => store.transaction((tx) => fn(within(tx))) };
 }
 
-export const sqliteServiceDatabase = <Tx>(store: LedgerStore<Tx>): ServiceDatabase<Tx> => serviceDatabase(store, 'sqlite');
-export const postgresServiceDatabase = <Tx>(store: LedgerStore<Tx>): ServiceDatabase<Tx> => serviceDatabase(store, 'postgres');
+export const sqliteServiceDatabase = <Tx>(store: LedgerStore<Tx>): ServiceDatabase<Tx> =>
+  serviceDatabase(store, 'sqlite');
+export const postgresServiceDatabase = <Tx>(store: LedgerStore<Tx>): ServiceDatabase<Tx> =>
+  serviceDatabase(store, 'postgres');
 
 /** Column types that differ between the two dialects. */
-export function columnTypes(dialect: SqlDialect): { readonly instant: string; readonly bytes: string } {
-  return dialect === 'postgres' ? { instant: 'BIGINT', bytes: 'BYTEA' } : { instant: 'INTEGER', bytes: 'BLOB' };
+export function columnTypes(dialect: SqlDialect): {
+  readonly instant: string;
+  readonly bytes: string;
+} {
+  return dialect === 'postgres'
+    ? { instant: 'BIGINT', bytes: 'BYTEA' }
+    : { instant: 'INTEGER', bytes: 'BLOB' };
 }

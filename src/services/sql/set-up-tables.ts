@@ -7,9 +7,14 @@ import type { SqlHandle } from '../../ledger/sql-handle.js';
  * starting on one database would otherwise race on CREATE TABLE IF NOT EXISTS, and the loser
  * fails with a unique violation on pg_type. The lock lets one go first, as the ledger's store does.
  */
-export async function setUpTables<Tx>(db: ServiceDatabase<Tx>, name: string, create: (sql: SqlHandle) => Promise<void>): Promise<void> {
+export async function setUpTables<Tx>(
+  db: ServiceDatabase<Tx>,
+  name: string,
+  create: (sql: SqlHandle) => Promise<void>,
+): Promise<void> {
   await db.transaction(async (sql) => {
-    if (sql.dialect === 'postgres') await sql.all('SELECT pg_advisory_xact_lock(hashtext($1))', [`oncely:${name}`]);
+    if (sql.dialect === 'postgres')
+      await sql.all('SELECT pg_advisory_xact_lock(hashtext($1))', [`oncely:${name}`]);
     await create(sql);
   });
 }

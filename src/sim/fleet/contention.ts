@@ -11,7 +11,13 @@ import { EventQueue } from './event-queue.js';
  * version, then writes with it; a write whose version is stale fails, and the client backs off and
  * reads and writes again, until its update lands. docs/fleet.md restates it.
  */
-export const CONTENTION_STRATEGIES = ['none', 'exponential', 'equal', 'full', 'decorrelated'] as const;
+export const CONTENTION_STRATEGIES = [
+  'none',
+  'exponential',
+  'equal',
+  'full',
+  'decorrelated',
+] as const;
 export type ContentionStrategy = (typeof CONTENTION_STRATEGIES)[number];
 
 export const CONTENTION_LABELS: { readonly [s in ContentionStrategy]: string } = {
@@ -35,7 +41,12 @@ export interface ContentionParams {
   readonly capMs: number;
 }
 
-export const DEFAULT_CONTENTION: Omit<ContentionParams, 'clients' | 'seed'> = { hopMeanMs: 10, hopSdMs: 2, baseMs: 5, capMs: 2000 };
+export const DEFAULT_CONTENTION: Omit<ContentionParams, 'clients' | 'seed'> = {
+  hopMeanMs: 10,
+  hopSdMs: 2,
+  baseMs: 5,
+  capMs: 2000,
+};
 
 export interface ContentionOutcome {
   /** Write calls in all, the successful ones included. */
@@ -61,7 +72,13 @@ const BACKOFF_OVER = 4;
 const CONTENTION_STREAM = 0xc0_2015;
 
 /** The delay before retry `retry` (1 for the first), by oncely's own backoff; 0 for no backoff. */
-export function contentionDelayMs(strategy: ContentionStrategy, retry: number, p: ContentionParams, random: Random, previousMs: number): number {
+export function contentionDelayMs(
+  strategy: ContentionStrategy,
+  retry: number,
+  p: ContentionParams,
+  random: Random,
+  previousMs: number,
+): number {
   if (strategy === 'none') return 0;
   const jitter = strategy === 'exponential' ? 'none' : strategy;
   const options: BackoffOptions = { baseDelayMs: p.baseMs, maxDelayMs: p.capMs, jitter };

@@ -3,7 +3,13 @@ import { checkNumbers, checkOneOf, checkSeed } from './check-params.js';
 import { seededRandom } from '../../time/random.js';
 import { exponential } from './draws.js';
 import { EventQueue } from './event-queue.js';
-import { clientStrategy, FLEET_STRATEGIES, newRequest, type FleetStrategy, type RequestState } from './fleet-strategies.js';
+import {
+  clientStrategy,
+  FLEET_STRATEGIES,
+  newRequest,
+  type FleetStrategy,
+  type RequestState,
+} from './fleet-strategies.js';
 
 /**
  * The failing-dependency model, after Brooker, "Fixing retries with token buckets and circuit
@@ -42,7 +48,10 @@ const REPLY = 1;
 const RETRY = 2;
 const DEPENDENCY_STREAM = 0xde_2022;
 
-export function runDependency(params: Partial<DependencyParams> & Pick<DependencyParams, 'seed' | 'failureRate'>, strategy: FleetStrategy): DependencyOutcome {
+export function runDependency(
+  params: Partial<DependencyParams> & Pick<DependencyParams, 'seed' | 'failureRate'>,
+  strategy: FleetStrategy,
+): DependencyOutcome {
   const p: DependencyParams = { ...DEFAULT_DEPENDENCY, ...params };
   check(p, strategy);
   const n = p.clients;
@@ -102,15 +111,23 @@ export function runDependency(params: Partial<DependencyParams> & Pick<Dependenc
 }
 
 /** The closed forms for k retries at once: load (1 − p^(k+1)) / (1 − p), success 1 − p^(k+1). */
-export function retriesClosedForm(failureRate: number, retries = 3): { load: number; success: number } {
+export function retriesClosedForm(
+  failureRate: number,
+  retries = 3,
+): { load: number; success: number } {
   const tail = failureRate ** (retries + 1);
-  return { load: failureRate === 1 ? retries + 1 : (1 - tail) / (1 - failureRate), success: 1 - tail };
+  return {
+    load: failureRate === 1 ? retries + 1 : (1 - tail) / (1 - failureRate),
+    success: 1 - tail,
+  };
 }
 
 function check(p: DependencyParams, strategy: string): void {
   checkSeed(p.seed);
-  if (!(p.failureRate >= 0 && p.failureRate <= 1)) throw new InvalidOptionError('failureRate', p.failureRate, 'a probability from 0 to 1');
-  if (!Number.isInteger(p.clients) || p.clients < 1 || p.clients > 100_000) throw new InvalidOptionError('clients', p.clients, 'an integer from 1 to 100000');
+  if (!(p.failureRate >= 0 && p.failureRate <= 1))
+    throw new InvalidOptionError('failureRate', p.failureRate, 'a probability from 0 to 1');
+  if (!Number.isInteger(p.clients) || p.clients < 1 || p.clients > 100_000)
+    throw new InvalidOptionError('clients', p.clients, 'an integer from 1 to 100000');
   checkNumbers(p, ['totalRatePerSecond', 'durationMs', 'roundTripMeanMs'], 0, false);
   checkOneOf('strategy', strategy, FLEET_STRATEGIES);
 }

@@ -85,7 +85,14 @@ export class EventQueue {
   }
 
   #move(from: number, to: number): void {
-    this.#set(to, this.#at[from]!, this.#seq[from]!, this.#kind[from]!, this.#actor[from]!, this.#data[from]!);
+    this.#set(
+      to,
+      this.#at[from]!,
+      this.#seq[from]!,
+      this.#kind[from]!,
+      this.#actor[from]!,
+      this.#data[from]!,
+    );
   }
 
   #set(i: number, at: number, seq: number, kind: number, actor: number, data: number): void {

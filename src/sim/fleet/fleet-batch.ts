@@ -42,42 +42,75 @@ export interface CellResult {
   readonly recoveries?: readonly (number | null)[];
 }
 
-export const CONTENTION_CLIENTS: readonly number[] = Array.from({ length: 19 }, (_, i) => 10 * (i + 1));
-export const DEPENDENCY_FAILURE_RATES: readonly number[] = [0.001, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.75];
+export const CONTENTION_CLIENTS: readonly number[] = Array.from(
+  { length: 19 },
+  (_, i) => 10 * (i + 1),
+);
+export const DEPENDENCY_FAILURE_RATES: readonly number[] = [
+  0.001, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.75,
+];
 /** The 2022 post's second experiment: this many clients share 100 requests per second. */
 export const DEPENDENCY_CLIENT_COUNTS: readonly number[] = [10, 100, 1000];
-export const DEFAULT_FLEET_SEEDS: { readonly [m in FleetModel]: number } = { contention: 100, dependency: 5, overload: 10 };
+export const DEFAULT_FLEET_SEEDS: { readonly [m in FleetModel]: number } = {
+  contention: 100,
+  dependency: 5,
+  overload: 10,
+};
 
 /** The cells of a model's batch, in a fixed order (the order of every output). */
-export function fleetCells(model: FleetModel, options: { clients?: readonly number[] } = {}): FleetCell[] {
+export function fleetCells(
+  model: FleetModel,
+  options: { clients?: readonly number[] } = {},
+): FleetCell[] {
   switch (model) {
     case 'contention':
       return CONTENTION_STRATEGIES.flatMap((strategy) =>
-        (options.clients ?? CONTENTION_CLIENTS).map((x) => ({ model, strategy, x, clients: x, totalRatePerSecond: 0 })),
+        (options.clients ?? CONTENTION_CLIENTS).map((x) => ({
+          model,
+          strategy,
+          x,
+          clients: x,
+          totalRatePerSecond: 0,
+        })),
       );
     case 'dependency': {
       const cells: FleetCell[] = [];
       for (const strategy of FLEET_STRATEGIES) {
-        for (const x of DEPENDENCY_FAILURE_RATES) cells.push({ model, strategy, x, clients: 100, totalRatePerSecond: 1000 });
+        for (const x of DEPENDENCY_FAILURE_RATES)
+          cells.push({ model, strategy, x, clients: 100, totalRatePerSecond: 1000 });
       }
       for (const clients of DEPENDENCY_CLIENT_COUNTS) {
         for (const strategy of FLEET_STRATEGIES) {
-          for (const x of DEPENDENCY_FAILURE_RATES) cells.push({ model, strategy, x, clients, totalRatePerSecond: 100 });
+          for (const x of DEPENDENCY_FAILURE_RATES)
+            cells.push({ model, strategy, x, clients, totalRatePerSecond: 100 });
         }
       }
       return cells;
     }
     case 'overload':
-      return FLEET_STRATEGIES.map((strategy) => ({ model, strategy, x: 0, clients: 100, totalRatePerSecond: 700 }));
+      return FLEET_STRATEGIES.map((strategy) => ({
+        model,
+        strategy,
+        x: 0,
+        clients: 100,
+        totalRatePerSecond: 700,
+      }));
   }
 }
 
 /** Runs one cell on its seeds. Pure and synchronous: the CLI runs cells in worker threads. */
 export function runCell(cell: FleetCell, seeds: number, firstSeed = 0): CellResult {
-  if (!Number.isInteger(seeds) || seeds < 1 || seeds > 100_000) throw new InvalidOptionError('seeds', seeds, 'an integer from 1 to 100000');
+  if (!Number.isInteger(seeds) || seeds < 1 || seeds > 100_000)
+    throw new InvalidOptionError('seeds', seeds, 'an integer from 1 to 100000');
   const metrics: Record<string, MetricStats> = {};
   const add = (name: string, value: number): void => {
-    const m = (metrics[name] ??= { n: 0, sum: 0, sumSq: 0, min: Number.POSITIVE_INFINITY, max: Number.NEGATIVE_INFINITY });
+    const m = (metrics[name] ??= {
+      n: 0,
+      sum: 0,
+      sumSq: 0,
+      min: Number.POSITIVE_INFINITY,
+      max: Number.NEGATIVE_INFINITY,
+    });
     m.n++;
     m.sum += value;
     m.sumSq += value * value;
@@ -94,14 +127,22 @@ export function runCell(cell: FleetCell, seeds: number, firstSeed = 0): CellResu
       add('finishMs', o.finishMs);
     } else if (cell.model === 'dependency') {
       const o = runDependency(
-        { seed, failureRate: cell.x, clients: cell.clients, totalRatePerSecond: cell.totalRatePerSecond },
+        {
+          seed,
+          failureRate: cell.x,
+          clients: cell.clients,
+          totalRatePerSecond: cell.totalRatePerSecond,
+        },
         cell.strategy as FleetStrategy,
       );
       add('firstTries', o.firstTries);
       add('attempts', o.attempts);
       add('successes', o.successes);
     } else {
-      const o = runOverload({ seed, clients: cell.clients, totalRatePerSecond: cell.totalRatePerSecond }, cell.strategy as FleetStrategy);
+      const o = runOverload(
+        { seed, clients: cell.clients, totalRatePerSecond: cell.totalRatePerSecond },
+        cell.strategy as FleetStrategy,
+      );
       add('firstTries', o.firstTries);
       add('attempts', o.attempts);
       add('successes', o.successes);

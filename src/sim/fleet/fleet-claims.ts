@@ -13,7 +13,8 @@ export function checkFleetClaims(model: FleetModel, rows: readonly FleetRow[]): 
   return overloadClaims(rows);
 }
 
-const fmt = (v: number | undefined, digits = 3): string => (v === undefined || Number.isNaN(v) ? 'missing' : v.toFixed(digits));
+const fmt = (v: number | undefined, digits = 3): string =>
+  v === undefined || Number.isNaN(v) ? 'missing' : v.toFixed(digits);
 
 function claim(id: string, text: string, reproduced: boolean, detail: string): ClaimResult {
   return { id, text, reproduced, detail };
@@ -27,16 +28,22 @@ function contentionClaims(rows: readonly FleetRow[]): ClaimResult[] {
   const n = 100;
   const claims: ClaimResult[] = [];
 
-  const slowerSomewhere = counts.filter((c) => others.some((s) => !(at('none', c, 'finishMs') < at(s, c, 'finishMs'))));
+  const slowerSomewhere = counts.filter((c) =>
+    others.some((s) => !(at('none', c, 'finishMs') < at(s, c, 'finishMs'))),
+  );
   claims.push(
     claim(
       'no-backoff-finishes-first',
       'No backoff finishes first, at every client count',
       counts.length > 0 && slowerSomewhere.length === 0,
-      slowerSomewhere.length === 0 ? `${counts.length} client counts` : `not first at N = ${slowerSomewhere.join(', ')}`,
+      slowerSomewhere.length === 0
+        ? `${counts.length} client counts`
+        : `not first at N = ${slowerSomewhere.join(', ')}`,
     ),
   );
-  const quarter = counts.filter((c) => c >= 50).map((c) => ({ c, ratio: at('none', c, 'writes') / ((c * c) / 4) }));
+  const quarter = counts
+    .filter((c) => c >= 50)
+    .map((c) => ({ c, ratio: at('none', c, 'writes') / ((c * c) / 4) }));
   claims.push(
     claim(
       'no-backoff-n-squared-over-4',
@@ -47,11 +54,21 @@ function contentionClaims(rows: readonly FleetRow[]): ClaimResult[] {
   );
   const expCalls = at('exponential', n, 'writes') / at('none', n, 'writes');
   claims.push(
-    claim('exponential-barely-reduces-calls', 'Exponential without jitter barely reduces calls (≥ 0.6× no backoff, N = 100)', expCalls >= 0.6, `${fmt(expCalls, 2)}×`),
+    claim(
+      'exponential-barely-reduces-calls',
+      'Exponential without jitter barely reduces calls (≥ 0.6× no backoff, N = 100)',
+      expCalls >= 0.6,
+      `${fmt(expCalls, 2)}×`,
+    ),
   );
   const expTime = at('exponential', n, 'finishMs') / at('none', n, 'finishMs');
   claims.push(
-    claim('exponential-order-of-magnitude-longer', 'Exponential without jitter takes an order of magnitude longer (≥ 10×, N = 100)', expTime >= 10, `${fmt(expTime, 1)}×`),
+    claim(
+      'exponential-order-of-magnitude-longer',
+      'Exponential without jitter takes an order of magnitude longer (≥ 10×, N = 100)',
+      expTime >= 10,
+      `${fmt(expTime, 1)}×`,
+    ),
   );
   for (const c of [100, 190]) {
     const full = at('full', c, 'writes');
@@ -62,19 +79,35 @@ function contentionClaims(rows: readonly FleetRow[]): ClaimResult[] {
       claim(
         `jitter-fewest-calls-${c}`,
         `Full and equal jitter make the fewest calls, decorrelated a little more (N = ${c})`,
-        Math.max(full, equal) < decorrelated && decorrelated < exponential && decorrelated < at('none', c, 'writes'),
+        Math.max(full, equal) < decorrelated &&
+          decorrelated < exponential &&
+          decorrelated < at('none', c, 'writes'),
         `full ${fmt(full, 0)}, equal ${fmt(equal, 0)} < decorrelated ${fmt(decorrelated, 0)} < exponential ${fmt(exponential, 0)}`,
       ),
     );
   }
-  const cut = Math.max(at('full', n, 'writes'), at('equal', n, 'writes')) / at('exponential', n, 'writes');
-  claims.push(claim('jitter-halves-calls', 'At 100 clients, jitter cuts calls by more than half against exponential', cut < 0.5, `${fmt(cut, 2)}× exponential's calls`));
+  const cut =
+    Math.max(at('full', n, 'writes'), at('equal', n, 'writes')) / at('exponential', n, 'writes');
+  claims.push(
+    claim(
+      'jitter-halves-calls',
+      'At 100 clients, jitter cuts calls by more than half against exponential',
+      cut < 0.5,
+      `${fmt(cut, 2)}× exponential's calls`,
+    ),
+  );
   return claims;
 }
 
 function dependencyClaims(rows: readonly FleetRow[]): ClaimResult[] {
   const row = (strategy: string, p: number, clients = 100, rate = 1000): FleetRow | undefined =>
-    rows.find((r) => r.strategy === strategy && r.x === p && r.clients === clients && r.totalRatePerSecond === rate);
+    rows.find(
+      (r) =>
+        r.strategy === strategy &&
+        r.x === p &&
+        r.clients === clients &&
+        r.totalRatePerSecond === rate,
+    );
   const claims: ClaimResult[] = [];
   // 3 retries against the closed forms, in standard errors of the mean per first try.
   const checks = rows
@@ -88,8 +121,13 @@ function dependencyClaims(rows: readonly FleetRow[]): ClaimResult[] {
       for (let k = 1; k <= 4; k++) k2 += (2 * k - 1) * p ** (k - 1);
       const loadSe = Math.sqrt(Math.max(0, k2 - expected.load ** 2) / tries);
       const successSe = Math.sqrt((expected.success * (1 - expected.success)) / tries);
-      const z = (diff: number, se: number): number => (se === 0 ? (diff === 0 ? 0 : Number.POSITIVE_INFINITY) : Math.abs(diff) / se);
-      return { p, zLoad: z(r.values['load']! - expected.load, loadSe), zSuccess: z(r.values['success']! - expected.success, successSe) };
+      const z = (diff: number, se: number): number =>
+        se === 0 ? (diff === 0 ? 0 : Number.POSITIVE_INFINITY) : Math.abs(diff) / se;
+      return {
+        p,
+        zLoad: z(r.values['load']! - expected.load, loadSe),
+        zSuccess: z(r.values['success']! - expected.success, successSe),
+      };
     });
   const worst = Math.max(...checks.map((c) => Math.max(c.zLoad, c.zSuccess)));
   claims.push(
@@ -97,7 +135,9 @@ function dependencyClaims(rows: readonly FleetRow[]): ClaimResult[] {
       'retries-closed-form',
       '3 retries: load = (1 − p⁴)/(1 − p) and success = 1 − p⁴ within sampling error (|z| < 4 at every p)',
       checks.length > 0 && worst < 4,
-      checks.length === 0 ? 'missing' : `largest |z| ${fmt(worst, 2)} over ${checks.length} failure rates`,
+      checks.length === 0
+        ? 'missing'
+        : `largest |z| ${fmt(worst, 2)} over ${checks.length} failure rates`,
     ),
   );
   const high = Math.max(...rows.map((r) => r.x));
@@ -110,7 +150,9 @@ function dependencyClaims(rows: readonly FleetRow[]): ClaimResult[] {
       `load ${fmt(bucket100)}`,
     ),
   );
-  const shared = [10, 100, 1000].map((c) => row('bucket', high, c, 100)?.values['load'] ?? Number.NaN);
+  const shared = [10, 100, 1000].map(
+    (c) => row('bucket', high, c, 100)?.values['load'] ?? Number.NaN,
+  );
   const retries1000 = row('retries', high, 1000, 100)?.values['load'] ?? Number.NaN;
   claims.push(
     claim(
@@ -120,7 +162,9 @@ function dependencyClaims(rows: readonly FleetRow[]): ClaimResult[] {
       `load ${shared.map((v) => fmt(v)).join(' < ')}; 3 retries ${fmt(retries1000)}`,
     ),
   );
-  const breakers = rows.filter((r) => r.strategy === 'breaker' && r.totalRatePerSecond === 1000 && r.x >= 0.3);
+  const breakers = rows.filter(
+    (r) => r.strategy === 'breaker' && r.totalRatePerSecond === 1000 && r.x >= 0.3,
+  );
   const worstBreaker = Math.max(...breakers.map((r) => r.values['load']!));
   claims.push(
     claim(
@@ -144,7 +188,8 @@ function dependencyClaims(rows: readonly FleetRow[]): ClaimResult[] {
 }
 
 function overloadClaims(rows: readonly FleetRow[]): ClaimResult[] {
-  const recoveries = (strategy: string): readonly (number | null)[] => rows.find((r) => r.strategy === strategy)?.recoveries ?? [];
+  const recoveries = (strategy: string): readonly (number | null)[] =>
+    rows.find((r) => r.strategy === strategy)?.recoveries ?? [];
   const describe = (strategy: string): string => {
     const r = recoveries(strategy);
     const stuck = r.filter((v) => v === null).length;
@@ -158,9 +203,29 @@ function overloadClaims(rows: readonly FleetRow[]): ClaimResult[] {
   };
   const retries = recoveries('retries');
   return [
-    claim('retries-metastable', '3 retries never recover after the 5 s outage (a metastable failure), in any seed', retries.length > 0 && retries.every((v) => v === null), describe('retries')),
-    claim('no-retries-recover', 'No retries recover in every seed', allRecover('none'), describe('none')),
-    claim('bucket-and-breaker-recover', 'The token bucket and the circuit breaker recover in every seed', allRecover('bucket') && allRecover('breaker'), `bucket: ${describe('bucket')}; breaker: ${describe('breaker')}`),
-    claim('oncely-defaults-recover', "oncely's defaults recover within 5 s of the outage's end, in every seed", allRecover('oncely', 5000), describe('oncely')),
+    claim(
+      'retries-metastable',
+      '3 retries never recover after the 5 s outage (a metastable failure), in any seed',
+      retries.length > 0 && retries.every((v) => v === null),
+      describe('retries'),
+    ),
+    claim(
+      'no-retries-recover',
+      'No retries recover in every seed',
+      allRecover('none'),
+      describe('none'),
+    ),
+    claim(
+      'bucket-and-breaker-recover',
+      'The token bucket and the circuit breaker recover in every seed',
+      allRecover('bucket') && allRecover('breaker'),
+      `bucket: ${describe('bucket')}; breaker: ${describe('breaker')}`,
+    ),
+    claim(
+      'oncely-defaults-recover',
+      "oncely's defaults recover within 5 s of the outage's end, in every seed",
+      allRecover('oncely', 5000),
+      describe('oncely'),
+    ),
   ];
 }

@@ -1,4 +1,9 @@
-import { decide, INITIAL_RETRY_STATE, type Observation, type RetryState } from '../../policy/decide.js';
+import {
+  decide,
+  INITIAL_RETRY_STATE,
+  type Observation,
+  type RetryState,
+} from '../../policy/decide.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicyOptions } from '../../policy/retry-options.js';
 import { RetryTokenBucket } from '../../policy/retry-token-bucket.js';
 import { SYNTHETIC_TIMEOUT_STATUS } from '../../contract/status-class.js';
@@ -60,7 +65,11 @@ export interface ClientStrategy {
 /** oncely's client policy, unchanged: maxAttempts 3, full jitter from 100 ms, 10 s cap. */
 export const ONCELY_FLEET_POLICY: RetryPolicyOptions = DEFAULT_RETRY_POLICY;
 const FAILED: Observation = { kind: 'response', status: 503 };
-const TIMED_OUT: Observation = { kind: 'unknown', status: SYNTHETIC_TIMEOUT_STATUS, detail: 'client timeout' };
+const TIMED_OUT: Observation = {
+  kind: 'unknown',
+  status: SYNTHETIC_TIMEOUT_STATUS,
+  detail: 'client timeout',
+};
 
 export function newRequest(): RequestState {
   return { attempts: 1, retry: INITIAL_RETRY_STATE, lastRetryCost: 0 };
@@ -73,7 +82,11 @@ export function clientStrategy(strategy: FleetStrategy, random: Random): ClientS
     case 'none':
       return { firstTry() {}, failed: () => -1, succeeded() {} };
     case 'retries':
-      return { firstTry() {}, failed: (r) => (r.attempts <= b.maxRetries ? 0 : -1), succeeded() {} };
+      return {
+        firstTry() {},
+        failed: (r) => (r.attempts <= b.maxRetries ? 0 : -1),
+        succeeded() {},
+      };
     case 'bucket': {
       let tokens: number = b.bucketStart;
       return {
@@ -118,7 +131,14 @@ export function clientStrategy(strategy: FleetStrategy, random: Random): ClientS
       return {
         firstTry() {},
         failed(r, timedOut, nowMs) {
-          const [decision, next] = decide(r.retry, timedOut ? TIMED_OUT : FAILED, nowMs, random, ONCELY_FLEET_POLICY, { retryTokens: bucket });
+          const [decision, next] = decide(
+            r.retry,
+            timedOut ? TIMED_OUT : FAILED,
+            nowMs,
+            random,
+            ONCELY_FLEET_POLICY,
+            { retryTokens: bucket },
+          );
           r.retry = next;
           if (decision.action === 'stop') return -1;
           bucket.tryAcquire(decision.retryCost);

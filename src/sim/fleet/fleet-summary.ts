@@ -32,7 +32,9 @@ export interface FleetSummary {
 }
 
 export function strategyLabel(model: FleetModel, strategy: string): string {
-  return model === 'contention' ? CONTENTION_LABELS[strategy as ContentionStrategy] : FLEET_LABELS[strategy as FleetStrategy];
+  return model === 'contention'
+    ? CONTENTION_LABELS[strategy as ContentionStrategy]
+    : FLEET_LABELS[strategy as FleetStrategy];
 }
 
 /** Reduces cell results (in cell order) to rows and checks the model's claims on them. */
@@ -62,7 +64,11 @@ export function summarizeFleet(model: FleetModel, results: readonly CellResult[]
       attempts: mean(m['attempts']),
       successes: mean(m['successes']),
     };
-    const sds = { firstTries: sd(m['firstTries']), attempts: sd(m['attempts']), successes: sd(m['successes']) };
+    const sds = {
+      firstTries: sd(m['firstTries']),
+      attempts: sd(m['attempts']),
+      successes: sd(m['successes']),
+    };
     if (model === 'dependency') return { ...base, values, sds };
     const recoveries = r.recoveries ?? [];
     const recovered = recoveries.filter((v): v is number => v !== null);
@@ -70,7 +76,10 @@ export function summarizeFleet(model: FleetModel, results: readonly CellResult[]
       ...base,
       values: {
         ...values,
-        recoveryMs: recovered.length === recoveries.length ? recovered.reduce((a, b) => a + b, 0) / recovered.length : Number.NaN,
+        recoveryMs:
+          recovered.length === recoveries.length
+            ? recovered.reduce((a, b) => a + b, 0) / recovered.length
+            : Number.NaN,
         stuckSeeds: recoveries.length - recovered.length,
       },
       sds,
@@ -85,7 +94,16 @@ export function summarizeFleet(model: FleetModel, results: readonly CellResult[]
 /** The rows as CSV, one line per cell: the columns every model shares, then its own means. */
 export function fleetCsv(summary: FleetSummary): string {
   const names = Object.keys(summary.rows[0]?.values ?? {});
-  const head = ['model', 'strategy', 'x', 'clients', 'totalRatePerSecond', 'seeds', ...names, ...Object.keys(summary.rows[0]?.sds ?? {}).map((n) => `${n}Sd`)];
+  const head = [
+    'model',
+    'strategy',
+    'x',
+    'clients',
+    'totalRatePerSecond',
+    'seeds',
+    ...names,
+    ...Object.keys(summary.rows[0]?.sds ?? {}).map((n) => `${n}Sd`),
+  ];
   const lines = summary.rows.map((row) =>
     [
       summary.model,

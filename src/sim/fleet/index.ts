@@ -12,9 +12,29 @@ export {
   type ContentionOutcome,
   type ContentionEvent,
 } from './contention.js';
-export { runDependency, retriesClosedForm, DEFAULT_DEPENDENCY, type DependencyParams, type DependencyOutcome } from './dependency.js';
-export { runOverload, DEFAULT_OVERLOAD, RECOVERED_BUCKETS, RECOVERED_GOODPUT, type OverloadParams, type OverloadOutcome } from './overload.js';
-export { FLEET_STRATEGIES, FLEET_LABELS, BROOKER_2022, ONCELY_FLEET_POLICY, clientStrategy, type FleetStrategy } from './fleet-strategies.js';
+export {
+  runDependency,
+  retriesClosedForm,
+  DEFAULT_DEPENDENCY,
+  type DependencyParams,
+  type DependencyOutcome,
+} from './dependency.js';
+export {
+  runOverload,
+  DEFAULT_OVERLOAD,
+  RECOVERED_BUCKETS,
+  RECOVERED_GOODPUT,
+  type OverloadParams,
+  type OverloadOutcome,
+} from './overload.js';
+export {
+  FLEET_STRATEGIES,
+  FLEET_LABELS,
+  BROOKER_2022,
+  ONCELY_FLEET_POLICY,
+  clientStrategy,
+  type FleetStrategy,
+} from './fleet-strategies.js';
 export {
   FLEET_MODELS,
   CONTENTION_CLIENTS,
@@ -30,6 +50,12 @@ export {
   type CellResult,
   type MetricStats,
 } from './fleet-batch.js';
-export { summarizeFleet, fleetCsv, strategyLabel, type FleetRow, type FleetSummary } from './fleet-summary.js';
+export {
+  summarizeFleet,
+  fleetCsv,
+  strategyLabel,
+  type FleetRow,
+  type FleetSummary,
+} from './fleet-summary.js';
 export { checkFleetClaims } from './fleet-claims.js';
 export { formatFleetTables } from './fleet-tables.js';

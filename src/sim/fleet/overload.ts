@@ -3,7 +3,13 @@ import { checkNumbers, checkOneOf, checkSeed } from './check-params.js';
 import { seededRandom } from '../../time/random.js';
 import { exponential } from './draws.js';
 import { EventQueue } from './event-queue.js';
-import { clientStrategy, FLEET_STRATEGIES, newRequest, type FleetStrategy, type RequestState } from './fleet-strategies.js';
+import {
+  clientStrategy,
+  FLEET_STRATEGIES,
+  newRequest,
+  type FleetStrategy,
+  type RequestState,
+} from './fleet-strategies.js';
 
 /**
  * The overload model (ours; neither 2015 nor 2022 post has one): a server with finite capacity
@@ -79,7 +85,10 @@ const OVERLOAD_STREAM = 0x0ef_10ad;
 /** Attempts per request fit in 4 bits of an event's data: (request << 4) | attempt. */
 const ATTEMPT_BITS = 16;
 
-export function runOverload(params: Partial<OverloadParams> & Pick<OverloadParams, 'seed'>, strategy: FleetStrategy): OverloadOutcome {
+export function runOverload(
+  params: Partial<OverloadParams> & Pick<OverloadParams, 'seed'>,
+  strategy: FleetStrategy,
+): OverloadOutcome {
   const p: OverloadParams = { ...DEFAULT_OVERLOAD, ...params };
   check(p, strategy);
   const n = p.clients;
@@ -199,7 +208,14 @@ export function runOverload(params: Partial<OverloadParams> & Pick<OverloadParam
   const lastBucket = bucketOf(p.durationMs) - 1;
   const goodput = offered.slice(0, lastBucket + 1).map((o, b) => (o === 0 ? 1 : good[b]! / o));
   const load = offered.slice(0, lastBucket + 1).map((o, b) => (o === 0 ? 0 : sent[b]! / o));
-  return { firstTries, attempts, successes, goodput, load, recoveryMs: recoveryAfter(goodput, bucketOf(outageEndsAt), p) };
+  return {
+    firstTries,
+    attempts,
+    successes,
+    goodput,
+    load,
+    recoveryMs: recoveryAfter(goodput, bucketOf(outageEndsAt), p),
+  };
 }
 
 /** The first bucket at or after the outage's end that starts RECOVERED_BUCKETS good ones in a row. */
@@ -207,7 +223,8 @@ function recoveryAfter(goodput: readonly number[], from: number, p: OverloadPara
   let run = 0;
   for (let b = from; b < goodput.length; b++) {
     run = goodput[b]! >= RECOVERED_GOODPUT ? run + 1 : 0;
-    if (run === RECOVERED_BUCKETS) return Math.max(0, (b - RECOVERED_BUCKETS + 1) * p.bucketMs - (p.outageAtMs + p.outageMs));
+    if (run === RECOVERED_BUCKETS)
+      return Math.max(0, (b - RECOVERED_BUCKETS + 1) * p.bucketMs - (p.outageAtMs + p.outageMs));
   }
   return null;
 }
@@ -215,10 +232,17 @@ function recoveryAfter(goodput: readonly number[], from: number, p: OverloadPara
 function check(p: OverloadParams, strategy: string): void {
   checkSeed(p.seed);
   for (const name of ['clients', 'workers', 'queueLimit'] as const) {
-    if (!Number.isInteger(p[name]) || p[name] < 1 || p[name] > 100_000) throw new InvalidOptionError(name, p[name], 'an integer from 1 to 100000');
+    if (!Number.isInteger(p[name]) || p[name] < 1 || p[name] > 100_000)
+      throw new InvalidOptionError(name, p[name], 'an integer from 1 to 100000');
   }
-  checkNumbers(p, ['totalRatePerSecond', 'serviceMs', 'hopMs', 'timeoutMs', 'durationMs', 'bucketMs'], 0, false);
+  checkNumbers(
+    p,
+    ['totalRatePerSecond', 'serviceMs', 'hopMs', 'timeoutMs', 'durationMs', 'bucketMs'],
+    0,
+    false,
+  );
   checkNumbers(p, ['outageAtMs', 'outageMs'], 0, true);
-  if (p.durationMs > 600_000) throw new InvalidOptionError('durationMs', p.durationMs, 'at most 600000');
+  if (p.durationMs > 600_000)
+    throw new InvalidOptionError('durationMs', p.durationMs, 'at most 600000');
   checkOneOf('strategy', strategy, FLEET_STRATEGIES);
 }

@@ -26,7 +26,8 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
   const open = (): void => {
     if (closed) throw new StoreClosedError('memory');
   };
-  const holds = (row: Row | undefined, token: string): row is Row => row !== undefined && row.leaseToken === token;
+  const holds = (row: Row | undefined, token: string): row is Row =>
+    row !== undefined && row.leaseToken === token;
 
   const store: JournalStore<unknown> = {
     name: 'memory',
@@ -44,7 +45,14 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
         sawUnknown: false,
         outcome: null,
       };
-      rows.set(intent.key, { intent: record, leaseOwner: null, leaseToken: null, leaseExpiresAt: null, openAttempt: false, seq: ++seq });
+      rows.set(intent.key, {
+        intent: record,
+        leaseOwner: null,
+        leaseToken: null,
+        leaseExpiresAt: null,
+        openAttempt: false,
+        seq: ++seq,
+      });
       attempts.set(intent.key, []);
       return true;
     },
@@ -68,7 +76,13 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
     async claim(owner, nowMs, leaseMs, limit, onlyKey) {
       open();
       const due = [...rows.values()]
-        .filter((row) => (onlyKey === undefined || row.intent.key === onlyKey) && row.intent.state === 'pending' && row.intent.nextAttemptAt <= nowMs && (row.leaseExpiresAt === null || row.leaseExpiresAt <= nowMs))
+        .filter(
+          (row) =>
+            (onlyKey === undefined || row.intent.key === onlyKey) &&
+            row.intent.state === 'pending' &&
+            row.intent.nextAttemptAt <= nowMs &&
+            (row.leaseExpiresAt === null || row.leaseExpiresAt <= nowMs),
+        )
         .sort((a, b) => a.intent.nextAttemptAt - b.intent.nextAttemptAt || a.seq - b.seq)
         .slice(0, limit);
       const token = `${owner}#${++tokens}`;
@@ -114,8 +128,18 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
         const { next } = settlement;
         row.intent =
           next.state === 'pending'
-            ? { ...row.intent, nextAttemptAt: next.nextAttemptAt, previousDelayMs: next.previousDelayMs, sawUnknown: next.sawUnknown }
-            : { ...row.intent, state: next.state, sawUnknown: next.sawUnknown, outcome: next.final };
+            ? {
+                ...row.intent,
+                nextAttemptAt: next.nextAttemptAt,
+                previousDelayMs: next.previousDelayMs,
+                sawUnknown: next.sawUnknown,
+              }
+            : {
+                ...row.intent,
+                state: next.state,
+                sawUnknown: next.sawUnknown,
+                outcome: next.final,
+              };
         row.leaseOwner = row.leaseToken = row.leaseExpiresAt = null;
         row.openAttempt = false;
         return true;
@@ -124,7 +148,12 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
     async cancel(key, final, nowMs) {
       open();
       const row = rows.get(key);
-      if (!row || row.intent.state !== 'pending' || (row.leaseExpiresAt !== null && row.leaseExpiresAt > nowMs)) return false;
+      if (
+        !row ||
+        row.intent.state !== 'pending' ||
+        (row.leaseExpiresAt !== null && row.leaseExpiresAt > nowMs)
+      )
+        return false;
       row.intent = { ...row.intent, state: 'cancelled', outcome: final };
       row.leaseOwner = row.leaseToken = row.leaseExpiresAt = null;
       row.openAttempt = false;

@@ -1,4 +1,9 @@
-import type { CompletedEntry, EntryVersion, InFlightEntry, LedgerEntry } from '../../ledger/ledger-entry.js';
+import type {
+  CompletedEntry,
+  EntryVersion,
+  InFlightEntry,
+  LedgerEntry,
+} from '../../ledger/ledger-entry.js';
 import { OncelyError } from '../../contract/errors.js';
 import { tombstoneOf } from '../../ledger/ledger-entry.js';
 import type { LedgerStore, SweepResult } from '../../ledger/ledger-store.js';
@@ -99,7 +104,10 @@ export function createMemoryStore(): MemoryStore {
     entries<T>(name: string): Array<[string, T]> {
       this.#check();
       this.#saw(name);
-      const ids = new Set([...(tables.get(name)?.keys() ?? []), ...(this.staged.get(name)?.keys() ?? [])]);
+      const ids = new Set([
+        ...(tables.get(name)?.keys() ?? []),
+        ...(this.staged.get(name)?.keys() ?? []),
+      ]);
       return [...ids].flatMap((id) => {
         const v = this.get<T>(name, id);
         return v === undefined ? [] : [[id, v] as [string, T]];
@@ -114,11 +122,18 @@ export function createMemoryStore(): MemoryStore {
      */
     commit(): void {
       for (const [slot, version] of this.seen) {
-        if (slotVersion(slot) !== version) throw new OncelyError('write_conflict', `memory store: ${slot.replace('\u0000', '/')} changed while this transaction ran; retry it`);
+        if (slotVersion(slot) !== version)
+          throw new OncelyError(
+            'write_conflict',
+            `memory store: ${slot.replace('\u0000', '/')} changed while this transaction ran; retry it`,
+          );
       }
       for (const [id, entry] of this.receipts) {
         if (!matches(ledger.get(id), { ...entry, state: 'in_flight' })) {
-          throw new OncelyError('lease_lost', `memory store: key ${entry.key} was taken over before its receipt committed`);
+          throw new OncelyError(
+            'lease_lost',
+            `memory store: key ${entry.key} was taken over before its receipt committed`,
+          );
         }
       }
       for (const [name, staged] of this.staged) {
@@ -207,7 +222,8 @@ export function createMemoryStore(): MemoryStore {
           .sort(([, a], [, b]) => a.expiresAt - b.expiresAt)
           .slice(0, limit);
       const live = due(false);
-      for (const [id, entry] of live) ledger.set(id, tombstoneOf(entry as InFlightEntry | CompletedEntry, tombstoneMs));
+      for (const [id, entry] of live)
+        ledger.set(id, tombstoneOf(entry as InFlightEntry | CompletedEntry, tombstoneMs));
       const old = due(true);
       for (const [id] of old) ledger.delete(id);
       return { tombstoned: live.length, deleted: old.length };

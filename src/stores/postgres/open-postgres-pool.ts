@@ -25,13 +25,19 @@ export const DEFAULT_OPEN_POSTGRES_POOL_OPTIONS = { connectTimeoutMs: 5000, max:
  * waits forever: pg's own default is no timeout.
  */
 export function openPostgresPool(url: string, options: OpenPostgresPoolOptions = {}): PgPool {
-  if (!isPostgresUrl(url)) throw new InvalidOptionError('url', redact(String(url)), 'a postgres:// or postgresql:// URL');
-  const { connectTimeoutMs = DEFAULT_OPEN_POSTGRES_POOL_OPTIONS.connectTimeoutMs, max = DEFAULT_OPEN_POSTGRES_POOL_OPTIONS.max } = options;
+  if (!isPostgresUrl(url))
+    throw new InvalidOptionError('url', redact(String(url)), 'a postgres:// or postgresql:// URL');
+  const {
+    connectTimeoutMs = DEFAULT_OPEN_POSTGRES_POOL_OPTIONS.connectTimeoutMs,
+    max = DEFAULT_OPEN_POSTGRES_POOL_OPTIONS.max,
+  } = options;
   const pool = new pg.Pool({
     connectionString: url,
     connectionTimeoutMillis: connectTimeoutMs,
     max,
-    ...(options.searchPath === undefined ? {} : { options: `-c search_path=${options.searchPath}` }),
+    ...(options.searchPath === undefined
+      ? {}
+      : { options: `-c search_path=${options.searchPath}` }),
   });
   // An idle client's error (the server restarted) is emitted on the pool; unheard, it would end the process.
   pool.on('error', (error) => options.onError?.(error));

@@ -35,5 +35,8 @@ export interface PgPool extends PgQueryable {
  */
 export interface PgTx {
   /** The transaction begins (a pooled client, BEGIN) at the first query. */
-  query<R = Record<string, unknown>>(text: string | PgQueryConfig, values?: unknown[]): Promise<{ readonly rows: R[]; readonly rowCount: number }>;
+  query<R = Record<string, unknown>>(
+    text: string | PgQueryConfig,
+    values?: unknown[],
+  ): Promise<{ readonly rows: R[]; readonly rowCount: number }>;
 }

@@ -23,14 +23,18 @@ export interface PostgresJournalStoreOptions {
  * default), so an intent, an attempt's start and a settlement survive a crash once acknowledged.
  * `recordWithin` takes the application's own client inside its BEGIN: the transactional outbox.
  */
-export function createPostgresJournalStore(options: PostgresJournalStoreOptions): JournalStore<PgQueryable | SqlHandle> {
+export function createPostgresJournalStore(
+  options: PostgresJournalStoreOptions,
+): JournalStore<PgQueryable | SqlHandle> {
   const { pool: poolOption } = options;
   if (typeof poolOption !== 'function' && typeof poolOption?.connect !== 'function') {
     throw new InvalidOptionError('pool', poolOption, 'a pg Pool or a function returning one');
   }
   const tableName = checkIdentifier('table', options.table ?? 'oncely_intents');
-  const schema = options.schema === undefined ? undefined : checkIdentifier('schema', options.schema);
-  const qualify = (name: string): string => (schema === undefined ? `"${name}"` : `"${schema}"."${name}"`);
+  const schema =
+    options.schema === undefined ? undefined : checkIdentifier('schema', options.schema);
+  const qualify = (name: string): string =>
+    schema === undefined ? `"${name}"` : `"${schema}"."${name}"`;
   let pool: PgPool | undefined;
   let closed = false;
   const thePool = (): PgPool => {
@@ -63,9 +67,14 @@ export function createPostgresJournalStore(options: PostgresJournalStoreOptions)
     name: 'postgres',
     intents: qualify(tableName),
     attempts: qualify(`${tableName}_attempts`),
-    ddl: journalDdl(qualify(tableName), qualify(`${tableName}_attempts`), { bigint: 'BIGINT', bytes: 'BYTEA', serial: 'BIGSERIAL PRIMARY KEY' }),
+    ddl: journalDdl(qualify(tableName), qualify(`${tableName}_attempts`), {
+      bigint: 'BIGINT',
+      bytes: 'BYTEA',
+      serial: 'BIGSERIAL PRIMARY KEY',
+    }),
     lockClause: ' FOR UPDATE SKIP LOCKED',
-    jsonRows: (param, columns) => `json_to_recordset(${param}::json) AS s(${columns.map((c) => `${c.name} ${c.type}`).join(', ')})`,
+    jsonRows: (param, columns) =>
+      `json_to_recordset(${param}::json) AS s(${columns.map((c) => `${c.name} ${c.type}`).join(', ')})`,
     writableCte: true,
     returningKey: 'i.key AS key',
     fromHex: (expression) => `decode(${expression}, 'hex')`,
@@ -74,7 +83,8 @@ export function createPostgresJournalStore(options: PostgresJournalStoreOptions)
         // Two processes starting together would race on CREATE TABLE IF NOT EXISTS.
         await query('SELECT pg_advisory_xact_lock(hashtext($1))', [`oncely:${qualify(tableName)}`]);
         if (schema !== undefined) await query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-        for (const statement of ddl.split(';').filter((s) => s.trim() !== '')) await query(statement);
+        for (const statement of ddl.split(';').filter((s) => s.trim() !== ''))
+          await query(statement);
       }),
     query: (sql, params) => on(thePool())(sql, params),
     transaction,

@@ -23,7 +23,11 @@ export interface TombstonePartition {
  * Sizing: at most tombstoneMs / partitionMs + 1 partitions exist at a time (fewer when keys
  * expire only now and then); see docs/performance.md, "scale".
  */
-export function postgresPartitions(tables: PostgresLedgerTables, partitionMs: number, query: Query) {
+export function postgresPartitions(
+  tables: PostgresLedgerTables,
+  partitionMs: number,
+  query: Query,
+) {
   /** Partition ends known to exist (from the last catalog read): saves a read per sweep step. */
   let known = new Set<number>();
 
@@ -54,13 +58,13 @@ export function postgresPartitions(tables: PostgresLedgerTables, partitionMs: nu
       const name = `${tables.tombstonesName}_${endMs}`;
       // IF NOT EXISTS: two processes sweeping at once make the same partition.
       const bounds = `FROM (${endMs - partitionMs + 1}) TO (${endMs + 1})`;
-      await query(`CREATE TABLE IF NOT EXISTS ${qualified(tables, name)} PARTITION OF ${tables.tombstones} FOR VALUES ${bounds}`).catch(
-        (error: unknown) => {
-          // Another process made an overlapping one first, or the default partition holds rows of
-          // this range: the default keeps them, and the sweep empties it row by row.
-          if (!isOverlapOrDefaultConflict(error)) throw error;
-        },
-      );
+      await query(
+        `CREATE TABLE IF NOT EXISTS ${qualified(tables, name)} PARTITION OF ${tables.tombstones} FOR VALUES ${bounds}`,
+      ).catch((error: unknown) => {
+        // Another process made an overlapping one first, or the default partition holds rows of
+        // this range: the default keeps them, and the sweep empties it row by row.
+        if (!isOverlapOrDefaultConflict(error)) throw error;
+      });
       known.add(endMs);
     }
   }

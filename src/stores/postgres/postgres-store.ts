@@ -1,13 +1,24 @@
 import { InvalidOptionError } from '../../contract/errors.js';
 import type { EntryVersion } from '../../ledger/ledger-entry.js';
 import { DURABILITIES, type Durability, type LedgerStore } from '../../ledger/ledger-store.js';
-import { LEDGER_COLUMNS, checkIdentifier, entryValues, rowToEntry, type LedgerRow } from '../ledger-row.js';
+import {
+  LEDGER_COLUMNS,
+  checkIdentifier,
+  entryValues,
+  rowToEntry,
+  type LedgerRow,
+} from '../ledger-row.js';
 import { StoreClosedError, TransactionEndedError } from '../store-errors.js';
 import { LedgerLayoutError } from '../ledger-layout-error.js';
 import type { PgPool, PgPoolClient, PgQueryable, PgQueryConfig, PgTx } from './pg-pool.js';
 import { postgresSql } from './postgres-sql.js';
 import { postgresSweep } from './postgres-sweep.js';
-import { postgresGetSql, postgresLedgerTables, postgresTombstoneSchema, postgresTombstoneWrites } from './postgres-tombstones.js';
+import {
+  postgresGetSql,
+  postgresLedgerTables,
+  postgresTombstoneSchema,
+  postgresTombstoneWrites,
+} from './postgres-tombstones.js';
 
 export interface PostgresStoreOptions {
   /**
@@ -41,7 +52,11 @@ export interface PostgresStore extends LedgerStore<PgTx> {
   readonly durability: Durability;
 }
 
-export const DEFAULT_POSTGRES_STORE_OPTIONS = { table: 'oncely_ledger', tombstonePartitionMs: 86_400_000, durability: 'durable' } as const;
+export const DEFAULT_POSTGRES_STORE_OPTIONS = {
+  table: 'oncely_ledger',
+  tombstonePartitionMs: 86_400_000,
+  durability: 'durable',
+} as const;
 
 /**
  * The ledger on PostgreSQL through a `pg` Pool, in as few round trips as the driver allows:
@@ -56,22 +71,30 @@ export const DEFAULT_POSTGRES_STORE_OPTIONS = { table: 'oncely_ledger', tombston
  * Why the asynchronous claim is safe: docs/durability.md.
  */
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
-  if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', options, 'an object with a pool');
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidOptionError('options', options, 'an object with a pool');
   const { pool: poolOption } = options;
   if (typeof poolOption !== 'function' && typeof poolOption?.connect !== 'function') {
     throw new InvalidOptionError('pool', poolOption, 'a pg Pool or a function returning one');
   }
   const tableName = checkIdentifier('table', options.table ?? DEFAULT_POSTGRES_STORE_OPTIONS.table);
-  const schema = options.schema === undefined ? undefined : checkIdentifier('schema', options.schema);
+  const schema =
+    options.schema === undefined ? undefined : checkIdentifier('schema', options.schema);
   const tables = postgresLedgerTables(schema, tableName);
   const table = tables.live;
-  const partitionMs = options.tombstonePartitionMs ?? DEFAULT_POSTGRES_STORE_OPTIONS.tombstonePartitionMs;
+  const partitionMs =
+    options.tombstonePartitionMs ?? DEFAULT_POSTGRES_STORE_OPTIONS.tombstonePartitionMs;
   if (!Number.isSafeInteger(partitionMs) || partitionMs < 1000) {
-    throw new InvalidOptionError('tombstonePartitionMs', partitionMs, 'a whole number of milliseconds >= 1000');
+    throw new InvalidOptionError(
+      'tombstonePartitionMs',
+      partitionMs,
+      'a whole number of milliseconds >= 1000',
+    );
   }
   const ownsPool = typeof poolOption === 'function';
   const durability = options.durability ?? DEFAULT_POSTGRES_STORE_OPTIONS.durability;
-  if (!DURABILITIES.includes(durability)) throw new InvalidOptionError('durability', durability, DURABILITIES.join(' or '));
+  if (!DURABILITIES.includes(durability))
+    throw new InvalidOptionError('durability', durability, DURABILITIES.join(' or '));
   const begin = durability === 'durable' ? BEGIN_SYNCHRONOUS : BEGIN_ASYNCHRONOUS;
 
   let pool: PgPool | undefined;
@@ -79,7 +102,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   let closed = false;
 
   const n = LEDGER_COLUMNS.length;
-  const where = (from: number): string => `scope = $${from} AND key = $${from + 1} AND token = $${from + 2} AND state = $${from + 3}`;
+  const where = (from: number): string =>
+    `scope = $${from} AND key = $${from + 1} AND token = $${from + 2} AND state = $${from + 3}`;
   const set = `SET ${LEDGER_COLUMNS.map((c, i) => `${c} = $${i + 1}`).join(', ')}`;
   const columns = LEDGER_COLUMNS.join(', ');
   const sql = {
@@ -99,7 +123,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const sweeper = postgresSweep(tables, partitionMs, raw);
   /** Prepared once per pooled connection: PostgreSQL parses and plans each ledger statement once. */
   const prefix = `oncely_${hashName(table)}`;
-  const named = (key: keyof typeof sql, values: unknown[]): PgQueryConfig => ({ name: `${prefix}_${key}`, text: sql[key], values });
+  const named = (key: keyof typeof sql, values: unknown[]): PgQueryConfig => ({
+    name: `${prefix}_${key}`,
+    text: sql[key],
+    values,
+  });
 
   function thePool(): PgPool {
     if (closed) throw new StoreClosedError('postgres');
@@ -129,13 +157,16 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         body BYTEA,
         PRIMARY KEY (scope, key)
       )`);
-      await client.query(`CREATE INDEX IF NOT EXISTS "${tableName}_expires_at" ON ${table} (expires_at)`);
+      await client.query(
+        `CREATE INDEX IF NOT EXISTS "${tableName}_expires_at" ON ${table} (expires_at)`,
+      );
       for (const ddl of postgresTombstoneSchema(tables)) await client.query(ddl);
       const { rows } = await client.query(
         `SELECT data_type FROM information_schema.columns WHERE table_schema = coalesce($1, current_schema()) AND table_name = $2 AND column_name = 'fingerprint'`,
         [schema ?? null, tableName],
       );
-      if ((rows[0] as { data_type?: string } | undefined)?.data_type === 'text') throw new LedgerLayoutError('postgres', table);
+      if ((rows[0] as { data_type?: string } | undefined)?.data_type === 'text')
+        throw new LedgerLayoutError('postgres', table);
     }).catch((error: unknown) => {
       ready = undefined;
       throw error;
@@ -143,14 +174,20 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     return ready;
   }
 
-  async function query(key: keyof typeof sql, values: unknown[]): Promise<{ rows: unknown[]; rowCount: number }> {
+  async function query(
+    key: keyof typeof sql,
+    values: unknown[],
+  ): Promise<{ rows: unknown[]; rowCount: number }> {
     await setUp();
     const result = await thePool().query(named(key, values));
     return { rows: result.rows, rowCount: result.rowCount ?? 0 };
   }
 
   /** For the tombstone and sweep statements (postgres-tombstones.ts, postgres-sweep.ts). */
-  async function raw(text: string, values: unknown[] = []): Promise<{ rows: unknown[]; rowCount: number }> {
+  async function raw(
+    text: string,
+    values: unknown[] = [],
+  ): Promise<{ rows: unknown[]; rowCount: number }> {
     await setUp();
     const result = await thePool().query(text, values);
     return { rows: result.rows, rowCount: result.rowCount ?? 0 };
@@ -177,18 +214,25 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     },
 
     async claim(entry) {
-      const row = (await query('claim', entryValues(entry))).rows[0] as (LedgerRow & { won: boolean }) | undefined;
+      const row = (await query('claim', entryValues(entry))).rows[0] as
+        (LedgerRow & { won: boolean }) | undefined;
       if (row?.won === true) return { won: true };
-      return { won: false, existing: row === undefined || row.scope === null ? undefined : rowToEntry(row) };
+      return {
+        won: false,
+        existing: row === undefined || row.scope === null ? undefined : rowToEntry(row),
+      };
     },
 
     async swap(expected, next) {
       if (expected.state === 'expired') return tombstones.revive(next);
       if (next.state === 'expired') return tombstones.bury(expected, next);
-      return (await query('swap', [...entryValues(next), ...versionParams(expected)])).rowCount === 1;
+      return (
+        (await query('swap', [...entryValues(next), ...versionParams(expected)])).rowCount === 1
+      );
     },
 
-    renew: async (expected, leaseExpiresAt) => (await query('renew', [leaseExpiresAt, ...versionParams(expected)])).rowCount === 1,
+    renew: async (expected, leaseExpiresAt) =>
+      (await query('renew', [leaseExpiresAt, ...versionParams(expected)])).rowCount === 1,
 
     async remove(expected) {
       if (expected.state === 'expired') return tombstones.remove(expected);
@@ -200,7 +244,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       return lazyTransaction(thePool(), begin, fn);
     },
 
-    complete: async (tx, expected, next) => (await tx.query(named('complete', [...entryValues(next), ...versionParams(expected)]))).rowCount === 1,
+    complete: async (tx, expected, next) =>
+      (await tx.query(named('complete', [...entryValues(next), ...versionParams(expected)])))
+        .rowCount === 1,
 
     async sweep(nowMs, tombstoneMs, limit = Infinity) {
       await setUp();
@@ -247,7 +293,11 @@ function hashName(table: string): string {
  * BEGIN, `fn` on one client, COMMIT; ROLLBACK when anything throws. A client whose BEGIN or
  * ROLLBACK failed is destroyed rather than returned to the pool in an unknown state.
  */
-async function inTransaction<T>(pool: PgPool, begin: string, fn: (client: PgQueryable) => Promise<T>): Promise<T> {
+async function inTransaction<T>(
+  pool: PgPool,
+  begin: string,
+  fn: (client: PgQueryable) => Promise<T>,
+): Promise<T> {
   return lazyTransaction(pool, begin, async (tx) => {
     await tx.query('SELECT 1');
     return fn(tx as unknown as PgQueryable);
@@ -259,7 +309,11 @@ async function inTransaction<T>(pool: PgPool, begin: string, fn: (client: PgQuer
  * effect that awaits something else first holds no connection meanwhile. COMMIT when `fn`
  * resolves (if it began), ROLLBACK when it rejects.
  */
-async function lazyTransaction<T>(pool: PgPool, begin: string, fn: (tx: PgTx) => Promise<T>): Promise<T> {
+async function lazyTransaction<T>(
+  pool: PgPool,
+  begin: string,
+  fn: (tx: PgTx) => Promise<T>,
+): Promise<T> {
   let client: PgPoolClient | undefined;
   let opening: Promise<PgPoolClient> | undefined;
   let active = true;

@@ -42,11 +42,16 @@ export function postgresSweep(tables: PostgresLedgerTables, partitionMs: number,
       const rows = Number.isFinite(limit) ? limit : null; // LIMIT NULL: no limit
       // The partitions the moved rows' tombstones go to must exist first.
       const ends = await query(sql.ends, [nowMs, rows, tombstoneMs, partitionMs]);
-      await partitions.ensure((ends.rows as Array<{ end_at: string }>).map((r) => Number(r.end_at)));
+      await partitions.ensure(
+        (ends.rows as Array<{ end_at: string }>).map((r) => Number(r.end_at)),
+      );
       const moved = await query(sql.move, [nowMs, rows, tombstoneMs]);
       const dropped = await partitions.dropEnded(nowMs);
       const purged = await query(sql.purgeDefault, [nowMs, rows]);
-      return { tombstoned: Number((moved.rows[0] as { n: string }).n), deleted: dropped + purged.rowCount };
+      return {
+        tombstoned: Number((moved.rows[0] as { n: string }).n),
+        deleted: dropped + purged.rowCount,
+      };
     },
     async backlog(nowMs: number): Promise<number> {
       const { rows } = await query(sql.backlog, [nowMs]);

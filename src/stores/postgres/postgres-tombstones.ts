@@ -13,8 +13,12 @@ export interface PostgresLedgerTables {
   readonly tombstonesName: string;
 }
 
-export function postgresLedgerTables(schema: string | undefined, tableName: string): PostgresLedgerTables {
-  const q = (name: string): string => (schema === undefined ? `"${name}"` : `"${schema}"."${name}"`);
+export function postgresLedgerTables(
+  schema: string | undefined,
+  tableName: string,
+): PostgresLedgerTables {
+  const q = (name: string): string =>
+    schema === undefined ? `"${name}"` : `"${schema}"."${name}"`;
   const tombstonesName = `${tableName}_tombstones`;
   return { live: q(tableName), tombstones: q(tombstonesName), schema, tombstonesName };
 }
@@ -61,7 +65,11 @@ export function postgresGetSql(tables: PostgresLedgerTables): string {
 type Query = (text: string, values: unknown[]) => Promise<{ rowCount: number }>;
 
 /** The writes that cross the two tables (LedgerStore.swap and remove on a tombstone's side). */
-export function postgresTombstoneWrites(tables: PostgresLedgerTables, asyncCommit: string, query: Query) {
+export function postgresTombstoneWrites(
+  tables: PostgresLedgerTables,
+  asyncCommit: string,
+  query: Query,
+) {
   const n = TOMBSTONE_COLUMNS.length;
   const sql = {
     // Purge on access: the live row goes, its tombstone comes, in one statement.
@@ -73,11 +81,23 @@ export function postgresTombstoneWrites(tables: PostgresLedgerTables, asyncCommi
   };
   return {
     bury: async (expected: EntryVersion, tombstone: ExpiredEntry) =>
-      (await query(sql.bury, [...tombstoneValues(tombstone), expected.scope, expected.key, expected.token, expected.state])).rowCount === 1,
-    revive: async (next: LedgerEntry) => (await query(sql.revive, entryValues(next))).rowCount === 1,
+      (
+        await query(sql.bury, [
+          ...tombstoneValues(tombstone),
+          expected.scope,
+          expected.key,
+          expected.token,
+          expected.state,
+        ])
+      ).rowCount === 1,
+    revive: async (next: LedgerEntry) =>
+      (await query(sql.revive, entryValues(next))).rowCount === 1,
     async remove(expected: EntryVersion) {
       const expiredAt = expiredAtOfToken(expected);
-      return expiredAt !== undefined && (await query(sql.remove, [expected.scope, expected.key, expiredAt])).rowCount === 1;
+      return (
+        expiredAt !== undefined &&
+        (await query(sql.remove, [expected.scope, expected.key, expiredAt])).rowCount === 1
+      );
     },
   };
 }

@@ -13,6 +13,10 @@ export function openSqliteDatabase(filename: string): SqliteDatabase {
     return new Database(filename);
   } catch (cause) {
     const why = cause instanceof Error ? cause.message : String(cause);
-    throw new OncelyError('store_unavailable', `cannot open the SQLite database ${JSON.stringify(filename)}: ${why}`, { cause });
+    throw new OncelyError(
+      'store_unavailable',
+      `cannot open the SQLite database ${JSON.stringify(filename)}: ${why}`,
+      { cause },
+    );
   }
 }

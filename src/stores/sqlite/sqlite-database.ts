@@ -33,7 +33,10 @@ export interface SqliteTx {
   /** Takes the writer and opens this transaction's savepoint; a no-op once begun. */
   begin(): Promise<void>;
   /** INSERT/UPDATE/DELETE; returns the number of rows changed (and the last inserted rowid). */
-  run(sql: string, ...params: unknown[]): { readonly changes: number; readonly lastInsertRowid?: number | bigint };
+  run(
+    sql: string,
+    ...params: unknown[]
+  ): { readonly changes: number; readonly lastInsertRowid?: number | bigint };
   /** The first row, or undefined. */
   get<T = Record<string, unknown>>(sql: string, ...params: unknown[]): T | undefined;
   all<T = Record<string, unknown>>(sql: string, ...params: unknown[]): T[];

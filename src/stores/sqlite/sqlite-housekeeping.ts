@@ -56,7 +56,11 @@ export const VACUUM_PAGES_PER_STEP = 512;
  *   journal_size_limit truncates its file (https://www.sqlite.org/wal.html#ckpt).
  * The vacuum step needs the write lock: when another process holds it, the round skips it.
  */
-export function housekeepSqlite(db: SqliteDatabase, busyTimeoutMs: number, maxPages = VACUUM_PAGES_PER_STEP): SqliteHousekeepingReport {
+export function housekeepSqlite(
+  db: SqliteDatabase,
+  busyTimeoutMs: number,
+  maxPages = VACUUM_PAGES_PER_STEP,
+): SqliteHousekeepingReport {
   db.exec('PRAGMA optimize');
   const before = Number(db.pragma('freelist_count', { simple: true }));
   if (before > 0 && beginWithoutWaiting(db, busyTimeoutMs)) {
@@ -69,7 +73,11 @@ export function housekeepSqlite(db: SqliteDatabase, busyTimeoutMs: number, maxPa
     }
   }
   const after = Number(db.pragma('freelist_count', { simple: true }));
-  const checkpoint = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+  const checkpoint = db.pragma('wal_checkpoint(PASSIVE)') as Array<{
+    busy: number;
+    log: number;
+    checkpointed: number;
+  }>;
   const row = checkpoint[0];
   const walFramesLeft = row === undefined || row.log < 0 ? 0 : row.log - row.checkpointed;
   return { pagesFreed: before - after, freePagesLeft: after, walFramesLeft };

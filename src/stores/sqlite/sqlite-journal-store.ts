@@ -39,15 +39,25 @@ const named = (params: readonly unknown[] = []): unknown[] =>
  * IMMEDIATE, busy_timeout), so two workers never lease one intent. In this process, one async
  * mutex keeps transactions from interleaving on the single connection.
  */
-export function createSqliteJournalStore(options: SqliteJournalStoreOptions): JournalStore<SqliteJournalTx | SqlHandle> {
+export function createSqliteJournalStore(
+  options: SqliteJournalStoreOptions,
+): JournalStore<SqliteJournalTx | SqlHandle> {
   const { database } = options;
   if (typeof database !== 'function' && typeof database?.prepare !== 'function') {
-    throw new InvalidOptionError('database', database, 'a better-sqlite3 Database or a function returning one');
+    throw new InvalidOptionError(
+      'database',
+      database,
+      'a better-sqlite3 Database or a function returning one',
+    );
   }
   const table = checkIdentifier('table', options.table ?? 'oncely_intents');
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    throw new InvalidOptionError('busyTimeoutMs', busyTimeoutMs, 'a whole number of milliseconds >= 0');
+    throw new InvalidOptionError(
+      'busyTimeoutMs',
+      busyTimeoutMs,
+      'a whole number of milliseconds >= 0',
+    );
   }
   const mutex = new AsyncMutex();
   const cache = new Map<string, Statement>();
@@ -63,7 +73,12 @@ export function createSqliteJournalStore(options: SqliteJournalStoreOptions): Jo
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     return db;
   };
-  const run = (conn: { prepare(sql: string): unknown }, sql: string, params: readonly unknown[] = [], cached = true) => {
+  const run = (
+    conn: { prepare(sql: string): unknown },
+    sql: string,
+    params: readonly unknown[] = [],
+    cached = true,
+  ) => {
     const text = numbered(sql);
     let statement = cached ? cache.get(text) : undefined;
     if (!statement) {
@@ -74,15 +89,21 @@ export function createSqliteJournalStore(options: SqliteJournalStoreOptions): Jo
       ? { rows: statement.all(...named(params)) as Record<string, unknown>[], changes: 0 }
       : { rows: [], changes: statement.run(...named(params)).changes };
   };
-  const onConnection: JournalQuery = async (sql, params) => mutex.run(() => run(connection(), sql, params));
+  const onConnection: JournalQuery = async (sql, params) =>
+    mutex.run(() => run(connection(), sql, params));
 
   return createSqlJournalStore<SqliteJournalTx>({
     name: 'sqlite',
     intents: table,
     attempts: `${table}_attempts`,
-    ddl: journalDdl(table, `${table}_attempts`, { bigint: 'INTEGER', bytes: 'BLOB', serial: 'INTEGER PRIMARY KEY AUTOINCREMENT' }),
+    ddl: journalDdl(table, `${table}_attempts`, {
+      bigint: 'INTEGER',
+      bytes: 'BLOB',
+      serial: 'INTEGER PRIMARY KEY AUTOINCREMENT',
+    }),
     lockClause: '',
-    jsonRows: (param, columns) => `(SELECT ${columns.map((c) => `json_extract(value, '$.${c.name}') AS ${c.name}`).join(', ')} FROM json_each(${param})) AS s`,
+    jsonRows: (param, columns) =>
+      `(SELECT ${columns.map((c) => `json_extract(value, '$.${c.name}') AS ${c.name}`).join(', ')} FROM json_each(${param})) AS s`,
     writableCte: false,
     returningKey: 'key',
     fromHex: (expression) => `unhex(${expression})`,

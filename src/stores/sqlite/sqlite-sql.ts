@@ -1,4 +1,9 @@
-import { hasReturning, neutralParams, returnedResult, type SqlHandle } from '../../ledger/sql-handle.js';
+import {
+  hasReturning,
+  neutralParams,
+  returnedResult,
+  type SqlHandle,
+} from '../../ledger/sql-handle.js';
 import type { SqliteTx } from './sqlite-database.js';
 
 /**
@@ -10,7 +15,9 @@ import type { SqliteTx } from './sqlite-database.js';
 export function sqliteSql(tx: SqliteTx): SqlHandle {
   const toSqlite = (sql: string): string => sql.replace(/\$(\d+)/g, '?$1');
   const bind = (params: readonly unknown[]): unknown[] =>
-    params.length === 0 ? [] : [Object.fromEntries(neutralParams(params).map((p, i) => [i + 1, p]))];
+    params.length === 0
+      ? []
+      : [Object.fromEntries(neutralParams(params).map((p, i) => [i + 1, p]))];
   return {
     dialect: 'sqlite',
     // begin(): the transaction takes the writer at its first statement, not before (sqlite-database.ts).
@@ -20,7 +27,13 @@ export function sqliteSql(tx: SqliteTx): SqlHandle {
       if (hasReturning(sql)) return returnedResult(tx.all(toSqlite(sql), ...bind(params)));
       return { rowCount: tx.run(toSqlite(sql), ...bind(params)).changes, insertedId: undefined };
     },
-    get: async <R>(sql: string, params: readonly unknown[] = []) => (await tx.begin(), tx.get<R>(toSqlite(sql), ...bind(params))),
-    all: async <R>(sql: string, params: readonly unknown[] = []) => (await tx.begin(), tx.all<R>(toSqlite(sql), ...bind(params))),
+    get: async <R>(sql: string, params: readonly unknown[] = []) => (
+      await tx.begin(),
+      tx.get<R>(toSqlite(sql), ...bind(params))
+    ),
+    all: async <R>(sql: string, params: readonly unknown[] = []) => (
+      await tx.begin(),
+      tx.all<R>(toSqlite(sql), ...bind(params))
+    ),
   };
 }

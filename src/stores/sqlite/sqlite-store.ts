@@ -1,12 +1,22 @@
 import { InvalidOptionError } from '../../contract/errors.js';
 import type { EntryVersion, LedgerEntry } from '../../ledger/ledger-entry.js';
 import { DURABILITIES, type Durability, type LedgerStore } from '../../ledger/ledger-store.js';
-import { LEDGER_COLUMNS, checkIdentifier, entryValues, rowToEntry, type LedgerRow } from '../ledger-row.js';
+import {
+  LEDGER_COLUMNS,
+  checkIdentifier,
+  entryValues,
+  rowToEntry,
+  type LedgerRow,
+} from '../ledger-row.js';
 import { StoreClosedError } from '../store-errors.js';
 import { LedgerLayoutError } from '../ledger-layout-error.js';
 import { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase, SqliteStatement, SqliteTx } from './sqlite-database.js';
-import { housekeepSqlite, prepareSqliteFile, type SqliteHousekeepingReport } from './sqlite-housekeeping.js';
+import {
+  housekeepSqlite,
+  prepareSqliteFile,
+  type SqliteHousekeepingReport,
+} from './sqlite-housekeeping.js';
 import { sqliteSql } from './sqlite-sql.js';
 import { sqliteSweep } from './sqlite-sweep.js';
 import { sqliteTombstoneSchema, sqliteTombstones } from './sqlite-tombstones.js';
@@ -48,7 +58,11 @@ export interface SqliteStore extends LedgerStore<SqliteTx> {
   write<T>(fn: (tx: SqliteTx) => T): Promise<T>;
 }
 
-export const DEFAULT_SQLITE_STORE_OPTIONS = { table: 'oncely_ledger', busyTimeoutMs: 5000, durability: 'durable' } as const;
+export const DEFAULT_SQLITE_STORE_OPTIONS = {
+  table: 'oncely_ledger',
+  busyTimeoutMs: 5000,
+  durability: 'durable',
+} as const;
 
 /**
  * The ledger on SQLite (better-sqlite3@12, WAL). One writer connection with group commit
@@ -59,18 +73,28 @@ export const DEFAULT_SQLITE_STORE_OPTIONS = { table: 'oncely_ledger', busyTimeou
  * Why each commit is safe, and what each durability mode survives: docs/durability.md.
  */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
-  if (typeof options !== 'object' || options === null) throw new InvalidOptionError('options', options, 'an object with a database');
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidOptionError('options', options, 'an object with a database');
   const { database } = options;
   if (typeof database !== 'function' && typeof database?.prepare !== 'function') {
-    throw new InvalidOptionError('database', database, 'a better-sqlite3 Database or a function returning one');
+    throw new InvalidOptionError(
+      'database',
+      database,
+      'a better-sqlite3 Database or a function returning one',
+    );
   }
   const table = checkIdentifier('table', options.table ?? DEFAULT_SQLITE_STORE_OPTIONS.table);
   const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_SQLITE_STORE_OPTIONS.busyTimeoutMs;
   if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    throw new InvalidOptionError('busyTimeoutMs', busyTimeoutMs, 'a whole number of milliseconds >= 0');
+    throw new InvalidOptionError(
+      'busyTimeoutMs',
+      busyTimeoutMs,
+      'a whole number of milliseconds >= 0',
+    );
   }
   const durability = options.durability ?? DEFAULT_SQLITE_STORE_OPTIONS.durability;
-  if (!DURABILITIES.includes(durability)) throw new InvalidOptionError('durability', durability, DURABILITIES.join(' or '));
+  if (!DURABILITIES.includes(durability))
+    throw new InvalidOptionError('durability', durability, DURABILITIES.join(' or '));
 
   const ownsConnection = typeof database === 'function';
   let writer: SqliteDatabase | undefined;
@@ -93,7 +117,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     if (closed) throw new StoreClosedError('sqlite');
     if (writer) return writer;
     const opened = typeof database === 'function' ? database() : database;
-    const columns = opened.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string; type: string }>;
+    const columns = opened.prepare(`PRAGMA table_info(${table})`).all() as Array<{
+      name: string;
+      type: string;
+    }>;
     if (columns.some((c) => c.name === 'fingerprint' && c.type.toUpperCase() === 'TEXT')) {
       if (ownsConnection) opened.close();
       throw new LedgerLayoutError('sqlite', table);
@@ -126,7 +153,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     if (wal && typeof database === 'function') {
       const second = database();
       if (second === opened) return opened;
-      if (typeof second.name === 'string' && typeof opened.name === 'string' && second.name !== opened.name) {
+      if (
+        typeof second.name === 'string' &&
+        typeof opened.name === 'string' &&
+        second.name !== opened.name
+      ) {
         second.close(); // a factory that opens another file each call: reads stay on the writer
         return opened;
       }
@@ -137,25 +168,38 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     return opened;
   }
 
-  function prepared(cache: Map<string, SqliteStatement>, conn: SqliteDatabase, source: string): SqliteStatement {
+  function prepared(
+    cache: Map<string, SqliteStatement>,
+    conn: SqliteDatabase,
+    source: string,
+  ): SqliteStatement {
     let s = cache.get(source);
     if (!s) cache.set(source, (s = conn.prepare(source)));
     return s;
   }
-  const onWriter = (source: string): SqliteStatement => prepared(writerStatements, connection(), source);
-  const onReader = (source: string): SqliteStatement => (reader ? prepared(readerStatements, reader, source) : onWriter(source));
+  const onWriter = (source: string): SqliteStatement =>
+    prepared(writerStatements, connection(), source);
+  const onReader = (source: string): SqliteStatement =>
+    reader ? prepared(readerStatements, reader, source) : onWriter(source);
   const tombstones = sqliteTombstones(table, connection, onWriter);
   const readerTombstones = sqliteTombstones(table, () => reader ?? connection(), onReader);
-  const sweeper = sqliteSweep({ ledgerTable: table, tombstoneTable: tombstones.table, busyTimeoutMs }, connection, onWriter);
+  const sweeper = sqliteSweep(
+    { ledgerTable: table, tombstoneTable: tombstones.table, busyTimeoutMs },
+    connection,
+    onWriter,
+  );
 
   /** Runs `fn` on committed rows: on the reader, or on the writer once no batch is open. */
-  async function committed<T>(fn: (statement: (source: string) => SqliteStatement) => T): Promise<T> {
+  async function committed<T>(
+    fn: (statement: (source: string) => SqliteStatement) => T,
+  ): Promise<T> {
     connection();
     if (reader) {
       const conn = reader;
       return fn((source) => prepared(readerStatements, conn, source));
     }
-    while (!group.idle) await group.settled().then(() => new Promise((resolve) => setImmediate(resolve)));
+    while (!group.idle)
+      await group.settled().then(() => new Promise((resolve) => setImmediate(resolve)));
     return fn(onWriter);
   }
 
@@ -164,13 +208,18 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
    * in-flight row of the open batch is a real claim of this process (a duplicate is told to come
    * back, as on every store), but a receipt is only answered once its batch has committed.
    */
-  async function readEntry(scope: string, key: string, onWriter = false): Promise<LedgerEntry | undefined> {
+  async function readEntry(
+    scope: string,
+    key: string,
+    onWriter = false,
+  ): Promise<LedgerEntry | undefined> {
     const conn = connection();
     const read = (statement: SqliteStatement, graves = tombstones): LedgerEntry | undefined => {
       const row = statement.get(scope, key) as LedgerRow | undefined;
       return row === undefined ? graves.get(scope, key) : rowToEntry(row);
     };
-    if (reader && !onWriter) return read(prepared(readerStatements, reader, sql.get), readerTombstones);
+    if (reader && !onWriter)
+      return read(prepared(readerStatements, reader, sql.get), readerTombstones);
     let entry = read(prepared(writerStatements, conn, sql.get));
     while (entry !== undefined && entry.state !== 'in_flight' && !group.idle) {
       await group.settled().then(() => new Promise((resolve) => setImmediate(resolve)));
@@ -214,7 +263,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       if (seen) return { won: false, existing: seen };
       // The claim joins the open batch without waiting for its commit: this process sees it at
       // once, other processes at the commit (they wait for the batch's write lock meanwhile).
-      const won = await group.write(() => onWriter(sql.insert).run(...entryValues(entry)).changes === 1, false);
+      const won = await group.write(
+        () => onWriter(sql.insert).run(...entryValues(entry)).changes === 1,
+        false,
+      );
       if (won) return { won: true };
       // Claimed in the open batch, or by another process: read it on the writer (a receipt only
       // once committed), so a duplicate of a running request is told to come back at once.
@@ -229,11 +281,20 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return swapWrite(sql.swap, [...entryValues(next), ...versionParams(expected)]);
     },
 
-    renew: (expected, leaseExpiresAt) => swapWrite(sql.renew, [leaseExpiresAt, ...versionParams(expected)], false),
+    renew: (expected, leaseExpiresAt) =>
+      swapWrite(sql.renew, [leaseExpiresAt, ...versionParams(expected)], false),
 
-    remove: (expected) => (expected.state === 'expired' ? group.write(() => tombstones.remove(expected), true) : swapWrite(sql.remove, versionParams(expected))),
+    remove: (expected) =>
+      expected.state === 'expired'
+        ? group.write(() => tombstones.remove(expected), true)
+        : swapWrite(sql.remove, versionParams(expected)),
 
-    transaction: (fn) => sqliteTransaction(group, { statement: onWriter, exec: (source) => void connection().exec(source) }, fn),
+    transaction: (fn) =>
+      sqliteTransaction(
+        group,
+        { statement: onWriter, exec: (source) => void connection().exec(source) },
+        fn,
+      ),
 
     complete: async (tx, expected, next) => {
       await tx.begin(); // an effect that wrote nothing begins its section with the receipt
@@ -241,7 +302,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
 
     // Bounded steps in transactions of their own (sqlite-sweep.ts), between two batches.
-    sweep: (nowMs, tombstoneMs, limit = Infinity) => group.outside(() => sweeper.step(nowMs, tombstoneMs, limit)),
+    sweep: (nowMs, tombstoneMs, limit = Infinity) =>
+      group.outside(() => sweeper.step(nowMs, tombstoneMs, limit)),
 
     backlog: (nowMs) => group.outside(() => sweeper.backlog(nowMs)),
 
@@ -252,7 +314,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         fn({
           begin: async () => {},
           run: (source, ...params) => statement(source).run(...params),
-          get: <T>(source: string, ...params: unknown[]) => statement(source).get(...params) as T | undefined,
+          get: <T>(source: string, ...params: unknown[]) =>
+            statement(source).get(...params) as T | undefined,
           all: <T>(source: string, ...params: unknown[]) => statement(source).all(...params) as T[],
           exec: (source) => void (reader ?? connection()).exec(source),
         }),
@@ -264,8 +327,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
           fn({
             begin: async () => {},
             run: (source, ...params) => onWriter(source).run(...params),
-            get: <T>(source: string, ...params: unknown[]) => onWriter(source).get(...params) as T | undefined,
-            all: <T>(source: string, ...params: unknown[]) => onWriter(source).all(...params) as T[],
+            get: <T>(source: string, ...params: unknown[]) =>
+              onWriter(source).get(...params) as T | undefined,
+            all: <T>(source: string, ...params: unknown[]) =>
+              onWriter(source).all(...params) as T[],
             exec: (source) => void connection().exec(source),
           }),
         true,

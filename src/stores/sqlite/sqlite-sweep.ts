@@ -13,7 +13,11 @@ export interface SqliteSweep {
 }
 
 export function sqliteSweep(
-  tables: { readonly ledgerTable: string; readonly tombstoneTable: string; readonly busyTimeoutMs: number },
+  tables: {
+    readonly ledgerTable: string;
+    readonly tombstoneTable: string;
+    readonly busyTimeoutMs: number;
+  },
   conn: () => SqliteDatabase,
   statement: (sql: string) => SqliteStatement,
 ): SqliteSweep {

@@ -1,6 +1,12 @@
 import type { EntryVersion, ExpiredEntry, LedgerEntry } from '../../ledger/ledger-entry.js';
 import { LEDGER_COLUMNS, entryValues } from '../ledger-row.js';
-import { TOMBSTONE_COLUMNS, expiredAtOfToken, rowToTombstone, tombstoneValues, type TombstoneRow } from '../tombstone-row.js';
+import {
+  TOMBSTONE_COLUMNS,
+  expiredAtOfToken,
+  rowToTombstone,
+  tombstoneValues,
+  type TombstoneRow,
+} from '../tombstone-row.js';
 import type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
 
 /** The SQLite ledger's tombstone table (see tombstone-row.ts): DDL and the writes that cross tables. */
@@ -43,7 +49,11 @@ export function tombstoneTableOf(ledgerTable: string): string {
   return `${ledgerTable}_tombstones`;
 }
 
-export function sqliteTombstones(ledgerTable: string, conn: () => SqliteDatabase, statement: (sql: string) => SqliteStatement): SqliteTombstones {
+export function sqliteTombstones(
+  ledgerTable: string,
+  conn: () => SqliteDatabase,
+  statement: (sql: string) => SqliteStatement,
+): SqliteTombstones {
   const table = tombstoneTableOf(ledgerTable);
   const where = 'scope = ? AND key = ? AND token = ? AND state = ?';
   const sql = {
@@ -63,7 +73,9 @@ export function sqliteTombstones(ledgerTable: string, conn: () => SqliteDatabase
       const db = conn();
       db.exec('BEGIN IMMEDIATE');
       try {
-        const moved = statement(sql.unlive).run(expected.scope, expected.key, expected.token, expected.state).changes === 1;
+        const moved =
+          statement(sql.unlive).run(expected.scope, expected.key, expected.token, expected.state)
+            .changes === 1;
         if (moved) statement(sql.put).run(...tombstoneValues(tombstone));
         db.exec('COMMIT');
         return moved;

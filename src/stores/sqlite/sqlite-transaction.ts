@@ -6,7 +6,10 @@ import type { SqliteStatement, SqliteTx } from './sqlite-database.js';
 /** A statement of a SQLite transaction sent before `await tx.begin()`. */
 export class TransactionNotBegunError extends OncelyError {
   constructor() {
-    super('transaction_not_begun', 'sqlite transaction: call `await tx.begin()` before its first statement (the SQL runner does it for you)');
+    super(
+      'transaction_not_begun',
+      'sqlite transaction: call `await tx.begin()` before its first statement (the SQL runner does it for you)',
+    );
     this.name = 'TransactionNotBegunError';
   }
 }
@@ -21,7 +24,11 @@ export interface SqliteWriter {
   exec(source: string): void;
 }
 
-export async function sqliteTransaction<T>(group: GroupCommit, writer: SqliteWriter, fn: (tx: SqliteTx) => Promise<T>): Promise<T> {
+export async function sqliteTransaction<T>(
+  group: GroupCommit,
+  writer: SqliteWriter,
+  fn: (tx: SqliteTx) => Promise<T>,
+): Promise<T> {
   let section: HeldSection | undefined;
   let beginning: Promise<void> | undefined;
   let active = true;
@@ -41,8 +48,14 @@ export async function sqliteTransaction<T>(group: GroupCommit, writer: SqliteWri
         section = held;
       })()),
     run: (source, ...params) => (ready(), writer.statement(source).run(...params)),
-    get: <R>(source: string, ...params: unknown[]) => (ready(), writer.statement(source).get(...params) as R | undefined),
-    all: <R>(source: string, ...params: unknown[]) => (ready(), writer.statement(source).all(...params) as R[]),
+    get: <R>(source: string, ...params: unknown[]) => (
+      ready(),
+      writer.statement(source).get(...params) as R | undefined
+    ),
+    all: <R>(source: string, ...params: unknown[]) => (
+      ready(),
+      writer.statement(source).all(...params) as R[]
+    ),
     exec: (source) => {
       ready();
       writer.exec(source);
@@ -62,4 +75,3 @@ export async function sqliteTransaction<T>(group: GroupCommit, writer: SqliteWri
   if (section) await section.release();
   return result;
 }
-

@@ -5,13 +5,24 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import type { ServerOptions } from '../../../src/server/start-server.js';
-import { bearer, send, snapshot, startTestServer, submissionHeaders, TOKENS, type RawRequest, type RawResponse, type TestServer } from '../server-harness.js';
+import {
+  bearer,
+  send,
+  snapshot,
+  startTestServer,
+  submissionHeaders,
+  TOKENS,
+  type RawRequest,
+  type RawResponse,
+  type TestServer,
+} from '../server-harness.js';
 
 /** One hostile request: what is sent, and what must come back besides "4xx problem+json, nothing changed". */
 export interface HostileCase {
   readonly name: string;
   /** A request for the harness client; raw bytes on a fresh connection; or a driver of its own. */
-  readonly send: RawRequest | { readonly raw: string | Uint8Array } | ((port: number) => Promise<RawResponse>);
+  readonly send:
+    RawRequest | { readonly raw: string | Uint8Array } | ((port: number) => Promise<RawResponse>);
   /** The exact status, where only one is right. */
   readonly status?: number;
   /** More to check of the answer. */
@@ -20,31 +31,48 @@ export interface HostileCase {
 
 export const LAB3 = '{"student":"achen","assignment":"lab3"}';
 /** Keys the seeding used: alice's, which the other callers must never reach. */
-export const SEEDED = { aliceKey: 'alice-seeded-1', devKey: 'dev-seeded-1', aliceHookKey: 'alice-hook-1', aliceNoteKey: 'alice-note-1' } as const;
+export const SEEDED = {
+  aliceKey: 'alice-seeded-1',
+  devKey: 'dev-seeded-1',
+  aliceHookKey: 'alice-hook-1',
+  aliceNoteKey: 'alice-note-1',
+} as const;
 
 /** Runs `cases` against a fresh server built with `options`; `concurrency` for cases that wait on timeouts. */
-export function describeHostile(title: string, cases: readonly HostileCase[], options: { server?: Partial<ServerOptions>; concurrency?: boolean } = {}): void {
-  describe(`${title}: ${cases.length} hostile cases, each a 4xx problem+json that changes nothing`, { concurrency: options.concurrency ?? false }, () => {
-    let t: TestServer;
-    let baseline: unknown;
-    before(async () => {
-      t = await startTestServer(options.server);
-      await seed(t.port);
-      baseline = await storeView(t.port);
-    });
-    after(() => t.close());
-
-    for (const c of cases) {
-      it(c.name, async () => {
-        const response = await (typeof c.send === 'function' ? c.send(t.port) : 'raw' in c.send ? sendRaw(t.port, c.send.raw) : send(t.port, c.send));
-        assertProblem(response, c.status);
-        c.check?.(response);
-        const health = await send(t.port, { path: '/healthz' });
-        assert.equal(health.status, 200, `healthz after the case: ${health.text}`);
-        assert.deepEqual(await storeView(t.port), baseline, 'the store changed');
+export function describeHostile(
+  title: string,
+  cases: readonly HostileCase[],
+  options: { server?: Partial<ServerOptions>; concurrency?: boolean } = {},
+): void {
+  describe(
+    `${title}: ${cases.length} hostile cases, each a 4xx problem+json that changes nothing`,
+    { concurrency: options.concurrency ?? false },
+    () => {
+      let t: TestServer;
+      let baseline: unknown;
+      before(async () => {
+        t = await startTestServer(options.server);
+        await seed(t.port);
+        baseline = await storeView(t.port);
       });
-    }
-  });
+      after(() => t.close());
+
+      for (const c of cases) {
+        it(c.name, async () => {
+          const response = await (typeof c.send === 'function'
+            ? c.send(t.port)
+            : 'raw' in c.send
+              ? sendRaw(t.port, c.send.raw)
+              : send(t.port, c.send));
+          assertProblem(response, c.status);
+          c.check?.(response);
+          const health = await send(t.port, { path: '/healthz' });
+          assert.equal(health.status, 200, `healthz after the case: ${health.text}`);
+          assert.deepEqual(await storeView(t.port), baseline, 'the store changed');
+        });
+      }
+    },
+  );
 }
 
 /** A 4xx whose body is problem+json with the same status. */
@@ -53,11 +81,19 @@ export function assertProblem(response: RawResponse, status?: number): void {
   assert.ok(response.status >= 400 && response.status < 500, head);
   if (status !== undefined) assert.equal(response.status, status, head);
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/, head);
-  const problem = response.json<{ status: unknown; title: unknown; type: unknown; detail: unknown }>();
+  const problem = response.json<{
+    status: unknown;
+    title: unknown;
+    type: unknown;
+    detail: unknown;
+  }>();
   assert.equal(problem.status, response.status);
-  for (const member of ['type', 'title', 'detail'] as const) assert.equal(typeof problem[member], 'string', `${member} in ${response.text}`);
-  if (response.status === 405) assert.ok(response.headers['allow'], 'a 405 names the allowed methods');
-  if (response.status === 401) assert.match(String(response.headers['www-authenticate'] ?? ''), /^Bearer/);
+  for (const member of ['type', 'title', 'detail'] as const)
+    assert.equal(typeof problem[member], 'string', `${member} in ${response.text}`);
+  if (response.status === 405)
+    assert.ok(response.headers['allow'], 'a 405 names the allowed methods');
+  if (response.status === 401)
+    assert.match(String(response.headers['www-authenticate'] ?? ''), /^Bearer/);
 }
 
 /**
@@ -66,19 +102,47 @@ export function assertProblem(response: RawResponse, status?: number): void {
  * (a body too large is logged `too_large`, by design), so a refusal shows there and nowhere else.
  */
 async function storeView(port: number): Promise<unknown> {
-  const views = await Promise.all([TOKENS.dev, TOKENS.alice, TOKENS.bob].map((token) => snapshot(port, token) as Promise<{ hooks: { body: Record<string, unknown> } }>));
-  return views.map((view) => ({ ...view, hooks: { completions: view.hooks.body['completions'], replays: view.hooks.body['replays'] } }));
+  const views = await Promise.all(
+    [TOKENS.dev, TOKENS.alice, TOKENS.bob].map(
+      (token) => snapshot(port, token) as Promise<{ hooks: { body: Record<string, unknown> } }>,
+    ),
+  );
+  return views.map((view) => ({
+    ...view,
+    hooks: { completions: view.hooks.body['completions'], replays: view.hooks.body['replays'] },
+  }));
 }
 
 /** Something to protect: an accepted submission by dev and by alice, a hook completion and a note edit by alice. */
 async function seed(port: number): Promise<void> {
   const answers = await Promise.all([
-    send(port, { method: 'POST', path: '/dropbox/submissions', headers: submissionHeaders(TOKENS.dev, SEEDED.devKey), body: LAB3 }),
-    send(port, { method: 'POST', path: '/dropbox/submissions', headers: submissionHeaders(TOKENS.alice, SEEDED.aliceKey), body: '{"student":"alice","assignment":"lab1"}' }),
-    send(port, { method: 'POST', path: '/hooks/run-complete', headers: submissionHeaders(TOKENS.alice, SEEDED.aliceHookKey), body: '{"run_id":"run-1"}' }),
+    send(port, {
+      method: 'POST',
+      path: '/dropbox/submissions',
+      headers: submissionHeaders(TOKENS.dev, SEEDED.devKey),
+      body: LAB3,
+    }),
+    send(port, {
+      method: 'POST',
+      path: '/dropbox/submissions',
+      headers: submissionHeaders(TOKENS.alice, SEEDED.aliceKey),
+      body: '{"student":"alice","assignment":"lab1"}',
+    }),
+    send(port, {
+      method: 'POST',
+      path: '/hooks/run-complete',
+      headers: submissionHeaders(TOKENS.alice, SEEDED.aliceHookKey),
+      body: '{"run_id":"run-1"}',
+    }),
   ]);
-  for (const answer of answers) assert.ok(answer.status === 201 || answer.status === 200, answer.text);
-  const note = await send(port, { method: 'PATCH', path: '/notes/note-1', headers: submissionHeaders(TOKENS.alice, SEEDED.aliceNoteKey), body: '{"expectedVersion":1,"title":"seeded"}' });
+  for (const answer of answers)
+    assert.ok(answer.status === 201 || answer.status === 200, answer.text);
+  const note = await send(port, {
+    method: 'PATCH',
+    path: '/notes/note-1',
+    headers: submissionHeaders(TOKENS.alice, SEEDED.aliceNoteKey),
+    body: '{"expectedVersion":1,"title":"seeded"}',
+  });
   assert.equal(note.status, 200, note.text);
 }
 
@@ -108,7 +172,10 @@ export function sendRaw(port: number, bytes: string | Uint8Array): Promise<RawRe
 /** An HTTP/1.1 response from its bytes: status line, headers, a body by length or chunks. */
 export function parseResponse(bytes: Buffer): RawResponse {
   const end = bytes.indexOf('\r\n\r\n');
-  if (end < 0) throw new Error(`no complete answer: ${JSON.stringify(bytes.toString('latin1').slice(0, 200))}`);
+  if (end < 0)
+    throw new Error(
+      `no complete answer: ${JSON.stringify(bytes.toString('latin1').slice(0, 200))}`,
+    );
   const [statusLine = '', ...lines] = bytes.subarray(0, end).toString('latin1').split('\r\n');
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? Number.NaN);
   const headers: Record<string, string> = {};
@@ -119,7 +186,7 @@ export function parseResponse(bytes: Buffer): RawResponse {
   let body = bytes.subarray(end + 4);
   if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
     const parts: Buffer[] = [];
-    for (let at = 0; ; ) {
+    for (let at = 0; ;) {
       const lineEnd = body.indexOf('\r\n', at);
       const size = parseInt(body.subarray(at, lineEnd).toString('latin1'), 16);
       if (!(size > 0)) break;
@@ -135,8 +202,14 @@ export function parseResponse(bytes: Buffer): RawResponse {
 }
 
 /** A request written by hand, closing the connection after the answer. */
-export function rawRequest(requestLine: string, headers: readonly string[] = ['Host: 127.0.0.1'], body = ''): { raw: string } {
-  return { raw: `${requestLine}\r\n${[...headers, 'Connection: close'].join('\r\n')}\r\n\r\n${body}` };
+export function rawRequest(
+  requestLine: string,
+  headers: readonly string[] = ['Host: 127.0.0.1'],
+  body = '',
+): { raw: string } {
+  return {
+    raw: `${requestLine}\r\n${[...headers, 'Connection: close'].join('\r\n')}\r\n\r\n${body}`,
+  };
 }
 
 export const auth = (token: string): Record<string, string> => ({ authorization: bearer(token) });
