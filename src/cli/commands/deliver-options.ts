@@ -52,3 +52,39 @@ export function parsePositiveInt(option: string, text: string): number {
     throw new InvalidOptionError(option, text, 'an integer >= 1');
   return n;
 }
+
+/** The retry-policy flags `deliver` and `outbox add` share, as they were given on the command line. */
+export interface PolicyFlags {
+  readonly maxAttempts?: string;
+  readonly deadline?: string;
+  readonly attemptTimeout?: string;
+  readonly baseDelay?: string;
+}
+
+/** Parses the shared policy flags; only the ones given appear in the result. */
+export function parsePolicyFlags(
+  flags: PolicyFlags,
+  nowMs: number,
+): { maxAttempts?: number; deadlineAt?: number; attemptTimeoutMs?: number; baseDelayMs?: number } {
+  return {
+    ...(flags.maxAttempts === undefined
+      ? {}
+      : { maxAttempts: parsePositiveInt('--max-attempts', flags.maxAttempts) }),
+    ...(flags.deadline === undefined ? {} : { deadlineAt: parseDeadline(flags.deadline, nowMs) }),
+    ...(flags.attemptTimeout === undefined
+      ? {}
+      : { attemptTimeoutMs: parseDurationMs('--attempt-timeout', flags.attemptTimeout) }),
+    ...(flags.baseDelay === undefined
+      ? {}
+      : { baseDelayMs: parseDurationMs('--base-delay', flags.baseDelay) }),
+  };
+}
+
+/** The same, with the deadline under the client policy's name (`closesAt`). */
+export function parseClientPolicyFlags(
+  flags: PolicyFlags,
+  nowMs: number,
+): { maxAttempts?: number; closesAt?: number; attemptTimeoutMs?: number; baseDelayMs?: number } {
+  const { deadlineAt, ...rest } = parsePolicyFlags(flags, nowMs);
+  return deadlineAt === undefined ? rest : { ...rest, closesAt: deadlineAt };
+}

@@ -16,12 +16,7 @@ import { keyFor, validateKey } from '../../contract/idempotency-key.js';
 import { systemClock, type Clock } from '../../time/clock.js';
 import type { Random } from '../../time/random.js';
 import { EXIT } from '../exit.js';
-import {
-  parseDeadline,
-  parseDurationMs,
-  parseHeader,
-  parsePositiveInt,
-} from './deliver-options.js';
+import { parseClientPolicyFlags, parseHeader } from './deliver-options.js';
 import { deliverJournaled } from './deliver-journal.js';
 import { openJournal } from './journal-options.js';
 import { processIo, type CliIo } from '../cli-io.js';
@@ -365,23 +360,7 @@ Example:
                   method: flags.method,
                   key: flags.key === undefined ? undefined : validateKey(flags.key),
                   headers: (flags.header ?? []).map(parseHeader),
-                  ...(flags.maxAttempts === undefined
-                    ? {}
-                    : { maxAttempts: parsePositiveInt('--max-attempts', flags.maxAttempts) }),
-                  ...(flags.deadline === undefined
-                    ? {}
-                    : { closesAt: parseDeadline(flags.deadline, systemClock.now()) }),
-                  ...(flags.attemptTimeout === undefined
-                    ? {}
-                    : {
-                        attemptTimeoutMs: parseDurationMs(
-                          '--attempt-timeout',
-                          flags.attemptTimeout,
-                        ),
-                      }),
-                  ...(flags.baseDelay === undefined
-                    ? {}
-                    : { baseDelayMs: parseDurationMs('--base-delay', flags.baseDelay) }),
+                  ...parseClientPolicyFlags(flags, systemClock.now()),
                 },
                 journal,
                 { out: io.out, err: io.err, signal: controller.signal },
@@ -399,18 +378,7 @@ Example:
             method: flags.method,
             key: flags.key,
             headers: (flags.header ?? []).map(parseHeader),
-            ...(flags.maxAttempts === undefined
-              ? {}
-              : { maxAttempts: parsePositiveInt('--max-attempts', flags.maxAttempts) }),
-            ...(flags.deadline === undefined
-              ? {}
-              : { closesAt: parseDeadline(flags.deadline, systemClock.now()) }),
-            ...(flags.attemptTimeout === undefined
-              ? {}
-              : { attemptTimeoutMs: parseDurationMs('--attempt-timeout', flags.attemptTimeout) }),
-            ...(flags.baseDelay === undefined
-              ? {}
-              : { baseDelayMs: parseDurationMs('--base-delay', flags.baseDelay) }),
+            ...parseClientPolicyFlags(flags, systemClock.now()),
             json: flags.json === true,
           },
           { out: io.out, err: io.err, signal: controller.signal },

@@ -6,9 +6,9 @@ import { formatIntentLine, formatIntentReport } from '../../journal/format-inten
 import { systemClock } from '../../time/clock.js';
 import { EXIT } from '../exit.js';
 import {
-  parseDeadline,
   parseDurationMs,
   parseHeader,
+  parsePolicyFlags,
   parsePositiveInt,
 } from './deliver-options.js';
 import {
@@ -109,18 +109,7 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
         secretHeaders: flags.secretHeader ?? [],
         createdBy: flags.createdBy ?? 'oncely-cli',
         ...(flags.key === undefined ? {} : { key: flags.key }),
-        ...(flags.maxAttempts === undefined
-          ? {}
-          : { maxAttempts: parsePositiveInt('--max-attempts', flags.maxAttempts) }),
-        ...(flags.deadline === undefined
-          ? {}
-          : { deadlineAt: parseDeadline(flags.deadline, systemClock.now()) }),
-        ...(flags.attemptTimeout === undefined
-          ? {}
-          : { attemptTimeoutMs: parseDurationMs('--attempt-timeout', flags.attemptTimeout) }),
-        ...(flags.baseDelay === undefined
-          ? {}
-          : { baseDelayMs: parseDurationMs('--base-delay', flags.baseDelay) }),
+        ...parsePolicyFlags(flags, systemClock.now()),
       });
       out(`${created ? 'recorded' : 'already recorded'}: ${formatIntentLine(intent)}\n`);
     }),
@@ -242,14 +231,7 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
       ),
   ).action((key: string, flags: JournalFlags & { maxAttempts?: string; deadline?: string }) =>
     withJournal(flags, async (journal) => {
-      const intent = await journal.retry(key, {
-        ...(flags.maxAttempts === undefined
-          ? {}
-          : { maxAttempts: parsePositiveInt('--max-attempts', flags.maxAttempts) }),
-        ...(flags.deadline === undefined
-          ? {}
-          : { deadlineAt: parseDeadline(flags.deadline, systemClock.now()) }),
-      });
+      const intent = await journal.retry(key, parsePolicyFlags(flags, systemClock.now()));
       out(`reopened: ${formatIntentLine(intent)}\n`);
     }),
   );
