@@ -1,10 +1,9 @@
 import { InvalidOptionError } from '../../contract/errors.js';
 import { checkNumbers, checkOneOf, checkSeed } from './check-params.js';
-import { seededRandom } from '../../time/random.js';
 import { exponential } from './draws.js';
 import { EventQueue } from './event-queue.js';
 import {
-  clientStrategy,
+  seedFleet,
   FLEET_STRATEGIES,
   newRequest,
   type FleetStrategy,
@@ -56,9 +55,7 @@ export function runDependency(
   check(p, strategy);
   const n = p.clients;
   const meanGapMs = (1000 * n) / p.totalRatePerSecond;
-  const randoms = Array.from({ length: n }, (_, c) => seededRandom(p.seed, DEPENDENCY_STREAM, c));
-  const server = seededRandom(p.seed, DEPENDENCY_STREAM, 0xffff_ffff);
-  const strategies = randoms.map((random) => clientStrategy(strategy, random));
+  const { randoms, server, strategies } = seedFleet(p.seed, DEPENDENCY_STREAM, n, strategy);
   // Requests in flight, by id (the event's data); ids are reused once a request ends.
   const requests: (RequestState | undefined)[] = [];
   const owners: number[] = [];

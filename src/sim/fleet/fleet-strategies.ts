@@ -7,7 +7,7 @@ import {
 import { DEFAULT_RETRY_POLICY, type RetryPolicyOptions } from '../../policy/retry-options.js';
 import { RetryTokenBucket } from '../../policy/retry-token-bucket.js';
 import { SYNTHETIC_TIMEOUT_STATUS } from '../../contract/status-class.js';
-import type { Random } from '../../time/random.js';
+import { seededRandom, type Random } from '../../time/random.js';
 
 /**
  * The client strategies of the failing-dependency and overload models, after Brooker, "Fixing
@@ -151,4 +151,19 @@ export function clientStrategy(strategy: FleetStrategy, random: Random): ClientS
       };
     }
   }
+}
+
+/**
+ * One seeded run's draws: each client's own stream (and the strategy that uses it), and the
+ * server's, so a run's clients never share randomness and adding a client changes no other's.
+ */
+export function seedFleet(
+  seed: number,
+  stream: number,
+  clients: number,
+  strategy: FleetStrategy,
+): { randoms: Random[]; server: Random; strategies: ClientStrategy[] } {
+  const randoms = Array.from({ length: clients }, (_, c) => seededRandom(seed, stream, c));
+  const server = seededRandom(seed, stream, 0xffff_ffff);
+  return { randoms, server, strategies: randoms.map((random) => clientStrategy(strategy, random)) };
 }

@@ -1,10 +1,9 @@
 import { InvalidOptionError } from '../../contract/errors.js';
 import { checkNumbers, checkOneOf, checkSeed } from './check-params.js';
-import { seededRandom } from '../../time/random.js';
 import { exponential } from './draws.js';
 import { EventQueue } from './event-queue.js';
 import {
-  clientStrategy,
+  seedFleet,
   FLEET_STRATEGIES,
   newRequest,
   type FleetStrategy,
@@ -93,9 +92,7 @@ export function runOverload(
   check(p, strategy);
   const n = p.clients;
   const meanGapMs = (1000 * n) / p.totalRatePerSecond;
-  const randoms = Array.from({ length: n }, (_, c) => seededRandom(p.seed, OVERLOAD_STREAM, c));
-  const server = seededRandom(p.seed, OVERLOAD_STREAM, 0xffff_ffff);
-  const strategies = randoms.map((random) => clientStrategy(strategy, random));
+  const { randoms, server, strategies } = seedFleet(p.seed, OVERLOAD_STREAM, n, strategy);
   const buckets = Math.ceil((p.durationMs + 10 * p.timeoutMs) / p.bucketMs);
   const offered = new Array<number>(buckets).fill(0);
   const good = new Array<number>(buckets).fill(0);
