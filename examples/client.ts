@@ -11,7 +11,7 @@ try {
     headers: { 'content-type': 'application/json', authorization: `Bearer ${process.env.TOKEN}` },
     idempotencyKey: key,
     maxAttempts: 5,
-    closesAt: Date.now() + 30_000, // no attempt starts at or after this instant
+    deadlineAt: Date.now() + 30_000, // no attempt starts at or after this instant
   });
   console.log(response.status, `${report.attemptCount} attempt(s)`, report.stopReason);
 } catch (error) {

@@ -2,7 +2,11 @@ import { InvalidOptionError } from '../contract/errors.js';
 import { HEADER } from '../contract/headers.js';
 import { validateKey } from '../contract/idempotency-key.js';
 import type { Observation } from '../policy/decide.js';
-import { resolveRetryPolicy, type RetryPolicyOptions } from '../policy/retry-options.js';
+import {
+  deadlineFrom,
+  resolveRetryPolicy,
+  type RetryPolicyOptions,
+} from '../policy/retry-options.js';
 import type { RetryTokenBucket } from '../policy/retry-token-bucket.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { systemRandom, type Random } from '../time/random.js';
@@ -16,7 +20,8 @@ import { isRetryError, type AttemptRecord, type RetryReport } from './retry-repo
  */
 export const IDEMPOTENT_METHODS = ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'] as const;
 
-export interface ClientOptions extends Partial<Omit<RetryPolicyOptions, 'closesAt'>> {
+/** The policy options a client takes once; the deadline is each request's own (`deadlineAt`). */
+export interface ClientOptions extends Partial<Omit<RetryPolicyOptions, 'deadlineAt'>> {
   /** @default globalThis.fetch */
   readonly fetch?: typeof globalThis.fetch;
   /** Reads the time for deadlines and Retry-After, and sleeps between attempts. @default systemClock */
@@ -47,7 +52,9 @@ export interface OncelyRequestInit extends RequestInit {
   /** Sent as Idempotency-Key on every attempt; makes POST and PATCH retryable. */
   idempotencyKey?: string;
   maxAttempts?: number;
-  /** No attempt starts at or after this instant (ms since the epoch, on the client's clock). */
+  /** The deadline: no attempt starts at or after this instant (ms since the epoch, on the client's clock). */
+  deadlineAt?: number;
+  /** @deprecated The older name of `deadlineAt`, still accepted. */
   closesAt?: number;
   attemptTimeoutMs?: number;
   onAttempt?: (record: AttemptRecord) => void;
@@ -102,6 +109,7 @@ export function createClient(options: ClientOptions = {}): Client {
       const {
         idempotencyKey,
         maxAttempts,
+        deadlineAt: deadlineOption,
         closesAt,
         attemptTimeoutMs,
         onAttempt: onRequestAttempt,
@@ -122,7 +130,8 @@ export function createClient(options: ClientOptions = {}): Client {
       }
       const timeoutMs =
         attemptTimeoutMs === undefined ? defaultTimeoutMs : checkTimeout(attemptTimeoutMs);
-      const deadlineAt = closesAt ?? Number.POSITIVE_INFINITY;
+      const givenDeadline = deadlineFrom(deadlineOption, closesAt);
+      const deadlineAt = givenDeadline ?? Number.POSITIVE_INFINITY;
       const outer = signal ?? undefined;
 
       const attempt = async (): Promise<Response> => {
@@ -168,12 +177,12 @@ export function createClient(options: ClientOptions = {}): Client {
             }
           : undefined;
       const policy =
-        maxAttempts === undefined && closesAt === undefined
+        maxAttempts === undefined && givenDeadline === undefined
           ? prepared.policy
           : resolveRetryPolicy({
               ...prepared.policy,
               ...(maxAttempts === undefined ? {} : { maxAttempts }),
-              closesAt: deadlineAt,
+              deadlineAt,
             });
       const call = withCall(prepared, {
         key,

@@ -11,7 +11,11 @@ import {
   type RetryState,
   type StopReason,
 } from '../policy/decide.js';
-import { resolveRetryPolicy, type RetryPolicyOptions } from '../policy/retry-options.js';
+import {
+  resolveRetryPolicy,
+  type RetryPolicyInput,
+  type RetryPolicyOptions,
+} from '../policy/retry-options.js';
 import type { RetryTokenBucket } from '../policy/retry-token-bucket.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { systemRandom, type Random } from '../time/random.js';
@@ -26,7 +30,7 @@ export interface AttemptContext {
   readonly signal: AbortSignal | undefined;
 }
 
-export interface RetryOptions<T> extends Partial<RetryPolicyOptions> {
+export interface RetryOptions<T> extends RetryPolicyInput {
   /** The intent's idempotency key, validated once and passed to every attempt. */
   readonly key?: string | undefined;
   /** @default the system clock */

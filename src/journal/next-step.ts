@@ -23,7 +23,10 @@ const REFUSALS: readonly StopReason[] = ['fatal_status', 'unlisted_status', 'ope
 /** The intent's own policy with its deadline: the same decide() the client runs, across restarts. */
 export function intentPolicy(intent: IntentRecord): RetryPolicyOptions {
   const { attemptTimeoutMs: _timeout, ...policy } = intent.policy;
-  return resolveRetryPolicy({ ...policy, closesAt: intent.deadlineAt ?? Number.POSITIVE_INFINITY });
+  return resolveRetryPolicy({
+    ...policy,
+    deadlineAt: intent.deadlineAt ?? Number.POSITIVE_INFINITY,
+  });
 }
 
 /**

@@ -52,7 +52,7 @@ export async function sendAttempt(
       idempotencyKey: intent.key,
       maxAttempts: 1,
       attemptTimeoutMs: intent.policy.attemptTimeoutMs,
-      ...(intent.deadlineAt === null ? {} : { closesAt: intent.deadlineAt }),
+      ...(intent.deadlineAt === null ? {} : { deadlineAt: intent.deadlineAt }),
     });
     return { observation: observeResponse(response), body: await receiptBody(response) };
   } catch (error) {

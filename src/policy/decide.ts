@@ -119,9 +119,9 @@ export const INITIAL_RETRY_STATE: RetryState = {
 /** May an attempt start now? None starts at or after the deadline. */
 export function mayStartAttempt(
   nowMs: number,
-  policy: Pick<RetryPolicyOptions, 'closesAt'>,
+  policy: Pick<RetryPolicyOptions, 'deadlineAt'>,
 ): boolean {
-  return nowMs < policy.closesAt;
+  return nowMs < policy.deadlineAt;
 }
 
 /** Why the next attempt must not start, with the final outcome; undefined when it may. */
@@ -137,13 +137,13 @@ export interface StartRefusal {
 export function decideStart(
   state: RetryState,
   nowMs: number,
-  policy: Pick<RetryPolicyOptions, 'closesAt'>,
+  policy: Pick<RetryPolicyOptions, 'deadlineAt'>,
   inputs: DecideInputs = NO_INPUTS,
 ): StartRefusal | undefined {
   const soFar: FinalOutcome = state.sawUnknown ? 'unknown' : 'fail';
   if (inputs.aborted === true)
     return { reason: 'aborted', outcome: state.attempt === 0 ? 'fail' : soFar };
-  if (nowMs >= policy.closesAt) return { reason: 'deadline_passed', outcome: soFar };
+  if (nowMs >= policy.deadlineAt) return { reason: 'deadline_passed', outcome: soFar };
   return undefined;
 }
 
@@ -201,7 +201,7 @@ export function decide(
   if (inputs.aborted === true) return stop('aborted');
   if (attempt >= policy.maxAttempts) return stop('budget_exhausted');
 
-  const timeLeftMs = policy.closesAt - nowMs;
+  const timeLeftMs = policy.deadlineAt - nowMs;
   // The attempt came back at or after the deadline: nothing may start any more, so say so,
   // rather than blame a Retry-After that any wait at all would have overrun.
   if (timeLeftMs <= 0) return stop('deadline_passed');

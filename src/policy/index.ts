@@ -8,6 +8,7 @@ export {
   resolveRetryPolicy,
   DEFAULT_RETRY_POLICY,
   type RetryPolicyOptions,
+  type RetryPolicyInput,
 } from './retry-options.js';
 export {
   decide,

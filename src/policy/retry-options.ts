@@ -19,8 +19,11 @@ export interface RetryPolicyOptions {
    * between 2 s and 3 s at 0.5. Never shortens it. @default 0.5
    */
   readonly retryAfterJitterRatio: number;
-  /** No attempt starts at or after this instant, and no sleep ends past it. @default Infinity */
-  readonly closesAt: number;
+  /**
+   * The deadline: no attempt starts at or after this instant (ms since the epoch, on the clock
+   * the loop reads), and no sleep ends past it. @default Infinity
+   */
+  readonly deadlineAt: number;
   /** @default the table of the webhook storm (docs/origins.md) */
   readonly statusTable: StatusTable;
 }
@@ -32,12 +35,21 @@ export const DEFAULT_RETRY_POLICY: RetryPolicyOptions = {
   jitter: 'full',
   maxRetryAfterMs: 30_000,
   retryAfterJitterRatio: 0.5,
-  closesAt: Number.POSITIVE_INFINITY,
+  deadlineAt: Number.POSITIVE_INFINITY,
   statusTable: DEFAULT_STATUS_TABLE,
 };
 
+/** What {@link resolveRetryPolicy} accepts: any policy option, and one older spelling. */
+export interface RetryPolicyInput extends Partial<RetryPolicyOptions> {
+  /**
+   * @deprecated The older name of `deadlineAt`, still accepted: giving both with different
+   * values is refused.
+   */
+  readonly closesAt?: number | undefined;
+}
+
 /** Fills defaults and checks every option once, at the edge; errors name the option and range. */
-export function resolveRetryPolicy(options: Partial<RetryPolicyOptions> = {}): RetryPolicyOptions {
+export function resolveRetryPolicy(options: RetryPolicyInput = {}): RetryPolicyOptions {
   const o = { ...DEFAULT_RETRY_POLICY, ...pickPolicy(options) };
   if (!Number.isInteger(o.maxAttempts) || o.maxAttempts < 1) {
     throw new InvalidOptionError('maxAttempts', o.maxAttempts, 'an integer >= 1');
@@ -59,10 +71,12 @@ export function resolveRetryPolicy(options: Partial<RetryPolicyOptions> = {}): R
   if (!JITTERS.includes(o.jitter)) {
     throw new InvalidOptionError('jitter', o.jitter, `one of ${JITTERS.join(', ')}`);
   }
-  if (typeof o.closesAt !== 'number' || Number.isNaN(o.closesAt)) {
+  if (typeof o.deadlineAt !== 'number' || Number.isNaN(o.deadlineAt)) {
     throw new InvalidOptionError(
-      'closesAt',
-      o.closesAt,
+      options.closesAt !== undefined && options.deadlineAt === undefined
+        ? 'closesAt'
+        : 'deadlineAt',
+      o.deadlineAt,
       'an instant in ms since the epoch, or Infinity',
     );
   }
@@ -79,11 +93,32 @@ function nonNegative(option: string, value: number): void {
  * The policy's own options, undefined ones dropped (they mean "the default"). `retry()` passes its
  * whole options object; its clock, signal, callbacks and key do not belong in the policy.
  */
-function pickPolicy(options: Partial<RetryPolicyOptions>): Partial<RetryPolicyOptions> {
+function pickPolicy(options: RetryPolicyInput): Partial<RetryPolicyOptions> {
   const picked: Record<string, unknown> = {};
   for (const name of Object.keys(DEFAULT_RETRY_POLICY)) {
     const value = (options as Record<string, unknown>)[name];
     if (value !== undefined) picked[name] = value;
   }
+  const deadlineAt = deadlineFrom(options.deadlineAt, options.closesAt);
+  if (deadlineAt !== undefined) picked['deadlineAt'] = deadlineAt;
   return picked as Partial<RetryPolicyOptions>;
+}
+
+/**
+ * The deadline from `deadlineAt` or its older name `closesAt`; undefined when neither is given.
+ * Both given must agree: two deadlines are a mistake, not a choice.
+ */
+export function deadlineFrom(
+  deadlineAt: number | undefined,
+  closesAt: number | undefined,
+): number | undefined {
+  if (closesAt === undefined) return deadlineAt;
+  if (deadlineAt !== undefined && !Object.is(deadlineAt, closesAt)) {
+    throw new InvalidOptionError(
+      'closesAt',
+      closesAt,
+      `the same instant as deadlineAt (${deadlineAt}), or nothing: closesAt is the older name of deadlineAt`,
+    );
+  }
+  return closesAt;
 }

@@ -34,7 +34,7 @@ export function oncelyPolicyFor(p: WorldParams): RetryPolicyOptions {
     baseDelayMs: p.retryAfterTicks,
     maxDelayMs: p.maxRetryAfterTicks,
     jitter: 'full',
-    closesAt: p.horizonTicks,
+    deadlineAt: p.horizonTicks,
   });
 }
 

@@ -77,7 +77,7 @@ test('an exhausted attempt budget exits 4', async () => {
 });
 
 test('a deadline 1.5 s away against Retry-After: 5 exits 5 at once, without sleeping', async () => {
-  const { result } = await run('429@5', { closesAt: START + 1500 });
+  const { result } = await run('429@5', { deadlineAt: START + 1500 });
   assert.equal(result.exitCode, EXIT.deadlinePassed);
   assert.equal(result.report.stopReason, 'retry_after_too_long');
   assert.equal(result.report.totalSleptMs, 0);

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import type { Command } from 'commander';
 import { EXIT } from '../../src/cli/exit.js';
+import { createProgram } from '../../src/cli/program.js';
 import { CLI } from '../support/repo-path.js';
 import { runOncely } from '../support/run-cli.js';
 
@@ -39,6 +41,24 @@ test('--help and the help command still print the help on stdout and exit 0', as
     assert.match(result.stdout, /^Usage: oncely/);
     assert.equal(result.stderr, '');
   }
+});
+
+test("every command's --help writes its examples as `npx oncely …`, which works from a clone", async () => {
+  const commands = (command: Command, path: string[]): string[][] =>
+    command.commands.flatMap((sub) => [
+      [...path, sub.name()],
+      ...commands(sub, [...path, sub.name()]),
+    ]);
+  const all = commands(createProgram(), []);
+  assert.ok(all.length >= 15, `${all.length} commands`);
+  const bare: string[] = [];
+  for (const path of all) {
+    const { stdout } = await oncely(...path, '--help');
+    // An example is an indented command line; the Usage line and prose may say "oncely".
+    for (const line of stdout.split('\n'))
+      if (/^\s+(\$ )?oncely /.test(line)) bare.push(`${path.join(' ')}: ${line.trim()}`);
+  }
+  assert.deepEqual(bare, []);
 });
 
 test('--version prints the package version and exits 0', async () => {

@@ -163,7 +163,7 @@ test('deadline 1.5 s away and Retry-After: 5: stops at once with retry_after_too
     client(fetch, clock, { maxAttempts: 10 }).request(URL_, {
       method: 'POST',
       idempotencyKey: 'k',
-      closesAt: START + 1500,
+      deadlineAt: START + 1500,
     }),
   );
   assert.equal(error.report.stopReason, 'retry_after_too_long');
@@ -171,6 +171,27 @@ test('deadline 1.5 s away and Retry-After: 5: stops at once with retry_after_too
   assert.deepEqual(clock.sleeps, []);
   assert.equal(clock.now(), START);
   assert.equal(error.report.totalSleptMs, 0);
+});
+
+test('closesAt, the deprecated name of deadlineAt, still sets the deadline; two different ones are refused', async () => {
+  const clock = new VirtualClock({ startAt: START });
+  const { fetch, sent } = scripted([status(429, { 'Retry-After': '5' }), status(200)]);
+  const policyClient = client(fetch, clock, { maxAttempts: 10 });
+  const error = await rejection(
+    policyClient.request(URL_, { method: 'POST', idempotencyKey: 'k', closesAt: START + 1500 }),
+  );
+  assert.equal(error.report.stopReason, 'retry_after_too_long');
+  assert.equal(sent.length, 1);
+  await assert.rejects(
+    policyClient.request(URL_, {
+      method: 'POST',
+      idempotencyKey: 'k',
+      deadlineAt: START + 1500,
+      closesAt: START + 2000,
+    }),
+    /invalid option closesAt: .*the same instant as deadlineAt/,
+  );
+  assert.equal(sent.length, 1, 'a refused request sends nothing');
 });
 
 test('Retry-After as an HTTP-date with the server Date one hour off still waits the intended delay', async () => {
@@ -254,7 +275,7 @@ test('per-attempt timeout aborts a hung fetch, counts as unknown, and is cut to 
   }).request(URL_, {
     method: 'POST',
     idempotencyKey: 'k',
-    closesAt: START + 1300,
+    deadlineAt: START + 1300,
   });
   const settled = rejection(pending);
   await clock.runAll();

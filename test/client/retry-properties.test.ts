@@ -100,7 +100,7 @@ async function runRetry(
   };
   const options = {
     ...policy,
-    ...(policy.closesAt === undefined ? {} : { closesAt: 1_000_000 + policy.closesAt }),
+    ...(policy.deadlineAt === undefined ? {} : { deadlineAt: 1_000_000 + policy.deadlineAt }),
     clock,
     random: seededRandom(seed),
     key: 'prop-key',
@@ -147,21 +147,21 @@ test('property: no attempt starts at or after the deadline, and no sleep ends pa
       fc.array(fc.integer({ min: 0, max: 5_000 }), { maxLength: 4 }),
       fc.integer(),
       async (policy, closesInMs, script, latenciesMs, seed) => {
-        const closesAt = 1_000_000 + closesInMs;
+        const deadlineAt = 1_000_000 + closesInMs;
         const { report } = await runRetry(
-          { ...policy, maxAttempts: policy.maxAttempts + 8, closesAt: closesInMs },
+          { ...policy, maxAttempts: policy.maxAttempts + 8, deadlineAt: closesInMs },
           script,
           latenciesMs,
           seed,
         );
         for (const attempt of report.attempts) {
           assert.ok(
-            attempt.startedAt < closesAt,
-            `attempt ${attempt.attempt} started at ${attempt.startedAt}, deadline ${closesAt}`,
+            attempt.startedAt < deadlineAt,
+            `attempt ${attempt.attempt} started at ${attempt.startedAt}, deadline ${deadlineAt}`,
           );
           if (attempt.delayMs !== undefined)
             assert.ok(
-              attempt.endedAt + attempt.delayMs < closesAt,
+              attempt.endedAt + attempt.delayMs < deadlineAt,
               'a sleep would end past the deadline',
             );
         }

@@ -235,7 +235,7 @@ test('a Retry-After past the deadline stops at once, without sleeping', async ()
   const error = await failure(
     retry(scripted([answer(429, { 'Retry-After': '10' })]), {
       clock,
-      closesAt: 5_000,
+      deadlineAt: 5_000,
       maxAttempts: 10,
     }),
   );
@@ -244,13 +244,15 @@ test('a Retry-After past the deadline stops at once, without sleeping', async ()
   assert.equal(clock.now(), 0);
 });
 
-test('deadline: no attempt starts at or after closesAt, and no sleep ends past it', async () => {
+test('deadline: no attempt starts at or after deadlineAt, and no sleep ends past it', async () => {
   const clock = new VirtualClock();
   const op = async (): Promise<Answer> => {
     await clock.sleep(400);
     return answer(503);
   };
-  const error = await failure(retry(op, { clock, ...metronome, closesAt: 1_000, maxAttempts: 10 }));
+  const error = await failure(
+    retry(op, { clock, ...metronome, deadlineAt: 1_000, maxAttempts: 10 }),
+  );
   assert.equal(error.report.stopReason, 'deadline_passed');
   assert.deepEqual(
     error.report.attempts.map((a) => a.startedAt),
@@ -263,10 +265,18 @@ test('deadline: no attempt starts at or after closesAt, and no sleep ends past i
   );
 });
 
-test('a deadline already passed runs no attempt at all', async () => {
+test('closesAt, the deprecated name of deadlineAt, still sets the deadline', async () => {
   const clock = new VirtualClock({ startAt: 2_000 });
   const op = scripted([answer(200)]);
   const error = await failure(retry(op, { clock, closesAt: 2_000 }));
+  assert.equal(error.report.stopReason, 'deadline_passed');
+  assert.equal(op.calls.length, 0);
+});
+
+test('a deadline already passed runs no attempt at all', async () => {
+  const clock = new VirtualClock({ startAt: 2_000 });
+  const op = scripted([answer(200)]);
+  const error = await failure(retry(op, { clock, deadlineAt: 2_000 }));
   assert.equal(error.report.stopReason, 'deadline_passed');
   assert.equal(error.report.attemptCount, 0);
   assert.equal(op.calls.length, 0);

@@ -38,6 +38,18 @@ test('no comment in src, test, bench or web/src cites a seed number, an issue or
   assert.deepEqual(found, []);
 });
 
+test("the simulator page's own words cite no seed number either (web/index.html and web/src)", () => {
+  const found: string[] = [];
+  const check = (path: string, text: string): void =>
+    text.split('\n').forEach((line, i) => {
+      if (UNFOLLOWABLE.test(line)) found.push(`${path}:${i + 1}`);
+    });
+  check('web/index.html', readFileSync(repoPath('web', 'index.html'), 'utf8'));
+  for (const file of sourceFiles(repoPath('web', 'src')))
+    check(`web/src/${file}`, readFileSync(repoPath('web', 'src', file), 'utf8'));
+  assert.deepEqual(found, []);
+});
+
 test('the docs cite docs/origins.md, and every link into it names one of its four sections', () => {
   const origins = readFileSync(repoPath('docs', 'origins.md'), 'utf8');
   const anchors = [...origins.matchAll(/^## (.+)$/gm)].map((m) =>

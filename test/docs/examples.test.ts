@@ -41,6 +41,19 @@ test('every code block says how the suite checks it', () => {
   );
 });
 
+test('a shell block runs the CLI as `npx oncely …`, which works from a clone and an install', () => {
+  const bare = blocks
+    .filter((b) => b.marker.kind !== 'example')
+    .flatMap((b) =>
+      b.body
+        .split('\n')
+        .map((line, i) => ({ line, at: `${b.doc}:${b.line + 1 + i}` }))
+        .filter(({ line }) => /^(\$ )?oncely (serve|deliver|outbox|hook|lab|sim)(\s|$)/.test(line)),
+    )
+    .map(({ at, line }) => `${at}: ${line}`);
+  assert.deepEqual(bare, []);
+});
+
 test('an example block is its file, byte for byte', () => {
   for (const block of blocks) {
     if (block.marker.kind !== 'example') continue;

@@ -108,10 +108,10 @@ test('a Retry-After longer than maxRetryAfterMs stops at once instead of retryin
 });
 
 test('a Retry-After past the time left before the deadline stops at once, without sleeping', () => {
-  expectDelays({ closesAt: 10_000 }, [response(503, '10'), 200], [], {
+  expectDelays({ deadlineAt: 10_000 }, [response(503, '10'), 200], [], {
     stop: 'retry_after_too_long',
   });
-  expectDelays({ closesAt: 10_000 }, [response(503, '9'), 200], [], {
+  expectDelays({ deadlineAt: 10_000 }, [response(503, '9'), 200], [], {
     startAt: 1_000,
     stop: 'retry_after_too_long',
   });
@@ -119,7 +119,7 @@ test('a Retry-After past the time left before the deadline stops at once, withou
 
 test('jitter stretches a Retry-After but never onto or past the deadline, and never below the ask', () => {
   for (let seed = 0; seed < 100; seed++) {
-    const trace = expectDelays({ closesAt: 2_500 }, [response(503, '2'), 200], [[2_000, 2_499]], {
+    const trace = expectDelays({ deadlineAt: 2_500 }, [response(503, '2'), 200], [[2_000, 2_499]], {
       random: seededRandom(seed),
     });
     assert.equal(trace.stop?.reason, 'ok');
@@ -157,11 +157,11 @@ test('an unparsable Retry-After falls back to the default backoff, and says so',
 });
 
 test('a backoff that would end at or past the deadline stops with deadline_passed', () => {
-  expectDelays({ ...metronome, closesAt: 300 }, [503, 503, 503], [100], {
+  expectDelays({ ...metronome, deadlineAt: 300 }, [503, 503, 503], [100], {
     stop: 'deadline_passed',
   });
   // The dropbox story (docs/origins.md), fixture D: an ack swallowed 1 ms before the deadline; the next try would come after it.
-  expectDelays({ ...metronome, baseDelayMs: 2, closesAt: 1_000 }, ['timeout', 200], [], {
+  expectDelays({ ...metronome, baseDelayMs: 2, deadlineAt: 1_000 }, ['timeout', 200], [], {
     startAt: 999,
     stop: 'deadline_passed',
   });
@@ -169,18 +169,18 @@ test('a backoff that would end at or past the deadline stops with deadline_passe
 
 test('an attempt that ends after the deadline stops with deadline_passed, whatever the server asks', () => {
   // Regression: a Retry-After used to be blamed (retry_after_too_long) when no wait could fit.
-  expectDelays({ closesAt: 1_000 }, [response(503, '1'), 200], [], {
+  expectDelays({ deadlineAt: 1_000 }, [response(503, '1'), 200], [], {
     attemptDurationMs: 1_500,
     stop: 'deadline_passed',
   });
-  expectDelays({ closesAt: 1_000 }, [503, 200], [], {
+  expectDelays({ deadlineAt: 1_000 }, [503, 200], [], {
     attemptDurationMs: 1_000,
     stop: 'deadline_passed',
   });
 });
 
 test('no attempt may start at or after the deadline', () => {
-  const policy = resolveRetryPolicy({ closesAt: 1_000 });
+  const policy = resolveRetryPolicy({ deadlineAt: 1_000 });
   assert.equal(mayStartAttempt(999, policy), true);
   assert.equal(mayStartAttempt(1_000, policy), false);
   assert.equal(mayStartAttempt(1_001, policy), false);
@@ -295,16 +295,16 @@ test('inputs: the token bucket prices a retry (more after a timeout) and refuses
 });
 
 test('decideStart: a cancel before any attempt fails, the deadline refuses a start', () => {
-  assert.deepEqual(decideStart(INITIAL_RETRY_STATE, 0, { closesAt: 10 }, { aborted: true }), {
+  assert.deepEqual(decideStart(INITIAL_RETRY_STATE, 0, { deadlineAt: 10 }, { aborted: true }), {
     reason: 'aborted',
     outcome: 'fail',
   });
   const afterUnknown = { attempt: 1, previousDelayMs: 0, sawUnknown: true };
-  assert.deepEqual(decideStart(afterUnknown, 10, { closesAt: 10 }), {
+  assert.deepEqual(decideStart(afterUnknown, 10, { deadlineAt: 10 }), {
     reason: 'deadline_passed',
     outcome: 'unknown',
   });
-  assert.equal(decideStart(afterUnknown, 9, { closesAt: 10 }), undefined);
+  assert.equal(decideStart(afterUnknown, 9, { deadlineAt: 10 }), undefined);
 });
 
 test('not sent: retried even when mayRetry is false (nothing happened), priced as a plain retry, and a give-up is fail', () => {

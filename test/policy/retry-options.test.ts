@@ -29,7 +29,7 @@ test('the defaults are one visible object', () => {
     jitter: 'full',
     maxRetryAfterMs: 30_000,
     retryAfterJitterRatio: 0.5,
-    closesAt: Number.POSITIVE_INFINITY,
+    deadlineAt: Number.POSITIVE_INFINITY,
     statusTable: DEFAULT_STATUS_TABLE,
   });
   assert.deepEqual(resolveRetryPolicy(), DEFAULT_RETRY_POLICY);
@@ -73,11 +73,23 @@ test('an unknown jitter is refused, listing the allowed ones', () => {
   );
 });
 
-test('retryAfterJitterRatio and closesAt are checked too', () => {
+test('retryAfterJitterRatio and deadlineAt are checked too', () => {
   refused({ retryAfterJitterRatio: -0.1 }, 'retryAfterJitterRatio', /from 0 to 10/);
   refused({ retryAfterJitterRatio: Number.NaN }, 'retryAfterJitterRatio', /from 0 to 10/);
+  refused({ deadlineAt: Number.NaN }, 'deadlineAt', /ms since the epoch, or Infinity/);
+  refused({ deadlineAt: '2026-01-01' }, 'deadlineAt', /ms since the epoch/);
+});
+
+test('closesAt, the older name of deadlineAt, is still accepted and checked under its own name', () => {
+  assert.equal(resolveRetryPolicy({ closesAt: 5_000 }).deadlineAt, 5_000);
+  assert.equal(resolveRetryPolicy({ closesAt: 5_000, deadlineAt: 5_000 }).deadlineAt, 5_000);
+  assert.equal('closesAt' in resolveRetryPolicy({ closesAt: 5_000 }), false);
   refused({ closesAt: Number.NaN }, 'closesAt', /ms since the epoch, or Infinity/);
-  refused({ closesAt: '2026-01-01' }, 'closesAt', /ms since the epoch/);
+  refused(
+    { closesAt: 5_000, deadlineAt: 6_000 },
+    'closesAt',
+    /the same instant as deadlineAt \(6000\).*older name of deadlineAt/,
+  );
 });
 
 test('an option given as undefined means the default', () => {

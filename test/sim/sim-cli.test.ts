@@ -98,7 +98,7 @@ test('oncely sim run --trace --json prints the golden trace; the human table is 
     'run',
     '--seed',
     '7',
-    '--policy',
+    '--rules',
     'retry-key',
     '--trace',
     '--json',
@@ -115,7 +115,7 @@ test('oncely sim run --trace --json prints the golden trace; the human table is 
     'run',
     '--setting',
     'loss-free',
-    '--policy',
+    '--rules',
     'send-once,retry-key',
   );
   assert.equal(human.status, 0, human.stderr);
@@ -123,6 +123,36 @@ test('oncely sim run --trace --json prints the golden trace; the human table is 
   assert.match(lines[0]!, /^seed 0, 18 jobs, horizon 72, .*request loss 0, receipt loss 0/);
   assert.match(lines.at(-2)!, /^Send once +18 +0 +18 +18 +18 +0$/);
   assert.match(lines.at(-1)!, /^Retry \+ key +18 +0 +18 /);
+});
+
+test('--policy, the older name of --rules, still selects the rules', async () => {
+  const byRules = await oncely(
+    'sim',
+    'run',
+    '--seed',
+    '3',
+    '--rules',
+    'retry-oldest,oncely-key',
+    '--json',
+  );
+  const byPolicy = await oncely(
+    'sim',
+    'run',
+    '--seed',
+    '3',
+    '--policy',
+    'retry-oldest,oncely-key',
+    '--json',
+  );
+  assert.equal(byRules.status, 0, byRules.stderr);
+  assert.equal(byPolicy.stdout, byRules.stdout);
+  const rules = (JSON.parse(byRules.stdout) as { outcomes: { rule: string }[] }).outcomes;
+  assert.deepEqual(
+    rules.map((o) => o.rule),
+    ['retry-oldest', 'oncely-key'],
+  );
+  const help = (await oncely('sim', 'run', '--help')).stdout;
+  assert.match(help, /--policy <ids> +the older name of --rules/);
 });
 
 test('bad input: one line "oncely: …" naming the flag, exit 2', async () => {
@@ -140,8 +170,16 @@ test('bad input: one line "oncely: …" naming the flag, exit 2', async () => {
       /^oncely: invalid option --retention: got "0", expected an integer from 1 .* or run for the whole run/,
     ],
     [
+      ['--rules', 'retry-harder'],
+      /^oncely: invalid option --rules: got "retry-harder", expected one of send-once/,
+    ],
+    [
       ['--policy', 'retry-harder'],
       /^oncely: invalid option --policy: got "retry-harder", expected one of send-once/,
+    ],
+    [
+      ['--rules', 'retry-key', '--policy', 'send-once'],
+      /^oncely: invalid option --policy: got "send-once", expected the same list as --rules \(retry-key\)/,
     ],
     [['--setting', 'stormy'], /^oncely: invalid option --setting: got "stormy"/],
   ] as const) {
@@ -162,6 +200,7 @@ test('--help lists the subcommands and every world flag', async () => {
   const run = await oncely('sim', 'run', '--help');
   for (const flag of [
     '--seed',
+    '--rules',
     '--policy',
     '--credits',
     '--retention',

@@ -49,11 +49,11 @@ test('the URL names the seed and only what differs from the default; the CLI lin
   };
   assert.equal(
     queryFromState(state),
-    '?seed=7&retention=8&forget-at=40&policy=retry-oldest,retry-key',
+    '?seed=7&retention=8&forget-at=40&rules=retry-oldest,retry-key',
   );
   assert.equal(
     cliCommandFor(state),
-    'npx oncely sim run --seed 7 --retention 8 --forget-at 40 --policy retry-oldest,retry-key',
+    'npx oncely sim run --seed 7 --retention 8 --forget-at 40 --rules retry-oldest,retry-key',
   );
   assert.equal(queryFromState({ params: DEFAULT_WORLD_PARAMS, rules: RULE_IDS }), '?seed=0');
   assert.equal(describeParams(state.params), 'Seed 7, key retention 8, forget keys 40');
@@ -63,9 +63,17 @@ test('the URL names the seed and only what differs from the default; the CLI lin
   );
 });
 
+test('a link with policy=, the older name of rules=, still selects those rules', () => {
+  const read = stateFromQuery('?seed=3&policy=retry-key,send-once');
+  assert.deepEqual(read.problems, []);
+  assert.deepEqual(read.rules, ['send-once', 'retry-key']);
+  assert.equal(queryFromState(read), '?seed=3&rules=send-once,retry-key');
+  assert.deepEqual(stateFromQuery('?rules=oncely-key&policy=send-once').rules, ['oncely-key']);
+});
+
 test('refused values are named with their range, and the defaults stand in', () => {
   const read = stateFromQuery(
-    '?seed=-1&request-loss=1.5&retention=forever&jobs=2.5&policy=retry-key,nope&credits=24',
+    '?seed=-1&request-loss=1.5&retention=forever&jobs=2.5&rules=retry-key,nope&credits=24',
   );
   assert.deepEqual(
     read.problems.map((p) => p.message),

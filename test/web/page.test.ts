@@ -134,7 +134,7 @@ test(
 
 test('a shared URL restores the controls and shows that outcome', { skip }, async () => {
   const { page, server } = session;
-  await page.goto(`${server.url}/?seed=11&credits=24&forget-at=30&policy=retry-oldest,retry-key`);
+  await page.goto(`${server.url}/?seed=11&credits=24&forget-at=30&rules=retry-oldest,retry-key`);
   await page.waitForSelector('#outcome-table');
   assert.equal(await page.inputValue('#p-seed'), '11');
   assert.equal(await page.inputValue('#p-credits'), '24');
@@ -151,7 +151,7 @@ test('a shared URL restores the controls and shows that outcome', { skip }, asyn
       '24',
       '--forget-at',
       '30',
-      '--policy',
+      '--rules',
       'retry-oldest,retry-key',
     ]),
   );
@@ -166,7 +166,7 @@ test('a shared URL restores the controls and shows that outcome', { skip }, asyn
   assert.equal(await page.getAttribute('#p-request-loss', 'aria-invalid'), 'true');
   assert.equal(
     await page.getAttribute('#outcome', 'data-query'),
-    '?seed=11&credits=24&forget-at=30&policy=retry-oldest,retry-key',
+    '?seed=11&credits=24&forget-at=30&rules=retry-oldest,retry-key',
   );
   // A guide step sets the controls from the defaults, keeps the seed, and shows all rules.
   await page.click('button.preset[data-setting="credits-24"]');

@@ -197,14 +197,14 @@ function meansTable(done: Done, metric: MetricName): HTMLTableElement {
 
 function comparisonTable(done: Done): HTMLTableElement {
   const settingLabel = (id: string): string => BATCH_SETTINGS.find((s) => s.id === id)?.label ?? id;
-  const heads = ['Figure', 'Seed 002', 'Ours', 'z'];
+  const heads = ['Figure', 'Published', 'Ours', 'z'];
   return h(
     'table',
     { class: 'numbers stack-narrow', id: 'seed-comparison-table' },
     h(
       'caption',
       {},
-      'Seed 002’s published means beside ours (|z| below 2 is sampling noise: the worlds differ)',
+      'The simulator write-up’s published means beside ours (|z| below 2 is sampling noise: the worlds differ)',
     ),
     h('thead', {}, h('tr', {}, ...heads.map((t) => h('th', { scope: 'col' }, t)))),
     h(

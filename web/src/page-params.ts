@@ -225,7 +225,7 @@ export function readParams(raw: RawValues, rulesRaw: string | null): ReadResult 
   const rules = readRules(rulesRaw);
   if (rules === undefined)
     problems.push({
-      query: 'policy',
+      query: 'rules',
       message: `Rules: got “${rulesRaw}”, expected rule ids from ${RULE_IDS.join(', ')}, or all`,
     });
   return { params: params as unknown as WorldParams, rules: rules ?? RULE_IDS, problems };
@@ -239,7 +239,8 @@ export function stateFromQuery(search: string): ReadResult {
     const value = query.get(control.query);
     if (value !== null) raw.set(control.query, value);
   }
-  return readParams(raw, query.get('policy'));
+  // `policy` is the older name of `rules`: links shared before the rename still open.
+  return readParams(raw, query.get('rules') ?? query.get('policy'));
 }
 
 /**
@@ -253,7 +254,7 @@ export function queryFromState(state: PageState): string {
     if (control.param !== 'seed' && value === DEFAULT_WORLD_PARAMS[control.param]) continue;
     query.set(control.query, formatValue(control, value));
   }
-  if (state.rules.length !== RULE_IDS.length) query.set('policy', state.rules.join(','));
+  if (state.rules.length !== RULE_IDS.length) query.set('rules', state.rules.join(','));
   return `?${query.toString().replaceAll('%2C', ',')}`;
 }
 
@@ -265,7 +266,7 @@ export function cliCommandFor(state: PageState): string {
     if (control.param !== 'seed' && value === DEFAULT_WORLD_PARAMS[control.param]) continue;
     parts.push(`--${control.query} ${formatValue(control, value)}`);
   }
-  if (state.rules.length !== RULE_IDS.length) parts.push(`--policy ${state.rules.join(',')}`);
+  if (state.rules.length !== RULE_IDS.length) parts.push(`--rules ${state.rules.join(',')}`);
   return parts.join(' ');
 }
 

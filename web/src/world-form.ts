@@ -29,7 +29,7 @@ export function buildWorldForm(
         h('input', {
           type: 'checkbox',
           id,
-          name: 'policy',
+          name: 'rules',
           value: rule.id,
           checked: true,
           'aria-describedby': `${id}-help`,
@@ -38,7 +38,7 @@ export function buildWorldForm(
         h(
           'p',
           { class: 'help', id: `${id}-help` },
-          `${rule.description}${rule.fromSeed ? '' : ' (ours, not in seed 002)'}`,
+          `${rule.description}${rule.fromSeed ? '' : ' (ours, not in the simulator write-up)'}`,
         ),
       ),
     );
@@ -126,7 +126,7 @@ export function writeForm(
       number.value = formatValue(control, value);
     }
   }
-  for (const box of form.querySelectorAll<HTMLInputElement>('input[name="policy"]'))
+  for (const box of form.querySelectorAll<HTMLInputElement>('input[name="rules"]'))
     box.checked = rules.includes(box.value as RuleId);
   showProblems(form, []);
 }
@@ -140,7 +140,7 @@ export function readForm(form: HTMLFormElement): ReadResult {
       control.none && form.querySelector<HTMLInputElement>(`#p-${control.query}-none`)!.checked;
     raw.set(control.query, useNone ? control.none!.word : number.value);
   }
-  const checked = [...form.querySelectorAll<HTMLInputElement>('input[name="policy"]:checked')].map(
+  const checked = [...form.querySelectorAll<HTMLInputElement>('input[name="rules"]:checked')].map(
     (box) => box.value,
   );
   const result = readParams(raw, checked.length === 0 ? '' : checked.join(','));
@@ -160,7 +160,7 @@ export function showProblems(form: HTMLFormElement, problems: ReadResult['proble
     error.textContent = problem ? `Expected ${allowedText(control)}.` : '';
   }
   const rulesError = form.querySelector<HTMLElement>('#rules-error');
-  const rulesProblem = problems.find((p) => p.query === 'policy');
+  const rulesProblem = problems.find((p) => p.query === 'rules');
   if (rulesError) {
     rulesError.hidden = rulesProblem === undefined;
     rulesError.textContent = rulesProblem ? 'Pick at least one rule.' : '';

@@ -47,7 +47,7 @@ export async function deliverJournaled(
     maxAttempts: request.maxAttempts ?? DEFAULT_DELIVER.maxAttempts,
     attemptTimeoutMs: request.attemptTimeoutMs ?? DEFAULT_DELIVER.attemptTimeoutMs,
     ...(request.baseDelayMs === undefined ? {} : { baseDelayMs: request.baseDelayMs }),
-    ...(request.closesAt === undefined ? {} : { deadlineAt: request.closesAt }),
+    ...(request.deadlineAt === undefined ? {} : { deadlineAt: request.deadlineAt }),
     createdBy: 'oncely deliver',
   });
   io.out(`${method} ${url}\n  key ${key}\n`);

@@ -79,12 +79,3 @@ export function parsePolicyFlags(
       : { baseDelayMs: parseDurationMs('--base-delay', flags.baseDelay) }),
   };
 }
-
-/** The same, with the deadline under the client policy's name (`closesAt`). */
-export function parseClientPolicyFlags(
-  flags: PolicyFlags,
-  nowMs: number,
-): { maxAttempts?: number; closesAt?: number; attemptTimeoutMs?: number; baseDelayMs?: number } {
-  const { deadlineAt, ...rest } = parsePolicyFlags(flags, nowMs);
-  return deadlineAt === undefined ? rest : { ...rest, closesAt: deadlineAt };
-}

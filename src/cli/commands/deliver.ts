@@ -16,7 +16,7 @@ import { keyFor, validateKey } from '../../contract/idempotency-key.js';
 import { systemClock, type Clock } from '../../time/clock.js';
 import type { Random } from '../../time/random.js';
 import { EXIT } from '../exit.js';
-import { parseClientPolicyFlags, parseHeader } from './deliver-options.js';
+import { parsePolicyFlags, parseHeader } from './deliver-options.js';
 import { deliverJournaled } from './deliver-journal.js';
 import { openJournal } from './journal-options.js';
 import { processIo, type CliIo } from '../cli-io.js';
@@ -43,7 +43,7 @@ export interface DeliverRequest {
   readonly key?: string | undefined;
   readonly headers?: ReadonlyArray<readonly [string, string]>;
   readonly maxAttempts?: number;
-  readonly closesAt?: number;
+  readonly deadlineAt?: number;
   readonly attemptTimeoutMs?: number;
   readonly baseDelayMs?: number;
   readonly json?: boolean;
@@ -158,7 +158,7 @@ export async function deliver(request: DeliverRequest, io: DeliverIo): Promise<D
       idempotencyKey: key,
       maxAttempts: request.maxAttempts ?? DEFAULT_DELIVER.maxAttempts,
       attemptTimeoutMs: request.attemptTimeoutMs ?? DEFAULT_DELIVER.attemptTimeoutMs,
-      ...(request.closesAt === undefined ? {} : { closesAt: request.closesAt }),
+      ...(request.deadlineAt === undefined ? {} : { deadlineAt: request.deadlineAt }),
       ...(io.signal ? { signal: io.signal } : {}),
       ...(request.json
         ? {}
@@ -360,7 +360,7 @@ Example:
                   method: flags.method,
                   key: flags.key === undefined ? undefined : validateKey(flags.key),
                   headers: (flags.header ?? []).map(parseHeader),
-                  ...parseClientPolicyFlags(flags, systemClock.now()),
+                  ...parsePolicyFlags(flags, systemClock.now()),
                 },
                 journal,
                 { out: io.out, err: io.err, signal: controller.signal },
@@ -378,7 +378,7 @@ Example:
             method: flags.method,
             key: flags.key,
             headers: (flags.header ?? []).map(parseHeader),
-            ...parseClientPolicyFlags(flags, systemClock.now()),
+            ...parsePolicyFlags(flags, systemClock.now()),
             json: flags.json === true,
           },
           { out: io.out, err: io.err, signal: controller.signal },

@@ -52,7 +52,7 @@ export function registerSimFleet(sim: Command, io: CliIo = processIo): void {
       '\nModels:\n  contention  N clients race to update one row (Brooker 2015): write calls and time vs N\n' +
         '  dependency  a server failing with probability p (Brooker 2022): load and success vs p\n' +
         '  overload    a finite server after a 5 s outage: who recovers, who stays stuck\n\n' +
-        'A progress bar shows on a terminal (stderr) only.\n\nExamples:\n  oncely sim fleet contention --check\n  oncely sim fleet dependency --seeds 2 --csv',
+        'A progress bar shows on a terminal (stderr) only.\n\nExamples:\n  npx oncely sim fleet contention --check\n  npx oncely sim fleet dependency --seeds 2 --csv',
     )
     .action(async (modelArg: string, flags: FleetFlags) => {
       if (!(FLEET_MODELS as readonly string[]).includes(modelArg)) {

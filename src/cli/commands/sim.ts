@@ -139,10 +139,10 @@ function registerSimRun(sim: Command, io: CliIo): void {
     .command('run')
     .description('simulate one world under each rule and print its metrics (and trace)')
     .option(
-      '--policy <ids>',
-      `rules to run, comma-separated: ${RULES.map((r) => r.id).join(', ')}, or all`,
-      'all',
+      '--rules <ids>',
+      `rules to run, comma-separated: ${RULES.map((r) => r.id).join(', ')}, or all (default: all)`,
     )
+    .option('--policy <ids>', 'the older name of --rules, still accepted')
     .option(
       '--setting <id>',
       `start from a batch setting: ${BATCH_SETTING_IDS.join(', ')}`,
@@ -160,11 +160,11 @@ function registerSimRun(sim: Command, io: CliIo): void {
     .option('--json', 'print params and per-rule metrics (and traces) as JSON')
     .addHelpText(
       'after',
-      '\nWorld flags override the values of --setting; the defaults shown are the default channel.\n\nExamples:\n  npx oncely sim run --seed 7 --policy retry-key --retention 8 --trace\n  npx oncely sim run --setting credits-24 --json',
+      '\nWorld flags override the values of --setting; the defaults shown are the default channel.\n\nExamples:\n  npx oncely sim run --seed 7 --rules retry-key --retention 8 --trace\n  npx oncely sim run --setting credits-24 --json',
     )
     .action((options: Record<string, string | boolean | undefined>) => {
       const params = worldParamsFrom(options);
-      const rules = rulesFrom(String(options['policy']));
+      const rules = rulesOption(options);
       const draws = drawsFor(params);
       const trace = options['trace'] === true;
       const outcomes = rules.map((rule) => runWorld(params, rule, { trace, draws }));
@@ -290,13 +290,28 @@ function integerFlag(flag: string, raw: string, min: number, max: number): numbe
   return value;
 }
 
-function rulesFrom(list: string): Rule[] {
+/** The rules of `--rules`, or of `--policy`, its older name; both given must name the same list. */
+function rulesOption(options: Record<string, string | boolean | undefined>): Rule[] {
+  const rules = options['rules'];
+  const policy = options['policy'];
+  if (typeof rules === 'string' && typeof policy === 'string' && rules !== policy)
+    throw new InvalidOptionError(
+      '--policy',
+      policy,
+      `the same list as --rules (${rules}), or nothing: --policy is the older name of --rules`,
+    );
+  if (typeof rules === 'string') return rulesFrom('--rules', rules);
+  if (typeof policy === 'string') return rulesFrom('--policy', policy);
+  return [...RULES];
+}
+
+function rulesFrom(flag: string, list: string): Rule[] {
   if (list.trim() === 'all') return [...RULES];
   return list.split(',').map((id) => {
     const rule = ruleById(id.trim());
     if (!rule)
       throw new InvalidOptionError(
-        '--policy',
+        flag,
         id.trim(),
         `one of ${RULES.map((r) => r.id).join(', ')}, or all`,
       );
