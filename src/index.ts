@@ -131,6 +131,9 @@ export {
   type Client,
   type ClientOptions,
   type ClientResult,
+  type ClientResultFor,
+  type SettledClientResult,
+  type ThrowOn,
   type OncelyRequestInit,
 } from './client/fetch-client.js';
 export { attemptSpanEvents, ATTEMPT_SPAN_EVENT } from './client/attempt-span-events.js';

@@ -10,9 +10,25 @@ import {
 import type { RetryTokenBucket } from '../policy/retry-token-bucket.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { systemRandom, type Random } from '../time/random.js';
-import { defaultClassifyError, prepareRetry, runPrepared, withCall } from './retry.js';
+import {
+  defaultClassifyError,
+  prepareRetry,
+  runPrepared,
+  withCall,
+  type RetryResult,
+} from './retry.js';
 import { toHttpRetryError } from './http-retry-error.js';
-import { isRetryError, type AttemptRecord, type RetryReport } from './retry-report.js';
+import { isRetryError, type AttemptRecord } from './retry-report.js';
+import {
+  checkThrowOn,
+  settledFailure,
+  type ClientResult,
+  type ClientResultFor,
+  type SettledClientResult,
+  type ThrowOn,
+} from './throw-on.js';
+
+export type { ClientResult, ClientResultFor, SettledClientResult, ThrowOn };
 
 /**
  * Methods whose repetition has the effect of one send (RFC 9110 section 9.2.2): retried freely.
@@ -21,7 +37,9 @@ import { isRetryError, type AttemptRecord, type RetryReport } from './retry-repo
 export const IDEMPOTENT_METHODS = ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'] as const;
 
 /** The policy options a client takes once; the deadline is each request's own (`deadlineAt`). */
-export interface ClientOptions extends Partial<Omit<RetryPolicyOptions, 'deadlineAt'>> {
+export interface ClientOptions<T extends ThrowOn = 'give-up'> extends Partial<
+  Omit<RetryPolicyOptions, 'deadlineAt'>
+> {
   /** @default globalThis.fetch */
   readonly fetch?: typeof globalThis.fetch;
   /** Reads the time for deadlines and Retry-After, and sleeps between attempts. @default systemClock */
@@ -40,6 +58,11 @@ export interface ClientOptions extends Partial<Omit<RetryPolicyOptions, 'deadlin
   readonly attemptTimeoutMs?: number;
   /** Called after every attempt is decided, for progress output. */
   readonly onAttempt?: (record: AttemptRecord) => void;
+  /**
+   * `'never'`: `request()` resolves with the last response, its problem and the report however
+   * the intent ends, instead of rejecting when it ends without a 2xx. @default 'give-up'
+   */
+  readonly throwOn?: T;
 }
 
 export const DEFAULT_CLIENT_OPTIONS = {
@@ -60,24 +83,22 @@ export interface OncelyRequestInit extends RequestInit {
   onAttempt?: (record: AttemptRecord) => void;
 }
 
-export interface ClientResult {
-  /** The final response, its body already read once within the attempt's timeout and still readable. */
-  readonly response: Response;
-  readonly report: RetryReport;
-}
-
-export interface Client {
+export interface Client<T extends ThrowOn = 'give-up'> {
   /**
    * Sends one intent until a 2xx or the policy stops. Resolves with the response and the report;
    * otherwise rejects with an {@link HttpRetryError} (a RetryError): `report` lists every attempt,
    * `response` is the last attempt's Response (undefined when it got none) and `problem` its
-   * parsed problem+json body, when it has one.
+   * parsed problem+json body, when it has one. On a client made with `throwOn: 'never'` it
+   * resolves with all of that instead, a 2xx or not ({@link SettledClientResult}).
    */
-  request(url: string | URL, init?: OncelyRequestInit): Promise<ClientResult>;
+  request(url: string | URL, init?: OncelyRequestInit): Promise<ClientResultFor<T>>;
 }
 
-export function createClient(options: ClientOptions = {}): Client {
+export function createClient<T extends ThrowOn = 'give-up'>(
+  options: ClientOptions<T> = {},
+): Client<T> {
   const {
+    throwOn: throwOnOption,
     fetch: fetchOption,
     clock: clockOption,
     timer: timerOption,
@@ -94,6 +115,7 @@ export function createClient(options: ClientOptions = {}): Client {
   const timer = timerOption ?? systemClock;
   const random = randomOption ?? systemRandom;
   const defaultTimeoutMs = checkTimeout(timeoutOption ?? DEFAULT_CLIENT_OPTIONS.attemptTimeoutMs);
+  const settles = checkThrowOn(throwOnOption ?? 'give-up') === 'never';
   // Resolved and validated once per client; a request pays only for what it overrides.
   const prepared = prepareRetry<Response>({
     ...policyOptions,
@@ -104,7 +126,7 @@ export function createClient(options: ClientOptions = {}): Client {
     classifyError: defaultClassifyError,
   });
 
-  return {
+  const client: Client<ThrowOn> = {
     async request(url, init = {}) {
       const {
         idempotencyKey,
@@ -190,14 +212,22 @@ export function createClient(options: ClientOptions = {}): Client {
         mayRetry: key !== undefined || (IDEMPOTENT_METHODS as readonly string[]).includes(method),
         onAttempt: onEachAttempt,
       });
+      let result: RetryResult<Response>;
       try {
-        const result = await runPrepared(attempt, { ...call, policy });
-        return { response: result.value, report: result.report };
+        result = await runPrepared(attempt, { ...call, policy });
       } catch (error) {
-        throw isRetryError(error) ? await toHttpRetryError(error) : error;
+        if (!isRetryError(error)) throw error;
+        const giveUp = await toHttpRetryError(error);
+        if (settles) return settledFailure(giveUp);
+        throw giveUp;
       }
+      return settles
+        ? { ok: true, response: result.value, report: result.report, problem: undefined }
+        : { response: result.value, report: result.report };
     },
   };
+  // The options fixed T; the object answers as that T says (a settled result exactly when 'never').
+  return client as Client<T>;
 }
 
 /** A response as the policy sees it: its status, and the Retry-After and Date that measure the wait. */

@@ -90,6 +90,19 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
     }
   },
 
+  /** The README's settling client: a scripted 422 is a value, printed with its problem code. */
+  'examples/client-settled.ts': async (script, cwd) => {
+    const serve = await startServeProcess(['--hook-script', '422']);
+    try {
+      const run = await runNode(script, cwd, { URL: serve.url, TOKEN: serve.token });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.equal(run.stdout, 'refused 422 scripted_refusal fatal_status\n');
+      assert.equal(run.stderr, '');
+    } finally {
+      await serve.cleanUp();
+    }
+  },
+
   /** The README's ledger: two callers may use one key; a retry replays; no caller is a 401. */
   'examples/ledger.ts': async (script, cwd) => {
     const dir = await mkdtemp(join(tmpdir(), 'oncely-example-'));
