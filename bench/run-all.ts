@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const BENCHMARKS = ['client', 'ledger', 'outbox', 'sim'] as const;
+const BENCHMARKS = ['client', 'ledger', 'anchors', 'outbox', 'sim'] as const;
 
 let failed = 0;
 for (const name of BENCHMARKS) {

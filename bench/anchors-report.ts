@@ -1,0 +1,144 @@
+/**
+ * bench/anchors' printout: one line per variant (new-key and replay req/s with their spread and
+ * p99, the durability, the dedupe check), then each oncely row divided by every other middleware,
+ * with whether oncely's durability is stronger, equal or weaker, and a plain verdict.
+ */
+import { describeDedupe, type DedupeResult } from './anchors-check.js';
+import type { LoadRun } from './anchors-load.js';
+import { DURABILITY_RANK, type Durability, type Variant } from './anchors-variants.js';
+
+export interface AnchorsRow {
+  readonly variant: Variant;
+  readonly durability: Durability;
+  readonly fresh?: LoadRun | undefined;
+  readonly replay?: LoadRun | undefined;
+  readonly dedupe?: DedupeResult | undefined;
+}
+
+export interface Comparison {
+  readonly oncely: AnchorsRow;
+  readonly other: AnchorsRow;
+  readonly newRatio: number;
+  readonly replayRatio: number;
+  readonly durability: 'stronger' | 'equal' | 'weaker';
+  /** Faster on both, at equal or stronger durability. */
+  readonly ahead: boolean;
+}
+
+const whole = (n: number): string =>
+  Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–';
+const spreadOf = (run: LoadRun | undefined): string =>
+  run?.spread ? `${whole(run.spread[0])}–${whole(run.spread[1])}` : '';
+const ratio = (n: number): string => (Number.isFinite(n) ? `${n.toFixed(2)}×` : '–');
+
+export function compare(oncely: AnchorsRow, other: AnchorsRow): Comparison {
+  const rps = (run: LoadRun | undefined): number => run?.requestsPerSecond ?? Number.NaN;
+  const newRatio = rps(oncely.fresh) / rps(other.fresh);
+  const replayRatio = rps(oncely.replay) / rps(other.replay);
+  const difference = DURABILITY_RANK[oncely.durability] - DURABILITY_RANK[other.durability];
+  const durability = difference > 0 ? 'stronger' : difference === 0 ? 'equal' : 'weaker';
+  return {
+    oncely,
+    other,
+    newRatio,
+    replayRatio,
+    durability,
+    ahead: newRatio > 1 && replayRatio > 1 && durability !== 'weaker',
+  };
+}
+
+function cell(text: string, width: number, right = false): string {
+  return right ? text.padStart(width) : text.padEnd(width);
+}
+
+export function formatAnchors(rows: readonly AnchorsRow[]): string {
+  const out: string[] = [];
+  const head = [
+    cell('variant', 26),
+    cell('durability', 10),
+    cell('new req/s', 9, true),
+    cell('spread', 13),
+    cell('p99 ms', 7, true),
+    cell('cpu µs', 6, true),
+    cell('replay req/s', 12, true),
+    cell('spread', 15),
+    cell('p99 ms', 7, true),
+    cell('cpu µs', 6, true),
+    'dedupe check',
+  ];
+  out.push(head.join('  '));
+  out.push(head.map((h) => '-'.repeat(h.length)).join('  '));
+  for (const row of rows) {
+    out.push(
+      [
+        cell(row.variant.label, 26),
+        cell(row.durability, 10),
+        cell(whole(row.fresh?.requestsPerSecond ?? Number.NaN), 9, true),
+        cell(spreadOf(row.fresh), 13),
+        cell(row.fresh ? row.fresh.p99Ms.toFixed(0) : '–', 7, true),
+        cell(whole(row.fresh?.cpuMicrosPerRequest ?? Number.NaN), 6, true),
+        cell(whole(row.replay?.requestsPerSecond ?? Number.NaN), 12, true),
+        cell(spreadOf(row.replay), 15),
+        cell(row.replay ? row.replay.p99Ms.toFixed(0) : '–', 7, true),
+        cell(whole(row.replay?.cpuMicrosPerRequest ?? Number.NaN), 6, true),
+        row.variant.id === 'none'
+          ? 'n/a (no guard: every request runs the effect)'
+          : row.dedupe
+            ? describeDedupe(row.dedupe)
+            : '–',
+      ].join('  '),
+    );
+  }
+  const oddities = rows.flatMap((row) => oddRuns(row));
+  if (oddities.length > 0) out.push('', ...oddities);
+
+  const others = rows.filter((r) => !r.variant.oncely && r.variant.id !== 'none');
+  for (const oncely of rows.filter((r) => r.variant.oncely)) {
+    if (others.length === 0) break;
+    out.push('', `${oncely.variant.label} (${oncely.durability}) ÷ each other middleware:`);
+    const comparisons = others.map((other) => compare(oncely, other));
+    for (const c of comparisons) {
+      out.push(
+        `  ÷ ${cell(c.other.variant.label, 26)} new keys ${cell(ratio(c.newRatio), 7, true)}   replays ${cell(ratio(c.replayRatio), 7, true)}   durability ${cell(c.durability, 8)} (${c.other.durability})   ${c.ahead ? 'ahead' : `NOT ahead${behind(c)}`}`,
+      );
+    }
+    const lagging = comparisons.filter((c) => !c.ahead);
+    out.push(
+      lagging.length === 0
+        ? `  ${oncely.variant.label}: ahead of every other middleware on new keys and on replays, at equal or stronger durability.`
+        : `  ${oncely.variant.label}: not ahead of ${lagging.map((c) => c.other.variant.label).join(', ')}.`,
+    );
+    const floor = rows.find((r) => r.variant.id === 'none');
+    if (floor?.fresh && oncely.fresh)
+      out.push(
+        `  ÷ no guard (floor): new keys ${ratio(oncely.fresh.requestsPerSecond / floor.fresh.requestsPerSecond)}, replays ${ratio((oncely.replay?.requestsPerSecond ?? Number.NaN) / (floor.replay?.requestsPerSecond ?? Number.NaN))} (the floor runs the effect on every request)`,
+      );
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function behind(c: Comparison): string {
+  const parts: string[] = [];
+  if (!(c.newRatio > 1)) parts.push('new keys');
+  if (!(c.replayRatio > 1)) parts.push('replays');
+  if (c.durability === 'weaker') parts.push('durability');
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
+}
+
+/** Runs whose counts say something went wrong: failures under load, or effects run on replay. */
+function oddRuns(row: AnchorsRow): string[] {
+  const lines: string[] = [];
+  for (const run of [row.fresh, row.replay]) {
+    if (!run) continue;
+    const failed = Object.entries(run.statuses).filter(([status]) => !status.startsWith('2'));
+    if (failed.length > 0 || run.errors > 0)
+      lines.push(
+        `  ${row.variant.label}, ${run.mode}: non-2xx ${failed.map(([s, n]) => `${s}×${n}`).join(' ') || 'none'}${run.errors > 0 ? `, socket errors ×${run.errors}` : ''}`,
+      );
+    if (run.mode === 'replay' && run.effectRows > 0 && row.variant.id !== 'none')
+      lines.push(
+        `  ${row.variant.label}, replay: the effect ran ${run.effectRows} more time(s) for a key already answered`,
+      );
+  }
+  return lines;
+}

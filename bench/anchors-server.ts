@@ -1,0 +1,122 @@
+/**
+ * The server side of bench/anchors, a child process (anchors-child.ts) so autocannon and the
+ * server each have a core: one Express app, one route per variant (`POST /<variant id>`), each
+ * with the same effect (anchors-effect.ts) behind a different idempotency layer. Its setup comes
+ * as JSON in argv[2]; messages over the IPC channel (anchors-protocol.ts).
+ */
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import express, { type ErrorRequestHandler } from 'express';
+import { mountOncelyPostgres, mountOncelySqlite } from './anchors-oncely.js';
+import type { ClientMessage, ServerMessage, ServerSetup } from './anchors-protocol.js';
+import {
+  mountExpressIdempotency,
+  mountNodeIdempotency,
+  mountNone,
+  mountPowertools,
+  type Mounted,
+} from './anchors-rivals.js';
+import type { VariantId } from './anchors-variants.js';
+
+if (!process.send) throw new Error('bench/anchors-server runs as a child process of bench/anchors');
+const setup = JSON.parse(process.argv[2] ?? '{}') as ServerSetup;
+const send = (message: ServerMessage): void => void process.send!(message);
+
+async function mount(id: VariantId): Promise<Mounted> {
+  const file = join(setup.dir, `${id}.db`);
+  const redis = (): { url: string; prefix: string } => {
+    if (!setup.redis) throw new Error('no Redis given');
+    return { url: setup.redis.url, prefix: `${setup.redis.prefix}:${id}` };
+  };
+  switch (id) {
+    case 'none':
+      return mountNone(file);
+    case 'express-idempotency':
+      return mountExpressIdempotency(file);
+    case 'node-idempotency-memory':
+      return mountNodeIdempotency(file, 'memory', undefined);
+    case 'node-idempotency-redis':
+      return mountNodeIdempotency(file, 'redis', redis());
+    case 'powertools-redis':
+      return mountPowertools(file, redis());
+    case 'oncely-sqlite':
+      return mountOncelySqlite(file, 'durable');
+    case 'oncely-sqlite-process':
+      return mountOncelySqlite(file, 'process');
+    case 'oncely-postgres':
+      if (!setup.postgres) throw new Error('no PostgreSQL given');
+      return mountOncelyPostgres(setup.postgres.url, setup.postgres.schema);
+  }
+}
+
+const app = express();
+/** Requests whose response is not yet finished or abandoned. */
+let active = 0;
+app.use((_req, res, next) => {
+  active++;
+  res.once('close', () => active--);
+  next();
+});
+const mounted = new Map<VariantId, Mounted>();
+const skipped: Array<{ variant: VariantId; reason: string }> = [];
+for (const id of setup.variants) {
+  try {
+    const variant = await mount(id);
+    mounted.set(id, variant);
+    app.post(`/${id}`, ...variant.handlers);
+  } catch (error) {
+    skipped.push({ variant: id, reason: error instanceof Error ? error.message : String(error) });
+  }
+}
+// The app's own error handler (every README puts one last): a JSON answer, no stack on stderr.
+const quietErrors: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
+  const status = res.statusCode >= 400 ? res.statusCode : 500;
+  if (!res.headersSent)
+    res.status(status).json({ error: error instanceof Error ? error.message : String(error) });
+};
+app.use(quietErrors);
+
+const server = app.listen(0, '127.0.0.1', () =>
+  send({ type: 'listening', port: (server.address() as AddressInfo).port, skipped }),
+);
+
+async function idle(): Promise<void> {
+  while (active > 0) await sleep(5);
+}
+
+/**
+ * The variant's rows once settled: no request in flight, and the count unchanged over a short
+ * pause. A request whose client went away (autocannon drops its connections at the end of a run)
+ * is no longer in flight, but its route may still write: it lands in this run's count, not the next.
+ */
+async function settledCount(variant: Mounted): Promise<number> {
+  await idle();
+  let rows = await variant.count();
+  for (;;) {
+    await sleep(30);
+    await idle();
+    const again = await variant.count();
+    if (again === rows) return rows;
+    rows = again;
+  }
+}
+
+process.on('message', (message: ClientMessage) => {
+  if (message.type === 'count') {
+    const variant = mounted.get(message.variant);
+    void (variant ? settledCount(variant) : Promise.resolve(Number.NaN)).then((rows) => {
+      const cpu = process.cpuUsage();
+      send({ type: 'count', variant: message.variant, rows, cpuMicros: cpu.user + cpu.system });
+    });
+  } else {
+    server.closeAllConnections();
+    server.close(() => {
+      void Promise.allSettled([...mounted.values()].map((m) => m.close())).then(() =>
+        send({ type: 'closed' }),
+      );
+    });
+  }
+});
+// The bench went away (it ended, or was killed): nothing is left to serve.
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,110 @@
+// bench/anchors: its command line, and the dedupe check it makes before timing anything. No
+// timing here (speed lives in bench/), and no Redis: the rows checked run on memory and SQLite.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkDedupe } from '../../bench/anchors-check.js';
+import { AnchorsServer } from '../../bench/anchors-child.js';
+import { redisDurability } from '../../bench/anchors-redis.js';
+import { compare, type AnchorsRow } from '../../bench/anchors-report.js';
+import { parseVariantList, VARIANT_IDS, variantOf } from '../../bench/anchors-variants.js';
+import { repoPath } from '../support/repo-path.js';
+
+const bench = repoPath('dist', 'bench', 'anchors.js');
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [bench, ...args], { encoding: 'utf8', timeout: 20_000 });
+
+describe('bench/anchors command line', () => {
+  it('--help names every variant and the flags, and exits 0', () => {
+    const result = run('--help');
+    assert.equal(result.status, 0, result.stderr);
+    for (const id of VARIANT_IDS) assert.match(result.stdout, new RegExp(id));
+    for (const flag of ['--seconds', '--rounds', '--connections', '--pg', '--redis'])
+      assert.match(result.stdout, new RegExp(flag));
+  });
+
+  it('refuses an unknown variant in one line, naming the known ones, and exits 1', () => {
+    const result = run('--variants', 'oncely-mysql');
+    assert.equal(result.status, 1);
+    assert.equal(result.stdout, '');
+    assert.match(
+      result.stderr,
+      /^bench\/anchors: --variants: "oncely-mysql" is unknown; known: none, /,
+    );
+    assert.equal(result.stderr.trim().split('\n').length, 1);
+  });
+
+  it('reads variants by unique prefix and refuses an ambiguous one', () => {
+    assert.deepEqual(parseVariantList('express,oncely-sqlite,powertools'), [
+      'express-idempotency',
+      'oncely-sqlite',
+      'powertools-redis',
+    ]);
+    assert.throws(() => parseVariantList('node-idempotency'), /ambiguous/);
+  });
+});
+
+describe('bench/anchors durability and verdicts', () => {
+  it('reads what Redis keeps from its own settings', () => {
+    const of = (appendonly: string, appendfsync: string, save: string) =>
+      redisDurability({ appendonly, appendfsync, save }).durability;
+    assert.equal(of('yes', 'always', ''), 'durable');
+    assert.equal(of('yes', 'everysec', ''), 'process');
+    assert.equal(of('no', 'everysec', '3600 1'), 'memory');
+    assert.equal(of('no', 'everysec', ''), 'memory');
+  });
+
+  it('calls oncely ahead only when faster on both modes at equal or stronger durability', () => {
+    const row = (id: 'oncely-sqlite' | 'powertools-redis', fresh: number, replay: number) =>
+      ({
+        variant: variantOf(id),
+        durability: id === 'oncely-sqlite' ? 'durable' : 'process',
+        fresh: { requestsPerSecond: fresh },
+        replay: { requestsPerSecond: replay },
+      }) as unknown as AnchorsRow;
+    const ahead = compare(row('oncely-sqlite', 300, 900), row('powertools-redis', 200, 600));
+    assert.equal(ahead.ahead, true);
+    assert.equal(ahead.durability, 'stronger');
+    assert.equal(ahead.newRatio, 1.5);
+    const behindOnReplays = compare(
+      row('oncely-sqlite', 300, 500),
+      row('powertools-redis', 200, 600),
+    );
+    assert.equal(behindOnReplays.ahead, false);
+  });
+});
+
+describe('bench/anchors dedupe check', () => {
+  it('passes a route that answers a key once, and fails one that runs the effect again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oncely-anchors-test-'));
+    const server = new AnchorsServer({ dir, variants: ['none', 'oncely-sqlite'] });
+    try {
+      const { url, skipped } = await server.ready;
+      assert.deepEqual(skipped, []);
+
+      const guarded = await checkDedupe(
+        `${url}/oncely-sqlite`,
+        () => server.rows('oncely-sqlite'),
+        'test-oncely',
+      );
+      assert.equal(guarded.ok, true);
+      assert.equal(guarded.effects, 1);
+      assert.equal(guarded.sameAnswer, true);
+      assert.deepEqual(guarded.statuses, [201, 201]);
+      assert.equal(guarded.concurrent.effects, 1);
+
+      // The floor has no guard: the check must see the second effect and the new answer.
+      const floor = await checkDedupe(`${url}/none`, () => server.rows('none'), 'test-none');
+      assert.equal(floor.ok, false);
+      assert.equal(floor.effects, 2);
+      assert.equal(floor.sameAnswer, false);
+      assert.equal(floor.concurrent.effects, floor.concurrent.requests);
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
