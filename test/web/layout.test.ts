@@ -1,7 +1,7 @@
 // The simulator page and the store view at a desktop width and a phone's: nothing wider than the
 // window (a wide table scrolls inside its own region), no console error or warning, the outcome
-// hidden until asked for, and the store view on the page's stylesheet with one time format,
-// newest first. Served by a real `oncely serve`; Chromium from /usr/bin/chromium.
+// hidden until asked for, timeline boxes that fit their drawing and keep the job labels in view,
+// and the store view on the page's stylesheet with one time format, newest first. Served by a real `oncely serve`; Chromium from /usr/bin/chromium.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { test } from 'node:test';
@@ -50,6 +50,88 @@ test(
     // A link that carries an outcome shows it at once: following it is asking.
     await page.goto(`${server.url}/?seed=7&retention=8`);
     await page.waitForSelector('#outcome[data-query="?seed=7&retention=8"]');
+    assert.deepEqual(session.problems, []);
+  },
+);
+
+test(
+  'the timelines: the box hugs the drawing at 1400 px, and the job labels stay in view at 390 px after Next duplicate',
+  { skip },
+  async () => {
+    const { page, server } = session;
+    const figure = '.timeline-figure[data-rule="retry-key"]';
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${server.url}/?seed=7&retention=8`);
+      await page.waitForSelector(`${figure} svg.timeline`);
+      // No empty strip: the box is as wide and as high as the labels and the track it holds, and
+      // the drawing reaches the track's bottom margin (6 px).
+      const fit = await page.$eval(figure, (fig) => {
+        const rect = (selector: string): DOMRect =>
+          fig.querySelector(selector)!.getBoundingClientRect();
+        const box = rect('.timeline-box');
+        const labels = rect('.timeline-labels');
+        const scroller = fig.querySelector('.timeline-scroll')!;
+        const track = rect('svg.timeline');
+        const content = (fig.querySelector('svg.timeline') as SVGSVGElement).getBBox();
+        return {
+          // A track wider than the box scrolls; a narrower one must not leave a gap.
+          emptyRight: Math.max(0, box.right - 1 - (labels.right + track.width)),
+          emptyBelow: box.height - 2 - track.height,
+          contentBottom: track.height - (content.y + content.height),
+          scrolls: scroller.scrollWidth > scroller.clientWidth,
+          available: document.getElementById('timelines')!.clientWidth,
+          boxWidth: box.width,
+        };
+      });
+      assert.ok(
+        fit.emptyRight < 1,
+        `${width} px: ${fit.emptyRight} px of empty box right of the track`,
+      );
+      assert.ok(Math.abs(fit.emptyBelow) < 1, `${width} px: ${fit.emptyBelow} px below the track`);
+      assert.ok(
+        fit.contentBottom < 7,
+        `${width} px: the drawing ends ${fit.contentBottom} px above the bottom`,
+      );
+      if (width === 1400) {
+        assert.equal(fit.scrolls, false, 'a 74-tick world fits a desktop window');
+        assert.ok(Math.abs(fit.boxWidth - fit.available) < 1, 'and fills its width');
+        continue;
+      }
+      // The phone: the track scrolls to each duplicate; its job's label stays in the viewport.
+      assert.equal(fit.scrolls, true);
+      let scrolled = false;
+      for (let i = 0; i < 7 && !scrolled; i++) {
+        await page.click(`${figure} .next-duplicate`);
+        const job = await page.$eval(`${figure} .mark.is-selected`, (el) =>
+          el.getAttribute('data-job'),
+        );
+        const seen = await page.$eval(
+          figure,
+          (fig, selectedJob) => {
+            const label = fig.querySelector(`.lane-label[data-job="${selectedJob}"]`)!;
+            const r = label.getBoundingClientRect();
+            const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+            return {
+              scrollLeft: fig.querySelector('.timeline-scroll')!.scrollLeft,
+              inViewport: r.left >= 0 && r.right <= window.innerWidth && r.width > 0,
+              onTop:
+                hit !== null &&
+                (hit === label || label.contains(hit) || hit.closest('.timeline-labels') !== null),
+            };
+          },
+          job,
+        );
+        assert.ok(
+          seen.inViewport && seen.onTop,
+          `job ${job}'s label is visible (${JSON.stringify(seen)})`,
+        );
+        scrolled = seen.scrollLeft > 0;
+      }
+      assert.ok(scrolled, 'Next duplicate scrolled the track, so the labels were put to the test');
+      assert.equal(await overflow(), 0);
+      await page.locator(figure).screenshot({ path: `${OUTPUT}/layout-timeline-${width}.png` });
+    }
     assert.deepEqual(session.problems, []);
   },
 );

@@ -236,6 +236,55 @@ test('the batch runs in a web worker and its means equal runBatch', { skip }, as
   await page.locator('#batch').screenshot({ path: `${OUTPUT}/page-batch.png` });
 });
 
+test('a chart group where every rule is 0 is labelled, not left as a gap', { skip }, async () => {
+  const { page } = session;
+  await page.selectOption('#batch-metric', 'duplicates');
+  await page.waitForFunction(() =>
+    document.getElementById('means-chart')?.getAttribute('aria-label')?.includes('duplicates'),
+  );
+  // The settings whose row in the means table is all zeros, as a person reads it.
+  const zeroRows = await page.$$eval('#means-table tbody tr', (rows) =>
+    rows
+      .filter((row) =>
+        [...row.querySelectorAll('td[data-rule]')].every((td) => Number(td.textContent) === 0),
+      )
+      .map((row) => row.querySelector('th')?.textContent ?? ''),
+  );
+  assert.ok(zeroRows.length > 0, 'this batch has a setting without duplicates under every rule');
+  const labels = await page.$eval('#means-chart', (canvas) => {
+    const drawn = JSON.parse((canvas as HTMLElement).dataset['zeroGroups'] ?? '[]') as {
+      category: string;
+      text: string;
+      x: number;
+      y: number;
+    }[];
+    // Ink where each label says it is: the text's pixels, 13 px tall above its baseline. One
+    // readback of the whole canvas (several would make Chromium warn).
+    const c = canvas as HTMLCanvasElement;
+    const scale = c.width / c.getBoundingClientRect().width;
+    const { data } = c.getContext('2d')!.getImageData(0, 0, c.width, c.height);
+    return drawn.map((label) => {
+      let ink = 0;
+      for (let y = Math.round((label.y - 13) * scale); y < label.y * scale; y++)
+        for (let x = Math.round((label.x - 16) * scale); x < (label.x + 16) * scale; x++)
+          if (data[(y * c.width + x) * 4 + 3]! > 128) ink++;
+      return { category: label.category, text: label.text, ink };
+    });
+  });
+  assert.deepEqual(
+    labels.map((l) => l.category),
+    zeroRows,
+  );
+  for (const label of labels) {
+    assert.equal(label.text, 'all 0');
+    assert.ok(label.ink > 10, `"${label.text}" is drawn over ${label.category} (${label.ink} px)`);
+  }
+  assert.match(
+    (await page.getAttribute('#means-chart', 'aria-label')) ?? '',
+    new RegExp(`every rule 0 at ${zeroRows.join(', ')}`),
+  );
+});
+
 test('every control has an accessible name, and Tab reaches the timelines', { skip }, async () => {
   const { page } = session;
   const unnamed = await page.$$eval('input, select, button, textarea', (controls) =>

@@ -6,6 +6,7 @@ import {
   Legend,
   LinearScale,
   Tooltip,
+  type Plugin,
 } from 'chart.js';
 import {
   BATCH_SETTINGS,
@@ -15,9 +16,43 @@ import {
   type MetricName,
 } from '../../src/sim/index.js';
 import { RULE_COLORS } from './rule-colors.js';
+import { zeroGroupIndexes, zeroGroupText } from './zero-groups.js';
 
 // Only the pieces a grouped bar chart needs, so esbuild drops the rest of chart.js.
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
+
+/**
+ * Writes "all 0" (or "0" where a group is narrow) just above the baseline of each group whose
+ * shown bars are all 0, so the empty slot reads as a value. The canvas's data-zero-groups lists
+ * what was drawn where (CSS px within the canvas): the same words a person sees, for the page test.
+ */
+const zeroGroupLabels: Plugin<'bar'> = {
+  id: 'oncelyZeroGroupLabels',
+  afterDatasetsDraw(chart) {
+    const { ctx, chartArea, scales } = chart;
+    const categories = chart.data.labels ?? [];
+    const shown = chart.data.datasets.filter((_, i) => chart.isDatasetVisible(i));
+    const groupWidth = (chartArea.right - chartArea.left) / Math.max(1, categories.length);
+    const baseline = scales['y']!.getPixelForValue(0);
+    const drawn = zeroGroupIndexes(
+      categories.length,
+      shown.map((dataset) => dataset.data),
+    ).map((index) => ({
+      category: String(categories[index]),
+      text: zeroGroupText(groupWidth),
+      x: Math.round(scales['x']!.getPixelForValue(index)),
+      y: Math.round(baseline - 3),
+    }));
+    ctx.save();
+    ctx.fillStyle = '#4b5563';
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'bottom';
+    for (const label of drawn) ctx.fillText(label.text, label.x, label.y);
+    ctx.restore();
+    chart.canvas.dataset['zeroGroups'] = JSON.stringify(drawn);
+  },
+};
 
 /**
  * The means of one metric: a group of bars per setting, one bar per rule. Loaded with import()
@@ -46,6 +81,7 @@ export function drawMeansChart(
         borderWidth: 0,
       })),
     },
+    plugins: [zeroGroupLabels],
     options: {
       animation: false,
       responsive: true,

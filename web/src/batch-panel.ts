@@ -11,6 +11,7 @@ import {
 import type { BatchFiles } from '../../src/sim/batch-summary.js';
 import { MAX_BATCH_SEEDS, type BatchReply } from './batch-protocol.js';
 import { byId, h } from './dom.js';
+import { zeroGroupIndexes } from './zero-groups.js';
 
 type Done = Extract<BatchReply, { type: 'done' }>;
 
@@ -72,9 +73,16 @@ export function setUpBatchPanel(): void {
     tableHolder.replaceChildren(meansTable(done, metric));
     const { drawMeansChart } = await import('./batch-chart.js');
     chart = drawMeansChart(canvas, done.means, metric, METRIC_TITLES[metric], chart);
+    const { means } = done;
+    const zero = zeroGroupIndexes(
+      BATCH_SETTINGS.length,
+      RULES.filter((rule) => means.some((row) => row.rule === rule.id)).map((rule) =>
+        BATCH_SETTINGS.map((setting) => findRow(means, setting.id, rule.id)?.mean[metric]),
+      ),
+    ).map((i) => BATCH_SETTINGS[i]!.label);
     canvas.setAttribute(
       'aria-label',
-      `Bar chart of mean ${METRIC_TITLES[metric].toLowerCase()} per setting and rule; the table above holds the same numbers.`,
+      `Bar chart of mean ${METRIC_TITLES[metric].toLowerCase()} per setting and rule${zero.length ? `; every rule 0 at ${zero.join(', ')}` : ''}; the table above holds the same numbers.`,
     );
   };
   metricSelect.addEventListener('change', () => void showMetric());

@@ -50,7 +50,12 @@ function showOutcome(state: PageState): void {
   const link = byId<HTMLAnchorElement>('outcome-link');
   link.href = query;
   link.textContent = `${location.pathname}${query}`;
-  byId('timelines').replaceChildren(
+  const section = byId('outcome');
+  section.hidden = false;
+  // Measured while shown: the timelines widen their ticks to fill it.
+  const timelines = byId('timelines');
+  const availableWidth = timelines.clientWidth;
+  timelines.replaceChildren(
     ...outcomes.map((outcome, i) => {
       const rule = ruleById(outcome.rule)!;
       const events = outcome.trace?.length ?? 0;
@@ -61,12 +66,16 @@ function showOutcome(state: PageState): void {
           `${rule.label}: ${events.toLocaleString('en')} events are too many to draw (at most ${MAX_TIMELINE_EVENTS.toLocaleString('en')}); the table above has its numbers.`,
         );
       }
-      return renderTimeline(buildTimeline(outcome.trace ?? [], params, rule), params, rule, i);
+      return renderTimeline(
+        buildTimeline(outcome.trace ?? [], params, rule),
+        params,
+        rule,
+        i,
+        availableWidth,
+      );
     }),
   );
-  const section = byId('outcome');
   section.dataset['query'] = query;
-  section.hidden = false;
 }
 
 /**

@@ -2,6 +2,14 @@ import type { Rule, WorldParams } from '../../src/sim/index.js';
 import { describeMark, duplicateSummary } from './describe-mark.js';
 import { h, s } from './dom.js';
 import {
+  LABEL_WIDTH,
+  LANE_HEIGHT,
+  TOP,
+  TRACK_LEFT,
+  BOTTOM,
+  timelineGeometry,
+} from './timeline-geometry.js';
+import {
   relatedMarks,
   storyOf,
   type AttemptPath,
@@ -10,26 +18,27 @@ import {
   type TimelineModel,
 } from './timeline-model.js';
 
-/** Geometry of a timeline, in SVG user units (px at scale 1). */
-const LANE_HEIGHT = 18;
-const TOP = 22;
-const LEFT = 52;
-const RIGHT = 14;
-const BOTTOM = 6;
 /** Lanes of overlapping attempts sit a little apart so their legs stay distinguishable. */
 const ATTEMPT_OFFSETS = [-4, 0, 4] as const;
 
-/** One figure per rule: caption, a keyboard-navigable SVG timeline, and a detail line. */
+/**
+ * One figure per rule: caption, the job labels, a keyboard-navigable SVG track that scrolls on
+ * its own beside them, and a detail line. `availableWidth` is the width the figure may take: the
+ * ticks widen to fill it, within readable bounds.
+ */
 export function renderTimeline(
   model: TimelineModel,
   params: WorldParams,
   rule: Rule,
   index: number,
+  availableWidth = 0,
 ): HTMLElement {
-  const px = Math.max(3, Math.min(12, Math.floor(1400 / Math.max(1, model.endTick))));
-  const width = LEFT + model.endTick * px + RIGHT;
-  const height = TOP + model.jobs * LANE_HEIGHT + BOTTOM;
-  const x = (tick: number): number => LEFT + tick * px + px / 2;
+  const {
+    px,
+    trackWidth: width,
+    height,
+  } = timelineGeometry(model.endTick, model.jobs, availableWidth);
+  const x = (tick: number): number => TRACK_LEFT + tick * px + px / 2;
   const y = (path: { job: number; attempt: number }): number =>
     TOP +
     path.job * LANE_HEIGHT +
@@ -49,47 +58,63 @@ export function renderTimeline(
     'aria-describedby': helpId,
     'data-rule': rule.id,
   });
+  // The labels repeat what the track's aria-label and the detail line say: hidden from readers.
+  const labelColumn = s('svg', {
+    class: 'timeline-labels',
+    width: LABEL_WIDTH,
+    height,
+    viewBox: `0 0 ${LABEL_WIDTH} ${height}`,
+    'aria-hidden': 'true',
+  });
 
   const dupJobs = new Set(model.duplicates.map((d) => d.path.job));
   const lanes = s('g', { class: 'lanes' });
   for (let job = 0; job < model.jobs; job++) {
     const laneTop = TOP + job * LANE_HEIGHT;
     const cls = `lane${job % 2 ? ' lane-odd' : ''}${dupJobs.has(job) ? ' lane-dup' : ''}`;
-    lanes.append(
-      s('rect', {
-        class: cls,
-        x: LEFT,
-        y: laneTop,
-        width: model.endTick * px,
-        height: LANE_HEIGHT,
-      }),
-    );
-    lanes.append(
+    lanes.append(s('rect', { class: cls, x: 0, y: laneTop, width, height: LANE_HEIGHT }));
+    labelColumn.append(
+      s('rect', { class: cls, x: 0, y: laneTop, width: LABEL_WIDTH, height: LANE_HEIGHT }),
       s(
         'text',
         {
           class: `lane-label${dupJobs.has(job) ? ' lane-label-dup' : ''}`,
-          x: LEFT - 6,
+          x: LABEL_WIDTH - 6,
           y: laneTop + LANE_HEIGHT / 2 + 4,
           'text-anchor': 'end',
+          'data-job': job,
         },
         `job ${job}`,
       ),
     );
   }
+  labelColumn.append(
+    s(
+      'text',
+      { class: 'lane-label', x: LABEL_WIDTH - 6, y: TOP - 8, 'text-anchor': 'end' },
+      'tick',
+    ),
+    s('line', {
+      class: 'label-rule',
+      x1: LABEL_WIDTH - 0.5,
+      x2: LABEL_WIDTH - 0.5,
+      y1: 0,
+      y2: height,
+    }),
+  );
   svg.append(lanes);
 
   const gridStep =
     [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000].find((step) => step * px >= 36) ?? 1000;
   const grid = s('g', { class: 'grid', 'aria-hidden': 'true' });
   for (let tick = 0; tick <= model.endTick; tick += gridStep) {
-    const gx = LEFT + tick * px;
+    const gx = TRACK_LEFT + tick * px;
     grid.append(s('line', { x1: gx, x2: gx, y1: TOP - 4, y2: height - BOTTOM }));
     grid.append(s('text', { x: gx, y: TOP - 8, 'text-anchor': 'middle' }, String(tick)));
   }
   const marker = (tick: number, label: string, cls: string): void => {
     if (tick <= 0 || tick > model.endTick) return;
-    const mx = LEFT + tick * px;
+    const mx = TRACK_LEFT + tick * px;
     grid.append(s('line', { class: cls, x1: mx, x2: mx, y1: TOP, y2: height - BOTTOM }));
     grid.append(
       s(
@@ -125,6 +150,7 @@ export function renderTimeline(
     'Hover over an event, or focus the timeline and use the arrow keys.',
   );
   const scroller = h('div', { class: 'timeline-scroll' }, svg);
+  const box = h('div', { class: 'timeline-box' }, labelColumn, scroller);
   const nextDup = h(
     'button',
     {
@@ -214,7 +240,7 @@ export function renderTimeline(
       ),
     ),
     h('div', { class: 'timeline-tools' }, nextDup),
-    scroller,
+    box,
     detail,
   );
 }
