@@ -2,20 +2,29 @@
  * oncely's retry against the retry helpers a user would otherwise pick: p-retry@7 and
  * cockatiel@3, in one process, same operation, zero delays. oncely runs two ways: `createRetry`
  * (the policy resolved once, as a client does and as cockatiel's policy object is built once) and
- * `retry(op, options)` (resolved on every call). Two paths:
+ * `retry(op, options)` (resolved on every call). A bare loop (await, try/catch, no policy) is the
+ * floor. Two paths:
  *   - success: the first attempt succeeds (the overhead every call pays);
  *   - 3 failures: three retryable failures, then success (four attempts).
- * Rounds interleave the libraries in rotating order; each row prints the median ops/s, the spread
- * (min-max over rounds) and oncely's ratio to it, the median of the per-round ratios (> 1 means
- * oncely is faster). No durability is involved: everything is in memory.
  *
- *   npm run build && node dist/bench/client.js [--ms 300] [--rounds 5]
+ * Rounds interleave the libraries in a shuffled order (seeded: the same on every run), each
+ * timed sample after a short untimed one of the same library. Each sample runs for `--ms` of wall time and
+ * counts both the wall time and this process's CPU time: CPU time is what a call costs, and it
+ * barely moves when other processes share the cores; wall time also counts the waits a library
+ * makes (cockatiel sleeps on a timer between attempts even for a 0 ms backoff). Each row prints
+ * the median over rounds, the spread (min-max) and oncely's ratio to it, the median of the
+ * per-round ratios (> 1 means oncely is faster). The success path also prints every round's
+ * oncely ÷ cockatiel. No durability is involved: everything is in memory.
+ *
+ *   npm run build && node dist/bench/client.js [--ms 100] [--rounds 15]
  */
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pRetry from 'p-retry';
 import { ConstantBackoff, handleAll, retry as cockatielRetry } from 'cockatiel';
 import { createRetry, retry } from '../src/client/retry.js';
+import { systemClock } from '../src/time/clock.js';
+import { seededRandom, type Random } from '../src/time/random.js';
 
 type Operation = () => Promise<number>;
 type Runner = (operation: Operation) => Promise<unknown>;
@@ -49,19 +58,11 @@ const ONCELY_OPTIONS = {
   jitter: 'none',
 } as const;
 const oncelyPrepared = createRetry<number>(ONCELY_OPTIONS);
-/**
- * Not a production setting: a clock that is never read for real, to show what the loop costs
- * without the two clock reads that time its report (Date.now() is ~50 ns on the 2-core VM).
- * cockatiel reads no clock unless a listener is attached.
- */
-const frozenClock = { now: () => 0, sleep: () => Promise.resolve() };
-const oncelyUntimed = createRetry<number>({ ...ONCELY_OPTIONS, clock: frozenClock });
 
 /** Each library set to four attempts in all and zero delay, with its production defaults otherwise. */
 export const RUNNERS: Record<string, Runner> = {
   oncely: (op) => oncelyPrepared(op),
   'oncely retry()': (op) => retry(op, ONCELY_OPTIONS),
-  'oncely, no clock': (op) => oncelyUntimed(op),
   'p-retry@7': (op) =>
     pRetry(op, {
       retries: FAILURES_BEFORE_SUCCESS,
@@ -84,8 +85,20 @@ export const RUNNERS: Record<string, Runner> = {
 
 export const PATHS = { success: 0, '3 failures': FAILURES_BEFORE_SUCCESS } as const;
 
-async function opsPerSecond(run: Runner, failures: number, durationMs: number): Promise<number> {
+/** One sample: calls per second of wall time and per second of this process's CPU time. */
+interface Sample {
+  readonly wall: number;
+  readonly cpu: number;
+}
+
+function cpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}
+
+async function sample(run: Runner, failures: number, durationMs: number): Promise<Sample> {
   let ops = 0;
+  const cpuStarted = cpuSeconds();
   const started = performance.now();
   let now = started;
   while (now - started < durationMs) {
@@ -93,7 +106,35 @@ async function opsPerSecond(run: Runner, failures: number, durationMs: number): 
     ops += 1;
     if ((ops & 15) === 0 || failures > 0) now = performance.now();
   }
-  return ops / ((performance.now() - started) / 1000);
+  const wallSeconds = (performance.now() - started) / 1000;
+  return { wall: ops / wallSeconds, cpu: ops / (cpuSeconds() - cpuStarted) };
+}
+
+/**
+ * What one read of oncely's real clock costs here, in ns of CPU: a first success reads it twice
+ * (its attempt's start and end, which the report carries). Median of several short runs.
+ */
+function clockReadNs(): number {
+  const reads = 200_000;
+  const runs: number[] = [];
+  let sink = 0;
+  for (let run = 0; run < 7; run++) {
+    const started = cpuSeconds();
+    for (let i = 0; i < reads; i++) sink += systemClock.now() & 1;
+    runs.push(((cpuSeconds() - started) * 1e9) / reads);
+  }
+  if (sink < 0) throw new Error('unreachable: keeps the loop from being optimised away');
+  return median(runs);
+}
+
+/** A fresh order per round (Fisher-Yates on a seeded stream), the same on every run. */
+function shuffled<T>(items: readonly T[], random: Random): T[] {
+  const order = [...items];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random.next() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
 }
 
 function median(values: readonly number[]): number {
@@ -104,20 +145,30 @@ function median(values: readonly number[]): number {
 export interface ClientBenchRow {
   readonly path: string;
   readonly library: string;
-  /** Median over rounds. */
+  /** Median over rounds, per second of wall time. */
   readonly opsPerSecond: number;
-  readonly minOpsPerSecond: number;
-  readonly maxOpsPerSecond: number;
-  /** Median over rounds of oncely's ops/s ÷ this library's in the same round (1 for oncely). */
-  readonly oncelyRatio: number;
+  /** Median over rounds, per second of CPU time; min and max over rounds. */
+  readonly opsPerCpuSecond: number;
+  readonly minOpsPerCpuSecond: number;
+  readonly maxOpsPerCpuSecond: number;
+  /** Median over rounds of oncely's rate ÷ this library's in the same round (1 for oncely). */
+  readonly oncelyRatioCpu: number;
+  readonly oncelyRatioWall: number;
+  /** oncely ÷ this library, round by round, by CPU time. */
+  readonly roundRatiosCpu: readonly number[];
 }
 
-/** Runs every library on every path, `rounds` times in rotating order, and keeps the median. */
+export interface ClientBench {
+  readonly rows: readonly ClientBenchRow[];
+  readonly clockReadNs: number;
+}
+
+/** Runs every library on every path, `rounds` times in shuffled order, and keeps the median. */
 export async function runClientBench(
   options: { durationMs?: number; rounds?: number } = {},
-): Promise<ClientBenchRow[]> {
-  const durationMs = options.durationMs ?? 300;
-  const rounds = options.rounds ?? 5;
+): Promise<ClientBench> {
+  const durationMs = options.durationMs ?? 100;
+  const rounds = options.rounds ?? 15;
   const names = Object.keys(RUNNERS);
   // Check first that every library really makes four attempts on the failure path.
   for (const name of names) {
@@ -130,52 +181,71 @@ export async function runClientBench(
   }
   const rows: ClientBenchRow[] = [];
   for (const [path, failures] of Object.entries(PATHS)) {
-    const samples = new Map<string, number[]>(names.map((n) => [n, []]));
-    for (const name of names) await opsPerSecond(RUNNERS[name]!, failures, durationMs / 4); // warm-up
+    const samples = new Map<string, Sample[]>(names.map((n) => [n, []]));
+    for (const name of names) await sample(RUNNERS[name]!, failures, durationMs / 2); // warm-up
     for (let round = 0; round < rounds; round++) {
-      const order = names.map((_, i) => names[(i + round) % names.length]!);
-      for (const name of order)
-        samples.get(name)!.push(await opsPerSecond(RUNNERS[name]!, failures, durationMs));
+      for (const name of shuffled(names, seededRandom(round))) {
+        // Untimed, so that the garbage the previous library left is collected here, not on its
+        // time: with a fixed rotation one library would always follow the same neighbour.
+        await sample(RUNNERS[name]!, failures, durationMs / 4);
+        samples.get(name)!.push(await sample(RUNNERS[name]!, failures, durationMs));
+      }
     }
     const oncely = samples.get('oncely')!;
     for (const name of names) {
       const own = samples.get(name)!;
+      const cpu = own.map((s) => s.cpu);
+      const roundRatiosCpu = own.map((s, round) => oncely[round]!.cpu / s.cpu);
       rows.push({
         path,
         library: name,
-        opsPerSecond: median(own),
-        minOpsPerSecond: Math.min(...own),
-        maxOpsPerSecond: Math.max(...own),
-        oncelyRatio: median(own.map((ops, round) => oncely[round]! / ops)),
+        opsPerSecond: median(own.map((s) => s.wall)),
+        opsPerCpuSecond: median(cpu),
+        minOpsPerCpuSecond: Math.min(...cpu),
+        maxOpsPerCpuSecond: Math.max(...cpu),
+        oncelyRatioCpu: median(roundRatiosCpu),
+        oncelyRatioWall: median(own.map((s, round) => oncely[round]!.wall / s.wall)),
+        roundRatiosCpu,
       });
     }
   }
-  return rows;
+  return { rows, clockReadNs: clockReadNs() };
 }
 
-export function formatClientBench(rows: readonly ClientBenchRow[]): string {
+export function formatClientBench({ rows, clockReadNs: readNs }: ClientBench): string {
   const lines = [
-    'bench/client: retry helpers, zero delays, in memory; median ops/s over interleaved rounds, min-max spread,',
-    'ratio = median of per-round oncely (createRetry) / other; > 1: oncely faster',
+    'bench/client: retry helpers, zero delays, in memory; medians over interleaved rounds.',
+    'ops/CPU-s: calls per second of this process’s CPU time (what a call costs); ops/s: per second of wall time.',
+    'ratio = median of per-round oncely (createRetry) ÷ other; > 1: oncely faster',
     '',
   ];
   const n = (v: number): string => Math.round(v).toLocaleString('en-US');
   lines.push(
-    `${'path'.padEnd(12)}${'library'.padEnd(18)}${'ops/s'.padStart(12)}${'spread'.padStart(26)}   oncely ratio`,
+    `${'path'.padEnd(12)}${'library'.padEnd(16)}${'ops/CPU-s'.padStart(12)}${'spread (CPU)'.padStart(26)}${'ops/s'.padStart(12)}   ratio CPU  wall`,
   );
   for (const row of rows) {
-    const ratio = row.library === 'oncely' ? '' : `${row.oncelyRatio.toFixed(2)}x`;
-    const spread = `${n(row.minOpsPerSecond)}-${n(row.maxOpsPerSecond)}`;
+    const ratio =
+      row.library === 'oncely'
+        ? ''
+        : `${row.oncelyRatioCpu.toFixed(2)}x`.padStart(9) +
+          `${row.oncelyRatioWall.toFixed(2)}x`.padStart(7);
+    const spread = `${n(row.minOpsPerCpuSecond)}-${n(row.maxOpsPerCpuSecond)}`;
     lines.push(
-      `${row.path.padEnd(12)}${row.library.padEnd(18)}${n(row.opsPerSecond).padStart(12)}${spread.padStart(26)}   ${ratio}`,
+      `${row.path.padEnd(12)}${row.library.padEnd(16)}${n(row.opsPerCpuSecond).padStart(12)}${spread.padStart(26)}${n(row.opsPerSecond).padStart(12)}   ${ratio}`,
+    );
+  }
+  const cockatiel = rows.find((r) => r.path === 'success' && r.library === 'cockatiel@3');
+  const oncely = rows.find((r) => r.path === 'success' && r.library === 'oncely');
+  if (cockatiel && oncely) {
+    lines.push(
+      '',
+      `success, oncely ÷ cockatiel@3 by round (CPU): ${cockatiel.roundRatiosCpu.map((r) => r.toFixed(2)).join(' ')}; median ${cockatiel.oncelyRatioCpu.toFixed(2)}x`,
+      `one read of oncely's clock (Date.now) costs ${readNs.toFixed(0)} ns here; a first success reads it twice (its attempt's start and end, in the report): ${(((2 * readNs * oncely.opsPerCpuSecond) / 1e9) * 100).toFixed(0)}% of its CPU time. cockatiel reads no clock.`,
     );
   }
   lines.push(
     '',
-    'oncely: createRetry (policy resolved once, report built lazily, two clock reads per call to time it);',
-    "oncely retry(): options resolved per call; oncely, no clock: a frozen clock, the loop's own cost.",
-  );
-  lines.push(
+    'oncely: createRetry (policy resolved once, report built lazily); oncely retry(): options resolved per call.',
     'cockatiel waits with setTimeout even for a 0 ms backoff (at least ~1 ms in Node); p-retry and oncely skip the timer.',
   );
   return `${lines.join('\n')}\n`;
@@ -188,9 +258,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   };
   const durationMs = arg('--ms');
   const rounds = arg('--rounds');
-  const rows = await runClientBench({
+  const result = await runClientBench({
     ...(durationMs ? { durationMs } : {}),
     ...(rounds ? { rounds } : {}),
   });
-  process.stdout.write(formatClientBench(rows));
+  process.stdout.write(formatClientBench(result));
 }

@@ -2,7 +2,7 @@ import type { Decision, FinalOutcome, Observation, StopReason } from '../policy/
 import type { AttemptRecord, RetryReport } from './retry-report.js';
 
 /** One attempt as observed, kept raw: its record is built only when someone asks for it. */
-interface RawAttempt {
+export interface RawAttempt {
   readonly attempt: number;
   readonly startedAt: number;
   readonly endedAt: number;
@@ -42,7 +42,7 @@ export class AttemptLog {
     if (this.#first === undefined) this.#first = raw;
     else (this.#rest ??= []).push(raw);
     this.#records = undefined;
-    if (onAttempt !== undefined) onAttempt(toRecord(raw));
+    if (onAttempt !== undefined) onAttempt(attemptRecord(raw));
   }
 
   slept(ms: number): void {
@@ -52,7 +52,7 @@ export class AttemptLog {
   records(): AttemptRecord[] {
     if (this.#records !== undefined) return this.#records;
     const raw = this.#first === undefined ? [] : [this.#first, ...(this.#rest ?? [])];
-    return (this.#records = raw.map(toRecord));
+    return (this.#records = raw.map(attemptRecord));
   }
 
   /** `retryBudgetBalance` is read when the loop ends: a shared bucket moves on afterwards. */
@@ -84,7 +84,7 @@ export class AttemptLog {
 }
 
 /** The record of an attempt; the wait is on it only when the loop went on to wait. */
-function toRecord({
+export function attemptRecord({
   attempt,
   startedAt,
   endedAt,

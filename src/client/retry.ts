@@ -20,7 +20,7 @@ import type { RetryTokenBucket } from '../policy/retry-token-bucket.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { systemRandom, type Random } from '../time/random.js';
 import { observeError } from './transport-error.js';
-import { AttemptLog } from './attempt-log.js';
+import { AttemptLog, attemptRecord } from './attempt-log.js';
 import { RetryError, type AttemptRecord, type RetryReport } from './retry-report.js';
 
 /** What each attempt is given. The key is the same on every attempt: that is the point. */
@@ -83,6 +83,11 @@ export interface PreparedRetry<T> {
   readonly observe: (value: T) => Observation;
   readonly classifyError: (error: unknown) => Observation;
   readonly onAttempt: ((record: AttemptRecord) => void) | undefined;
+  /**
+   * The first attempt's context for the key and signal prepared here, made once and frozen. A call
+   * whose key or signal differs (see withCall) gets a fresh one: see firstAttemptContext.
+   */
+  readonly firstContext: AttemptContext;
   /** What decide() is told besides the observation; `aborted` is refreshed from the signal. */
   readonly inputs: {
     aborted: boolean;
@@ -97,9 +102,11 @@ export function prepareRetry<T>(options: RetryOptions<T> = {}): PreparedRetry<T>
     throw new InvalidOptionError('mayRetry', options.mayRetry, 'a boolean');
   }
   const mayRetry = options.mayRetry ?? true;
+  const key = options.key === undefined ? undefined : validateKey(options.key);
   return {
     policy: resolveRetryPolicy(options),
-    key: options.key === undefined ? undefined : validateKey(options.key),
+    key,
+    firstContext: Object.freeze({ attempt: 1, key, signal: options.signal }),
     mayRetry,
     inputs: { aborted: false, mayRetry, retryTokens: options.retryBudget },
     clock: options.clock ?? systemClock,
@@ -176,43 +183,63 @@ interface Judged<T> {
 /**
  * The driver of the policy step: every stop reason comes from `decideStart` and `decide`; the
  * driver only runs attempts, sleeps, spends the retry tokens a retry costs, and keeps the record.
- * The first attempt runs here, in a small async frame, because most calls end with it; the rest of
- * a loop runs in {@link retryLoop}.
+ *
+ * Most calls end with their first attempt, so it runs without an async frame of its own: the
+ * operation's promise is chained once, a success reads the clock twice (the attempt's start and
+ * end, which its report carries) and allocates its result and nothing else. The attempt log is
+ * made only when a loop goes on, in {@link retryLoop}. Never throws: every failure rejects.
  */
-export async function runPrepared<T>(
+export function runPrepared<T>(
   operation: (context: AttemptContext) => T | Promise<T>,
   prepared: PreparedRetry<T>,
 ): Promise<RetryResult<T>> {
-  const { clock, signal } = prepared;
+  try {
+    return startFirstAttempt(operation, prepared);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** Everything up to the first attempt's promise; what it throws, runPrepared rejects with. */
+function startFirstAttempt<T>(
+  operation: (context: AttemptContext) => T | Promise<T>,
+  prepared: PreparedRetry<T>,
+): Promise<RetryResult<T>> {
+  const { signal } = prepared;
   // Without a signal nothing can cancel: one shared inputs object serves every call.
   const inputs =
     signal === undefined ? prepared.inputs : { ...prepared.inputs, aborted: signal.aborted };
-  const startedAt = clock.now();
-  const log = new AttemptLog(prepared.key, startedAt);
+  const startedAt = prepared.clock.now();
   const refusal = decideStart(INITIAL_RETRY_STATE, startedAt, prepared.policy, inputs);
-  if (refusal) throw giveUp(log, refusal.reason, refusal.outcome, prepared, undefined, undefined);
-  let value: T;
-  try {
-    value = await operation({ attempt: 1, key: prepared.key, signal });
-  } catch (error) {
-    const judged = judge(
-      prepared,
-      inputs,
-      log,
-      INITIAL_RETRY_STATE,
-      startedAt,
-      undefined,
-      error,
-      true,
-      undefined,
-    );
-    return retryLoop(operation, prepared, inputs, log, judged);
+  if (refusal) {
+    const log = new AttemptLog(prepared.key, startedAt);
+    throw giveUp(log, refusal.reason, refusal.outcome, prepared, undefined, undefined);
   }
-  // The common path, inline: observe, read the clock once, ask the step, keep the attempt.
+  let pending: T | Promise<T>;
+  try {
+    pending = operation(firstAttemptContext(prepared));
+  } catch (error) {
+    return firstAttemptThrew(operation, prepared, inputs, startedAt, error);
+  }
+  return Promise.resolve(pending).then(
+    (value) => firstAttemptReturned(operation, prepared, inputs, startedAt, value),
+    (error: unknown) => firstAttemptThrew(operation, prepared, inputs, startedAt, error),
+  );
+}
+
+/** The common path, inline: observe, read the clock once, ask the step; a success ends here. */
+function firstAttemptReturned<T>(
+  operation: (context: AttemptContext) => T | Promise<T>,
+  prepared: PreparedRetry<T>,
+  inputs: PreparedRetry<T>['inputs'],
+  startedAt: number,
+  value: T,
+): RetryResult<T> | Promise<RetryResult<T>> {
+  const { signal } = prepared;
   const observation = prepared.observe(value);
-  const endedAt = clock.now();
+  const endedAt = prepared.clock.now();
   if (signal !== undefined) inputs.aborted = signal.aborted;
-  const [decision, state] = decide(
+  const step = decide(
     INITIAL_RETRY_STATE,
     observation,
     endedAt,
@@ -220,20 +247,65 @@ export async function runPrepared<T>(
     prepared.policy,
     inputs,
   );
-  log.add(1, startedAt, endedAt, observation, decision, prepared.onAttempt);
+  const decision = step[0];
   if (decision.action === 'stop' && decision.reason === 'ok') {
-    prepared.retryBudget?.recordSuccess(0);
-    return new SuccessResult(value, log, endedAt, prepared.retryBudget?.balance);
+    const { onAttempt, retryBudget } = prepared;
+    onAttempt?.(attemptRecord({ attempt: 1, startedAt, endedAt, observation, decision }));
+    retryBudget?.recordSuccess(0);
+    return new FirstAttemptSuccess(
+      value,
+      prepared.key,
+      startedAt,
+      endedAt,
+      observation,
+      decision,
+      retryBudget?.balance,
+    );
   }
+  const log = new AttemptLog(prepared.key, startedAt);
+  log.add(1, startedAt, endedAt, observation, decision, prepared.onAttempt);
   const judged: Judged<T> = {
     decision,
-    state,
+    state: step[1],
     value,
     lastValue: value,
     lastError: undefined,
     endedAt,
   };
   return retryLoop(operation, prepared, inputs, log, judged);
+}
+
+/** The first attempt threw (or its promise rejected): judge it, then go on in the loop. */
+function firstAttemptThrew<T>(
+  operation: (context: AttemptContext) => T | Promise<T>,
+  prepared: PreparedRetry<T>,
+  inputs: PreparedRetry<T>['inputs'],
+  startedAt: number,
+  error: unknown,
+): Promise<RetryResult<T>> {
+  const log = new AttemptLog(prepared.key, startedAt);
+  const judged = judge(
+    prepared,
+    inputs,
+    log,
+    INITIAL_RETRY_STATE,
+    startedAt,
+    undefined,
+    error,
+    true,
+    undefined,
+  );
+  return retryLoop(operation, prepared, inputs, log, judged);
+}
+
+/** What the first attempt is given: the shared context, unless this call has its own key or signal. */
+function firstAttemptContext(
+  prepared: Pick<PreparedRetry<unknown>, 'firstContext' | 'key' | 'signal'>,
+): AttemptContext {
+  const shared = prepared.firstContext;
+  return shared.key === prepared.key && shared.signal === prepared.signal
+    ? shared
+    : { attempt: 1, key: prepared.key, signal: prepared.signal };
 }
 
 /** Everything after a first attempt that did not succeed: stop, or pay, wait and try again. */
@@ -252,7 +324,7 @@ async function retryLoop<T>(
     if (decision.action === 'stop') {
       if (decision.reason === 'ok') {
         retryBudget?.recordSuccess(lastRetryCost);
-        return new SuccessResult(judged.value as T, log, judged.endedAt, retryBudget?.balance);
+        return new LoggedSuccess(judged.value as T, log, judged.endedAt, retryBudget?.balance);
       }
       throw giveUp(
         log,
@@ -382,8 +454,54 @@ const ABORTED_IN_FLIGHT: Observation = {
   detail: 'aborted',
 };
 
-/** A success whose report is built only when someone reads it: the common path never does. */
-class SuccessResult<T> implements RetryResult<T> {
+/*
+ * A success's report is built only when someone reads it: the common path never does. Two
+ * classes, no shared base: a derived constructor is a measurable part of a first success's cost.
+ */
+
+/** A loop that succeeded on its first attempt: that attempt as observed, kept flat (one object). */
+class FirstAttemptSuccess<T> implements RetryResult<T> {
+  readonly value: T;
+  readonly #key: string | undefined;
+  readonly #startedAt: number;
+  readonly #endedAt: number;
+  readonly #observation: Observation;
+  readonly #decision: Decision;
+  readonly #balance: number | undefined;
+  #report: RetryReport | undefined;
+
+  constructor(
+    value: T,
+    key: string | undefined,
+    startedAt: number,
+    endedAt: number,
+    observation: Observation,
+    decision: Decision,
+    balance: number | undefined,
+  ) {
+    this.value = value;
+    this.#key = key;
+    this.#startedAt = startedAt;
+    this.#endedAt = endedAt;
+    this.#observation = observation;
+    this.#decision = decision;
+    this.#balance = balance;
+  }
+
+  get report(): RetryReport {
+    if (this.#report !== undefined) return this.#report;
+    const log = new AttemptLog(this.#key, this.#startedAt);
+    log.add(1, this.#startedAt, this.#endedAt, this.#observation, this.#decision, undefined);
+    return (this.#report = log.report('ok', 'ok', this.#endedAt, this.#balance));
+  }
+
+  toJSON(): RetryResult<T> {
+    return { value: this.value, report: this.report };
+  }
+}
+
+/** A loop that succeeded after retries: its report is read from the attempt log. */
+class LoggedSuccess<T> implements RetryResult<T> {
   readonly value: T;
   readonly #log: AttemptLog;
   readonly #endedAt: number;

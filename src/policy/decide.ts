@@ -110,11 +110,11 @@ export interface RetryState {
   readonly sawUnknown: boolean;
 }
 
-export const INITIAL_RETRY_STATE: RetryState = {
+export const INITIAL_RETRY_STATE: RetryState = Object.freeze({
   attempt: 0,
   previousDelayMs: 0,
   sawUnknown: false,
-};
+});
 
 /** May an attempt start now? None starts at or after the deadline. */
 export function mayStartAttempt(
@@ -140,11 +140,17 @@ export function decideStart(
   policy: Pick<RetryPolicyOptions, 'deadlineAt'>,
   inputs: DecideInputs = NO_INPUTS,
 ): StartRefusal | undefined {
-  const soFar: FinalOutcome = state.sawUnknown ? 'unknown' : 'fail';
+  // Every call runs this before its first attempt: nothing is computed unless it refuses.
   if (inputs.aborted === true)
-    return { reason: 'aborted', outcome: state.attempt === 0 ? 'fail' : soFar };
-  if (nowMs >= policy.deadlineAt) return { reason: 'deadline_passed', outcome: soFar };
+    return { reason: 'aborted', outcome: state.attempt === 0 ? 'fail' : outcomeSoFar(state) };
+  if (nowMs >= policy.deadlineAt)
+    return { reason: 'deadline_passed', outcome: outcomeSoFar(state) };
   return undefined;
+}
+
+/** How a loop that stops now ends: unknown once any attempt may have happened, else failed. */
+function outcomeSoFar(state: RetryState): FinalOutcome {
+  return state.sawUnknown ? 'unknown' : 'fail';
 }
 
 /**
@@ -166,28 +172,49 @@ export function decide(
   random: Random,
   policy: RetryPolicyOptions,
   inputs: DecideInputs = NO_INPUTS,
-): [Decision, RetryState] {
-  const attempt = state.attempt + 1;
+): readonly [Decision, RetryState] {
   const attemptOutcome = classify(observation, policy);
-  const sawUnknown = state.sawUnknown || attemptOutcome === 'unknown';
   const retryAfter =
     observation.kind === 'response' && observation.retryAfter != null
       ? parseRetryAfter(observation.retryAfter, nowMs, observation.date)
       : ABSENT;
-  const next: RetryState = { attempt, previousDelayMs: state.previousDelayMs, sawUnknown };
-  // Every call pays for this path: no closure, and the plain success's decision is one shared object.
+  // Every call pays for this path, so it is kept apart from the rest (whose closure would cost an
+  // allocation on every call), and a first attempt's plain success allocates nothing: its decision
+  // and next state are the same every time.
   if (attemptOutcome === 'ok') {
+    if (retryAfter === ABSENT && state === INITIAL_RETRY_STATE) return FIRST_PLAIN_OK;
     return [
       retryAfter === ABSENT
         ? PLAIN_OK
         : { action: 'stop', reason: 'ok', outcome: 'ok', attemptOutcome, retryAfter },
-      next,
+      {
+        attempt: state.attempt + 1,
+        previousDelayMs: state.previousDelayMs,
+        sawUnknown: state.sawUnknown,
+      },
     ];
   }
+  return decideNotOk(state, observation, attemptOutcome, retryAfter, nowMs, random, policy, inputs);
+}
+
+/** {@link decide} for an attempt that did not succeed: stop, or how long to wait. */
+function decideNotOk(
+  state: RetryState,
+  observation: Observation,
+  attemptOutcome: Exclude<Outcome, 'ok'>,
+  retryAfter: RetryAfter,
+  nowMs: number,
+  random: Random,
+  policy: RetryPolicyOptions,
+  inputs: DecideInputs,
+): readonly [Decision, RetryState] {
+  const attempt = state.attempt + 1;
+  const sawUnknown = state.sawUnknown || attemptOutcome === 'unknown';
+  const next: RetryState = { attempt, previousDelayMs: state.previousDelayMs, sawUnknown };
   const stop = (
     reason: StopReason,
     outcome: FinalOutcome = sawUnknown ? 'unknown' : 'fail',
-  ): [Decision, RetryState] => [
+  ): readonly [Decision, RetryState] => [
     { action: 'stop', reason, outcome, attemptOutcome, retryAfter },
     next,
   ];
@@ -251,6 +278,15 @@ const PLAIN_OK: Decision = Object.freeze({
   attemptOutcome: 'ok',
   retryAfter: ABSENT,
 });
+/**
+ * decide(INITIAL_RETRY_STATE, a success without Retry-After): one answer for every call. Its parts
+ * are frozen; the pair itself is not, because V8 reads a frozen array through a slow generic path
+ * (the type keeps it read-only).
+ */
+const FIRST_PLAIN_OK: readonly [Decision, RetryState] = [
+  PLAIN_OK,
+  Object.freeze({ attempt: 1, previousDelayMs: 0, sawUnknown: false }),
+];
 
 function classify(observation: Observation, policy: RetryPolicyOptions): Outcome {
   switch (observation.kind) {

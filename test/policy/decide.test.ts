@@ -19,6 +19,8 @@ const response = (status: number, retryAfter?: string, date?: string): Observati
   date,
 });
 const metronome = { jitter: 'none', baseDelayMs: 100, maxDelayMs: 10_000 } as const;
+/** What a plain value (no status) is observed as: a bare 200 without headers. */
+const PLAIN: Observation = { kind: 'response', status: 200 };
 
 // The webhook storm's four classifier tests (docs/origins.md), as our own tests against the pure step.
 
@@ -197,6 +199,41 @@ test('the step is pure: the same inputs give the same decision', () => {
   const b = decide(INITIAL_RETRY_STATE, response(503), 10, seededRandom(3), policy);
   assert.deepEqual(a, b);
   assert.deepEqual(INITIAL_RETRY_STATE, { attempt: 0, previousDelayMs: 0, sawUnknown: false });
+});
+
+test('a first success gets the same answer as any success: attempt 1, whatever the time or inputs', () => {
+  const policy = resolveRetryPolicy({ deadlineAt: 50 });
+  const inputs = [{}, { aborted: true }, { mayRetry: false }];
+  for (const observation of [response(200), response(204), response(299, '5'), PLAIN]) {
+    for (const now of [0, 49, 50, 1e12]) {
+      for (const input of inputs) {
+        const first = decide(INITIAL_RETRY_STATE, observation, now, seededRandom(1), policy, input);
+        // An equal state that is not the shared one takes the general path.
+        const general = decide(
+          { ...INITIAL_RETRY_STATE },
+          observation,
+          now,
+          seededRandom(1),
+          policy,
+          input,
+        );
+        assert.deepEqual(first, general);
+        assert.equal(first[0].action === 'stop' && first[0].reason, 'ok');
+        assert.deepEqual(first[1], { attempt: 1, previousDelayMs: 0, sawUnknown: false });
+      }
+    }
+  }
+  // A success after an unknown attempt keeps what the loop saw.
+  const [decision, next] = decide(
+    { attempt: 2, previousDelayMs: 400, sawUnknown: true },
+    response(200),
+    0,
+    seededRandom(1),
+    policy,
+  );
+  assert.ok(decision.action === 'stop' && decision.outcome === 'ok');
+  assert.deepEqual(next, { attempt: 3, previousDelayMs: 400, sawUnknown: true });
+  assert.ok(Object.isFrozen(INITIAL_RETRY_STATE), 'the shared start state cannot be changed');
 });
 
 test('a 409 with Retry-After (a request still in flight) is retried after the wait; a bare 409 is fatal', () => {
