@@ -1,6 +1,12 @@
 /** What bench/ledger and its server thread (bench/ledger-server) say to each other. */
 export type BenchTarget =
-  | { readonly kind: 'sqlite'; readonly file: string }
+  | {
+      readonly kind: 'sqlite';
+      /** The durable database (synchronous = FULL). */
+      readonly file: string;
+      /** The 'process' durability's database (synchronous = NORMAL): a file of its own. */
+      readonly processFile: string;
+    }
   | { readonly kind: 'postgres'; readonly url: string; readonly schema: string };
 
 export type ServerMessage =
@@ -9,3 +15,6 @@ export type ClientMessage = { type: 'count' } | { type: 'close' };
 
 /** The bearer token the bench sends: the ledger's scope. */
 export const BENCH_TOKEN = 'bench';
+
+/** The durability a route runs at: the middleware's store, or the bare handler's connection. */
+export type BenchDurability = 'durable' | 'process';

@@ -1,12 +1,16 @@
 /**
  * The server side of bench/ledger, run in a worker thread so autocannon (on the main thread) and
- * the server each have a core: one node:http server, two routes, one effect.
- *   POST /unkeyed   the effect in a transaction of its own: no key, no ledger
- *   POST /keyed     the same effect through the idempotency middleware and the ledger
- * The effect is one INSERT into `bench_effects`. Messages: in 'count' | 'close'; out
- * {type:'listening', port} | {type:'count', rows} | {type:'closed'}.
+ * the server each have a core: one node:http server, one effect (an INSERT into `bench_effects`).
+ *   POST /bare            no oncely at all: a plain node handler, the INSERT in autocommit
+ *                         (ledger-bare.ts); the floor every ratio is taken against
+ *   POST /store           no key, no ledger, but the INSERT in a transaction of oncely's store
+ *                         (so it rides SQLite's group commit): an extra row, not the floor
+ *   POST /keyed           the same effect through the idempotency middleware and the ledger
+ *   ...?durability=process  the same on the 'process' durability (store and bare connection)
+ *   ...?slow=50           an awaited 50 ms call before the write
+ * Messages: in 'count' | 'close'; out {type:'listening', port} | {type:'count', rows} | {type:'closed'}.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
@@ -20,42 +24,80 @@ import {
 } from '../src/services/sql/index.js';
 import { createPostgresStore } from '../src/stores/postgres/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
+import { bareHandler, barePostgres, bareSqlite, type BareEffect } from './ledger-bare.js';
 import {
   BENCH_TOKEN,
+  type BenchDurability,
   type BenchTarget,
   type ClientMessage,
   type ServerMessage,
 } from './ledger-protocol.js';
 
-interface Opened {
+/** What one durability's routes run on: oncely's store, and the bare connection beside it. */
+interface Side {
   readonly store: LedgerStore<unknown>;
   readonly db: ServiceDatabase<unknown>;
-  readonly effects: string;
+  readonly bare: BareEffect;
+  /** Rows in this side's effects table. */
+  count(): Promise<number>;
   close(): Promise<void>;
 }
 
-async function open(target: BenchTarget): Promise<Opened> {
-  if (target.kind === 'sqlite') {
-    // A real file in WAL mode, as in production: every transaction commits at synchronous = FULL (an
-    // fsync); the ledger's claims commit at NORMAL and ride on the next FULL commit's fsync.
-    const store = createSqliteStore({ database: () => openSqliteDatabase(target.file) });
-    return {
-      store: store as LedgerStore<unknown>,
-      db: sqliteServiceDatabase(store) as ServiceDatabase<unknown>,
-      effects: 'bench_effects',
-      close: () => store.close(),
-    };
-  }
-  const pool = new pg.Pool({ connectionString: target.url, max: 10 });
-  const store = createPostgresStore({ pool, schema: target.schema });
+const EFFECTS = 'bench_effects';
+const createEffects = `CREATE TABLE IF NOT EXISTS ${EFFECTS} (amount INTEGER NOT NULL, note TEXT NOT NULL)`;
+
+async function sqliteSide(file: string, durability: BenchDurability): Promise<Side> {
+  // A real file in WAL mode, as in production: 'durable' commits at synchronous = FULL (an
+  // fsync; concurrent requests share one through the group commit), 'process' at NORMAL.
+  const store = createSqliteStore({ database: () => openSqliteDatabase(file), durability });
+  const db = sqliteServiceDatabase(store) as ServiceDatabase<unknown>;
+  await db.transaction((sql) => sql.run(createEffects));
+  const count = async (): Promise<number> =>
+    Number(
+      (await store.read((tx) => tx.get<{ n: number }>(`SELECT count(*) AS n FROM ${EFFECTS}`)))
+        ?.n ?? 0,
+    );
+  const bare = bareSqlite(file, durability, EFFECTS);
+  return {
+    store: store as LedgerStore<unknown>,
+    db,
+    bare,
+    count,
+    close: async () => {
+      await bare.close();
+      await store.close();
+    },
+  };
+}
+
+async function postgresSide(
+  url: string,
+  schema: string,
+  durability: BenchDurability,
+): Promise<Side> {
+  // pipeline: BEGIN goes out with the effect's first statement, the receipt with COMMIT.
+  const pool = new pg.Pool({ connectionString: url, max: 10, pipeline: true });
+  const table = durability === 'durable' ? 'oncely_ledger' : 'oncely_ledger_process';
+  const store = createPostgresStore({ pool, schema, table, durability });
   await store.sweep(0, 0); // creates the schema and the ledger's table
+  const effects = `"${schema}".${EFFECTS}`;
+  await pool.query(createEffects.replace(EFFECTS, effects));
+  const bare = barePostgres(url, durability, effects);
   return {
     store: store as LedgerStore<unknown>,
     db: postgresServiceDatabase(store) as ServiceDatabase<unknown>,
-    effects: `"${target.schema}".bench_effects`,
+    bare,
+    // Both sides share the effects table: the durable side counts it, the other adds nothing.
+    count: async () =>
+      durability === 'durable'
+        ? Number(
+            ((await pool.query(`SELECT count(*) AS n FROM ${effects}`)).rows[0] as { n: string }).n,
+          )
+        : 0,
     close: async () => {
+      await bare.close();
       await store.close();
-      await pool.query(`DROP SCHEMA IF EXISTS "${target.schema}" CASCADE`);
+      if (durability === 'durable') await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await pool.end();
     },
   };
@@ -65,58 +107,86 @@ const target = workerData as BenchTarget;
 const port = parentPort;
 if (!port) throw new Error('bench/ledger-server runs as a worker thread of bench/ledger');
 
-const { store, db, effects, close } = await open(target);
-await db.transaction((sql) =>
-  sql.run(`CREATE TABLE IF NOT EXISTS ${effects} (amount INTEGER NOT NULL, note TEXT NOT NULL)`),
-);
+const sides: Record<BenchDurability, Side> =
+  target.kind === 'sqlite'
+    ? {
+        durable: await sqliteSide(target.file, 'durable'),
+        process: await sqliteSide(target.processFile, 'process'),
+      }
+    : {
+        durable: await postgresSide(target.url, target.schema, 'durable'),
+        process: await postgresSide(target.url, target.schema, 'process'),
+      };
 
-/** The one effect both routes share, down to the SQL text. */
+/** The one effect the oncely routes share, down to the SQL text (the bare route's is the same INSERT). */
 async function effect(sql: SqlHandle, body: string, slowMs: number): Promise<Response> {
   const { amount, note } = JSON.parse(body) as { amount: number; note: string };
   // The slow variant: an awaited call (an HTTP request, say) before the write.
   if (slowMs > 0) await new Promise((resolve) => setTimeout(resolve, slowMs));
-  await sql.run(`INSERT INTO ${effects} (amount, note) VALUES ($1, $2)`, [amount, note]);
+  await sql.run(`INSERT INTO ${EFFECTS_SQL} (amount, note) VALUES ($1, $2)`, [amount, note]);
   return Response.json({ recorded: amount }, { status: 201 });
 }
+const EFFECTS_SQL = target.kind === 'postgres' ? `"${target.schema}".${EFFECTS}` : EFFECTS;
 
-const idempotency = createIdempotencyMiddleware({
-  ledger: createLedger({ store }),
-  scopeOf: (request) =>
-    request.headers.get('authorization') === `Bearer ${BENCH_TOKEN}` ? BENCH_TOKEN : undefined,
-  // autocannon drops its connections at the end of a run: requests still in flight then fail
-  // with "premature close"; they are counted in the effect rows, not logged one by one.
-  onError: () => {},
-});
-const slowOf = (request: Request): number =>
-  Number(new URL(request.url).searchParams.get('slow') ?? 0);
-const keyed = withIdempotency(idempotency, async (request, context) =>
-  context === undefined
-    ? new Response('not found', { status: 404 })
-    : effect(db.within(context.tx), await request.text(), slowOf(request)),
-);
-const unkeyed = async (request: Request): Promise<Response> => {
-  const body = await request.text();
-  return db.transaction((sql) => effect(sql, body, slowOf(request)));
+interface Routes {
+  readonly keyed: (request: Request) => Promise<Response>;
+  readonly store: (request: Request) => Promise<Response>;
+  readonly bare: ReturnType<typeof bareHandler>;
+}
+
+function routesOf(side: Side): Routes {
+  const idempotency = createIdempotencyMiddleware({
+    ledger: createLedger({ store: side.store }),
+    scopeOf: (request) =>
+      request.headers.get('authorization') === `Bearer ${BENCH_TOKEN}` ? BENCH_TOKEN : undefined,
+    // autocannon drops its connections at the end of a run: requests still in flight then fail
+    // with "premature close"; they are counted in the effect rows, not logged one by one.
+    onError: () => {},
+  });
+  return {
+    keyed: withIdempotency(idempotency, async (request, context) =>
+      context === undefined
+        ? new Response('not found', { status: 404 })
+        : effect(side.db.within(context.tx), await request.text(), slowOf(request.url)),
+    ),
+    store: async (request) => {
+      const body = await request.text();
+      return side.db.transaction((sql) => effect(sql, body, slowOf(request.url)));
+    },
+    bare: bareHandler(side.bare),
+  };
+}
+
+const routes: Record<BenchDurability, Routes> = {
+  durable: routesOf(sides.durable),
+  process: routesOf(sides.process),
 };
+const slowOf = (url: string): number =>
+  Number(new URL(url, 'http://x').searchParams.get('slow') ?? 0);
+const durabilityOf = (url: string): BenchDurability =>
+  url.includes('durability=process') ? 'process' : 'durable';
+
+/** The oncely routes, web-standard, through oncely's node:http adapter. */
+const web = toNodeListener(async (request) => {
+  const { pathname } = new URL(request.url);
+  const on = routes[durabilityOf(request.url)];
+  if (request.method === 'POST' && pathname === '/keyed') return on.keyed(request);
+  if (request.method === 'POST' && pathname === '/store') return on.store(request);
+  return new Response('not found', { status: 404 });
+});
 
 /** Requests being handled: a count waits for none, so a run's stragglers are not counted in the next run. */
 let active = 0;
-const route = async (request: Request): Promise<Response> => {
-  const { pathname } = new URL(request.url);
-  if (request.method === 'POST' && pathname === '/keyed') return keyed(request);
-  if (request.method === 'POST' && pathname === '/unkeyed') return unkeyed(request);
-  return new Response('not found', { status: 404 });
-};
-const server = createServer(
-  toNodeListener(async (request) => {
-    active++;
-    try {
-      return await route(request);
-    } finally {
-      active--;
-    }
-  }),
-);
+const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  active++;
+  res.once('close', () => active--);
+  const url = req.url ?? '/';
+  if (req.method === 'POST' && url.startsWith('/bare')) {
+    routes[durabilityOf(url)].bare(req, res, slowOf(url)).catch(() => res.destroy());
+    return;
+  }
+  web(req, res);
+});
 
 async function idle(): Promise<void> {
   while (active > 0) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -131,18 +201,19 @@ server.listen(0, '127.0.0.1', () =>
 port.on('message', (message: ClientMessage) => {
   if (message.type === 'count') {
     void idle()
-      .then(() =>
-        db.transaction((sql) =>
-          sql.all<{ n: number | string }>(`SELECT count(*) AS n FROM ${effects}`),
-        ),
-      )
-      .then(([row]) =>
-        port.postMessage({ type: 'count', rows: Number(row?.n ?? 0) } satisfies ServerMessage),
-      );
+      .then(async () => (await sides.durable.count()) + (await sides.process.count()))
+      .then((rows) => port.postMessage({ type: 'count', rows } satisfies ServerMessage));
   } else {
     server.closeAllConnections();
     server.close(
-      () => void close().then(() => port.postMessage({ type: 'closed' } satisfies ServerMessage)),
+      () =>
+        void sides.process
+          .close()
+          .then(() => sides.durable.close())
+          .then(() => {
+            port.postMessage({ type: 'closed' } satisfies ServerMessage);
+            port.close(); // nothing else keeps the thread alive: it exits
+          }),
     );
   }
 });

@@ -1,19 +1,24 @@
 /**
- * What the ledger costs a request: keyed against unkeyed POSTs on the same node:http server with
- * the same effect (one INSERT), driven by autocannon in one run. Five variants per backend,
- * interleaved round by round:
- *   - unkeyed: the effect in a transaction of its own; no key, no ledger (the floor);
- *   - keyed:   a fresh Idempotency-Key per request: claim, effect + receipt in one transaction;
- *   - replay:  one key for every request: the first runs, the rest are answered from the receipt;
- *   - unkeyed-slow, keyed-slow: the same with an awaited 50 ms call before the write, 20 connections.
- * Durable mode on both: SQLite (a real file, WAL, synchronous = FULL, group commit: concurrent
- * requests share one fsync); PostgreSQL when a URL is given (the effect + receipt commit
- * synchronously, the claim with synchronous_commit = off: one WAL flush per request).
- * See docs/durability.md. Prints the median req/s, the spread over the rounds and p99 for each,
- * the ratios, and the effect rows each run added (keyed: one per 2xx; replay: one in all).
+ * What the ledger costs a request: the same POST with the same effect (one INSERT) with no oncely
+ * at all, and through oncely's middleware and ledger, on one node:http server, driven by
+ * autocannon in one run. Variants, interleaved round by round (see SPECS):
+ *   - bare:  no oncely: a plain node handler, the INSERT in autocommit on a connection of its own
+ *            at the same durability (SQLite WAL + synchronous = FULL: one fsync per request;
+ *            PostgreSQL: a pool, synchronous_commit on). The floor every ratio is taken against;
+ *   - store: no key, but the INSERT in a transaction of oncely's store (it shares SQLite's group
+ *            commit): an extra row, to separate what the store's commit saves from the rest;
+ *   - keyed: a fresh Idempotency-Key per request: claim, effect + receipt in one transaction;
+ *   - replay: one key for every request: the first runs, the rest are answered from the receipt;
+ *   - bare-process, keyed-process: the same at 'process' durability (SQLite synchronous =
+ *     NORMAL, PostgreSQL synchronous_commit off: survives a crash of the process, not of power);
+ *   - bare-slow, keyed-slow: an awaited 50 ms call before the write, 20 connections.
+ * Every row says its durability (docs/durability.md). Prints the median req/s, the spread over
+ * the rounds and p99 for each, the ratio to its floor, and the effect rows each run added
+ * (keyed: one per 2xx; replay: one in all).
  *
  *   npm run build && node dist/bench/ledger.js [--seconds 5] [--connections 10] [--rounds 1]
  *                                              [--pg URL] [--only sqlite|postgres]
+ *                                              [--variants keyed,bare]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,6 +28,7 @@ import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import {
   BENCH_TOKEN,
+  type BenchDurability,
   type BenchTarget,
   type ClientMessage,
   type ServerMessage,
@@ -52,10 +58,90 @@ type Autocannon = (options: {
 }) => Promise<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-const VARIANTS = ['unkeyed', 'keyed', 'replay', 'unkeyed-slow', 'keyed-slow'] as const;
 /** The slow variants' awaited call before the effect's write, and their connections. */
 const SLOW = { ms: 50, connections: 20 } as const;
-type Variant = (typeof VARIANTS)[number];
+
+/**
+ * One measured variant: its route, how it keys its requests, the durability it runs at, and the
+ * variant its ratio is taken against (the bare handler of the same durability and shape).
+ */
+interface VariantSpec {
+  readonly path: string;
+  readonly keys: 'none' | 'fresh' | 'one';
+  readonly durability: BenchDurability;
+  readonly slow: boolean;
+  readonly floor: 'bare' | 'bare-process' | 'bare-slow';
+  /** What the row is, for the table's last column. */
+  readonly what: string;
+}
+const SPECS = {
+  bare: {
+    path: '/bare',
+    keys: 'none',
+    durability: 'durable',
+    slow: false,
+    floor: 'bare',
+    what: 'no oncely: plain node handler, INSERT in autocommit (the floor)',
+  },
+  store: {
+    path: '/store',
+    keys: 'none',
+    durability: 'durable',
+    slow: false,
+    floor: 'bare',
+    what: "no key, INSERT in a transaction of oncely's store (group commit)",
+  },
+  keyed: {
+    path: '/keyed',
+    keys: 'fresh',
+    durability: 'durable',
+    slow: false,
+    floor: 'bare',
+    what: 'a new key each: claim, effect + receipt',
+  },
+  replay: {
+    path: '/keyed',
+    keys: 'one',
+    durability: 'durable',
+    slow: false,
+    floor: 'bare',
+    what: 'one key for all: answered from the receipt',
+  },
+  'bare-process': {
+    path: '/bare?durability=process',
+    keys: 'none',
+    durability: 'process',
+    slow: false,
+    floor: 'bare-process',
+    what: 'no oncely, process durability (the floor for process rows)',
+  },
+  'keyed-process': {
+    path: '/keyed?durability=process',
+    keys: 'fresh',
+    durability: 'process',
+    slow: false,
+    floor: 'bare-process',
+    what: 'a new key each, process durability',
+  },
+  'bare-slow': {
+    path: `/bare?slow=${SLOW.ms}`,
+    keys: 'none',
+    durability: 'durable',
+    slow: true,
+    floor: 'bare-slow',
+    what: `no oncely, an awaited ${SLOW.ms} ms call, ${SLOW.connections} connections`,
+  },
+  'keyed-slow': {
+    path: `/keyed?slow=${SLOW.ms}`,
+    keys: 'fresh',
+    durability: 'durable',
+    slow: true,
+    floor: 'bare-slow',
+    what: `a new key each, an awaited ${SLOW.ms} ms call, ${SLOW.connections} connections`,
+  },
+} as const satisfies Record<string, VariantSpec>;
+type Variant = keyof typeof SPECS;
+const VARIANTS = Object.keys(SPECS) as Variant[];
 const BACKENDS = ['sqlite', 'postgres'] as const;
 type Backend = (typeof BACKENDS)[number];
 
@@ -102,51 +188,33 @@ class ServerThread {
   }
   async close(): Promise<void> {
     await this.ask({ type: 'close' });
-    await this.#worker.terminate();
+    // The thread ends on its own once its server and pools are closed: a --cpu-prof profile of
+    // it is written then (terminate() would lose it).
+    await new Promise((resolve) => this.#worker.once('exit', resolve));
   }
 }
 
 let keyCounter = 0;
 
 function requestsFor(variant: Variant, runId: string): AutocannonRequest[] {
+  const spec: VariantSpec = SPECS[variant];
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${BENCH_TOKEN}` };
-  const body = JSON.stringify({ amount: 1, note: 'bench' });
-  if (variant === 'unkeyed') return [{ method: 'POST', path: '/unkeyed', headers, body }];
-  if (variant === 'unkeyed-slow')
-    return [{ method: 'POST', path: `/unkeyed?slow=${SLOW.ms}`, headers, body }];
-  if (variant === 'keyed-slow') {
-    return [
-      {
-        method: 'POST',
-        path: `/keyed?slow=${SLOW.ms}`,
-        headers,
-        body,
-        setupRequest: (request) => ({
-          ...request,
-          headers: { ...request.headers, 'idempotency-key': `${runId}-${++keyCounter}` },
-        }),
-      },
-    ];
-  }
-  if (variant === 'replay')
-    return [
-      {
-        method: 'POST',
-        path: '/keyed',
-        headers: { ...headers, 'idempotency-key': `${runId}-replayed` },
-        body,
-      },
-    ];
+  const request = {
+    method: 'POST',
+    path: spec.path,
+    headers,
+    body: JSON.stringify({ amount: 1, note: 'bench' }),
+  };
+  if (spec.keys === 'none') return [request];
+  if (spec.keys === 'one')
+    return [{ ...request, headers: { ...headers, 'idempotency-key': `${runId}-replayed` } }];
   // Each keyed request needs a key of its own: set one as every request is built.
   return [
     {
-      method: 'POST',
-      path: '/keyed',
-      headers,
-      body,
-      setupRequest: (request) => ({
-        ...request,
-        headers: { ...request.headers, 'idempotency-key': `${runId}-${++keyCounter}` },
+      ...request,
+      setupRequest: (built) => ({
+        ...built,
+        headers: { ...built.headers, 'idempotency-key': `${runId}-${++keyCounter}` },
       }),
     },
   ];
@@ -164,7 +232,7 @@ async function runOne(
   const before = await server.rows();
   const result = await autocannon({
     url,
-    connections: variant.endsWith('-slow') ? SLOW.connections : connections,
+    connections: SPECS[variant].slow ? SLOW.connections : connections,
     duration: seconds,
     requests: requestsFor(variant, runId),
   });
@@ -186,6 +254,7 @@ export async function benchLedger(options: {
   seconds: number;
   connections: number;
   rounds: number;
+  variants: readonly Variant[];
   backends: ReadonlyArray<{ backend: Backend; target: BenchTarget }>;
 }): Promise<LedgerBenchRow[]> {
   const rows: LedgerBenchRow[] = [];
@@ -197,7 +266,7 @@ export async function benchLedger(options: {
     const url = `http://127.0.0.1:${ready.port}`;
     try {
       // Warm-up: JIT, prepared statements, pool connections. Not measured.
-      for (const variant of VARIANTS)
+      for (const variant of options.variants)
         await runOne(
           server,
           url,
@@ -207,9 +276,9 @@ export async function benchLedger(options: {
           options.connections,
           `warm-${variant}`,
         );
-      const perVariant = new Map<Variant, LedgerBenchRow[]>(VARIANTS.map((v) => [v, []]));
+      const perVariant = new Map<Variant, LedgerBenchRow[]>(options.variants.map((v) => [v, []]));
       for (let round = 1; round <= options.rounds; round++) {
-        for (const variant of VARIANTS) {
+        for (const variant of options.variants) {
           progress(
             `${backend}: ${variant}, round ${round}/${options.rounds}, ${options.seconds} s`,
           );
@@ -228,7 +297,7 @@ export async function benchLedger(options: {
             );
         }
       }
-      for (const variant of VARIANTS) rows.push(median(perVariant.get(variant)!));
+      for (const variant of options.variants) rows.push(median(perVariant.get(variant)!));
     } finally {
       await server.close();
     }
@@ -249,45 +318,66 @@ function progress(line: string): void {
   if (process.stderr.isTTY) process.stderr.write(`  … ${line}\n`);
 }
 
+/** req/s of `row` over its floor's (the bare handler of the same durability and shape). */
+function ratioOf(row: LedgerBenchRow, rows: readonly LedgerBenchRow[]): number {
+  const floor = rows.find(
+    (r) => r.backend === row.backend && r.variant === SPECS[row.variant].floor,
+  );
+  return floor ? row.requestsPerSecond / floor.requestsPerSecond : Number.NaN;
+}
+
 export function formatLedgerBench(rows: readonly LedgerBenchRow[]): string {
   const out = [
-    'backend   variant       req/s    spread         p99 ms   vs unkeyed   statuses                  effect rows',
-    '--------  ------------  -------  -------------  -------  -----------  ------------------------  -----------',
+    'backend   variant        durability  req/s    spread         p99 ms   ÷ floor  statuses                  effect rows  what',
+    '--------  -------------  ----------  -------  -------------  -------  -------  ------------------------  -----------  ----',
   ];
   for (const row of rows) {
-    const floor = rows.find(
-      (r) =>
-        r.backend === row.backend &&
-        r.variant === (row.variant.endsWith('-slow') ? 'unkeyed-slow' : 'unkeyed'),
-    );
-    const ratio = floor ? row.requestsPerSecond / floor.requestsPerSecond : Number.NaN;
+    const spec: VariantSpec = SPECS[row.variant];
     const statuses =
       Object.entries(row.statuses)
         .map(([s, n]) => `${s}×${n}`)
         .join(' ') + (row.errors > 0 ? ` errors×${row.errors}` : '');
+    const spread = row.spread ? `${row.spread[0].toFixed(0)}–${row.spread[1].toFixed(0)}` : '';
     out.push(
-      `${row.backend.padEnd(8)}  ${row.variant.padEnd(12)}  ${row.requestsPerSecond.toFixed(0).padStart(7)}  ${(row.spread ? `${row.spread[0].toFixed(0)}–${row.spread[1].toFixed(0)}` : '').padEnd(13)}  ${row.p99Ms.toFixed(1).padStart(7)}  ${`${ratio.toFixed(2)}×`.padStart(11)}  ${statuses.padEnd(24)}  ${String(row.effectRows).padStart(11)}`,
+      [
+        row.backend.padEnd(8),
+        row.variant.padEnd(13),
+        spec.durability.padEnd(10),
+        row.requestsPerSecond.toFixed(0).padStart(7),
+        spread.padEnd(13),
+        row.p99Ms.toFixed(1).padStart(7),
+        `${ratioOf(row, rows).toFixed(2)}×`.padStart(7),
+        statuses.padEnd(24),
+        String(row.effectRows).padStart(11),
+        spec.what,
+      ].join('  '),
     );
   }
+  const find = (backend: Backend, variant: Variant): LedgerBenchRow | undefined =>
+    rows.find((r) => r.backend === backend && r.variant === variant);
+  const targets: ReadonlyArray<readonly [Variant, string, number | undefined]> = [
+    ['keyed', 'keyed ÷ bare (durable)', 0.85],
+    ['replay', 'replay ÷ bare (durable)', 1.5],
+    ['keyed-process', 'keyed ÷ bare (process)', undefined],
+    [
+      'keyed-slow',
+      `slow effect (${SLOW.ms} ms awaited, ${SLOW.connections} connections): keyed ÷ bare`,
+      0.8,
+    ],
+    ['store', 'store without a key ÷ bare (durable)', undefined],
+  ];
   for (const backend of BACKENDS) {
-    const keyed = rows.find((r) => r.backend === backend && r.variant === 'keyed');
-    const unkeyed = rows.find((r) => r.backend === backend && r.variant === 'unkeyed');
-    if (keyed && unkeyed) {
-      out.push(
-        `${backend}: keyed/unkeyed = ${(keyed.requestsPerSecond / unkeyed.requestsPerSecond).toFixed(2)} (req/s), p99 ${keyed.p99Ms.toFixed(1)} ms vs ${unkeyed.p99Ms.toFixed(1)} ms`,
-      );
-    }
-    const replay = rows.find((r) => r.backend === backend && r.variant === 'replay');
-    if (replay && unkeyed)
-      out.push(
-        `${backend}: replay/unkeyed = ${(replay.requestsPerSecond / unkeyed.requestsPerSecond).toFixed(2)}`,
-      );
-    const keyedSlow = rows.find((r) => r.backend === backend && r.variant === 'keyed-slow');
-    const unkeyedSlow = rows.find((r) => r.backend === backend && r.variant === 'unkeyed-slow');
-    if (keyedSlow && unkeyedSlow) {
-      out.push(
-        `${backend}: slow effect (${SLOW.ms} ms awaited, ${SLOW.connections} connections): keyed/unkeyed = ${(keyedSlow.requestsPerSecond / unkeyedSlow.requestsPerSecond).toFixed(2)}`,
-      );
+    for (const [variant, label, target] of targets) {
+      const row = find(backend, variant);
+      if (!row) continue;
+      const ratio = ratioOf(row, rows);
+      const verdict =
+        target === undefined
+          ? ''
+          : ratio >= target
+            ? `  (target ≥ ${target}: met)`
+            : `  (target ≥ ${target}: NOT met)`;
+      out.push(`${backend}: ${label} = ${ratio.toFixed(2)}${verdict}`);
     }
   }
   return `${out.join('\n')}\n`;
@@ -296,9 +386,10 @@ export function formatLedgerBench(rows: readonly LedgerBenchRow[]): string {
 const USAGE = `usage: node dist/bench/ledger.js [--seconds N] [--connections N] [--rounds N] [--pg URL] [--only sqlite|postgres]
   --seconds N       length of each measured run (default ${DEFAULTS.seconds})
   --connections N   autocannon connections (default ${DEFAULTS.connections})
-  --rounds N        repeat the three variants N times and keep each one's median run (default ${DEFAULTS.rounds})
+  --rounds N        repeat every variant N times and keep each one's median run (default ${DEFAULTS.rounds})
   --pg URL          PostgreSQL to bench too (default: $ONCELY_TEST_POSTGRES_URL; none: SQLite only)
-  --only BACKEND    sqlite or postgres`;
+  --only BACKEND    sqlite or postgres
+  --variants A,B    only these variants (default all: ${VARIANTS.join(',')}); for profiling one`;
 
 async function main(): Promise<void> {
   // Not strict: `npm run bench -- --rounds 3` hands every benchmark the same arguments.
@@ -310,6 +401,7 @@ async function main(): Promise<void> {
       rounds: { type: 'string' },
       pg: { type: 'string' },
       only: { type: 'string' },
+      variants: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -328,6 +420,15 @@ async function main(): Promise<void> {
   const only = values.only;
   if (only !== undefined && !(BACKENDS as readonly unknown[]).includes(only))
     throw new Error(`bench/ledger: --only must be sqlite or postgres, got ${String(only)}`);
+  const variants =
+    typeof values.variants === 'string'
+      ? values.variants.split(',').map((v) => v.trim())
+      : VARIANTS;
+  const unknown = variants.filter((v) => !(VARIANTS as readonly string[]).includes(v));
+  if (unknown.length > 0 || variants.length === 0)
+    throw new Error(
+      `bench/ledger: --variants takes names from ${VARIANTS.join(', ')}; got ${String(values.variants)}`,
+    );
   const pgUrl =
     typeof values.pg === 'string'
       ? values.pg
@@ -337,7 +438,14 @@ async function main(): Promise<void> {
   try {
     const backends: Array<{ backend: Backend; target: BenchTarget }> = [];
     if (only !== 'postgres')
-      backends.push({ backend: 'sqlite', target: { kind: 'sqlite', file: join(dir, 'bench.db') } });
+      backends.push({
+        backend: 'sqlite',
+        target: {
+          kind: 'sqlite',
+          file: join(dir, 'bench.db'),
+          processFile: join(dir, 'process.db'),
+        },
+      });
     if (only !== 'sqlite' && pgUrl)
       backends.push({
         backend: 'postgres',
@@ -347,15 +455,24 @@ async function main(): Promise<void> {
       `bench/ledger: POST with one INSERT as the effect; autocannon, ${connections} connections, ${seconds} s per run, ${rounds} round(s); server in a worker thread`,
     );
     console.log(
-      '  durability: durable on both (SQLite synchronous = FULL with group commit; PostgreSQL synchronous commit of the effect + receipt). The machine is shared: read the spread.',
+      '  durability: each row says its own. durable: SQLite synchronous = FULL, PostgreSQL synchronous_commit on; process: SQLite synchronous = NORMAL, PostgreSQL synchronous_commit off. The machine is shared: read the spread.',
     );
     console.log(
       pgUrl
-        ? `  postgres: ${pgUrl.replace(/\/\/[^@/]*@/, '//…@')}, a schema of its own, pool of 10`
+        ? `  postgres: ${pgUrl.replace(/\/\/[^@/]*@/, '//…@')}, a schema of its own, pools of 10 (oncely's store, the bare handler)`
         : '  postgres: skipped (give --pg URL or set ONCELY_TEST_POSTGRES_URL)',
     );
-    const rows = await benchLedger({ seconds, connections, rounds, backends });
+    const rows = await benchLedger({
+      seconds,
+      connections,
+      rounds,
+      variants: variants as Variant[],
+      backends,
+    });
     process.stdout.write(`\n${formatLedgerBench(rows)}`);
+    console.log(
+      'floor: each ratio is over the bare row of the same durability and shape: the handler with no oncely, each INSERT committed on its own.',
+    );
     console.log(
       'keyed: a claim (one statement) before the effect, whose transaction also writes the receipt; on SQLite concurrent requests share one COMMIT (one fsync).',
     );

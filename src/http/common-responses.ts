@@ -1,3 +1,4 @@
+import { knownRequestBody, requestOfBytes } from './known-body.js';
 import { problemResponse } from './problem.js';
 
 /** The WWW-Authenticate challenge of a bearer-token receiver (RFC 6750 section 3). */
@@ -23,18 +24,16 @@ export function methodNotAllowedResponse(
 }
 
 /**
- * A copy of `request` whose body is `bytes`: what a handler downstream of a reader gets, so
- * nothing reads the network twice. The signal carries over, so a client that goes away still
- * aborts the work.
+ * A request whose body is `bytes`: what a handler downstream of a reader gets, so nothing reads
+ * the network twice. `request` itself when its body is still unread and known to be `bytes` (the
+ * node adapters read it once, known-body.ts); otherwise a copy, whose signal carries over, so a
+ * client that goes away still aborts the work.
  */
 export function requestWithBody(request: Request, bytes: Uint8Array): Request {
-  return new Request(request.url, {
-    method: request.method,
-    headers: request.headers,
-    body:
-      bytes.byteLength === 0 || request.method === 'GET' || request.method === 'HEAD'
-        ? null
-        : new Uint8Array(bytes),
-    signal: request.signal,
-  });
+  if (knownRequestBody(request) === bytes) return request;
+  return requestOfBytes(
+    request.url,
+    { method: request.method, headers: request.headers, signal: request.signal },
+    bytes,
+  );
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { OncelyError } from '../contract/errors.js';
+import { knownResponseBody, requestOfBytes } from './known-body.js';
 import { logOncelyError } from './log-oncely-error.js';
 import { problemResponse } from './problem.js';
 import { readRequestTarget } from './request-target.js';
@@ -135,7 +136,16 @@ export async function serveNode(
     },
   };
   try {
-    response = await handler(toRequest(req, target.url, body, aborter.signal), connection);
+    let request: Request;
+    try {
+      const bytes = body ?? (await readSmallBody(req));
+      request = toRequest(req, target.url, bytes, aborter.signal);
+    } catch (bodyError) {
+      // The body never came whole (the client left, or the server answered 408 meanwhile): the
+      // handler still runs, as it would have on a streamed body, and its body read fails.
+      request = toRequest(req, target.url, undefined, aborter.signal, { failed: bodyError });
+    }
+    response = await handler(request, connection);
   } catch (error) {
     if (!aborter.signal.aborted) onError(error);
     response = problemResponse('internal_error', 'the request failed');
@@ -152,12 +162,53 @@ export async function serveNode(
   }
 }
 
-/** A web Request for a node request; `body` replaces the stream when the bytes were read already. */
+/**
+ * Bodies up to this size that declare their length are read before the handler runs, into a
+ * Request that is known to carry them (known-body.ts): no web stream to make and read on Node 20.
+ * Larger or chunked bodies stream into the Request, and the middleware stops reading at its limit.
+ */
+export const READ_AHEAD_BYTES = 65_536;
+
+/**
+ * The whole body of a request that declares a Content-Length of at most READ_AHEAD_BYTES, or
+ * undefined (GET, HEAD, a larger or chunked body: it is streamed instead). Rejects when the
+ * request ends before its body does (the client went away, or the server cut it off).
+ */
+export function readSmallBody(req: IncomingMessage): Promise<Uint8Array> | undefined {
+  const method = req.method ?? 'GET';
+  if (method === 'GET' || method === 'HEAD' || req.readableEnded) return undefined;
+  const declared = req.headers['content-length'];
+  if (declared === undefined || req.headers['transfer-encoding'] !== undefined) return undefined;
+  const length = Number(declared);
+  if (!Number.isSafeInteger(length) || length < 0 || length > READ_AHEAD_BYTES) return undefined;
+  return new Promise<Uint8Array>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const onData = (chunk: Buffer): void => void chunks.push(chunk);
+    const onEnd = (): void => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onClose = (): void => {
+      done();
+      reject(new Error('the request ended before its body was read'));
+    };
+    const done = (): void => {
+      req.off('data', onData).off('end', onEnd).off('error', onClose).off('close', onClose);
+    };
+    req.on('data', onData).once('end', onEnd).once('error', onClose).once('close', onClose);
+  });
+}
+
+/**
+ * A web Request for a node request; `body` replaces the stream when the bytes were read already.
+ * `unread.failed`: reading them failed, and the Request's body fails with that error when read.
+ */
 export function toRequest(
   req: IncomingMessage,
   url: URL,
   body: Uint8Array | undefined,
   signal: AbortSignal,
+  unread?: { readonly failed: unknown },
 ): Request {
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
@@ -165,14 +216,16 @@ export function toRequest(
     if (!name.startsWith(':')) headers.append(name, req.rawHeaders[i + 1]!);
   }
   const method = req.method ?? 'GET';
-  const hasBody = method !== 'GET' && method !== 'HEAD';
+  if (body !== undefined) return requestOfBytes(url, { method, headers, signal }, body);
   const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
-  if (hasBody) {
-    if (body !== undefined) init.body = new Uint8Array(body);
-    else {
-      init.body = Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>;
-      init.duplex = 'half'; // required by fetch for a streamed request body
-    }
+  if (method !== 'GET' && method !== 'HEAD') {
+    init.body =
+      unread === undefined
+        ? (Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>)
+        : new ReadableStream<Uint8Array>({
+            start: (controller) => controller.error(unread.failed),
+          });
+    init.duplex = 'half'; // required by fetch for a streamed request body
   }
   return new Request(url, init);
 }
@@ -185,7 +238,10 @@ export function rawHeaderValues(rawHeaders: readonly string[], name: string): st
   return values;
 }
 
-/** Writes a web Response to a node response (status, headers, cookies one by one, body streamed). */
+/**
+ * Writes a web Response to a node response (status, headers, cookies one by one, body streamed;
+ * a body oncely made from bytes is written as those bytes, with its Content-Length).
+ */
 export async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
   res.statusCode = response.status;
   if (response.statusText) res.statusMessage = response.statusText;
@@ -193,8 +249,9 @@ export async function writeResponse(response: Response, res: ServerResponse): Pr
     if (name !== 'set-cookie') res.setHeader(name, value);
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) res.setHeader('set-cookie', cookies);
-  if (response.body === null) {
-    res.end();
+  const known = knownResponseBody(response);
+  if (response.body === null || known !== undefined) {
+    res.end(known !== undefined && known.byteLength > 0 ? known : undefined);
     return;
   }
   await pipeline(

@@ -1,4 +1,5 @@
 import { HEADER, PROBLEM_JSON } from '../contract/headers.js';
+import { responseOfBytes } from './known-body.js';
 
 /**
  * One kind of problem: its machine-readable code, its status and its title. The http layer owns
@@ -85,6 +86,8 @@ export function problemDetails(
   return { type: `${typeBase}${code.replaceAll('_', '-')}`, title, status, detail, code };
 }
 
+const encoder = new TextEncoder();
+
 /** The one problem+json builder: every refusal of every service goes through it. */
 export function problemResponse(
   kind: ProblemKind | ProblemType,
@@ -98,7 +101,7 @@ export function problemResponse(
   if (options.retryAfterMs !== undefined)
     headers.set(HEADER.retryAfter, String(retryAfterSeconds(options.retryAfterMs)));
   for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
-  return new Response(JSON.stringify(body), { status: details.status, headers });
+  return responseOfBytes(encoder.encode(JSON.stringify(body)), { status: details.status, headers });
 }
 
 /** Delay-seconds for a Retry-After header: never 0, which a client could read as "hammer now". */

@@ -1,3 +1,5 @@
+import { knownRequestBody } from './known-body.js';
+
 /** A body read in full, or the news that it was larger than allowed. */
 export type BodyRead =
   | { readonly kind: 'ok'; readonly bytes: Uint8Array }
@@ -7,8 +9,15 @@ export type BodyRead =
  * Reads a request body, refusing one larger than `maxBytes` without buffering it: a declared
  * Content-Length over the limit is refused before reading, and a streamed body is cut off at the
  * first chunk past it. (The receipt needs the whole body, so there is no streaming through.)
+ * A body the node adapters already read (known-body.ts) is taken as is and left unread, so the
+ * same Request can go on to the handler.
  */
 export async function readBodyWithin(request: Request, maxBytes: number): Promise<BodyRead> {
+  const known = knownRequestBody(request);
+  if (known !== undefined)
+    return known.byteLength > maxBytes
+      ? { kind: 'too_large', limitBytes: maxBytes }
+      : { kind: 'ok', bytes: known };
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes)
     return { kind: 'too_large', limitBytes: maxBytes };

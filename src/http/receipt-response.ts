@@ -1,4 +1,5 @@
 import type { Receipt } from '../contract/receipt.js';
+import { knownResponseBody, responseOfBytes } from './known-body.js';
 
 /** Statuses whose responses must not carry a body (RFC 9110 sections 15.3.5, 15.3.6, 15.4.5). */
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
@@ -16,7 +17,7 @@ export async function responseToReceipt(
   response: Response,
   allowList: ReadonlySet<string>,
 ): Promise<{ receipt: Receipt; headers: Headers }> {
-  const body = new Uint8Array(await response.arrayBuffer());
+  const body = knownResponseBody(response) ?? new Uint8Array(await response.arrayBuffer());
   const headers: Array<readonly [string, string]> = [];
   for (const [name, value] of response.headers)
     if (allowList.has(name)) headers.push([name, value]);
@@ -28,7 +29,10 @@ export function receiptToResponse(receipt: Receipt, extra: Record<string, string
   const headers = new Headers();
   for (const [name, value] of receipt.headers) headers.append(name, value);
   for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-  return new Response(bodyFor(receipt.status, receipt.body), { status: receipt.status, headers });
+  return responseOfBytes(bodyFor(receipt.status, receipt.body), {
+    status: receipt.status,
+    headers,
+  });
 }
 
 /** The first answer in full: every header the handler set, not only the allow-listed ones. */
@@ -37,9 +41,9 @@ export function firstResponse(status: number, original: Headers, body: Uint8Arra
   for (const [name, value] of original)
     if (!TRANSFER_HEADERS.has(name) && name !== 'set-cookie') headers.append(name, value);
   for (const cookie of original.getSetCookie()) headers.append('set-cookie', cookie);
-  return new Response(bodyFor(status, body), { status, headers });
+  return responseOfBytes(bodyFor(status, body), { status, headers });
 }
 
-function bodyFor(status: number, body: Uint8Array): Uint8Array<ArrayBuffer> | null {
-  return NULL_BODY_STATUSES.has(status) || body.byteLength === 0 ? null : new Uint8Array(body);
+function bodyFor(status: number, body: Uint8Array): Uint8Array | null {
+  return NULL_BODY_STATUSES.has(status) || body.byteLength === 0 ? null : body;
 }

@@ -55,6 +55,12 @@ export interface LedgerTuning {
   readonly shouldStore: (receipt: Receipt) => boolean;
   /** The owner token of each claim. @default crypto.randomUUID */
   readonly generateToken: () => string;
+  /**
+   * Memory for completed receipts this process wrote or read, so a replay is answered without
+   * a store round trip (receipt-cache.ts): a completed receipt never changes before its
+   * retention ends. Least recently used first; 0 turns it off. @default 8388608 (8 MiB)
+   */
+  readonly receiptCacheBytes: number;
 }
 
 export interface LedgerOptions<Tx> extends Partial<LedgerTuning> {
@@ -71,6 +77,7 @@ export const DEFAULT_LEDGER_OPTIONS: Omit<LedgerTuning, 'heartbeatMs'> = {
   sweepPauseMs: 10,
   shouldStore: isBusinessAnswer,
   generateToken: () => globalThis.crypto.randomUUID(),
+  receiptCacheBytes: 8_388_608,
 };
 
 export interface ResolvedLedgerOptions<Tx> extends LedgerTuning {
@@ -119,6 +126,7 @@ export function resolveLedgerOptions<Tx>(options: LedgerOptions<Tx>): ResolvedLe
   wholeMs('tombstoneMs', o.tombstoneMs, 0, 'a whole number of milliseconds >= 0');
   wholeMs('sweepBatchRows', o.sweepBatchRows, 1, 'a whole number of rows >= 1');
   wholeMs('sweepPauseMs', o.sweepPauseMs, 0, 'a whole number of milliseconds >= 0');
+  wholeMs('receiptCacheBytes', o.receiptCacheBytes, 0, 'a whole number of bytes >= 0');
   if (typeof o.shouldStore !== 'function')
     throw new InvalidOptionError('shouldStore', o.shouldStore, 'a function (receipt) => boolean');
   if (typeof o.generateToken !== 'function')

@@ -18,6 +18,7 @@ import type { Claim, ExecuteResult, LedgerRequest, LookupResult } from './ledger
 import type { LedgerStore, SweepResult } from './ledger-store.js';
 import { createLedgerSweeper, type SweepProgress } from './ledger-sweeper.js';
 import { normalizeReceipt } from './normalize-receipt.js';
+import { ReceiptCache } from './receipt-cache.js';
 import { storeReady } from './store-ready.js';
 
 /** The effect: the caller's work, given the store's transaction handle for its own writes. */
@@ -53,6 +54,9 @@ export interface Ledger<Tx> {
 /** Claim rounds lost to other workers' concurrent writes before giving up as unavailable. */
 const MAX_CLAIM_ROUNDS = 8;
 
+/** Why a heartbeat's sleep ends: the effect finished. Never seen outside the ledger. */
+const HEARTBEAT_STOPPED = Symbol('heartbeat stopped');
+
 /** Thrown inside the transaction only to roll it back; never escapes `execute`. */
 class Rollback {
   constructor(
@@ -68,6 +72,7 @@ type ClaimOutcome =
 export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
   const o = resolveLedgerOptions(options);
   const { store, clock } = o;
+  const receipts = new ReceiptCache(o.receiptCacheBytes);
 
   /** A fresh in-flight entry for this worker; a takeover keeps the first sighting of the request. */
   function freshEntry(request: LedgerRequest, nowMs: number, firstSeenAt: number): InFlightEntry {
@@ -84,22 +89,23 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
   }
 
   async function claim(request: LedgerRequest): Promise<ClaimOutcome> {
+    // A receipt this process holds answers a replay (or a conflict) without the store.
+    const held = receipts.get(request.scope, request.key, clock.now());
+    if (held !== undefined)
+      return held.fingerprint === request.fingerprint
+        ? { answer: completedAnswer('replayed', held) }
+        : { answer: conflictAnswer(held) };
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
       // One store call looks the key up and claims it when free: a new key costs one statement.
       const fresh = freshEntry(request, clock.now(), clock.now());
       const attempt = await store.claim(fresh);
       if (attempt.won) return { claimed: fresh, tookOver: false };
+      if (attempt.existing?.state === 'completed') receipts.put(attempt.existing);
       const nowMs = clock.now();
       const decision = decideClaim(attempt.existing, request.fingerprint, nowMs);
       switch (decision.action) {
         case 'conflict':
-          return {
-            answer: {
-              kind: 'conflict',
-              state: decision.entry.state,
-              firstSeenAt: decision.entry.firstSeenAt,
-            },
-          };
+          return { answer: conflictAnswer(decision.entry) };
         case 'replay':
           return { answer: completedAnswer('replayed', decision.entry) };
         case 'wait':
@@ -157,7 +163,8 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
         if (!renewed) return;
       }
     })();
-    return () => stop.abort();
+    // With a reason of its own: abort() would build a DOMException (a stack trace) per request.
+    return () => stop.abort(HEARTBEAT_STOPPED);
   }
 
   async function execute(request: LedgerRequest, effect: Effect<Tx>): Promise<ExecuteResult> {
@@ -213,6 +220,7 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
         if (!(await store.complete(tx, version, entry))) throw new Rollback('lease_lost');
         return entry;
       });
+      receipts.put(completed);
       return completedAnswer('executed', completed);
     } catch (error) {
       if (error instanceof Rollback && error.reason === 'lease_lost') {
@@ -303,6 +311,10 @@ function completedAnswer(kind: 'executed' | 'replayed', entry: CompletedEntry): 
     completedAt: entry.completedAt,
     expiresAt: entry.expiresAt,
   };
+}
+
+function conflictAnswer(entry: InFlightEntry | CompletedEntry): ExecuteResult {
+  return { kind: 'conflict', state: entry.state, firstSeenAt: entry.firstSeenAt };
 }
 
 function expiredAnswer(

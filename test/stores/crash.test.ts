@@ -61,7 +61,7 @@ function crashSuite(
   describe(`crash test: ${name}`, options, () => {
     it('killed between the effect and the commit: neither effect nor receipt; the key waits for the lease only', async () => {
       const t = target();
-      assert.equal(await runAndKill(t, 'before-commit', 'k-before'), 'ready true');
+      assert.equal(await runAndKill(t, 'before-commit', 'k-before'), 'ready effect-written');
       const fixture = await openFixtureStore(t);
       try {
         const clock = new VirtualClock({ startAt: START_AT });

@@ -130,8 +130,8 @@ await describePostgres('the store durability tests', ({ url, options }) => {
         'client BEGIN; SELECT set_config', // at the effect's first statement
         "client SELECT current_setting('synchronous_commit')",
         'client INSERT INTO effects_1', // the effect
-        'client UPDATE ledger_1', // the receipt
-        'client COMMIT',
+        'client WITH done AS (UPDATE ledger_1', // the receipt, failing if the key is lost...
+        'client COMMIT', // ...queued behind it (one round trip on a pipelining pool)
       ];
       assert.deepEqual(
         events.map((e, i) => (e.startsWith(expected[i] ?? '\0') ? expected[i] : e)),

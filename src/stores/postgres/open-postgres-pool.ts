@@ -19,7 +19,8 @@ export interface OpenPostgresPoolOptions {
 export const DEFAULT_OPEN_POSTGRES_POOL_OPTIONS = { connectTimeoutMs: 5000, max: 10 } as const;
 
 /**
- * A `pg` Pool for a `postgres://` URL: `createPostgresStore({ pool: openPostgresPool(url) })`.
+ * A `pg` Pool for a `postgres://` URL: `createPostgresStore({ pool: openPostgresPool(url) })`,
+ * in pg's pipeline mode.
  * A URL that is not one is refused at once (its password redacted from the message); an
  * unreachable server or a missing database is reported by `ledger.ready()`. Connecting never
  * waits forever: pg's own default is no timeout.
@@ -35,6 +36,10 @@ export function openPostgresPool(url: string, options: OpenPostgresPoolOptions =
     connectionString: url,
     connectionTimeoutMillis: connectTimeoutMs,
     max,
+    // Queries queued on one client go out without waiting for each other's answers: the store
+    // sends BEGIN with an effect's first statement and the receipt with COMMIT, one round trip
+    // each (postgres-transaction.ts). Answers still come back in order, one per query.
+    pipeline: true,
     ...(options.searchPath === undefined
       ? {}
       : { options: `-c search_path=${options.searchPath}` }),

@@ -8,11 +8,12 @@ import {
   rowToEntry,
   type LedgerRow,
 } from '../ledger-row.js';
-import { StoreClosedError, TransactionEndedError } from '../store-errors.js';
+import { StoreClosedError } from '../store-errors.js';
 import { LedgerLayoutError } from '../ledger-layout-error.js';
-import type { PgPool, PgPoolClient, PgQueryable, PgQueryConfig, PgTx } from './pg-pool.js';
+import type { PgPool, PgQueryable, PgQueryConfig, PgTx } from './pg-pool.js';
 import { postgresSql } from './postgres-sql.js';
 import { postgresSweep } from './postgres-sweep.js';
+import { finisherOf, lazyTransaction } from './postgres-transaction.js';
 import {
   postgresGetSql,
   postgresLedgerTables,
@@ -118,6 +119,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     remove: `DELETE FROM ${table} USING ${ASYNC_COMMIT} WHERE ${where(1)}`,
     // The receipt: inside the effect's transaction.
     complete: `UPDATE ${table} ${set} WHERE ${where(n + 1)}`,
+    // The same, sent with the COMMIT behind it: it must fail when the key is no longer ours, so
+    // that the COMMIT rolls the effect back. A division by the rows it changed fails with 22012
+    // exactly then, at run time (RECEIPT_LOST, postgres-transaction.ts).
+    receipt: `WITH done AS (UPDATE ${table} ${set} WHERE ${where(n + 1)} RETURNING 1) SELECT 1 / count(*)::int AS completed FROM done`,
   };
   const tombstones = postgresTombstoneWrites(tables, ASYNC_COMMIT, raw);
   const sweeper = postgresSweep(tables, partitionMs, raw);
@@ -244,9 +249,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       return lazyTransaction(thePool(), begin, fn);
     },
 
-    complete: async (tx, expected, next) =>
-      (await tx.query(named('complete', [...entryValues(next), ...versionParams(expected)])))
-        .rowCount === 1,
+    async complete(tx, expected, next) {
+      const values = [...entryValues(next), ...versionParams(expected)];
+      // Ours (always, through the ledger): the receipt and the COMMIT in one round trip.
+      const finish = finisherOf(tx);
+      if (finish !== undefined) return finish(named('receipt', values));
+      return (await tx.query(named('complete', values))).rowCount === 1;
+    },
 
     async sweep(nowMs, tombstoneMs, limit = Infinity) {
       await setUp();
@@ -289,10 +298,7 @@ function hashName(table: string): string {
   return (h >>> 0).toString(36);
 }
 
-/**
- * BEGIN, `fn` on one client, COMMIT; ROLLBACK when anything throws. A client whose BEGIN or
- * ROLLBACK failed is destroyed rather than returned to the pool in an unknown state.
- */
+/** BEGIN, `fn` on one client, COMMIT; ROLLBACK when anything throws (the store's own set-up). */
 async function inTransaction<T>(
   pool: PgPool,
   begin: string,
@@ -302,70 +308,4 @@ async function inTransaction<T>(
     await tx.query('SELECT 1');
     return fn(tx as unknown as PgQueryable);
   });
-}
-
-/**
- * A transaction that takes a pooled client and sends BEGIN at its first query, not before: an
- * effect that awaits something else first holds no connection meanwhile. COMMIT when `fn`
- * resolves (if it began), ROLLBACK when it rejects.
- */
-async function lazyTransaction<T>(
-  pool: PgPool,
-  begin: string,
-  fn: (tx: PgTx) => Promise<T>,
-): Promise<T> {
-  let client: PgPoolClient | undefined;
-  let opening: Promise<PgPoolClient> | undefined;
-  let active = true;
-  const open = (): Promise<PgPoolClient> =>
-    (opening ??= (async () => {
-      const c = await pool.connect();
-      try {
-        await c.query(begin);
-      } catch (error) {
-        c.release(true);
-        throw error;
-      }
-      client = c;
-      return c;
-    })());
-  const tx: PgTx = {
-    async query<R>(text: string | PgQueryConfig, values?: unknown[]) {
-      if (!active) throw new TransactionEndedError('postgres');
-      const c = client ?? (await open());
-      const result = typeof text === 'string' ? await c.query(text, values) : await c.query(text);
-      return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
-    },
-  };
-  let result: T;
-  try {
-    result = await fn(tx);
-  } catch (error) {
-    active = false;
-    const c = await opening?.catch(() => undefined);
-    if (c) {
-      let broken = false;
-      await c.query('ROLLBACK').catch(() => {
-        broken = true;
-      });
-      c.release(broken);
-    }
-    throw error;
-  }
-  active = false;
-  const c = await opening;
-  if (c) {
-    try {
-      await c.query('COMMIT');
-    } catch (error) {
-      let broken = false;
-      await c.query('ROLLBACK').catch(() => {
-        broken = true;
-      });
-      c.release(broken);
-      throw error;
-    }
-    c.release();
-  }
-  return result;
 }

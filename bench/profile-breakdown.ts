@@ -1,0 +1,202 @@
+/**
+ * Where a server thread's time went, from a V8 CPU profile (`node --cpu-prof`): each sample is
+ * charged to the innermost frame that names a part of a request (body read, JSON parse,
+ * fingerprint, hashing, store calls, response building...), so a web stream made inside a
+ * Response constructor counts as response building, and one read by `request.text()` as body
+ * read. Prints each part's share of the busy time and, given the requests served, µs per request.
+ *
+ *   node --cpu-prof --cpu-prof-dir=prof dist/bench/ledger.js --only sqlite --variants keyed --seconds 5
+ *   node dist/bench/profile-breakdown.js prof/<the server thread's file>.cpuprofile [--requests N]
+ *
+ * The server thread's profile is the larger file of the two. Sampling is wall-clock: on a loaded
+ * machine a thread that waits for a core is charged to what it was running, so compare shares,
+ * not absolute times.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+interface CallFrame {
+  readonly functionName: string;
+  readonly url: string;
+}
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: CallFrame;
+  readonly children?: number[];
+}
+interface CpuProfile {
+  readonly nodes: ProfileNode[];
+  readonly samples: number[];
+  readonly timeDeltas: number[];
+}
+
+const PARTS = [
+  'HTTP parse + socket I/O (node:http)',
+  'request building (Request, Headers)',
+  'body read',
+  'JSON parse',
+  'fingerprint (canonical JSON)',
+  'hashing (SHA-256)',
+  'middleware + adapter',
+  'ledger (claim, heartbeat, receipt)',
+  'store calls: SQLite statements',
+  'store calls: PostgreSQL driver',
+  'response building',
+  'abort signals',
+  'bench handler (effect)',
+  'garbage collection',
+  'other (promise plumbing, start-up)',
+] as const;
+type Part = (typeof PARTS)[number];
+
+const has = (frame: CallFrame, ...parts: string[]): boolean =>
+  parts.some((p) => frame.url.includes(p));
+const named = (frame: CallFrame, ...names: string[]): boolean => names.includes(frame.functionName);
+
+/** The part a frame names, or undefined when it is plumbing (streams, promises) of its caller's. */
+function partOf(frame: CallFrame): Part | undefined {
+  if (has(frame, 'internal/crypto/hash')) return 'hashing (SHA-256)';
+  if (frame.url === '' && named(frame, 'parse')) return 'JSON parse';
+  if (has(frame, 'better-sqlite3', '/src/stores/sqlite/')) return 'store calls: SQLite statements';
+  if (has(frame, '/node_modules/pg', '/src/stores/postgres/'))
+    return 'store calls: PostgreSQL driver';
+  if (has(frame, '/src/stores/', '/src/ledger/')) return 'ledger (claim, heartbeat, receipt)';
+  if (named(frame, 'requestFingerprint', 'canonicalJson', 'canonicalize'))
+    return 'fingerprint (canonical JSON)';
+  if (
+    named(
+      frame,
+      'readBodyWithin',
+      'readSmallBody',
+      'consumeBody',
+      'fullyReadBody',
+      'responseToReceipt',
+    ) ||
+    (has(frame, 'undici') && named(frame, 'text', 'arrayBuffer', 'bytes', 'blob'))
+  )
+    return 'body read';
+  if (
+    named(
+      frame,
+      'toRequest',
+      'requestOfBytes',
+      'requestWithBody',
+      '_Request',
+      'Headers',
+      '_Headers',
+    )
+  )
+    return 'request building (Request, Headers)';
+  if (
+    named(
+      frame,
+      'firstResponse',
+      'receiptToResponse',
+      'responseOfBytes',
+      'problemResponse',
+      '_Response',
+      'writeResponse',
+    ) ||
+    (has(frame, 'undici') && named(frame, 'json'))
+  )
+    return 'response building';
+  if (
+    has(frame, 'node:_http', 'node:net', 'stream_base_commons', 'node:internal/http') ||
+    frame.url === 'node:internal/streams/readable'
+  )
+    return 'HTTP parse + socket I/O (node:http)';
+  if (has(frame, 'abort_controller')) return 'abort signals';
+  if (has(frame, '/src/http/')) return 'middleware + adapter';
+  if (has(frame, '/bench/')) return 'bench handler (effect)';
+  return undefined;
+}
+
+export interface Breakdown {
+  readonly busyMs: number;
+  readonly idleMs: number;
+  readonly parts: ReadonlyMap<Part, number>;
+}
+
+export function breakdown(profile: CpuProfile): Breakdown {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes)
+    for (const child of node.children ?? []) parent.set(child, node.id);
+  const charged = new Map<number, Part | 'idle'>();
+  const chargeOf = (id: number): Part | 'idle' => {
+    const cached = charged.get(id);
+    if (cached !== undefined) return cached;
+    const leaf = byId.get(id)!.callFrame.functionName;
+    let part: Part | 'idle' | undefined =
+      leaf === '(idle)'
+        ? 'idle'
+        : leaf === '(garbage collector)'
+          ? 'garbage collection'
+          : undefined;
+    for (
+      let at: number | undefined = id;
+      part === undefined && at !== undefined;
+      at = parent.get(at)
+    )
+      part = partOf(byId.get(at)!.callFrame);
+    charged.set(id, part ?? 'other (promise plumbing, start-up)');
+    return part ?? 'other (promise plumbing, start-up)';
+  };
+  const parts = new Map<Part, number>(PARTS.map((p) => [p, 0]));
+  let idleUs = 0;
+  let busyUs = 0;
+  profile.samples.forEach((id, i) => {
+    const us = profile.timeDeltas[i] ?? 0;
+    const part = chargeOf(id);
+    if (part === 'idle') idleUs += us;
+    else {
+      busyUs += us;
+      parts.set(part, parts.get(part)! + us);
+    }
+  });
+  return {
+    busyMs: busyUs / 1000,
+    idleMs: idleUs / 1000,
+    parts: new Map([...parts].map(([p, us]) => [p, us / 1000])),
+  };
+}
+
+export function formatBreakdown(b: Breakdown, requests?: number): string {
+  const lines = [
+    `busy ${b.busyMs.toFixed(0)} ms, idle ${b.idleMs.toFixed(0)} ms${requests ? `, ${requests} requests: ${((b.busyMs * 1000) / requests).toFixed(0)} µs busy per request` : ''}`,
+    `| part | share of busy time |${requests ? ' µs per request |' : ''}`,
+    `|---|---|${requests ? '---|' : ''}`,
+  ];
+  for (const [part, ms] of [...b.parts].sort((x, y) => y[1] - x[1])) {
+    if (ms === 0) continue;
+    const share = `${((100 * ms) / b.busyMs).toFixed(1)} %`;
+    lines.push(
+      `| ${part} | ${share} |${requests ? ` ${((ms * 1000) / requests).toFixed(0)} |` : ''}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const isMain = process.argv[1]?.endsWith('profile-breakdown.js') === true;
+if (isMain) {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { requests: { type: 'string' } },
+  });
+  const file = positionals[0];
+  if (file === undefined) {
+    console.error('usage: node dist/bench/profile-breakdown.js <file.cpuprofile> [--requests N]');
+    process.exitCode = 1;
+  } else {
+    const requests = values.requests === undefined ? undefined : Number(values.requests);
+    if (requests !== undefined && !(Number.isSafeInteger(requests) && requests > 0)) {
+      console.error(
+        `profile-breakdown: --requests must be a whole number > 0, got ${values.requests}`,
+      );
+      process.exitCode = 1;
+    } else {
+      const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+      process.stdout.write(formatBreakdown(breakdown(profile), requests));
+    }
+  }
+}
