@@ -1,7 +1,11 @@
-// The install a user does: pack the project as a fresh clone would (prepack builds it), install
-// the tarball into an empty app, and use it there with import and with require, the CLI, and the
-// README's client and ledger examples. Offline: the app's node_modules is seeded with the
-// runtime dependencies this repository already installed, and npm adds the tarball alone.
+// The install a user does: pack the project, install the tarball into an empty app, and use it
+// there with import and with require, the CLI, and the README's client and ledger examples.
+// The tarball is packed from a copy of the tree holding this tree's own build, fresh (a file of a
+// removed source is left out, as prepack's build would): `npm test` has just built it, and
+// compiling everything again for the tarball took most of this test's time. CI's `npm ci` on a
+// fresh clone runs that build (scripts/build-package.js, through prepare). Offline: the app's
+// node_modules is seeded with the runtime dependencies this repository already installed, and
+// npm adds the tarball alone.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -16,7 +20,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { after, before, test } from 'node:test';
 import { EXAMPLE_DRIVERS } from '../support/example-drivers.js';
 import { REPO_ROOT, repoPath } from '../support/repo-path.js';
@@ -43,7 +47,7 @@ const run = (
 };
 
 before(() => {
-  // A fresh clone: the tracked and new files of this tree, no dist/, the installed node_modules.
+  // A copy of the tree: the tracked and new files, the installed node_modules, and the build.
   const clone = join(work, 'clone');
   const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], {
     cwd: REPO_ROOT,
@@ -51,18 +55,20 @@ before(() => {
   })
     .split('\0')
     .filter(Boolean);
-  for (const file of files) {
+  for (const file of [...files, ...freshBuild()]) {
     if (!existsSync(join(REPO_ROOT, file))) continue; // deleted, not yet committed
     mkdirSync(dirname(join(clone, file)), { recursive: true });
     cpSync(join(REPO_ROOT, file), join(clone, file));
   }
   symlinkSync(repoPath('node_modules'), join(clone, 'node_modules'));
-  const pack = run('npm', ['pack', '--json', '--pack-destination', work], clone);
+  // The build is there: prepack (which builds it) and prepare need not run.
+  const pack = run(
+    'npm',
+    ['pack', '--json', '--ignore-scripts', '--pack-destination', work],
+    clone,
+  );
   assert.equal(pack.status, 0, pack.stderr);
-  // prepack's build prints to stdout before npm's JSON.
-  const [info] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('\n['))) as [
-    { filename: string; files: { path: string }[] },
-  ];
+  const [info] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
   packed = info.files.map((f) => f.path);
 
   // An app with the runtime dependencies (and theirs) already in node_modules.
@@ -93,6 +99,11 @@ test('the tarball of a fresh clone holds the built package, its license and no s
   ]) {
     assert.ok(packed.includes(file), `${file} is packed`);
   }
+  const unbuilt = listFiles(repoPath('src'))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => relative(REPO_ROOT, f).replace(/\.ts$/, ''))
+    .filter((f) => !packed.includes(`dist/${f}.js`) || !packed.includes(`dist/${f}.d.ts`));
+  assert.deepEqual(unbuilt, [], 'every source module is packed, built, with its types');
   assert.deepEqual(
     packed.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts')),
     [],
@@ -171,6 +182,17 @@ test("the README's client and ledger examples run in the app", async () => {
     await EXAMPLE_DRIVERS[`examples/${name}.ts`]!(script, app);
   }
 });
+
+/**
+ * The files of this tree's build that a fresh build makes: web/dist, and each dist/src output
+ * whose TypeScript source is still there (tsc never deletes the output of a removed source).
+ */
+function freshBuild(): string[] {
+  const built = (dir: string) => listFiles(repoPath(dir)).map((f) => relative(REPO_ROOT, f));
+  const hasSource = (file: string) =>
+    existsSync(repoPath(file.replace(/^dist\//, '').replace(/(\.d\.ts|\.js|\.js\.map)$/, '.ts')));
+  return [...built('dist/src').filter(hasSource), ...built('web/dist')];
+}
 
 /** The packages `names` need at run time, from this repository's lockfile (all hoisted here). */
 function runtimeClosure(names: string[]): string[] {

@@ -1,9 +1,7 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 /**
  * Which browser the page test uses (docs/design.md, habit 5: an environment variable chooses).
@@ -38,28 +36,34 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ] as const;
 
-export interface LaunchedBrowser {
-  readonly context: BrowserContext;
-  /** Closes the browser and removes its fresh profile. */
-  close(): Promise<void>;
+/** Headless Chromium (playwright gives it a fresh profile, removed when it closes). */
+export function launchChromium(executablePath: string): Promise<Browser> {
+  return chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_ARGS] });
 }
 
-/** Headless Chromium on a fresh --user-data-dir (a persistent context is how playwright takes one). */
-export async function launchChromium(executablePath: string): Promise<LaunchedBrowser> {
-  const userDataDir = mkdtempSync(join(tmpdir(), 'oncely-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath,
-    headless: true,
-    args: [...CHROMIUM_ARGS],
-    viewport: { width: 1280, height: 900 },
-  });
-  return {
-    context,
-    close: async () => {
-      await context.close().catch(() => {});
-      rmSync(userDataDir, { recursive: true, force: true });
-    },
-  };
+/**
+ * One Chromium for every browser session of a process (scripts/run-tests.js runs the browser
+ * files in one): starting it costs more than most of their tests. Each session counts itself in
+ * when it is registered, has a context of its own (fresh cookies and storage), and the last one
+ * to finish closes the browser. A session registered after that launches another.
+ */
+const shared: { sessions: number; browser: Promise<Browser> | undefined } = {
+  sessions: 0,
+  browser: undefined,
+};
+
+async function openContext(executablePath: string): Promise<BrowserContext> {
+  shared.browser ??= launchChromium(executablePath);
+  const browser = await shared.browser;
+  return browser.newContext({ viewport: { width: 1280, height: 900 } });
+}
+
+async function leaveSharedBrowser(): Promise<void> {
+  shared.sessions -= 1;
+  if (shared.sessions > 0 || shared.browser === undefined) return;
+  const closing = shared.browser;
+  shared.browser = undefined;
+  await (await closing.catch(() => undefined))?.close();
 }
 
 /** A test file's browser page and the server it visits. */
@@ -83,10 +87,10 @@ export interface BrowserSessionOptions<S> {
 }
 
 /**
- * One headless Chromium page and one server for a test file: `before` starts both and watches
- * the console, `after` closes both. Registers the file's first test, which fails under
- * ONCELY_REQUIRE_BROWSER=1 when Chromium is missing; without Chromium every test given `skip`
- * skips with the reason, printed once.
+ * One headless Chromium page and one server for a test file: `before` starts both (the page in
+ * a context of its own, in the shared browser) and watches the console, `after` closes both.
+ * Registers the file's first test, which fails under ONCELY_REQUIRE_BROWSER=1 when Chromium is
+ * missing; without Chromium every test given `skip` skips with the reason, printed once.
  */
 export function browserSession<S extends { close(): Promise<void> }>(
   what: string,
@@ -96,26 +100,32 @@ export function browserSession<S extends { close(): Promise<void> }>(
   if (target.kind === 'skip') console.log(`# skipping ${what}: ${target.reason}`);
   const watch = options.watch ?? ['error'];
   const problems: string[] = [];
-  let browser: LaunchedBrowser | undefined;
+  let context: BrowserContext | undefined;
   let server: S | undefined;
   let page: Page | undefined;
+  if (target.kind === 'ready') shared.sessions += 1;
 
   before(async () => {
     if (target.kind !== 'ready') return;
     await options.prepare?.();
-    [server, browser] = await Promise.all([
+    [server, context] = await Promise.all([
       options.startServer(),
-      launchChromium(target.executablePath),
+      openContext(target.executablePath),
     ]);
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
+    page = await context.newPage();
     page.on('console', (message) => {
       if (watch.includes(message.type())) problems.push(`${message.type()}: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    if (target.kind !== 'ready') return;
+    try {
+      await context?.close();
+      await server?.close();
+    } finally {
+      await leaveSharedBrowser();
+    }
   });
 
   test(

@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fleetCells, runCell, summarizeFleet } from '../../src/sim/index.js';
+import { startTestServer } from '../server/server-harness.js';
 import { browserSession } from './browser-env.js';
-import { startPageServer } from './page-server.js';
 
 /**
  * The page's fleet section in headless Chromium: the URL sets the model, seeds, strategies and
  * client counts; a run draws the chart and a table whose numbers equal runCell's for the same cells.
  */
 const session = browserSession('the fleet section test', {
-  startServer: startPageServer,
+  startServer: () => startTestServer(),
   watch: ['error', 'warning'],
 });
 const { skip } = session;

@@ -1,11 +1,12 @@
 // The simulator page and the store view at a desktop width and a phone's: nothing wider than the
 // window (a wide table scrolls inside its own region), no console error or warning, the outcome
 // hidden until asked for, timeline boxes that fit their drawing and keep the job labels in view,
-// and the store view on the page's stylesheet with one time format, newest first. Served by a real `oncely serve`; Chromium from /usr/bin/chromium.
+// and the store view on the page's stylesheet with one time format, newest first. Served by the
+// server `oncely serve` runs, in this process; Chromium from /usr/bin/chromium.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { test } from 'node:test';
-import { startServeProcess } from '../e2e/serve-process.js';
+import { startTestServer, TOKENS } from '../server/server-harness.js';
 import { repoPath } from '../support/repo-path.js';
 import { browserSession } from './browser-env.js';
 
@@ -13,10 +14,7 @@ const WIDTHS = [1400, 390] as const;
 const OUTPUT = repoPath('test-output');
 
 const session = browserSession('the layout test', {
-  startServer: async () => {
-    const serve = await startServeProcess(['--quiet']);
-    return { ...serve, close: () => serve.cleanUp() };
-  },
+  startServer: async () => ({ ...(await startTestServer()), token: TOKENS.dev }),
   watch: ['error', 'warning'],
   prepare: () => void mkdirSync(OUTPUT, { recursive: true }),
 });

@@ -1,26 +1,24 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { METRIC_NAMES, RULE_IDS, runBatch, type WorldMetrics } from '../../src/sim/index.js';
-import { CLI, repoPath } from '../support/repo-path.js';
+import { repoPath } from '../support/repo-path.js';
+import { runOncely } from '../support/run-cli.js';
+import { startTestServer } from '../server/server-harness.js';
 import { browserSession } from './browser-env.js';
-import { startPageServer } from './page-server.js';
 
 /**
- * The simulator page in headless Chromium, served by `oncely serve`: the table equals
- * `oncely sim run --json`, the URL restores an outcome, the timelines draw every effect, the
+ * The simulator page in headless Chromium, served by the server `oncely serve` runs (in this
+ * process): the table equals `oncely sim run --json` (run in this process too), the URL restores an outcome, the timelines draw every effect, the
  * batch in the web worker equals runBatch, no console errors, no overflow at 375 px.
  * Screenshots go to test-output/. Timings are printed, never asserted.
  */
-const run = promisify(execFile);
 const OUTPUT = repoPath('test-output');
 
 // Missing browser: every test skips with the reason, except the session's first one, which fails
 // under ONCELY_REQUIRE_BROWSER=1.
 const session = browserSession('the page test', {
-  startServer: startPageServer,
+  startServer: () => startTestServer(),
   watch: ['error', 'warning'],
   prepare: () => {
     assert.ok(
@@ -48,7 +46,8 @@ async function readOutcomeTable(): Promise<{ rule: string; metrics: Record<strin
 }
 
 async function cliOutcomes(args: string[]): Promise<{ rule: string; metrics: WorldMetrics }[]> {
-  const { stdout } = await run(process.execPath, [CLI, 'sim', 'run', ...args, '--json']);
+  const { status, stdout, stderr } = await runOncely(['sim', 'run', ...args, '--json']);
+  assert.equal(status, 0, stderr);
   const parsed = JSON.parse(stdout) as { outcomes: { rule: string; metrics: WorldMetrics }[] };
   return parsed.outcomes.map(({ rule, metrics }) => ({ rule, metrics }));
 }
