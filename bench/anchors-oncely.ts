@@ -10,10 +10,9 @@
  *     other rows).
  */
 import express, { type RequestHandler } from 'express';
-import pg from 'pg';
 import { captureRawBody, idempotency, idempotencyOf } from '../src/http/express/index.js';
 import { createLedger, type LedgerStore } from '../src/ledger/index.js';
-import { createPostgresStore } from '../src/stores/postgres/index.js';
+import { createPostgresStore, openPostgresPool } from '../src/stores/postgres/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
 import { ORDERS_TABLE, orderOf } from './anchors-effect.js';
 import type { Mounted } from './anchors-rivals.js';
@@ -59,8 +58,9 @@ export async function mountOncelySqlite(
 }
 
 export async function mountOncelyPostgres(url: string, schema: string): Promise<Mounted> {
-  // A schema of its own, so the ledger and orders tables are this run's; dropped at close.
-  const pool = new pg.Pool({ connectionString: url, max: 10, options: `-c search_path=${schema}` });
+  // As the README sets it up (pg's pipeline mode, a pool of 10), with a schema of its own, so the
+  // ledger and orders tables are this run's; dropped at close.
+  const pool = openPostgresPool(url, { searchPath: schema });
   await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
   await pool.query(
     'CREATE TABLE IF NOT EXISTS orders (id BIGSERIAL PRIMARY KEY, amount INTEGER NOT NULL, note TEXT NOT NULL)',
@@ -69,7 +69,7 @@ export async function mountOncelyPostgres(url: string, schema: string): Promise<
   return {
     handlers: oncelyHandlers(store as LedgerStore<unknown>),
     count: async () =>
-      Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM orders')).rows[0]?.n),
+      Number(((await pool.query('SELECT count(*) AS n FROM orders')).rows[0] as { n: string }).n),
     close: async () => {
       await store.close();
       await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
