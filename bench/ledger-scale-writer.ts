@@ -1,8 +1,9 @@
 /**
- * The second process of bench/ledger-scale: a writer on the same SQLite file or PostgreSQL
- * schema as the sweeping process, running new-key requests back to back through its own ledger
- * and store, and recording each one's latency. The parent sends 'stop'; the writer answers with
- * its count and longest stall, then exits.
+ * The writers of bench/ledger-scale's sweep measurement: new-key requests at a steady pace
+ * through a ledger, each one's latency recorded with its start time, so the parent can split them
+ * into the windows when a sweep ran and the windows when none did. The second process (this file
+ * run with --child) writes on the same SQLite file or PostgreSQL schema as the sweeping process;
+ * the parent sends 'stop', and it answers with its samples, then exits.
  */
 import pg from 'pg';
 import { createLedger, jsonReceipt, type LedgerStore } from '../src/ledger/index.js';
@@ -15,12 +16,15 @@ export interface WriterTarget {
   /** The SQLite file, or the PostgreSQL URL. */
   readonly where: string;
   readonly schema?: string;
+  /** SQLite: where WAL checkpoints run, as in the sweeping process. */
+  readonly checkpoints?: 'background' | 'inline';
 }
 
-export interface WriterReport {
-  readonly writes: number;
-  readonly maxStallMs: number;
-  readonly errors: number;
+/** One write: when it was due (epoch ms, comparable across processes) and how long it waited. */
+export interface WriteSample {
+  readonly dueAt: number;
+  readonly ms: number;
+  readonly ok: boolean;
 }
 
 /**
@@ -29,33 +33,36 @@ export interface WriterReport {
  */
 export const WRITES_PER_SECOND = 50;
 
-/** New-key writes at a steady pace until `stopped()`; the longest one is the stall a sweep caused. */
+/** Milliseconds since the epoch, at sub-millisecond resolution, on the same scale in every process. */
+export const epochMs = (): number => performance.timeOrigin + performance.now();
+
+/**
+ * New-key writes at a steady pace until `stopped()`. A write's latency runs from when it was due,
+ * not from when it started: a write due while the event loop was blocked (a synchronous SQLite
+ * step, a checkpoint) waited for that block too, and a timer that fires late would hide it.
+ */
 export async function writeUntil(
   store: LedgerStore<unknown>,
   prefix: string,
   stopped: () => boolean,
-): Promise<WriterReport> {
+): Promise<WriteSample[]> {
   const gapMs = 1000 / WRITES_PER_SECOND;
-  let nextAt = performance.now();
   const ledger = createLedger({ store });
-  let writes = 0;
-  let errors = 0;
-  let maxStallMs = 0;
+  const samples: WriteSample[] = [];
+  let dueAt = epochMs();
   while (!stopped()) {
-    const started = performance.now();
     const result = await ledger.execute(
-      { scope: BENCH_SCOPE, key: `${prefix}-${writes}`, fingerprint: BENCH_FINGERPRINT },
+      { scope: BENCH_SCOPE, key: `${prefix}-${samples.length}`, fingerprint: BENCH_FINGERPRINT },
       () => jsonReceipt(201, { ok: true }),
     );
-    maxStallMs = Math.max(maxStallMs, performance.now() - started);
-    if (result.kind !== 'executed') errors++;
-    writes++;
-    nextAt += gapMs;
-    await new Promise<void>((resolve) =>
-      setTimeout(resolve, Math.max(0, nextAt - performance.now())),
-    );
+    const endedAt = epochMs();
+    samples.push({ dueAt, ms: endedAt - dueAt, ok: result.kind === 'executed' });
+    // The next write is due one gap later, or now if this one ran past that: a long stall is
+    // counted once, not again by every write queued behind it.
+    dueAt = Math.max(dueAt + gapMs, endedAt);
+    await new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, dueAt - epochMs())));
   }
-  return { writes, maxStallMs, errors };
+  return samples;
 }
 
 if (process.send && process.argv[2] === '--child') {
@@ -69,6 +76,7 @@ if (process.send && process.argv[2] === '--child') {
       ? (createSqliteStore({
           database: () => openSqliteDatabase(target.where),
           busyTimeoutMs: 30_000,
+          ...(target.checkpoints ? { checkpoints: target.checkpoints } : {}),
         }) as LedgerStore<unknown>)
       : (createPostgresStore({
           pool: pool as unknown as PgPool,
@@ -79,17 +87,11 @@ if (process.send && process.argv[2] === '--child') {
     if (message === 'stop') stop = true;
   });
   // Warm up (open, prepare) before telling the parent it is writing.
-  await writeUntil(
-    store,
-    `warm-${process.pid}`,
-    (() => {
-      let n = 0;
-      return () => n++ >= 20;
-    })(),
-  );
+  let warm = 0;
+  await writeUntil(store, `warm-${process.pid}`, () => warm++ >= 20);
   process.send('writing');
-  const report = await writeUntil(store, `second-${process.pid}`, () => stop);
+  const samples = await writeUntil(store, `second-${process.pid}`, () => stop);
   await store.close();
   await pool?.end();
-  process.send(report, () => process.exit(0));
+  process.send(samples, () => process.exit(0));
 }

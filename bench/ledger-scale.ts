@@ -4,146 +4,48 @@
  *      hex fingerprint, JSON headers, tombstones in place);
  *   2. new-key and replay ops/s with 0, 1M (… 10M) receipts held, rounds interleaved, median and
  *      spread, and the ratio at N ÷ empty;
- *   3. a sweep of N expired receipts, bounded steps (the ledger's sweeper) against one unbounded
- *      transaction (what the sweep did before), with new-key writers running throughout, one in
- *      this process and one in a second process: the longest write stall of each.
+ *   3. a sweep of N expired receipts by the ledger's sweeper, with new-key writers running
+ *      throughout, one in this process and one in a second process: write latencies while it
+ *      sweeps against those of windows with no sweep, interleaved (bench/ledger-scale-sweep.ts);
+ *      with --before, also everything due in one unbounded step (on SQLite one transaction, as
+ *      the sweep did before bounded steps).
  * Rows are bulk-loaded with SQL (bench/ledger-scale-load.ts), never through HTTP. Durability: the
  * stores' defaults (SQLite WAL at synchronous = FULL with group commit; PostgreSQL
  * receipts with synchronous commit, claims asynchronous).
  *
  *   npm run build && node dist/bench/ledger-scale.js [--sizes 0,1000000,10000000] [--sweep 1000000]
  *        [--ops 1000] [--rounds 3] [--bytes-rows 200000] [--only sqlite|postgres] [--pg URL]
+ *        [--window-ms 5000] [--sweep-runs 1] [--before]
  */
-import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import {
-  createLedger,
-  jsonReceipt,
-  type LedgerStore,
-  type SweepResult,
-} from '../src/ledger/index.js';
-import { createPostgresStore, type PgPool } from '../src/stores/postgres/index.js';
-import {
-  createSqliteStore,
-  openSqliteDatabase,
-  type SqliteDatabase,
-} from '../src/stores/sqlite/index.js';
+import { createLedger, jsonReceipt, type LedgerStore } from '../src/ledger/index.js';
 import {
   BENCH_FINGERPRINT,
   BENCH_SCOPE,
   benchKey,
-  loadPostgres,
-  loadSqlite,
   oldPostgresSchema,
   oldSqliteSchema,
   type Layout,
 } from './ledger-scale-load.js';
 import {
-  WRITES_PER_SECOND,
-  writeUntil,
-  type WriterReport,
-  type WriterTarget,
-} from './ledger-scale-writer.js';
+  BACKENDS,
+  postgresPlace,
+  removePlaces,
+  sqlitePlace,
+  type Place,
+} from './ledger-scale-places.js';
+import { sweepInOneTransaction, sweepInWindows, type WindowStats } from './ledger-scale-sweep.js';
+import { WRITES_PER_SECOND } from './ledger-scale-writer.js';
 
-const BACKENDS = ['sqlite', 'postgres'] as const;
-type Backend = (typeof BACKENDS)[number];
 const DEFAULTS = {
   sizes: '0,1000000',
   sweep: 1_000_000,
   ops: 1000,
   rounds: 3,
   bytesRows: 200_000,
+  windowMs: 5000,
 } as const;
 const DAY_MS = 86_400_000;
-
-/** One backend's database: a SQLite file, or a PostgreSQL schema of its own. */
-interface Place {
-  readonly backend: Backend;
-  readonly target: WriterTarget;
-  readonly store: LedgerStore<unknown>;
-  /** Bulk-loads keys [from, to) into the live table. */
-  load(
-    layout: Layout,
-    table: string,
-    range: { from: number; to: number; expiresFrom: number; spreadMs: number },
-  ): Promise<void>;
-  /** Bytes the table and its indexes take (SQLite: pages of the file it lives in alone). */
-  bytesOf(table: string): Promise<number>;
-  exec(sql: string): Promise<void>;
-  close(): Promise<void>;
-}
-
-const dir = mkdtempSync(join(tmpdir(), 'oncely-scale-'));
-let places = 0;
-
-function sqlitePlace(): Place {
-  const file = join(dir, `scale-${++places}.db`);
-  const db = openSqliteDatabase(file);
-  const store = createSqliteStore({ database: db, busyTimeoutMs: 30_000 });
-  const pageBytes = (): number => {
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    return (
-      Number(db.pragma('page_count', { simple: true })) *
-      Number(db.pragma('page_size', { simple: true }))
-    );
-  };
-  return {
-    backend: 'sqlite',
-    target: { backend: 'sqlite', where: file },
-    store: store as LedgerStore<unknown>,
-    load: async (layout, table, range) => loadSqlite(db, table, layout, range, progress),
-    // The size of the table and its indexes, read from the dbstat virtual table.
-    bytesOf: async (table) => {
-      pageBytes();
-      const row = db
-        .prepare(
-          `SELECT sum(pgsize) AS n FROM dbstat WHERE name = ? OR name IN (SELECT name FROM sqlite_master WHERE tbl_name = ?)`,
-        )
-        .get(table, table) as { n: number };
-      return Number(row.n);
-    },
-    exec: async (sql) => void db.exec(sql),
-    close: async () => {
-      await store.close();
-      (db as SqliteDatabase).close();
-    },
-  };
-}
-
-function postgresPlace(url: string): Place {
-  const schema = `oncely_scale_${process.pid}_${++places}`;
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  const store = createPostgresStore({ pool: pool as unknown as PgPool, schema });
-  return {
-    backend: 'postgres',
-    target: { backend: 'postgres', where: url, schema },
-    store: store as LedgerStore<unknown>,
-    load: (layout, table, range) =>
-      loadPostgres(pool, `"${schema}".${table}`, layout, range, progress),
-    bytesOf: async (table) => {
-      await pool.query(`VACUUM ANALYZE "${schema}".${table}`);
-      return Number(
-        (await pool.query('SELECT pg_total_relation_size($1) AS n', [`"${schema}".${table}`]))
-          .rows[0].n,
-      );
-    },
-    exec: async (sql) => void (await pool.query(sql.replaceAll('%s', `"${schema}"`))),
-    close: async () => {
-      await store.close();
-      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await pool.end();
-    },
-  };
-}
-
-function progress(written: number): void {
-  if (process.stderr.isTTY)
-    process.stderr.write(`\r  loaded ${written.toLocaleString('en')} rows   `);
-}
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const spread = (xs: number[]): string =>
@@ -243,59 +145,6 @@ async function pointOps(
   return ladder.map(({ size, newKey, replay }) => ({ size, newKey, replay }));
 }
 
-interface SweepRun {
-  readonly variant: 'no sweep (baseline, 3 s)' | 'bounded steps' | 'one transaction';
-  readonly seconds: number;
-  readonly swept: number;
-  readonly inProcess: WriterReport;
-  readonly secondProcess: WriterReport;
-}
-
-async function sweepWithWriters(
-  make: () => Place,
-  rows: number,
-  variant: SweepRun['variant'],
-): Promise<SweepRun> {
-  const place = make();
-  try {
-    await place.store.ready?.();
-    const now = Date.now();
-    await place.load('current', 'oncely_ledger', {
-      from: 0,
-      to: rows,
-      expiresFrom: now - 3_600_000,
-      spreadMs: 3_600_000,
-    });
-    const child = fork(
-      new URL('./ledger-scale-writer.js', import.meta.url),
-      ['--child', JSON.stringify(place.target)],
-      { stdio: 'inherit' },
-    );
-    const childReport = new Promise<WriterReport>((resolve, reject) => {
-      child.on('message', (m) => typeof m === 'object' && resolve(m as WriterReport));
-      child.on('exit', (code) => code !== 0 && reject(new Error(`writer process exited ${code}`)));
-    });
-    await new Promise<void>((resolve) => child.on('message', (m) => m === 'writing' && resolve()));
-    let done = false;
-    const writer = writeUntil(place.store, 'first', () => done);
-    const started = performance.now();
-    const ledger = createLedger({ store: place.store });
-    let swept: SweepResult = { tombstoned: 0, deleted: 0, busy: true };
-    if (variant === 'bounded steps') swept = await ledger.purgeExpired();
-    else if (variant === 'one transaction') {
-      // Everything due in one transaction, as the sweep did before; retried while another process writes.
-      while (swept.busy) swept = await place.store.sweep(Date.now(), ledger.options.tombstoneMs);
-    } else await new Promise((resolve) => setTimeout(resolve, 3000));
-    const seconds = (performance.now() - started) / 1000;
-    done = true;
-    child.send('stop');
-    const [inProcess, secondProcess] = await Promise.all([writer, childReport]);
-    return { variant, seconds, swept: swept.tombstoned, inProcess, secondProcess };
-  } finally {
-    await place.close();
-  }
-}
-
 const USAGE = `node dist/bench/ledger-scale.js [options]
   --sizes LIST      receipts held for the point-op ladder, comma-separated (default ${DEFAULTS.sizes}; 10000000 takes long)
   --sweep N         expired receipts each sweep variant handles (default ${DEFAULTS.sweep}; 0 skips the sweep)
@@ -304,7 +153,12 @@ const USAGE = `node dist/bench/ledger-scale.js [options]
   --bytes-rows N    rows loaded to measure bytes per receipt (default ${DEFAULTS.bytesRows})
   --only BACKEND    sqlite or postgres
   --pg URL          PostgreSQL (default ONCELY_TEST_POSTGRES_URL, else skipped)
-  --parts LIST      which measurements: bytes, ops, sweep (default all)`;
+  --parts LIST      which measurements: bytes, ops, sweep (default all)
+  --window-ms N     length of the alternating sweep / no-sweep windows (default ${DEFAULTS.windowMs})
+  --sweep-runs N    how many times the sweep is measured, each on a fresh database (default 1)
+  --before          also sweep everything due in one unbounded step (SQLite: one transaction, as before)
+  --sweep-step-ms N the sweep's time budget per step (default: the store's; 0 = fixed steps)
+  --sqlite-checkpoints background|inline   where SQLite WAL checkpoints run (default background)`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -317,6 +171,11 @@ async function main(): Promise<void> {
       only: { type: 'string' },
       pg: { type: 'string' },
       parts: { type: 'string', default: 'bytes,ops,sweep' },
+      'window-ms': { type: 'string', default: String(DEFAULTS.windowMs) },
+      'sweep-runs': { type: 'string', default: '1' },
+      before: { type: 'boolean', default: false },
+      'sweep-step-ms': { type: 'string' },
+      'sqlite-checkpoints': { type: 'string', default: 'background' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -335,6 +194,15 @@ async function main(): Promise<void> {
   const ops = whole('ops', values.ops, 1);
   const rounds = whole('rounds', values.rounds, 1);
   const bytesRows = whole('bytes-rows', values['bytes-rows'], 1);
+  const windowMs = whole('window-ms', values['window-ms'], 100);
+  const sweepRuns = whole('sweep-runs', values['sweep-runs'], 1);
+  const stepMs =
+    values['sweep-step-ms'] === undefined
+      ? undefined
+      : whole('sweep-step-ms', values['sweep-step-ms'], 0);
+  const checkpoints = values['sqlite-checkpoints'];
+  if (checkpoints !== 'background' && checkpoints !== 'inline')
+    throw new Error(`--sqlite-checkpoints must be background or inline, got ${checkpoints}`);
   if (values.only !== undefined && !(BACKENDS as readonly string[]).includes(values.only))
     throw new Error(`--only must be sqlite or postgres, got ${values.only}`);
   const pgUrl = values.pg ?? process.env['ONCELY_TEST_POSTGRES_URL'];
@@ -350,7 +218,8 @@ async function main(): Promise<void> {
     '  durability: store defaults (SQLite WAL, receipts FULL, claims NORMAL; PostgreSQL receipts synchronous, claims asynchronous)',
   );
   for (const backend of backends) {
-    const make = (): Place => (backend === 'sqlite' ? sqlitePlace() : postgresPlace(pgUrl!));
+    const make = (): Place =>
+      backend === 'sqlite' ? sqlitePlace(checkpoints) : postgresPlace(pgUrl!);
     console.log(`\n## ${backend}`);
     if (parts.has('bytes')) {
       const bytes = await bytesPerReceipt(make, bytesRows);
@@ -374,26 +243,30 @@ async function main(): Promise<void> {
     }
 
     if (sweepRows > 0 && parts.has('sweep')) {
-      const runs: SweepRun[] = [];
-      for (const variant of [
-        'no sweep (baseline, 3 s)',
-        'bounded steps',
-        'one transaction',
-      ] as const)
-        runs.push(
-          await sweepWithWriters(
-            make,
-            variant === 'no sweep (baseline, 3 s)' ? 0 : sweepRows,
-            variant,
-          ),
-        );
+      const ms = (n: number): string => n.toFixed(0);
+      const cell = (w: WindowStats): string =>
+        `${ms(w.p50Ms)} / ${ms(w.p99Ms)} / **${ms(w.maxMs)}** (${w.writes}${w.failed ? `, ${w.failed} failed` : ''})`;
       console.log(
-        `| sweep of ${fmt(sweepRows)} expired, writers at ${WRITES_PER_SECOND}/s each | seconds | rows/s | longest write stall, this process (ms) | writes | longest stall, second process (ms) | writes |`,
+        `\nsweep of ${fmt(sweepRows)} expired receipts in ${sweepRuns} run(s); writers at ${WRITES_PER_SECOND}/s in this process and in a second one; windows of ${windowMs} ms alternate: no sweep, sweep, …`,
+      );
+      console.log(
+        '| run | sweep s | rows/s | steps (p50 / p99 / max ms) | writer | no sweep: write ms p50 / p99 / **max** (writes) | sweeping: write ms p50 / p99 / **max** (writes) |',
       );
       console.log('|---|---|---|---|---|---|---|');
-      for (const s of runs) {
+      for (let run = 1; run <= sweepRuns; run++) {
+        const r = await sweepInWindows(make, sweepRows, windowMs, stepMs);
+        const head = `| ${run} | ${r.sweepSeconds.toFixed(1)} | ${fmt(r.swept.tombstoned / r.sweepSeconds)} | ${r.steps.count}: ${r.steps.p50Ms.toFixed(1)} / ${r.steps.p99Ms.toFixed(1)} / ${r.steps.maxMs.toFixed(1)}`;
         console.log(
-          `| ${s.variant} | ${s.seconds.toFixed(1)} | ${s.swept === 0 ? '-' : fmt(s.swept / s.seconds)} | ${s.inProcess.maxStallMs.toFixed(0)} | ${s.inProcess.writes} | ${s.secondProcess.maxStallMs.toFixed(0)} | ${s.secondProcess.writes} (${s.secondProcess.errors} not executed) |`,
+          `${head} | this process | ${cell(r.quiet.inProcess)} | ${cell(r.sweeping.inProcess)} |`,
+        );
+        console.log(
+          `| | | | | second process | ${cell(r.quiet.secondProcess)} | ${cell(r.sweeping.secondProcess)} |`,
+        );
+      }
+      if (values.before) {
+        const r = await sweepInOneTransaction(make, sweepRows);
+        console.log(
+          `everything due in one unbounded step (SQLite: the one transaction of before): ${r.seconds.toFixed(1)} s; longest write: this process ${ms(r.inProcess.maxMs)} ms, second process ${ms(r.secondProcess.maxMs)} ms`,
         );
       }
     }
@@ -403,5 +276,5 @@ async function main(): Promise<void> {
 try {
   await main();
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  removePlaces();
 }

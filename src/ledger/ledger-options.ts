@@ -46,6 +46,14 @@ export interface LedgerTuning {
    */
   readonly sweepBatchRows: number;
   /**
+   * The time one sweep step aims at: after a slower step the next takes proportionally fewer rows,
+   * and steps grow back to sweepBatchRows while they stay fast. On SQLite a step blocks the
+   * process and holds the file's write lock, so its length is what a request may wait.
+   * 0 keeps every step at sweepBatchRows.
+   * @default the store's own sweepStepMs (SQLite 10), else 20
+   */
+  readonly sweepStepMs: number;
+  /**
    * The shortest pause between two sweep steps (never shorter than the step itself): requests get
    * the store in between, and a backlog drains at no more than sweepBatchRows per (2 × step) or
    * per (step + pause). @default 10
@@ -74,6 +82,7 @@ export const DEFAULT_LEDGER_OPTIONS: Omit<LedgerTuning, 'heartbeatMs'> = {
   retentionMs: 86_400_000,
   tombstoneMs: 604_800_000,
   sweepBatchRows: 1000,
+  sweepStepMs: 20,
   sweepPauseMs: 10,
   shouldStore: isBusinessAnswer,
   generateToken: () => globalThis.crypto.randomUUID(),
@@ -97,6 +106,8 @@ export function resolveLedgerOptions<Tx>(options: LedgerOptions<Tx>): ResolvedLe
   };
   if (options.sweepBatchRows === undefined && store?.sweepBatchRows !== undefined)
     o.sweepBatchRows = store.sweepBatchRows;
+  if (options.sweepStepMs === undefined && store?.sweepStepMs !== undefined)
+    o.sweepStepMs = store.sweepStepMs;
   for (const method of [
     'get',
     'claim',
@@ -125,6 +136,7 @@ export function resolveLedgerOptions<Tx>(options: LedgerOptions<Tx>): ResolvedLe
   );
   wholeMs('tombstoneMs', o.tombstoneMs, 0, 'a whole number of milliseconds >= 0');
   wholeMs('sweepBatchRows', o.sweepBatchRows, 1, 'a whole number of rows >= 1');
+  wholeMs('sweepStepMs', o.sweepStepMs, 0, 'a whole number of milliseconds >= 0');
   wholeMs('sweepPauseMs', o.sweepPauseMs, 0, 'a whole number of milliseconds >= 0');
   wholeMs('receiptCacheBytes', o.receiptCacheBytes, 0, 'a whole number of bytes >= 0');
   if (typeof o.shouldStore !== 'function')

@@ -8,8 +8,10 @@ export interface SweepResult {
   /** Tombstones past their own end, deleted. */
   readonly deleted: number;
   /**
-   * True when the step did nothing because another process held the write lock (SQLite): the
-   * sweep waits for its next turn instead of holding up this process's requests behind the lock.
+   * True when the step stopped early because another process or request held a lock it needed
+   * (the SQLite file's write lock; PostgreSQL's lock on the receipts table to drop a partition):
+   * the sweep tries again after a pause instead of holding up requests behind the lock. The
+   * counts say what it did before that.
    */
   readonly busy?: boolean;
 }
@@ -110,6 +112,9 @@ export interface LedgerStore<Tx> {
    * step holds a lock other processes wait on (SQLite), larger where steps do not block writers.
    */
   readonly sweepBatchRows?: number;
+
+  /** The time a sweep step should take on this store, in ms (LedgerTuning.sweepStepMs). */
+  readonly sweepStepMs?: number;
 
   /** How many entries and tombstones a sweep at `nowMs` still has to handle (its rows left). */
   backlog(nowMs: number): Promise<number>;

@@ -26,8 +26,14 @@ export interface LedgerSweeperOptions {
   /** "Due" is judged against this clock's now() at the start of a sweep; pauses sleep on it. */
   readonly clock: Clock;
   readonly tombstoneMs: number;
-  /** Rows per bounded step (one short transaction). */
+  /** The most rows one bounded step (one short transaction) handles. */
   readonly batchRows: number;
+  /**
+   * The time a step aims at: a step that took longer makes the next one proportionally smaller
+   * (down to 1/100 of batchRows); steps grow back, doubling, up to batchRows while they take less
+   * than half of it. 0: every step takes batchRows.
+   */
+  readonly stepMs: number;
   /**
    * The shortest pause between two steps (a pause is never shorter than the step before it):
    * writers get the store, and the backlog drains at a bounded rate.
@@ -64,7 +70,15 @@ const IDLE: SweepProgress = {
  * after downtime drains at no more than `batchRows` per (step + `pauseMs`).
  */
 export function createLedgerSweeper(options: LedgerSweeperOptions): LedgerSweeper {
-  const { store, clock, tombstoneMs, batchRows, pauseMs } = options;
+  const { store, clock, tombstoneMs, batchRows, stepMs, pauseMs } = options;
+  const fewestRows = Math.max(1, Math.floor(batchRows / 100));
+  /** The next step's rows, from the last step's rows and time. */
+  const nextRows = (rows: number, tookMs: number): number => {
+    if (stepMs <= 0) return batchRows;
+    if (tookMs > stepMs) return Math.max(fewestRows, Math.floor((rows * stepMs) / tookMs));
+    if (tookMs * 2 < stepMs) return Math.min(batchRows, rows * 2);
+    return rows;
+  };
   let progress: SweepProgress = IDLE;
   let running: Promise<SweepResult> | undefined;
 
@@ -74,6 +88,7 @@ export function createLedgerSweeper(options: LedgerSweeperOptions): LedgerSweepe
     let tombstoned = 0;
     let deleted = 0;
     let interrupted = false;
+    let rows = batchRows;
     try {
       progress = { ...progress, rowsLeft: await store.backlog(nowMs) };
       for (;;) {
@@ -82,12 +97,25 @@ export function createLedgerSweeper(options: LedgerSweeperOptions): LedgerSweepe
           break;
         }
         const stepStartedAt = clock.now();
-        const step = await store.sweep(nowMs, tombstoneMs, batchRows);
+        const limit = rows;
+        const step = await store.sweep(nowMs, tombstoneMs, limit);
+        const tookMs = clock.now() - stepStartedAt;
         // At least as long a pause as the step took: the sweep holds the store (SQLite: the file's
         // write lock) at most half the time, so a writer in another process polling for the lock
         // (SQLite's busy handler sleeps between tries) finds it free within a few tries.
-        const pauseNowMs = Math.max(pauseMs, clock.now() - stepStartedAt);
+        const pauseNowMs = Math.max(pauseMs, tookMs);
+        tombstoned += step.tombstoned;
+        deleted += step.deleted;
+        progress = {
+          ...progress,
+          tombstoned,
+          deleted,
+          batches: progress.batches + (step.tombstoned + step.deleted > 0 ? 1 : 0),
+          rowsLeft: Math.max(0, progress.rowsLeft - step.tombstoned - step.deleted),
+        };
         if (step.busy) {
+          // Another process held the lock the step needed (what it did before that counts): the
+          // step is tried again after a pause, not waited for.
           try {
             await clock.sleep(pauseMs, signal);
             continue;
@@ -96,16 +124,8 @@ export function createLedgerSweeper(options: LedgerSweeperOptions): LedgerSweepe
             break;
           }
         }
-        tombstoned += step.tombstoned;
-        deleted += step.deleted;
-        progress = {
-          ...progress,
-          tombstoned,
-          deleted,
-          batches: progress.batches + 1,
-          rowsLeft: Math.max(0, progress.rowsLeft - step.tombstoned - step.deleted),
-        };
-        if (step.tombstoned < batchRows && step.deleted < batchRows) break;
+        rows = nextRows(limit, tookMs);
+        if (step.tombstoned < limit && step.deleted < limit) break;
         try {
           await clock.sleep(pauseNowMs, signal);
         } catch {

@@ -289,6 +289,7 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
     clock,
     tombstoneMs: o.tombstoneMs,
     batchRows: o.sweepBatchRows,
+    stepMs: o.sweepStepMs,
     pauseMs: o.sweepPauseMs,
   });
 

@@ -166,6 +166,45 @@ function sweepStory(
   });
 }
 
+describe('bounded sweep: steps sized to a time budget', () => {
+  it('a step slower than sweepStepMs makes the next one proportionally smaller; fast steps grow back', async () => {
+    const clock = new VirtualClock({ startAt: START_AT, autoAdvance: false });
+    const store = createMemoryStore();
+    const limits: number[] = [];
+    let msPerRow = 1; // a slow machine: 50 rows take 50 ms
+    const timed: LedgerStore<unknown> = {
+      ...bindStore(store as LedgerStore<unknown>),
+      sweep: async (nowMs, tombstoneMs, limit = Infinity) => {
+        limits.push(limit);
+        const step = await store.sweep(nowMs, tombstoneMs, limit);
+        await clock.advance(Math.round(limit * msPerRow)); // the step's own length, on the clock
+        if (limits.length === 2) msPerRow = 0.01; // the machine is quiet again
+        return step;
+      },
+    };
+    const ledger = createLedger({
+      store: timed,
+      clock,
+      retentionMs: RETENTION_MS,
+      sweepBatchRows: 50,
+      sweepStepMs: 10,
+      sweepPauseMs: 0,
+    });
+    for (let i = 0; i < 200; i++)
+      await ledger.execute({ scope: 'alice', key: `k-${i}`, fingerprint: 'fp' }, () =>
+        jsonReceipt(201, {}),
+      );
+    await clock.advance(RETENTION_MS);
+    const sweeping = ledger.purgeExpired();
+    for (let i = 0; i < 100_000 && ledger.sweepProgress().running; i++) await clock.advance(1);
+    assert.equal((await sweeping).tombstoned, 200);
+    // 50 rows took 50 ms: the next step takes 10 (10 ms), and stays there while it is slow;
+    // once steps take under half the budget, they double back up to sweepBatchRows.
+    assert.deepEqual(limits, [50, 10, 10, 20, 40, 50, 50]);
+    await store.close();
+  });
+});
+
 sweepStory('memory', async () => {
   const store = createMemoryStore();
   return { store: store as LedgerStore<unknown>, close: () => store.close() };
@@ -195,6 +234,8 @@ await describePostgres('the bounded sweep', ({ url, options }) => {
         pool: pool!,
         schema,
         table: `sweep_${++tables}`,
+        // One-minute receipt partitions: the old keys' partition has ended when retention has.
+        receiptPartitionMs: 60_000,
         tombstonePartitionMs: 3_600_000,
       });
       return { store: store as LedgerStore<unknown>, close: () => store.close() };

@@ -98,7 +98,7 @@ await describePostgres('the store durability tests', ({ url, options }) => {
     const rec = recording(inner);
     const table = `ledger_${++n}`;
     const store = createPostgresStore({ pool: rec.pool, schema, table });
-    await store.sweep(0, 0); // creates the schema and the table
+    await store.sweep(START_AT, 0); // creates the schema, the table and the partition of START_AT
     const effects = `"${schema}".effects_${n}`;
     await inner.query(`CREATE TABLE ${effects} (id TEXT NOT NULL)`);
     const clock = new VirtualClock({ startAt: START_AT });
@@ -126,7 +126,7 @@ await describePostgres('the store durability tests', ({ url, options }) => {
       assert.equal(seen, 'on', 'the effect runs in a synchronously committing transaction');
       const events = rec.take();
       const expected = [
-        'pool WITH ins AS (INSERT INTO ledger_1', // lookup + claim, one statement
+        "pool SELECT c.* FROM (SELECT set_config('synchronous_commit', 'off', true)) AS oncely_async_commit CROSS JOIN LATERAL ledger_1_claim(", // lookup + claim, one statement
         'client BEGIN; SELECT set_config', // at the effect's first statement
         "client SELECT current_setting('synchronous_commit')",
         'client INSERT INTO effects_1', // the effect

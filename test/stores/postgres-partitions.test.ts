@@ -1,107 +1,265 @@
-// Tombstone expiry on PostgreSQL drops whole time partitions: no row is deleted, so no dead tuple
-// is left behind. Read from the server's own statistics (pg_stat_user_tables) after the expiry.
+// Expiry on PostgreSQL drops whole time partitions, receipts and tombstones alike: no row is
+// deleted, so no dead tuple is left behind. Read from the server's own statistics
+// (pg_stat_user_tables) after the expiry. And one key stays one claim across partitions: claims
+// of a key whose instants fall on both sides of a partition boundary still let exactly one win.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import { isOncelyError } from '../../src/contract/errors.js';
+import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
+import { LEDGER_COLUMNS, entryValues } from '../../src/stores/ledger-row.js';
 import { createPostgresStore } from '../../src/stores/postgres/index.js';
+import { VirtualClock } from '../../src/time/index.js';
+import { inFlight } from './conformance.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
 
-const T0 = 1_700_000_000_000;
-const ROWS = 3000;
-const SPREAD_MS = 180_000; // receipts expire over 3 minutes
 const PARTITION_MS = 60_000;
+/** A partition boundary: receipts are first seen over the three minutes after it. */
+const T0 = 1_700_000_040_000;
+const ROWS = 3000;
+const SPREAD_MS = 180_000;
+const RETENTION_MS = 120_000;
 const TOMBSTONE_MS = 600_000;
 
 interface TableStats {
   relname: string;
   n_dead_tup: string;
   n_tup_del: string;
+  n_tup_ins: string;
 }
 
-await describePostgres('tombstone partitions', ({ url, options }) => {
-  describe('PostgreSQL tombstone partitions', options, () => {
+await describePostgres('partitions', ({ url, options }) => {
+  describe('PostgreSQL time partitions', options, () => {
     const schema = uniqueSchemaName('oncely_parts');
     // One connection: the statistics the sweep's statements leave are flushed by this very backend.
     const pool = url ? new pg.Pool({ connectionString: url, max: 1 }) : undefined;
+    const pools: pg.Pool[] = [];
     after(async () => {
       if (!pool) return;
       await pool.end();
+      await Promise.all(pools.map((p) => p.end()));
       await dropSchema(url, schema);
     });
 
     const stats = async (): Promise<TableStats[]> => {
       await pool!.query('SELECT pg_stat_force_next_flush()');
       const { rows } = await pool!.query<TableStats>(
-        'SELECT relname, n_dead_tup, n_tup_del FROM pg_stat_user_tables WHERE schemaname = $1 ORDER BY relname',
+        'SELECT relname, n_dead_tup, n_tup_del, n_tup_ins FROM pg_stat_user_tables WHERE schemaname = $1 ORDER BY relname',
         [schema],
       );
       return rows;
     };
+    const sweepAll = async (
+      store: ReturnType<typeof createPostgresStore>,
+      nowMs: number,
+    ): Promise<{ tombstoned: number; deleted: number; steps: number }> => {
+      const total = { tombstoned: 0, deleted: 0, steps: 0 };
+      for (;;) {
+        const step = await store.sweep(nowMs, TOMBSTONE_MS, 1000);
+        assert.ok(step.tombstoned <= 1000, JSON.stringify(step)); // tombstone partitions go whole
+        total.tombstoned += step.tombstoned;
+        total.deleted += step.deleted;
+        total.steps++;
+        if (!step.busy && step.tombstoned < 1000 && step.deleted < 1000) return total;
+      }
+    };
 
-    it('expiry detaches and drops whole partitions and leaves no dead tuples', async () => {
+    it('expiry drops whole receipt and tombstone partitions and leaves no dead tuples', async () => {
       const store = createPostgresStore({
         pool: pool!,
         schema,
+        receiptPartitionMs: PARTITION_MS,
         tombstonePartitionMs: PARTITION_MS,
       });
       await store.ready?.();
-      // Completed receipts, bulk-loaded in one statement.
+      await store.preparePartitions(T0, T0 + SPREAD_MS);
+      // Completed receipts first seen over three minutes (three partitions), bulk-loaded.
       await pool!.query(
         `INSERT INTO "${schema}".oncely_ledger (scope, key, fingerprint, state, token, first_seen_at, expires_at, completed_at, status, headers, body)
-         SELECT 'alice', 'k-' || i, '\\x01'::bytea || sha256(i::text::bytea), 'completed', 't-' || i, $1::bigint, $1::bigint + i * $2::bigint / $3::bigint,
-                $1::bigint, 201, 'content-type:application/json', '{}'::bytea
-         FROM generate_series(1, $3::int) AS i`,
-        [T0, SPREAD_MS, ROWS],
+         SELECT 'alice', 'k-' || i, '\\x01'::bytea || sha256(i::text::bytea), 'completed', 't-' || i, s, s + $4::bigint,
+                s, 201, 'content-type:application/json', '{}'::bytea
+         FROM generate_series(0, $3::int - 1) AS i, LATERAL (SELECT $1::bigint + i * $2::bigint / $3::bigint AS s) x`,
+        [T0, SPREAD_MS, ROWS, RETENTION_MS],
       );
+      const receiptPartitions = (rows: TableStats[]) =>
+        rows.filter((t) => /^oncely_ledger_p\d+$/.test(t.relname)).map((t) => t.relname);
+      assert.equal(receiptPartitions(await stats()).length, 3);
 
-      // Retention ends: every receipt becomes a tombstone, in bounded steps, into time partitions.
-      const retentionOver = T0 + SPREAD_MS;
-      let tombstoned = 0;
-      for (
-        let step = await store.sweep(retentionOver, TOMBSTONE_MS, 1000);
-        step.tombstoned > 0;
-        step = await store.sweep(retentionOver, TOMBSTONE_MS, 1000)
-      ) {
-        assert.ok(step.tombstoned <= 1000);
-        tombstoned += step.tombstoned;
+      // Half-way: the first partition's receipts are all due, the others' are not (yet).
+      const firstDue = T0 + PARTITION_MS + RETENTION_MS;
+      assert.equal(await store.backlog(firstDue), ROWS / 3);
+      const early = await sweepAll(store, firstDue);
+      assert.deepEqual([early.tombstoned, early.deleted], [ROWS / 3, 0]);
+      assert.equal(early.steps, 2, 'bounded steps of 1000 rows');
+      assert.equal((await store.get('alice', 'k-0'))?.state, 'expired', 'a tombstone now');
+      assert.equal((await store.get('alice', `k-${ROWS - 1}`))?.state, 'completed');
+
+      // Retention over for all: every receipt partition goes whole, after its tombstones are written.
+      const retentionOver = T0 + SPREAD_MS + RETENTION_MS;
+      const rest = await sweepAll(store, retentionOver);
+      assert.deepEqual([rest.tombstoned, rest.deleted], [(2 * ROWS) / 3, 0]);
+      assert.equal(await store.backlog(retentionOver), 0);
+      const afterRetention = await stats();
+      assert.deepEqual(
+        receiptPartitions(afterRetention).filter((name) => Number(name.slice(15)) < T0 + SPREAD_MS),
+        [],
+        'the loaded receipts left with their partitions',
+      );
+      for (const t of afterRetention) {
+        assert.equal(Number(t.n_dead_tup), 0, `${t.relname}: no dead tuples`);
+        assert.equal(Number(t.n_tup_del), 0, `${t.relname}: not one row deleted`);
       }
-      assert.equal(tombstoned, ROWS);
-      const partitions = (await stats()).filter((t) =>
-        /^oncely_ledger_tombstones_\d+$/.test(t.relname),
+      assert.equal(
+        afterRetention
+          .filter((t) => /^oncely_ledger_tombstones_\d+$/.test(t.relname))
+          .reduce((n, t) => n + Number(t.n_tup_ins), 0),
+        ROWS,
+        'one tombstone per receipt, none written twice',
       );
-      assert.ok(
-        partitions.length >= 3,
-        `tombstones spread over time partitions: ${partitions.map((p) => p.relname).join(', ')}`,
-      );
-      assert.equal((await store.get('alice', 'k-1'))?.state, 'expired');
+      assert.equal((await store.get('alice', `k-${ROWS - 1}`))?.state, 'expired');
 
-      // The tombstones' time ends: their partitions go whole.
+      // The tombstones' time ends: their partitions go whole too.
       const tombstonesOver = retentionOver + TOMBSTONE_MS + PARTITION_MS;
       assert.equal(await store.backlog(tombstonesOver), ROWS);
-      const purged = await store.sweep(tombstonesOver, TOMBSTONE_MS, 1000);
-      assert.deepEqual(
-        purged,
-        { tombstoned: 0, deleted: ROWS },
-        'every tombstone went with its partition',
-      );
-      assert.equal(await store.backlog(tombstonesOver), 0);
+      const purged = await sweepAll(store, tombstonesOver);
+      assert.deepEqual([purged.tombstoned, purged.deleted], [0, ROWS]);
       assert.equal(await store.get('alice', 'k-1'), undefined);
-
-      const after = await stats();
-      const tombstoneTables = after.filter((t) => t.relname.startsWith('oncely_ledger_tombstones'));
+      const end = await stats();
       assert.deepEqual(
-        tombstoneTables.map((t) => t.relname),
+        end.filter((t) => t.relname.startsWith('oncely_ledger_tombstones')).map((t) => t.relname),
         ['oncely_ledger_tombstones', 'oncely_ledger_tombstones_default'],
-        'the range partitions are gone',
+        'the tombstone range partitions are gone',
       );
-      for (const t of tombstoneTables) {
+      for (const t of end) {
         assert.equal(Number(t.n_dead_tup), 0, `${t.relname}: no dead tuples`);
-        assert.equal(Number(t.n_tup_del), 0, `${t.relname}: no row was deleted`);
+        assert.equal(Number(t.n_tup_del), 0, `${t.relname}: not one row deleted`);
       }
-      // The statistics do see row deletes: the receipts left the live table by DELETE (bounded steps).
-      const live = after.find((t) => t.relname === 'oncely_ledger');
-      assert.equal(Number(live?.n_tup_del), ROWS);
       await store.close();
+    });
+
+    it('refuses a receipts table of the earlier layout (not partitioned) at start, and creates nothing', async () => {
+      await pool!.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      await pool!.query(
+        `CREATE TABLE "${schema}".flat (scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint BYTEA NOT NULL, PRIMARY KEY (scope, key))`,
+      );
+      const store = createPostgresStore({ pool: pool!, schema, table: 'flat' });
+      await assert.rejects(
+        store.ready!(),
+        (e) =>
+          isOncelyError(e) &&
+          e.code === 'ledger_layout' &&
+          /is not partitioned by time: it was made by an earlier oncely; drop it/.test(e.message),
+      );
+      const made = await pool!.query(
+        `SELECT (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND c.relname LIKE 'flat\\_%')
+              + (SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = 'flat_claim') AS n`,
+        [schema],
+      );
+      assert.equal(
+        Number(made.rows[0].n),
+        0,
+        'no tombstone table, partition or function beside it',
+      );
+      await store.close();
+    });
+
+    it('a key claimed on both sides of a partition boundary, from two pools at once: one claim wins', async () => {
+      const table = 'race';
+      const boundary = T0 + PARTITION_MS;
+      // Two pools are two "processes"; each store has its own view of the partitions.
+      const stores = [0, 1].map(() => {
+        const own = new pg.Pool({ connectionString: url, max: 8 });
+        pools.push(own);
+        return createPostgresStore({ pool: own, schema, table, receiptPartitionMs: PARTITION_MS });
+      });
+      for (const store of stores) await store.ready?.();
+      for (let round = 0; round < 5; round++) {
+        const key = `edge-${round}`;
+        // Each claim's instant is just before or just after the boundary: two partitions.
+        const claims = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            stores[i % 2]!.claim(
+              inFlight('alice', key, `t-${i}`, boundary - 1 + (i % 3 === 0 ? 0 : 1)),
+            ),
+          ),
+        );
+        assert.equal(claims.filter((c) => c.won).length, 1, `round ${round}: one winner`);
+        assert.ok(
+          claims.every((c) => c.won || c.existing?.state === 'in_flight'),
+          'every other claim answered the winner',
+        );
+        const { rows } = await pool!.query(
+          `SELECT tableoid::regclass::text AS part FROM "${schema}".${table} WHERE key = $1`,
+          [key],
+        );
+        assert.equal(rows.length, 1, `round ${round}: one row for the key in the whole table`);
+      }
+
+      // Through the ledger, on injected clocks either side of the boundary: one effect.
+      const ran: string[] = [];
+      const ledgers = [boundary - 1, boundary].map((at, i) =>
+        createLedger({ store: stores[i]!, clock: new VirtualClock({ startAt: at }) }),
+      );
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          ledgers[i % 2]!.execute({ scope: 'alice', key: 'edge-ledger', fingerprint: 'fp' }, () => {
+            ran.push(`ledger ${i % 2}`);
+            return jsonReceipt(201, { ok: true });
+          }),
+        ),
+      );
+      assert.equal(ran.length, 1, `one effect, not ${ran.join(', ')}`);
+      assert.equal(answers.filter((a) => a.kind === 'executed').length, 1);
+      for (const store of stores) await store.close();
+    });
+
+    it('a second claim of a key in another partition waits for the first one to commit, then answers it', async () => {
+      const table = 'turns';
+      const boundary = T0 + PARTITION_MS;
+      const store = createPostgresStore({
+        pool: pool!,
+        schema,
+        table,
+        receiptPartitionMs: PARTITION_MS,
+      });
+      await store.preparePartitions(boundary - PARTITION_MS, boundary + PARTITION_MS);
+      const other = new pg.Pool({ connectionString: url, max: 2 });
+      pools.push(other);
+      const first = await other.connect();
+      try {
+        // The first claim, just before the boundary, in a transaction left open.
+        const entry = inFlight('alice', 'turn', 't-first', boundary - 1);
+        const args = LEDGER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
+        await first.query('BEGIN');
+        const { rows } = await first.query(
+          `SELECT won FROM "${schema}".${table}_claim(${args})`,
+          entryValues(entry),
+        );
+        assert.equal(rows[0].won, true);
+
+        // The second, just after it (the next partition): it must not insert a second row.
+        let settled = false;
+        const second = store.claim(inFlight('alice', 'turn', 't-second', boundary));
+        void second.then(() => (settled = true));
+        let waiting = false;
+        for (let i = 0; i < 1000 && !waiting && !settled; i++) {
+          const locks = await other.query(
+            "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+          );
+          waiting = locks.rows[0].n > 0;
+        }
+        assert.equal(settled, false, 'the second claim did not go ahead on its own');
+        assert.equal(waiting, true, 'it waits for the first claim');
+        await first.query('COMMIT');
+        const answer = await second;
+        assert.equal(answer.won, false);
+        assert.equal(answer.won === false && answer.existing?.token, 't-first');
+        const count = await other.query(`SELECT count(*)::int AS n FROM "${schema}".${table}`);
+        assert.equal(count.rows[0].n, 1);
+      } finally {
+        first.release();
+        await store.close();
+      }
     });
   });
 });

@@ -52,6 +52,11 @@ describe('PostgreSQL store specifics', () => {
       () => createPostgresStore({ pool: 'postgres://x' as never }),
       (e) => isInvalidOptionError(e) && e.option === 'pool',
     );
+    for (const receiptPartitionMs of [999, 1.5, -1])
+      assert.throws(
+        () => createPostgresStore({ pool, receiptPartitionMs }),
+        (e) => isInvalidOptionError(e) && e.option === 'receiptPartitionMs',
+      );
     assert.equal(
       createPostgresStore({ pool, schema: 'app', table: 'ledger' }).table,
       '"app"."ledger"',

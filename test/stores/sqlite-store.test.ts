@@ -5,12 +5,16 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isInvalidOptionError, isOncelyError } from '../../src/contract/errors.js';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
+import { VirtualClock } from '../../src/time/index.js';
+import { NET_AUTOCHECKPOINT_PAGES } from '../../src/stores/sqlite/sqlite-checkpointer.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
+import { sqliteSweep, type BacklogCursor } from '../../src/stores/sqlite/sqlite-sweep.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'oncely-sqlite-store-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const file = () => join(dir, `s-${++n}.db`);
+const req = (key: string) => ({ scope: 's', key, fingerprint: 'f' });
 
 describe('SQLite store specifics', () => {
   it('commits durably: WAL with synchronous = FULL', async () => {
@@ -113,6 +117,137 @@ describe('SQLite store specifics', () => {
     db.close();
   });
 
+  it('checkpoints on a thread of its own: the writer keeps only a far larger auto-checkpoint', async () => {
+    // 'process': no fsync per commit, so the writes take little time (checkpoints are the same).
+    const store = createSqliteStore({
+      database: () => openSqliteDatabase(file()),
+      durability: 'process',
+    });
+    const ledger = createLedger({ store });
+    const autocheckpoint = async () =>
+      (
+        await store.write((tx) =>
+          tx.get<{ wal_autocheckpoint: number }>('PRAGMA wal_autocheckpoint'),
+        )
+      )?.wal_autocheckpoint;
+    assert.deepEqual(store.checkpointProgress(), {
+      where: 'thread',
+      started: false,
+      checkpoints: 0,
+      walFrames: 0,
+    });
+    assert.equal(await autocheckpoint(), 1000, "SQLite's own until the thread has started");
+    // Enough writes for the thread to start and be asked for a checkpoint (some 1000 pages).
+    for (let i = 0; i < 200; i++) {
+      const result = await ledger.execute(req(`k-${i}`), () => jsonReceipt(201, {}));
+      assert.equal(result.kind, 'executed');
+    }
+    // The thread answers by message: let the event loop deliver it (a condition, not a timer).
+    for (let i = 0; i < 100_000 && store.checkpointProgress().checkpoints === 0; i++)
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    const progress = store.checkpointProgress();
+    assert.equal(progress.started, true);
+    assert.ok(progress.checkpoints >= 1);
+    assert.ok(progress.walFrames > 100, `the WAL it copied: ${progress.walFrames} frames`);
+    assert.equal(await autocheckpoint(), NET_AUTOCHECKPOINT_PAGES);
+    await store.close();
+  });
+
+  it("checkpoints 'inline': SQLite's own auto-checkpoint on the writer, no thread", async () => {
+    const store = createSqliteStore({
+      database: () => openSqliteDatabase(file()),
+      checkpoints: 'inline',
+      durability: 'process',
+    });
+    const ledger = createLedger({ store });
+    for (let i = 0; i < 200; i++) await ledger.execute(req(`k-${i}`), () => jsonReceipt(201, {}));
+    assert.equal(store.checkpointProgress().where, 'inline');
+    const autocheckpoint = await store.write((tx) =>
+      tx.get<{ wal_autocheckpoint: number }>('PRAGMA wal_autocheckpoint'),
+    );
+    assert.equal(autocheckpoint?.wal_autocheckpoint, 1000);
+    await store.close();
+  });
+
+  it('a sweep step commits without an fsync (synchronous = NORMAL) and puts the durable level back', async () => {
+    const db = openSqliteDatabase(file());
+    const pragmas: string[] = [];
+    const spied = new Proxy(db, {
+      get(target, name) {
+        if (name === 'pragma')
+          return (source: string, options?: { simple?: boolean }) => {
+            if (/synchronous|busy_timeout/.test(source)) pragmas.push(source);
+            return target.pragma(source, options);
+          };
+        if (name === 'exec')
+          return (source: string) => {
+            if (/^(BEGIN|COMMIT)/.test(source)) pragmas.push(source);
+            return target.exec(source);
+          };
+        const value: unknown = Reflect.get(target, name);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const store = createSqliteStore({ database: spied });
+    const clock = new VirtualClock({ startAt: 1_700_000_000_000 });
+    const ledger = createLedger({ store, clock, retentionMs: 60_000 });
+    await ledger.execute(req('old'), () => jsonReceipt(201, {}));
+    pragmas.length = 0;
+    const step = await store.sweep(clock.now() + 60_000, 0, 10);
+    assert.deepEqual(step, { tombstoned: 1, deleted: 0 });
+    assert.deepEqual(pragmas, [
+      'synchronous = NORMAL',
+      'busy_timeout = 0',
+      'BEGIN IMMEDIATE',
+      'busy_timeout = 5000',
+      'COMMIT',
+      'synchronous = FULL',
+    ]);
+    await store.close();
+    db.close();
+  });
+
+  it('counts due rows in chunks that resume exactly where the last one stopped, ties included', () => {
+    const db = openSqliteDatabase(':memory:');
+    db.exec(`CREATE TABLE live (scope TEXT, key TEXT, expires_at INTEGER, PRIMARY KEY (scope, key)) WITHOUT ROWID;
+      CREATE INDEX live_e ON live (expires_at);
+      CREATE TABLE graves (scope TEXT, key TEXT, expires_at INTEGER, PRIMARY KEY (scope, key)) WITHOUT ROWID;
+      CREATE INDEX graves_e ON graves (expires_at);`);
+    const insert = (table: string, n: number, due: (i: number) => number) => {
+      const statement = db.prepare(`INSERT INTO ${table} VALUES ('s', ?, ?)`);
+      for (let i = 0; i < n; i++) statement.run(`k-${i}`, due(i));
+    };
+    // Many rows share an instant (ties across chunk edges); some are not due yet.
+    insert('live', 103, (i) => Math.floor(i / 10));
+    insert('graves', 41, (i) => (i % 2 === 0 ? 5 : 50));
+    const sweep = sqliteSweep(
+      { ledgerTable: 'live', tombstoneTable: 'graves', busyTimeoutMs: 0, synchronous: 'FULL' },
+      () => db,
+      (sql) => db.prepare(sql),
+    );
+    const read = (sql: string) => db.prepare(sql);
+    const count = (chunk: number) => {
+      let total = 0;
+      let calls = 0;
+      let cursor: BacklogCursor | undefined;
+      do {
+        const part = sweep.countDue(8, cursor, chunk, read);
+        total += part.count;
+        cursor = part.next;
+        calls++;
+      } while (cursor);
+      return { total, calls };
+    };
+    const due = 90 + 21; // live: instants 0..8 (90 rows); graves: the 21 at instant 5
+    assert.deepEqual(count(1000), { total: due, calls: 2 });
+    assert.deepEqual(count(7), {
+      total: due,
+      calls: Math.floor(90 / 7) + 1 + Math.floor(21 / 7) + 1,
+    });
+    assert.equal(count(1).total, due);
+    db.close();
+  });
+
   it('validates its options and refuses use after close', async () => {
     assert.throws(
       () =>
@@ -125,6 +260,14 @@ describe('SQLite store specifics', () => {
     assert.throws(
       () => createSqliteStore({ database: 'ledger.db' as never }),
       (e) => isInvalidOptionError(e) && e.option === 'database',
+    );
+    assert.throws(
+      () =>
+        createSqliteStore({
+          database: () => openSqliteDatabase(':memory:'),
+          checkpoints: 'worker' as never,
+        }),
+      (e) => isInvalidOptionError(e) && e.option === 'checkpoints',
     );
     const store = createSqliteStore({ database: () => openSqliteDatabase(':memory:') });
     await store.close();

@@ -1,6 +1,11 @@
 import { InvalidOptionError } from '../../contract/errors.js';
-import type { EntryVersion } from '../../ledger/ledger-entry.js';
-import { DURABILITIES, type Durability, type LedgerStore } from '../../ledger/ledger-store.js';
+import type { EntryVersion, InFlightEntry } from '../../ledger/ledger-entry.js';
+import {
+  DURABILITIES,
+  type ClaimAttempt,
+  type Durability,
+  type LedgerStore,
+} from '../../ledger/ledger-store.js';
 import {
   LEDGER_COLUMNS,
   checkIdentifier,
@@ -11,6 +16,8 @@ import {
 import { StoreClosedError } from '../store-errors.js';
 import { LedgerLayoutError } from '../ledger-layout-error.js';
 import type { PgPool, PgQueryable, PgQueryConfig, PgTx } from './pg-pool.js';
+import { postgresClaimFunction } from './postgres-claim.js';
+import { postgresReceiptPartitions, type Transact } from './postgres-receipt-partitions.js';
 import { postgresSql } from './postgres-sql.js';
 import { postgresSweep } from './postgres-sweep.js';
 import { finisherOf, lazyTransaction } from './postgres-transaction.js';
@@ -32,6 +39,13 @@ export interface PostgresStoreOptions {
   /** The table's schema, created if missing. @default undefined (the connection's search_path) */
   readonly schema?: string | undefined;
   /**
+   * The time span of one receipt partition, by first sighting (postgres-receipt-partitions.ts):
+   * receipts go a partition at a time, once every one in it is past retention, so a receipt stays
+   * up to about this long past its retention. About retentionMs / 4 keeps five or six partitions.
+   * @default 21600000 (6 h)
+   */
+  readonly receiptPartitionMs?: number;
+  /**
    * The time span of one tombstone partition: tombstones go a partition at a time, up to this
    * long after their end. About tombstoneMs / 7 keeps eight or nine partitions. @default 86400000 (1 day)
    */
@@ -51,10 +65,16 @@ export interface PostgresStore extends LedgerStore<PgTx> {
   /** The partitioned tombstone table's name, schema-qualified and quoted (postgres-tombstones.ts). */
   readonly tombstoneTable: string;
   readonly durability: Durability;
+  /**
+   * Makes receipt partitions cover first sightings in [fromMs, toMs): before rows are loaded into
+   * the table other than through the store (an import, a benchmark). Claims make their own.
+   */
+  preparePartitions(fromMs: number, toMs: number): Promise<void>;
 }
 
 export const DEFAULT_POSTGRES_STORE_OPTIONS = {
   table: 'oncely_ledger',
+  receiptPartitionMs: 21_600_000,
   tombstonePartitionMs: 86_400_000,
   durability: 'durable',
 } as const;
@@ -83,15 +103,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     options.schema === undefined ? undefined : checkIdentifier('schema', options.schema);
   const tables = postgresLedgerTables(schema, tableName);
   const table = tables.live;
-  const partitionMs =
-    options.tombstonePartitionMs ?? DEFAULT_POSTGRES_STORE_OPTIONS.tombstonePartitionMs;
-  if (!Number.isSafeInteger(partitionMs) || partitionMs < 1000) {
-    throw new InvalidOptionError(
-      'tombstonePartitionMs',
-      partitionMs,
-      'a whole number of milliseconds >= 1000',
-    );
-  }
+  const spanOption = (name: 'receiptPartitionMs' | 'tombstonePartitionMs'): number => {
+    const ms = options[name] ?? DEFAULT_POSTGRES_STORE_OPTIONS[name];
+    if (!Number.isSafeInteger(ms) || ms < 1000)
+      throw new InvalidOptionError(name, ms, 'a whole number of milliseconds >= 1000');
+    return ms;
+  };
+  const receiptPartitionMs = spanOption('receiptPartitionMs');
+  const partitionMs = spanOption('tombstonePartitionMs');
   const ownsPool = typeof poolOption === 'function';
   const durability = options.durability ?? DEFAULT_POSTGRES_STORE_OPTIONS.durability;
   if (!DURABILITIES.includes(durability))
@@ -106,13 +125,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const where = (from: number): string =>
     `scope = $${from} AND key = $${from + 1} AND token = $${from + 2} AND state = $${from + 3}`;
   const set = `SET ${LEDGER_COLUMNS.map((c, i) => `${c} = $${i + 1}`).join(', ')}`;
-  const columns = LEDGER_COLUMNS.join(', ');
+  const claimFunction = postgresClaimFunction(tables);
   const sql = {
     get: postgresGetSql(tables),
-    // Lookup + claim in one statement: inserts, or returns the committed row (nulls and won =
-    // false when a concurrent claim committed after this statement's snapshot: read again).
-    claim: `WITH ins AS (INSERT INTO ${table} (${columns}) SELECT ${LEDGER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')} FROM ${ASYNC_COMMIT} ON CONFLICT (scope, key) DO NOTHING RETURNING 1)
-      SELECT EXISTS (SELECT 1 FROM ins) AS won, t.* FROM (SELECT 1) AS one LEFT JOIN ${table} t ON t.scope = $1 AND t.key = $2 AND NOT EXISTS (SELECT 1 FROM ins)`,
+    // Lookup + claim in one statement: inserts, or returns the committed row (postgres-claim.ts).
+    claim: claimFunction.call,
     // Bookkeeping: each commits on its own, asynchronously (docs/durability.md).
     swap: `UPDATE ${table} ${set} FROM ${ASYNC_COMMIT} WHERE ${where(n + 1)}`,
     renew: `UPDATE ${table} SET lease_expires_at = $1 FROM ${ASYNC_COMMIT} WHERE ${where(2)}`,
@@ -125,7 +142,17 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     receipt: `WITH done AS (UPDATE ${table} ${set} WHERE ${where(n + 1)} RETURNING 1) SELECT 1 / count(*)::int AS completed FROM done`,
   };
   const tombstones = postgresTombstoneWrites(tables, ASYNC_COMMIT, raw);
-  const sweeper = postgresSweep(tables, partitionMs, raw);
+  const transact: Transact = async (fn) => {
+    await setUp();
+    return inTransaction(thePool(), BEGIN_SYNCHRONOUS, (client) => fn(clientQuery(client)));
+  };
+  const receipts = postgresReceiptPartitions(tables, receiptPartitionMs, raw, transact);
+  const sweeper = postgresSweep(
+    tables,
+    partitionMs,
+    { ...receipts, partitionMs: receiptPartitionMs },
+    raw,
+  );
   /** Prepared once per pooled connection: PostgreSQL parses and plans each ledger statement once. */
   const prefix = `oncely_${hashName(table)}`;
   const named = (key: keyof typeof sql, values: unknown[]): PgQueryConfig => ({
@@ -145,7 +172,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       // Two processes starting together would race on CREATE TABLE IF NOT EXISTS (a unique
       // violation on pg_type); an advisory lock on the table's name lets one go first.
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`oncely:${table}`]);
+      await checkLayout(client);
       if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      // Partitioned by first sighting (postgres-receipt-partitions.ts): the primary key must
+      // include that column, so (scope, key) is kept unique by the claim (postgres-claim.ts).
       await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
         scope TEXT NOT NULL,
         key TEXT NOT NULL,
@@ -160,23 +190,32 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         status INTEGER,
         headers TEXT,
         body BYTEA,
-        PRIMARY KEY (scope, key)
-      )`);
+        PRIMARY KEY (scope, key, first_seen_at)
+      ) PARTITION BY RANGE (first_seen_at)`);
       await client.query(
         `CREATE INDEX IF NOT EXISTS "${tableName}_expires_at" ON ${table} (expires_at)`,
       );
+      await client.query(claimFunction.ddl);
       for (const ddl of postgresTombstoneSchema(tables)) await client.query(ddl);
-      const { rows } = await client.query(
-        `SELECT data_type FROM information_schema.columns WHERE table_schema = coalesce($1, current_schema()) AND table_name = $2 AND column_name = 'fingerprint'`,
-        [schema ?? null, tableName],
-      );
-      if ((rows[0] as { data_type?: string } | undefined)?.data_type === 'text')
-        throw new LedgerLayoutError('postgres', table);
     }).catch((error: unknown) => {
       ready = undefined;
       throw error;
     });
     return ready;
+  }
+
+  /** A table made by an earlier oncely is refused before anything is created next to it. */
+  async function checkLayout(client: PgQueryable): Promise<void> {
+    const { rows } = await client.query(
+      `SELECT c.relkind, (SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'fingerprint') AS fingerprint
+       FROM pg_class c WHERE c.oid = to_regclass($1)`,
+      [table],
+    );
+    const found = rows[0] as { relkind: string; fingerprint: string | null } | undefined;
+    if (found === undefined) return;
+    if (found.fingerprint === 'text') throw new LedgerLayoutError('postgres', table);
+    if (found.relkind !== 'p')
+      throw new LedgerLayoutError('postgres', table, 'is not partitioned by time');
   }
 
   async function query(
@@ -200,12 +239,39 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   const versionParams = (v: EntryVersion): unknown[] => [v.scope, v.key, v.token, v.state];
 
+  /** Makes sure a receipt partition takes rows first seen at `firstSeenAt` (no read when known). */
+  async function inPartition(firstSeenAt: number): Promise<void> {
+    await setUp();
+    await receipts.ensure([firstSeenAt]);
+  }
+
+  async function claim(entry: InFlightEntry): Promise<ClaimAttempt> {
+    await inPartition(entry.firstSeenAt);
+    let result;
+    try {
+      result = await query('claim', entryValues(entry));
+    } catch (error) {
+      // No partition for the row: another process dropped one this process still knew of.
+      if ((error as { code?: string }).code !== NO_PARTITION) throw error;
+      receipts.forget();
+      await inPartition(entry.firstSeenAt);
+      result = await query('claim', entryValues(entry));
+    }
+    const row = result.rows[0] as (LedgerRow & { won: boolean }) | undefined;
+    if (row?.won === true) return { won: true };
+    return {
+      won: false,
+      existing: row === undefined || row.scope === null ? undefined : rowToEntry(row),
+    };
+  }
+
   return {
     name: 'postgres',
     table,
     tombstoneTable: tables.tombstones,
     durability,
-    // A step locks only the rows it moves (SKIP LOCKED): larger steps cost writers nothing.
+    // A step copies tombstones (inserts) and drops whole partitions: it locks no row a request
+    // needs, only the table for a moment when a partition goes (postgres-receipt-partitions.ts).
     sweepBatchRows: 2000,
 
     // Connects and creates the table: a bad URL or an unreachable server fails here.
@@ -218,30 +284,31 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       return rows[0] === undefined ? undefined : rowToEntry(rows[0] as LedgerRow);
     },
 
-    async claim(entry) {
-      const row = (await query('claim', entryValues(entry))).rows[0] as
-        (LedgerRow & { won: boolean }) | undefined;
-      if (row?.won === true) return { won: true };
-      return {
-        won: false,
-        existing: row === undefined || row.scope === null ? undefined : rowToEntry(row),
-      };
-    },
+    claim,
 
     async swap(expected, next) {
-      if (expected.state === 'expired') return tombstones.revive(next);
+      // A key claimed again after its tombstone: a fresh live row (which wins over the tombstone),
+      // claimed like a new key so that it stays unique.
+      if (expected.state === 'expired') return (await claim(next as InFlightEntry)).won;
       if (next.state === 'expired') return tombstones.bury(expected, next);
-      return (
-        (await query('swap', [...entryValues(next), ...versionParams(expected)])).rowCount === 1
-      );
+      // A takeover after retention starts the key afresh: its row moves to the partition of now.
+      await inPartition(next.firstSeenAt);
+      return casWrite(() => query('swap', [...entryValues(next), ...versionParams(expected)]));
     },
 
-    renew: async (expected, leaseExpiresAt) =>
-      (await query('renew', [leaseExpiresAt, ...versionParams(expected)])).rowCount === 1,
+    renew: (expected, leaseExpiresAt) =>
+      casWrite(() => query('renew', [leaseExpiresAt, ...versionParams(expected)])),
 
     async remove(expected) {
       if (expected.state === 'expired') return tombstones.remove(expected);
-      return (await query('remove', versionParams(expected))).rowCount === 1;
+      return casWrite(() => query('remove', versionParams(expected)));
+    },
+
+    preparePartitions: async (fromMs, toMs) => {
+      await setUp();
+      const instants = [];
+      for (let t = fromMs; t < toMs; t += receiptPartitionMs) instants.push(t);
+      await receipts.ensure([...instants, toMs - 1]);
     },
 
     async transaction(fn) {
@@ -253,8 +320,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       const values = [...entryValues(next), ...versionParams(expected)];
       // Ours (always, through the ledger): the receipt and the COMMIT in one round trip.
       const finish = finisherOf(tx);
-      if (finish !== undefined) return finish(named('receipt', values));
-      return (await tx.query(named('complete', values))).rowCount === 1;
+      if (finish !== undefined)
+        return casWrite(async () => ({
+          rowCount: (await finish(named('receipt', values))) ? 1 : 0,
+        }));
+      return casWrite(() => tx.query(named('complete', values)));
     },
 
     async sweep(nowMs, tombstoneMs, limit = Infinity) {
@@ -274,6 +344,32 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       pool = undefined;
     },
   };
+}
+
+/** A client's query as the partition and sweep code takes it. */
+function clientQuery(client: PgQueryable) {
+  return async (text: string, values: unknown[] = []) => {
+    const result = await client.query(text, values);
+    return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+  };
+}
+
+/** SQLSTATE of "no partition of relation ... found for row" (check_violation). */
+const NO_PARTITION = '23514';
+
+/**
+ * A compare-and-swap on the owner token: true when it changed the row. A row that a concurrent
+ * takeover moved to another partition while this statement waited for it is an error in
+ * PostgreSQL ("tuple to be locked was already moved to another partition due to concurrent
+ * update", a serialization failure): here it is what it means, someone else wrote first.
+ */
+async function casWrite(write: () => Promise<{ rowCount: number }>): Promise<boolean> {
+  try {
+    return (await write()).rowCount === 1;
+  } catch (error) {
+    if ((error as { code?: string }).code === '40001') return false;
+    throw error;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { EntryVersion, ExpiredEntry, LedgerEntry } from '../../ledger/ledger-entry.js';
-import { LEDGER_COLUMNS, entryValues } from '../ledger-row.js';
+import type { EntryVersion, ExpiredEntry } from '../../ledger/ledger-entry.js';
+import { LEDGER_COLUMNS } from '../ledger-row.js';
 import { TOMBSTONE_COLUMNS, expiredAtOfToken, tombstoneValues } from '../tombstone-row.js';
 
 /** A PostgreSQL ledger's table names: the live table and its tombstones, quoted and qualified. */
@@ -9,6 +9,8 @@ export interface PostgresLedgerTables {
   readonly tombstones: string;
   /** The schema, or undefined for the search_path. */
   readonly schema: string | undefined;
+  /** The receipts table's bare name, for its partitions and its claim function. */
+  readonly liveName: string;
   /** The tombstone table's bare name, for partition and index names. */
   readonly tombstonesName: string;
 }
@@ -20,7 +22,13 @@ export function postgresLedgerTables(
   const q = (name: string): string =>
     schema === undefined ? `"${name}"` : `"${schema}"."${name}"`;
   const tombstonesName = `${tableName}_tombstones`;
-  return { live: q(tableName), tombstones: q(tombstonesName), schema, tombstonesName };
+  return {
+    live: q(tableName),
+    tombstones: q(tombstonesName),
+    schema,
+    liveName: tableName,
+    tombstonesName,
+  };
 }
 
 /** Qualifies a name in the ledger's schema. */
@@ -75,8 +83,6 @@ export function postgresTombstoneWrites(
     // Purge on access: the live row goes, its tombstone comes, in one statement.
     bury: `WITH gone AS (DELETE FROM ${tables.live} WHERE scope = $${n + 1} AND key = $${n + 2} AND token = $${n + 3} AND state = $${n + 4} RETURNING 1)
       INSERT INTO ${tables.tombstones} (${TOMBSTONE_COLUMNS.join(', ')}) SELECT ${TOMBSTONE_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')} FROM gone, ${asyncCommit}`,
-    // A key claimed again after its tombstone: a fresh live row, which wins over the tombstone.
-    revive: `INSERT INTO ${tables.live} (${LEDGER_COLUMNS.join(', ')}) SELECT ${LEDGER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')} FROM ${asyncCommit} ON CONFLICT (scope, key) DO NOTHING`,
     remove: `DELETE FROM ${tables.tombstones} USING ${asyncCommit} WHERE scope = $1 AND key = $2 AND expired_at = $3`,
   };
   return {
@@ -90,8 +96,6 @@ export function postgresTombstoneWrites(
           expected.state,
         ])
       ).rowCount === 1,
-    revive: async (next: LedgerEntry) =>
-      (await query(sql.revive, entryValues(next))).rowCount === 1,
     async remove(expected: EntryVersion) {
       const expiredAt = expiredAtOfToken(expected);
       return (

@@ -13,12 +13,18 @@ import { LedgerLayoutError } from '../ledger-layout-error.js';
 import { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase, SqliteStatement, SqliteTx } from './sqlite-database.js';
 import {
+  sqliteCheckpointer,
+  type CheckpointProgress,
+  type SqliteCheckpointer,
+} from './sqlite-checkpointer.js';
+import {
+  WAL_SIZE_LIMIT_BYTES,
   housekeepSqlite,
   prepareSqliteFile,
   type SqliteHousekeepingReport,
 } from './sqlite-housekeeping.js';
 import { sqliteSql } from './sqlite-sql.js';
-import { sqliteSweep } from './sqlite-sweep.js';
+import { sqliteSweep, type BacklogCursor } from './sqlite-sweep.js';
 import { sqliteTombstoneSchema, sqliteTombstones } from './sqlite-tombstones.js';
 import { sqliteTransaction } from './sqlite-transaction.js';
 
@@ -39,6 +45,14 @@ export interface SqliteStoreOptions {
    * the last commits may be lost on power loss (docs/durability.md). @default 'durable'
    */
   readonly durability?: Durability;
+  /**
+   * Where WAL checkpoints run. 'background': a worker thread with its own connection copies the
+   * WAL into the database, so no request waits for a checkpoint (sqlite-checkpointer.ts).
+   * 'inline': SQLite's own auto-checkpoint, inside the commit that fills the WAL past 1000 pages.
+   * A database without a file of its own (":memory:") always checkpoints inline.
+   * @default 'background'
+   */
+  readonly checkpoints?: 'background' | 'inline';
 }
 
 export interface SqliteStore extends LedgerStore<SqliteTx> {
@@ -47,6 +61,8 @@ export interface SqliteStore extends LedgerStore<SqliteTx> {
   readonly tombstoneTable: string;
   /** One bounded round of PRAGMA optimize, incremental vacuum and WAL checkpoint (sqlite-housekeeping.ts). */
   housekeep(): Promise<SqliteHousekeepingReport>;
+  /** Where WAL checkpoints run and what the checkpointer thread has done (see `checkpoints`). */
+  checkpointProgress(): CheckpointProgress;
   readonly durability: Durability;
   /**
    * Runs `fn` on the read connection: committed rows only, never waiting for a write or a
@@ -62,6 +78,7 @@ export const DEFAULT_SQLITE_STORE_OPTIONS = {
   table: 'oncely_ledger',
   busyTimeoutMs: 5000,
   durability: 'durable',
+  checkpoints: 'background',
 } as const;
 
 /**
@@ -95,10 +112,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const durability = options.durability ?? DEFAULT_SQLITE_STORE_OPTIONS.durability;
   if (!DURABILITIES.includes(durability))
     throw new InvalidOptionError('durability', durability, DURABILITIES.join(' or '));
+  const checkpoints = options.checkpoints ?? DEFAULT_SQLITE_STORE_OPTIONS.checkpoints;
+  if (checkpoints !== 'background' && checkpoints !== 'inline')
+    throw new InvalidOptionError('checkpoints', checkpoints, "'background' or 'inline'");
 
   const ownsConnection = typeof database === 'function';
   let writer: SqliteDatabase | undefined;
   let reader: SqliteDatabase | undefined;
+  let checkpointer: SqliteCheckpointer | undefined;
   let closed = false;
   const writerStatements = new Map<string, SqliteStatement>();
   const readerStatements = new Map<string, SqliteStatement>();
@@ -148,6 +169,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     CREATE INDEX IF NOT EXISTS ${table}_expires_at ON ${table} (expires_at);
     ${sqliteTombstoneSchema(table)}`);
     writer = opened;
+    if (wal && checkpoints === 'background' && isFile(opened.name))
+      checkpointer = sqliteCheckpointer(opened, opened.name, WAL_SIZE_LIMIT_BYTES);
     // Only a WAL file lets a reader see committed rows while a write is open; a factory that
     // hands back the same object (or ":memory:", which would be another database) gets none.
     if (wal && typeof database === 'function') {
@@ -184,10 +207,17 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const tombstones = sqliteTombstones(table, connection, onWriter);
   const readerTombstones = sqliteTombstones(table, () => reader ?? connection(), onReader);
   const sweeper = sqliteSweep(
-    { ledgerTable: table, tombstoneTable: tombstones.table, busyTimeoutMs },
+    {
+      ledgerTable: table,
+      tombstoneTable: tombstones.table,
+      busyTimeoutMs,
+      synchronous: durability === 'durable' ? 'FULL' : 'NORMAL',
+    },
     connection,
     onWriter,
   );
+  /** Tells the checkpointer roughly how many WAL pages a write added (see sqlite-checkpointer.ts). */
+  const wrote = <T>(pages: number, result: T): T => (checkpointer?.wrote(pages), result);
 
   /** Runs `fn` on committed rows: on the reader, or on the writer once no batch is open. */
   async function committed<T>(
@@ -234,7 +264,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
    * writer before the lease ends. A miss waits for the open batch, so a read after it sees why.
    */
   async function swapWrite(source: string, params: unknown[], durable = true): Promise<boolean> {
-    const changed = await group.write(() => onWriter(source).run(...params).changes === 1, durable);
+    const changed = await group.write(
+      () => wrote(1, onWriter(source).run(...params).changes === 1),
+      durable,
+    );
     if (!changed) await group.settled();
     return changed;
   }
@@ -246,9 +279,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     table,
     tombstoneTable: tombstones.table,
     durability,
-    // Each step holds the file's write lock: 500 rows take a few ms, shorter than the first
-    // sleeps of another process's busy handler (1, 2, 5 ms), which then finds the lock free.
+    // A step blocks this process and holds the file's write lock: 500 rows take a few ms, and a
+    // step that takes longer than 10 ms (a busy machine) makes the next one smaller.
     sweepBatchRows: 500,
+    sweepStepMs: 10,
 
     // Opening runs the pragmas and creates the table: a bad path fails here, not on a request.
     ready: async () => void connection(),
@@ -264,7 +298,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       // The claim joins the open batch without waiting for its commit: this process sees it at
       // once, other processes at the commit (they wait for the batch's write lock meanwhile).
       const won = await group.write(
-        () => onWriter(sql.insert).run(...entryValues(entry)).changes === 1,
+        () => wrote(2, onWriter(sql.insert).run(...entryValues(entry)).changes === 1),
         false,
       );
       if (won) return { won: true };
@@ -276,8 +310,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     async swap(expected, next) {
       // A tombstone lives in its own table (tombstone-row.ts): reviving a key is one INSERT; burying
       // one moves a row across tables in a transaction of its own, between two batches.
-      if (expected.state === 'expired') return group.write(() => tombstones.revive(next), true);
-      if (next.state === 'expired') return group.outside(() => tombstones.bury(expected, next));
+      if (expected.state === 'expired')
+        return group.write(() => wrote(2, tombstones.revive(next)), true);
+      if (next.state === 'expired')
+        return group.outside(() => wrote(3, tombstones.bury(expected, next)));
       return swapWrite(sql.swap, [...entryValues(next), ...versionParams(expected)]);
     },
 
@@ -286,14 +322,17 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     remove: (expected) =>
       expected.state === 'expired'
-        ? group.write(() => tombstones.remove(expected), true)
+        ? group.write(() => wrote(1, tombstones.remove(expected)), true)
         : swapWrite(sql.remove, versionParams(expected)),
 
-    transaction: (fn) =>
-      sqliteTransaction(
-        group,
-        { statement: onWriter, exec: (source) => void connection().exec(source) },
-        fn,
+    transaction: async (fn) =>
+      wrote(
+        4,
+        await sqliteTransaction(
+          group,
+          { statement: onWriter, exec: (source) => void connection().exec(source) },
+          fn,
+        ),
       ),
 
     complete: async (tx, expected, next) => {
@@ -301,13 +340,45 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return tx.run(sql.swap, ...entryValues(next), ...versionParams(expected)).changes === 1;
     },
 
-    // Bounded steps in transactions of their own (sqlite-sweep.ts), between two batches.
+    // Bounded steps in transactions of their own (sqlite-sweep.ts), between two batches. A row
+    // moved or deleted dirties about a fifth of a page (measured: some 100 pages per 500 rows).
     sweep: (nowMs, tombstoneMs, limit = Infinity) =>
-      group.outside(() => sweeper.step(nowMs, tombstoneMs, limit)),
+      group.outside(() => {
+        const step = sweeper.step(nowMs, tombstoneMs, limit);
+        return wrote(Math.ceil((step.tombstoned + step.deleted) / 4), step);
+      }),
 
-    backlog: (nowMs) => group.outside(() => sweeper.backlog(nowMs)),
+    // Counted in chunks on committed rows, requests running in between (sqlite-sweep.ts).
+    async backlog(nowMs) {
+      let total = 0;
+      let cursor: BacklogCursor | undefined;
+      do {
+        const from = cursor;
+        const chunk = await committed((read) =>
+          sweeper.countDue(nowMs, from, BACKLOG_CHUNK_ROWS, read),
+        );
+        total += chunk.count;
+        cursor = chunk.next;
+        if (cursor) await new Promise((resolve) => setImmediate(resolve));
+      } while (cursor);
+      return total;
+    },
 
-    housekeep: () => group.outside(() => housekeepSqlite(connection(), busyTimeoutMs)),
+    housekeep: () =>
+      group.outside(() => {
+        const report = housekeepSqlite(connection(), busyTimeoutMs, {
+          checkpoint: checkpointer === undefined,
+        });
+        return wrote(report.pagesFreed, report);
+      }),
+
+    checkpointProgress: () =>
+      checkpointer?.progress ?? {
+        where: checkpoints === 'background' && writer === undefined ? 'thread' : 'inline',
+        started: false,
+        checkpoints: 0,
+        walFrames: 0,
+      },
 
     read: (fn) =>
       committed((statement) =>
@@ -324,15 +395,18 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     write: (fn) =>
       group.write(
         () =>
-          fn({
-            begin: async () => {},
-            run: (source, ...params) => onWriter(source).run(...params),
-            get: <T>(source: string, ...params: unknown[]) =>
-              onWriter(source).get(...params) as T | undefined,
-            all: <T>(source: string, ...params: unknown[]) =>
-              onWriter(source).all(...params) as T[],
-            exec: (source) => void connection().exec(source),
-          }),
+          wrote(
+            4,
+            fn({
+              begin: async () => {},
+              run: (source, ...params) => onWriter(source).run(...params),
+              get: <T>(source: string, ...params: unknown[]) =>
+                onWriter(source).get(...params) as T | undefined,
+              all: <T>(source: string, ...params: unknown[]) =>
+                onWriter(source).all(...params) as T[],
+              exec: (source) => void connection().exec(source),
+            }),
+          ),
         true,
       ),
 
@@ -340,6 +414,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       if (closed) return;
       await group.settled();
       closed = true;
+      await checkpointer?.close();
+      checkpointer = undefined;
       writerStatements.clear();
       readerStatements.clear();
       reader?.close();
@@ -348,4 +424,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       reader = undefined;
     },
   };
+}
+
+/** Due rows counted per turn of the event loop: some 3 ms of index walk. */
+const BACKLOG_CHUNK_ROWS = 50_000;
+
+/** A file on disk, which a second connection (the checkpointer's) can open too. */
+function isFile(name: string | undefined): name is string {
+  return (
+    typeof name === 'string' && name !== '' && name !== ':memory:' && !name.startsWith('file:')
+  );
 }
