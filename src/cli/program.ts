@@ -4,6 +4,7 @@ import { processIo, type CliIo } from './cli-io.js';
 import { registerDeliver } from './commands/deliver.js';
 import { registerHook } from './commands/hook.js';
 import { registerLab } from './commands/lab.js';
+import { registerLedger } from './commands/ledger.js';
 import { registerOutbox } from './commands/outbox.js';
 import { registerServe } from './commands/serve.js';
 import { registerSim } from './commands/sim.js';
@@ -33,6 +34,7 @@ export function createProgram(io: CliIo = processIo): Command {
   registerDeliver(program, io);
   registerOutbox(program, io);
   registerHook(program, io);
+  registerLedger(program, io);
   registerLab(program, io);
   registerSim(program, io);
   return program;
