@@ -35,7 +35,6 @@ const SLOW_FIRST = [
   'journal/outbox-crash',
   'server/hostile/edge',
   'sim/fleet-cli',
-  'cli/outbox-cli',
   'client/fetch-sockets',
   'server/hostile/callers',
   'cli/serve-config',

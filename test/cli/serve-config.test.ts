@@ -3,20 +3,17 @@
 // file that is not there, timeouts out of range. And --no-notes-public makes a note read need a token.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXIT } from '../../src/cli/exit.js';
-import { CLI } from '../support/repo-path.js';
+import { runOncely } from '../support/run-cli.js';
 import { startServeProcess } from '../e2e/serve-process.js';
 
+// In-process (the program the binary runs, its output captured): each mistake stops it before
+// anything listens. The notes test below starts the real process.
 const serve = (args: readonly string[], env: NodeJS.ProcessEnv = {}) =>
-  spawnSync(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
-    encoding: 'utf8',
-    timeout: 20_000,
-    env: { ...process.env, ONCELY_TOKENS: '', ONCELY_DEV_TOKEN: '', ...env },
-  });
+  runOncely(['serve', '--port', '0', ...args], { ONCELY_TOKENS: '', ONCELY_DEV_TOKEN: '', ...env });
 
 test('a configuration mistake is one line and exit 2, and the token itself is never printed', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'oncely-config-'));
@@ -63,7 +60,7 @@ test('a configuration mistake is one line and exit 2, and the token itself is ne
       [['--grace', 'soon'], {}, /^oncely: invalid option --grace: got "soon"/],
     ];
     for (const [args, env, pattern] of cases) {
-      const result = serve(['--data-dir', dir, ...args], env);
+      const result = await serve(['--data-dir', dir, ...args], env);
       const shown = `serve ${args.join(' ')}: ${result.stderr}`;
       assert.equal(result.status, EXIT.usage, shown);
       assert.match(result.stderr, pattern, shown);

@@ -130,8 +130,15 @@ export function submissionHeaders(token: string, key: string): Record<string, st
   };
 }
 
-/** What a caller can see of the store: dropbox rows, ledger receipts, hook hits, and a note. */
-export async function snapshot(port: number, token: string): Promise<unknown> {
+/**
+ * What a caller can see of the store: dropbox rows, ledger receipts, hook hits, and the notes
+ * (read without a token, the same for every caller: `notes: false` leaves them out).
+ */
+export async function snapshot(
+  port: number,
+  token: string,
+  { notes = true }: { notes?: boolean } = {},
+): Promise<unknown> {
   const get = async (path: string, auth = true): Promise<unknown> => {
     const response = await send(port, {
       path,
@@ -143,8 +150,10 @@ export async function snapshot(port: number, token: string): Promise<unknown> {
     dropbox: await get('/dropbox/store'),
     receipts: await get('/ledger/receipts'),
     hooks: await get('/hooks/debug/hits'),
-    notes: await Promise.all(
-      ['note-1', 'note-2', 'note-3'].map((id) => get(`/notes/${id}`, false)),
-    ),
+    ...(notes && {
+      notes: await Promise.all(
+        ['note-1', 'note-2', 'note-3'].map((id) => get(`/notes/${id}`, false)),
+      ),
+    }),
   };
 }

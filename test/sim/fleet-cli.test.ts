@@ -1,17 +1,25 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI } from '../support/repo-path.js';
+import { runOncely } from '../support/run-cli.js';
 import type { FleetSummary } from '../../src/sim/index.js';
 
-const oncely = (...args: string[]) =>
-  spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+// In-process: the program the binary runs, with its output captured; its worker processes are real.
+const oncely = (...args: string[]) => runOncely(args);
 
-test('oncely sim fleet overload --check prints each claim reproduced, the table, and exits 0', () => {
-  const result = oncely('sim', 'fleet', 'overload', '--seeds', '1', '--workers', '2', '--check');
+test('oncely sim fleet overload --check prints each claim reproduced, the table, and exits 0', async () => {
+  const result = await oncely(
+    'sim',
+    'fleet',
+    'overload',
+    '--seeds',
+    '1',
+    '--workers',
+    '2',
+    '--check',
+  );
   assert.equal(result.status, 0, result.stdout + result.stderr);
   assert.equal(result.stderr, '', 'no progress bar when stderr is not a terminal');
   assert.match(result.stdout, /5 cells x 1 seeds = 5 runs on 2 workers/);
@@ -20,10 +28,10 @@ test('oncely sim fleet overload --check prints each claim reproduced, the table,
   assert.doesNotMatch(result.stdout, /NOT REPRODUCED/);
 });
 
-test('oncely sim fleet dependency --csv --out: one line per cell, summary.json with rows and claims', () => {
+test('oncely sim fleet dependency --csv --out: one line per cell, summary.json with rows and claims', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'oncely-fleet-'));
   try {
-    const result = oncely(
+    const result = await oncely(
       'sim',
       'fleet',
       'dependency',
@@ -54,9 +62,9 @@ test('oncely sim fleet dependency --csv --out: one line per cell, summary.json w
   }
 });
 
-test('oncely sim fleet refuses a bad model or flag with one line and exit 2', () => {
+test('oncely sim fleet refuses a bad model or flag with one line and exit 2', async () => {
   for (const args of [['nope'], ['contention', '--seeds', '0'], ['overload', '--workers', 'two']]) {
-    const result = oncely('sim', 'fleet', ...args);
+    const result = await oncely('sim', 'fleet', ...args);
     assert.equal(result.status, 2, args.join(' '));
     assert.equal(result.stdout, '');
     assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);

@@ -102,9 +102,13 @@ export function assertProblem(response: RawResponse, status?: number): void {
  * (a body too large is logged `too_large`, by design), so a refusal shows there and nowhere else.
  */
 async function storeView(port: number): Promise<unknown> {
+  // The notes once: they are read without a token, so every caller sees the same.
   const views = await Promise.all(
     [TOKENS.dev, TOKENS.alice, TOKENS.bob].map(
-      (token) => snapshot(port, token) as Promise<{ hooks: { body: Record<string, unknown> } }>,
+      (token, i) =>
+        snapshot(port, token, { notes: i === 0 }) as Promise<{
+          hooks: { body: Record<string, unknown> };
+        }>,
     ),
   );
   return views.map((view) => ({
