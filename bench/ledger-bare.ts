@@ -30,10 +30,17 @@ export function bareSqlite(file: string, durability: BenchDurability, table: str
   };
 }
 
-export function barePostgres(url: string, durability: BenchDurability, table: string): BareEffect {
+export function barePostgres(
+  url: string,
+  durability: BenchDurability,
+  table: string,
+  applicationName: string,
+): BareEffect {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    idleTimeoutMillis: 0,
+    application_name: applicationName,
     options: `-c synchronous_commit=${durability === 'durable' ? 'on' : 'off'}`,
   });
   const text = `INSERT INTO ${table} (amount, note) VALUES ($1, $2)`;

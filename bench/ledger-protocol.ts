@@ -7,7 +7,13 @@ export type BenchTarget =
       /** The 'process' durability's database (synchronous = NORMAL): a file of its own. */
       readonly processFile: string;
     }
-  | { readonly kind: 'postgres'; readonly url: string; readonly schema: string };
+  | {
+      readonly kind: 'postgres';
+      readonly url: string;
+      readonly schema: string;
+      /** Every pool of the server says this, so the bench can find their backends. */
+      readonly applicationName: string;
+    };
 
 export type ServerMessage =
   { type: 'listening'; port: number } | { type: 'count'; rows: number } | { type: 'closed' };

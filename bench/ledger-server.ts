@@ -71,18 +71,24 @@ async function sqliteSide(file: string, durability: BenchDurability): Promise<Si
 }
 
 async function postgresSide(
-  url: string,
-  schema: string,
+  target: Extract<BenchTarget, { kind: 'postgres' }>,
   durability: BenchDurability,
 ): Promise<Side> {
+  const { url, schema, applicationName } = target;
   // pipeline: BEGIN goes out with the effect's first statement, the receipt with COMMIT.
-  const pool = new pg.Pool({ connectionString: url, max: 10, pipeline: true });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    pipeline: true,
+    idleTimeoutMillis: 0,
+    application_name: applicationName,
+  });
   const table = durability === 'durable' ? 'oncely_ledger' : 'oncely_ledger_process';
   const store = createPostgresStore({ pool, schema, table, durability });
   await store.sweep(0, 0); // creates the schema and the ledger's table
   const effects = `"${schema}".${EFFECTS}`;
   await pool.query(createEffects.replace(EFFECTS, effects));
-  const bare = barePostgres(url, durability, effects);
+  const bare = barePostgres(url, durability, effects, applicationName);
   return {
     store: store as LedgerStore<unknown>,
     db: postgresServiceDatabase(store) as ServiceDatabase<unknown>,
@@ -114,8 +120,8 @@ const sides: Record<BenchDurability, Side> =
         process: await sqliteSide(target.processFile, 'process'),
       }
     : {
-        durable: await postgresSide(target.url, target.schema, 'durable'),
-        process: await postgresSide(target.url, target.schema, 'process'),
+        durable: await postgresSide(target, 'durable'),
+        process: await postgresSide(target, 'process'),
       };
 
 /** The one effect the oncely routes share, down to the SQL text (the bare route's is the same INSERT). */
@@ -166,23 +172,41 @@ const slowOf = (url: string): number =>
 const durabilityOf = (url: string): BenchDurability =>
   url.includes('durability=process') ? 'process' : 'durable';
 
-/** The oncely routes, web-standard, through oncely's node:http adapter. */
-const web = toNodeListener(async (request) => {
-  const { pathname } = new URL(request.url);
-  const on = routes[durabilityOf(request.url)];
-  if (request.method === 'POST' && pathname === '/keyed') return on.keyed(request);
-  if (request.method === 'POST' && pathname === '/store') return on.store(request);
-  return new Response('not found', { status: 404 });
-});
-
-/** Requests being handled: a count waits for none, so a run's stragglers are not counted in the next run. */
+/**
+ * Handlers still running: a count waits for none, so a run's stragglers are neither counted in
+ * the next run nor left holding a write lock the next run's bare connection would wait for. A
+ * handler ends after its client has gone (autocannon drops connections at the end of a run), so
+ * this counts handlers, not connections.
+ */
 let active = 0;
-const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+async function counted<T>(handle: () => Promise<T>): Promise<T> {
   active++;
-  res.once('close', () => active--);
+  try {
+    return await handle();
+  } finally {
+    active--;
+  }
+}
+
+/** The oncely routes, web-standard, through oncely's node:http adapter. */
+const web = toNodeListener(
+  (request) =>
+    counted(async () => {
+      const { pathname } = new URL(request.url);
+      const on = routes[durabilityOf(request.url)];
+      if (request.method === 'POST' && pathname === '/keyed') return on.keyed(request);
+      if (request.method === 'POST' && pathname === '/store') return on.store(request);
+      return new Response('not found', { status: 404 });
+    }),
+  // Answers still streaming when autocannon drops its connections fail with "premature close".
+  { onError: () => {} },
+);
+
+const server = createServer((req: IncomingMessage, res: ServerResponse) => {
   const url = req.url ?? '/';
   if (req.method === 'POST' && url.startsWith('/bare')) {
-    routes[durabilityOf(url)].bare(req, res, slowOf(url)).catch(() => res.destroy());
+    const bare = routes[durabilityOf(url)].bare;
+    counted(() => bare(req, res, slowOf(url))).catch(() => res.destroy());
     return;
   }
   web(req, res);

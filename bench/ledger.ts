@@ -26,6 +26,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import pg from 'pg';
+import { busiestThreadUs, processesCpu, threadCpu } from './ledger-cpu.js';
 import {
   BENCH_TOKEN,
   type BenchDurability,
@@ -159,6 +161,10 @@ export interface LedgerBenchRow {
   readonly effectRows: number;
   /** Lowest and highest req/s over the rounds (the median row is one of them or between). */
   readonly spread?: readonly [number, number];
+  /** CPU µs of the server thread per request answered (Linux; NaN elsewhere). */
+  readonly serverCpuUs: number;
+  /** CPU µs of the server's PostgreSQL backends per request answered (NaN without them). */
+  readonly databaseCpuUs: number;
 }
 
 class ServerThread {
@@ -228,14 +234,24 @@ async function runOne(
   seconds: number,
   connections: number,
   runId: string,
+  backends: DatabaseBackends | undefined,
 ): Promise<LedgerBenchRow> {
   const before = await server.rows();
+  const threadsBefore = threadCpu();
+  const databaseBefore = await backends?.cpu();
   const result = await autocannon({
     url,
     connections: SPECS[variant].slow ? SLOW.connections : connections,
     duration: seconds,
     requests: requestsFor(variant, runId),
   });
+  const serverUs = busiestThreadUs(threadsBefore, threadCpu());
+  const databaseAfter = await backends?.cpu();
+  const databaseUs =
+    databaseBefore === undefined || databaseAfter === undefined
+      ? Number.NaN
+      : [...databaseAfter].reduce((sum, [pid, us]) => sum + us - (databaseBefore.get(pid) ?? 0), 0);
+  const answered = result.requests.total;
   const statuses = Object.fromEntries(
     Object.entries(result.statusCodeStats).map(([status, { count }]) => [status, Number(count)]),
   );
@@ -247,6 +263,29 @@ async function runOne(
     statuses,
     errors: result.errors,
     effectRows: (await server.rows()) - before,
+    serverCpuUs: serverUs > 0 ? serverUs / answered : Number.NaN,
+    databaseCpuUs: databaseUs / answered,
+  };
+}
+
+/** The PostgreSQL backends of the server's pools (found by application_name) and their CPU. */
+interface DatabaseBackends {
+  cpu(): Promise<Map<number, number>>;
+  close(): Promise<void>;
+}
+
+async function databaseBackends(url: string, applicationName: string): Promise<DatabaseBackends> {
+  const monitor = new pg.Client({ connectionString: url });
+  await monitor.connect();
+  return {
+    async cpu() {
+      const { rows } = await monitor.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE application_name = $1',
+        [applicationName],
+      );
+      return new Map(rows.map(({ pid }) => [pid, processesCpu([pid])]));
+    },
+    close: () => monitor.end(),
   };
 }
 
@@ -264,6 +303,10 @@ export async function benchLedger(options: {
     if (ready.type !== 'listening')
       throw new Error(`bench/ledger: the ${backend} server did not start`);
     const url = `http://127.0.0.1:${ready.port}`;
+    const backends =
+      target.kind === 'postgres'
+        ? await databaseBackends(target.url, target.applicationName)
+        : undefined;
     try {
       // Warm-up: JIT, prepared statements, pool connections. Not measured.
       for (const variant of options.variants)
@@ -275,6 +318,7 @@ export async function benchLedger(options: {
           DEFAULTS.warmupSeconds,
           options.connections,
           `warm-${variant}`,
+          backends,
         );
       const perVariant = new Map<Variant, LedgerBenchRow[]>(options.variants.map((v) => [v, []]));
       for (let round = 1; round <= options.rounds; round++) {
@@ -293,12 +337,14 @@ export async function benchLedger(options: {
                 options.seconds,
                 options.connections,
                 `r${round}-${variant}`,
+                backends,
               ),
             );
         }
       }
       for (const variant of options.variants) rows.push(median(perVariant.get(variant)!));
     } finally {
+      await backends?.close();
       await server.close();
     }
   }
@@ -308,15 +354,22 @@ export async function benchLedger(options: {
 /** The round with the median req/s (its p99 with it, so the pair comes from one run). */
 function median(runs: LedgerBenchRow[]): LedgerBenchRow {
   const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  const middle = (values: number[]): number =>
+    values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
   return {
     ...sorted[Math.floor(runs.length / 2)]!,
     spread: [sorted[0]!.requestsPerSecond, sorted[sorted.length - 1]!.requestsPerSecond],
+    // CPU per request: the median over the rounds on its own (it varies far less than req/s).
+    serverCpuUs: middle(runs.map((r) => r.serverCpuUs)),
+    databaseCpuUs: middle(runs.map((r) => r.databaseCpuUs)),
   };
 }
 
 function progress(line: string): void {
   if (process.stderr.isTTY) process.stderr.write(`  … ${line}\n`);
 }
+
+const cpu = (us: number): string => (Number.isFinite(us) ? us.toFixed(0) : '–');
 
 /** req/s of `row` over its floor's (the bare handler of the same durability and shape). */
 function ratioOf(row: LedgerBenchRow, rows: readonly LedgerBenchRow[]): number {
@@ -328,8 +381,8 @@ function ratioOf(row: LedgerBenchRow, rows: readonly LedgerBenchRow[]): number {
 
 export function formatLedgerBench(rows: readonly LedgerBenchRow[]): string {
   const out = [
-    'backend   variant        durability  req/s    spread         p99 ms   ÷ floor  statuses                  effect rows  what',
-    '--------  -------------  ----------  -------  -------------  -------  -------  ------------------------  -----------  ----',
+    'backend   variant        durability  req/s    spread         p99 ms   ÷ floor  server µs  db µs  statuses                  effect rows  what',
+    '--------  -------------  ----------  -------  -------------  -------  -------  ---------  -----  ------------------------  -----------  ----',
   ];
   for (const row of rows) {
     const spec: VariantSpec = SPECS[row.variant];
@@ -347,6 +400,8 @@ export function formatLedgerBench(rows: readonly LedgerBenchRow[]): string {
         spread.padEnd(13),
         row.p99Ms.toFixed(1).padStart(7),
         `${ratioOf(row, rows).toFixed(2)}×`.padStart(7),
+        cpu(row.serverCpuUs).padStart(9),
+        cpu(row.databaseCpuUs).padStart(5),
         statuses.padEnd(24),
         String(row.effectRows).padStart(11),
         spec.what,
@@ -377,7 +432,12 @@ export function formatLedgerBench(rows: readonly LedgerBenchRow[]): string {
           : ratio >= target
             ? `  (target ≥ ${target}: met)`
             : `  (target ≥ ${target}: NOT met)`;
-      out.push(`${backend}: ${label} = ${ratio.toFixed(2)}${verdict}`);
+      const floor = find(backend, SPECS[variant].floor);
+      const cost =
+        floor && Number.isFinite(row.serverCpuUs) && Number.isFinite(floor.serverCpuUs)
+          ? `; server CPU per request ${cpu(row.serverCpuUs)} µs vs ${cpu(floor.serverCpuUs)} µs`
+          : '';
+      out.push(`${backend}: ${label} = ${ratio.toFixed(2)}${verdict}${cost}`);
     }
   }
   return `${out.join('\n')}\n`;
@@ -449,7 +509,12 @@ async function main(): Promise<void> {
     if (only !== 'sqlite' && pgUrl)
       backends.push({
         backend: 'postgres',
-        target: { kind: 'postgres', url: pgUrl, schema: `oncely_bench_${process.pid}` },
+        target: {
+          kind: 'postgres',
+          url: pgUrl,
+          schema: `oncely_bench_${process.pid}`,
+          applicationName: `oncely-bench-${process.pid}`,
+        },
       });
     console.log(
       `bench/ledger: POST with one INSERT as the effect; autocannon, ${connections} connections, ${seconds} s per run, ${rounds} round(s); server in a worker thread`,

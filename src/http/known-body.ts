@@ -19,6 +19,11 @@ export function requestOfBytes(url: URL | string, init: RequestInit, bytes: Uint
   return request;
 }
 
+/** Records that `request`'s body is `bytes` (a Request that serves them itself: node-request.ts). */
+export function rememberRequestBody(request: Request, bytes: Uint8Array): void {
+  requestBodies.set(request, bytes);
+}
+
 /** The bytes of `request`'s body when oncely made it from them and nobody has read it yet. */
 export function knownRequestBody(request: Request): Uint8Array | undefined {
   return request.bodyUsed ? undefined : requestBodies.get(request);

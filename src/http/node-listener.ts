@@ -2,8 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { OncelyError } from '../contract/errors.js';
-import { knownResponseBody, requestOfBytes } from './known-body.js';
+import { knownResponseBody } from './known-body.js';
 import { logOncelyError } from './log-oncely-error.js';
+import { NodeRequest } from './node-request.js';
 import { problemResponse } from './problem.js';
 import { readRequestTarget } from './request-target.js';
 
@@ -216,7 +217,7 @@ export function toRequest(
     if (!name.startsWith(':')) headers.append(name, req.rawHeaders[i + 1]!);
   }
   const method = req.method ?? 'GET';
-  if (body !== undefined) return requestOfBytes(url, { method, headers, signal }, body);
+  if (body !== undefined) return new NodeRequest(url, method, headers, body, signal);
   const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
   if (method !== 'GET' && method !== 'HEAD') {
     init.body =

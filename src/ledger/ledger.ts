@@ -2,13 +2,7 @@ import { InvalidOptionError, OncelyError } from '../contract/errors.js';
 import { validateKey } from '../contract/idempotency-key.js';
 import type { Receipt } from '../contract/receipt.js';
 import { decideClaim } from './decide-claim.js';
-import {
-  tombstoneOf,
-  versionOf,
-  type CompletedEntry,
-  type EntryVersion,
-  type InFlightEntry,
-} from './ledger-entry.js';
+import { tombstoneOf, versionOf, type CompletedEntry, type InFlightEntry } from './ledger-entry.js';
 import {
   resolveLedgerOptions,
   type LedgerOptions,
@@ -18,6 +12,7 @@ import type { Claim, ExecuteResult, LedgerRequest, LookupResult } from './ledger
 import type { LedgerStore, SweepResult } from './ledger-store.js';
 import { createLedgerSweeper, type SweepProgress } from './ledger-sweeper.js';
 import { normalizeReceipt } from './normalize-receipt.js';
+import { LeaseHeartbeat } from './lease-heartbeat.js';
 import { ReceiptCache } from './receipt-cache.js';
 import { storeReady } from './store-ready.js';
 
@@ -54,9 +49,6 @@ export interface Ledger<Tx> {
 /** Claim rounds lost to other workers' concurrent writes before giving up as unavailable. */
 const MAX_CLAIM_ROUNDS = 8;
 
-/** Why a heartbeat's sleep ends: the effect finished. Never seen outside the ledger. */
-const HEARTBEAT_STOPPED = Symbol('heartbeat stopped');
-
 /** Thrown inside the transaction only to roll it back; never escapes `execute`. */
 class Rollback {
   constructor(
@@ -73,6 +65,7 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
   const o = resolveLedgerOptions(options);
   const { store, clock } = o;
   const receipts = new ReceiptCache(o.receiptCacheBytes);
+  const heartbeat = new LeaseHeartbeat(store, clock, o.heartbeatMs, o.leaseMs);
 
   /** A fresh in-flight entry for this worker; a takeover keeps the first sighting of the request. */
   function freshEntry(request: LedgerRequest, nowMs: number, firstSeenAt: number): InFlightEntry {
@@ -140,33 +133,6 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
     return { answer: { kind: 'unavailable', stage: 'claim', cause } };
   }
 
-  /**
-   * Renews the lease every heartbeatMs while the effect runs, so a live slow effect is never taken
-   * over and a killed owner's key is free one lease after its last beat. A beat the store refuses
-   * means the key is someone else's now: the receipt write will fail and roll the effect back.
-   */
-  function startHeartbeat(version: EntryVersion): () => void {
-    const stop = new AbortController();
-    const sleep = clock.sleepInBackground
-      ? clock.sleepInBackground.bind(clock)
-      : clock.sleep.bind(clock);
-    void (async () => {
-      for (;;) {
-        try {
-          await sleep(o.heartbeatMs, stop.signal);
-        } catch {
-          return; // stopped
-        }
-        if (stop.signal.aborted) return;
-        // A store that is down misses a beat; the next one tries again before the lease runs out.
-        const renewed = await store.renew(version, clock.now() + o.leaseMs).catch(() => true);
-        if (!renewed) return;
-      }
-    })();
-    // With a reason of its own: abort() would build a DOMException (a stack trace) per request.
-    return () => stop.abort(HEARTBEAT_STOPPED);
-  }
-
   async function execute(request: LedgerRequest, effect: Effect<Tx>): Promise<ExecuteResult> {
     checkRequest(request);
     if (typeof effect !== 'function')
@@ -190,7 +156,7 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
       tookOver: outcome.tookOver,
     };
 
-    const stopHeartbeat = startHeartbeat(version);
+    const stopHeartbeat = heartbeat.hold(version);
     try {
       const completed = await store.transaction(async (tx) => {
         let produced: Receipt | string;

@@ -9,6 +9,7 @@ import {
 } from '../../src/http/index.js';
 import { knownRequestBody, requestOfBytes, responseOfBytes } from '../../src/http/known-body.js';
 import { READ_AHEAD_BYTES } from '../../src/http/node-listener.js';
+import { NodeRequest } from '../../src/http/node-request.js';
 import { createLedger } from '../../src/ledger/index.js';
 import { createMemoryStore } from '../../src/stores/memory/index.js';
 
@@ -130,5 +131,47 @@ describe('bodies oncely already holds as bytes', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('NodeRequest: a Request made from bytes the node adapter read', () => {
+  const make = (signal = new AbortController().signal) =>
+    new NodeRequest(
+      new URL('http://localhost/notes'),
+      'POST',
+      new Headers({ 'content-type': 'application/json' }),
+      bytes,
+      signal,
+    );
+
+  it('reads its body once, like any Request: a second read and a clone after it fail', async () => {
+    const request = make();
+    assert.equal(request.bodyUsed, false);
+    assert.deepEqual(await request.json(), { amount: 1 });
+    assert.equal(request.bodyUsed, true);
+    await assert.rejects(request.text(), TypeError);
+    assert.throws(() => request.clone(), TypeError);
+    assert.equal(knownRequestBody(request), undefined);
+  });
+
+  it('answers text, arrayBuffer and blob from the bytes, and a copy of it still carries them', async () => {
+    assert.equal(await make().text(), '{"amount":1}');
+    assert.equal(new TextDecoder().decode(await make().arrayBuffer()), '{"amount":1}');
+    const blob = await make().blob();
+    assert.equal(blob.type, 'application/json');
+    assert.equal(await blob.text(), '{"amount":1}');
+    assert.equal(await make().clone().text(), '{"amount":1}');
+    assert.equal(await new Request(make()).text(), '{"amount":1}', 'its real body is there too');
+    const streamed = make();
+    assert.equal(await new Response(streamed.body).text(), '{"amount":1}');
+    await assert.rejects(streamed.text(), TypeError, 'read through its stream: used');
+  });
+
+  it("its signal is the adapter's own: it aborts when the adapter's does", () => {
+    const aborter = new AbortController();
+    const request = make(aborter.signal);
+    assert.equal(request.signal, aborter.signal);
+    aborter.abort();
+    assert.equal(request.signal.aborted, true);
   });
 });

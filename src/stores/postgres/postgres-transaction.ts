@@ -44,17 +44,18 @@ export async function lazyTransaction<T>(
   let ended = false;
   let broken = false;
 
-  const open = (): Promise<PgPoolClient> =>
-    (opening ??= (async () => {
-      const c = await pool.connect();
-      began = settledLater(c.query(begin));
-      client = c;
-      return c;
-    })());
-  /** Sends `text` behind BEGIN; fails as BEGIN did when BEGIN failed. */
+  let begun = false;
+  const open = (): Promise<PgPoolClient> => (opening ??= pool.connect().then((c) => (client = c)));
+  /** Sends `text`, behind BEGIN in the same write the first time; fails as BEGIN did if it did. */
   const send = async (text: string | PgQueryConfig, values?: unknown[]): Promise<PgQueryResult> => {
     const c = client ?? (await open());
-    const sent = settledLater(typeof text === 'string' ? c.query(text, values) : c.query(text));
+    const sent = together(c, () => {
+      if (!begun) {
+        begun = true;
+        began = settledLater(c.query(begin));
+      }
+      return settledLater(typeof text === 'string' ? c.query(text, values) : c.query(text));
+    });
     const beginning = began;
     began = undefined;
     if (beginning !== undefined) {
@@ -79,8 +80,11 @@ export async function lazyTransaction<T>(
     if (!active) throw new TransactionEndedError('postgres');
     active = false;
     const c = client ?? (await open());
-    const writing = send(receipt); // queued at once: `client` is set, so send does not wait first
-    const committing = settledLater(c.query('COMMIT'));
+    // Both queued at once (`client` is set, so send does not wait first), in one write.
+    const [writing, committing] = together(c, () => [
+      send(receipt),
+      settledLater(c.query('COMMIT')),
+    ]);
     ended = true;
     let lost = false;
     try {
@@ -139,6 +143,29 @@ export async function lazyTransaction<T>(
     c.release(broken);
   }
   return result;
+}
+
+/**
+ * Runs `queue` (which queues queries on `client`) with the client's socket corked, so queries
+ * queued together go out in one write (one syscall) instead of one each. It reaches for pg's
+ * `connection.stream`, as pg's own queries do to cork their messages; a client without one
+ * (another driver, a test double) simply writes as it goes.
+ */
+function together<T>(client: PgPoolClient, queue: () => T): T {
+  const stream = (client as { connection?: { stream?: Partial<Corkable> } }).connection?.stream;
+  if (typeof stream?.cork !== 'function' || typeof stream.uncork !== 'function') return queue();
+  const socket = stream as Corkable;
+  socket.cork();
+  try {
+    return queue();
+  } finally {
+    socket.uncork();
+  }
+}
+
+interface Corkable {
+  cork(): void;
+  uncork(): void;
 }
 
 /** `promise`, marked as handled: it is awaited later, after another answer. */

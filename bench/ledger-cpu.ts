@@ -1,0 +1,52 @@
+/**
+ * CPU time of the bench's server thread and of its PostgreSQL backends, read from /proc (Linux;
+ * elsewhere nothing is read). CPU seconds per request hold up on a loaded machine far better than
+ * requests per second: a thread that waits for a core is not charged for the wait.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+
+const TICKS_PER_SECOND = ((): number => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** utime + stime of a /proc stat line, in µs. */
+function cpuUsOf(statPath: string): number | undefined {
+  try {
+    const stat = readFileSync(statPath, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
+  } catch {
+    return undefined; // the thread or process is gone
+  }
+}
+
+/** CPU µs of each thread of this process but the main one. */
+export function threadCpu(): Map<string, number> {
+  const cpu = new Map<string, number>();
+  if (!existsSync('/proc/self/task')) return cpu;
+  for (const tid of readdirSync('/proc/self/task')) {
+    if (tid === String(process.pid)) continue;
+    const us = cpuUsOf(`/proc/self/task/${tid}/stat`);
+    if (us !== undefined) cpu.set(tid, us);
+  }
+  return cpu;
+}
+
+/** The CPU µs the busiest thread spent between two readings (the server's, in this bench). */
+export function busiestThreadUs(before: Map<string, number>, after: Map<string, number>): number {
+  let most = 0;
+  for (const [tid, us] of after) most = Math.max(most, us - (before.get(tid) ?? 0));
+  return most;
+}
+
+/** CPU µs of the given processes (PostgreSQL backends on this machine), summed. */
+export function processesCpu(pids: readonly number[]): number {
+  let sum = 0;
+  for (const pid of pids) sum += cpuUsOf(`/proc/${pid}/stat`) ?? 0;
+  return sum;
+}
