@@ -1,4 +1,5 @@
 import { qualified, type PostgresLedgerTables } from './postgres-tombstones.js';
+import { listRangePartitions } from './range-partitions.js';
 
 type Query = (text: string, values?: unknown[]) => Promise<{ rows: unknown[]; rowCount: number }>;
 
@@ -32,17 +33,8 @@ export function postgresPartitions(
   let known = new Set<number>();
 
   async function list(): Promise<TombstonePartition[]> {
-    const { rows } = await query(
-      `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
-       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass`,
-      [tables.tombstones],
-    );
-    const partitions: TombstonePartition[] = [];
-    for (const row of rows as Array<{ name: string; bound: string }>) {
-      const m = /FROM \('?(-?\d+)'?\) TO \('?(-?\d+)'?\)/.exec(row.bound);
-      if (m) partitions.push({ name: row.name, endMs: Number(m[2]) - 1 });
-    }
-    return partitions.sort((a, b) => a.endMs - b.endMs);
+    const partitions = await listRangePartitions(query, tables.tombstones);
+    return partitions.map(({ name, toMs }) => ({ name, endMs: toMs - 1 }));
   }
 
   /**

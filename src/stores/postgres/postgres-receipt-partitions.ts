@@ -1,15 +1,12 @@
 import { qualified, type PostgresLedgerTables } from './postgres-tombstones.js';
+import { listRangePartitions, type RangePartition } from './range-partitions.js';
 
 type Query = (text: string, values?: unknown[]) => Promise<{ rows: unknown[]; rowCount: number }>;
 /** Runs `fn` in one transaction on one pooled client (BEGIN, COMMIT; ROLLBACK when it throws). */
 export type Transact = <T>(fn: (query: Query) => Promise<T>) => Promise<T>;
 
 /** One range partition of the receipts table: first_seen_at in [fromMs, toMs). */
-export interface ReceiptPartition {
-  readonly name: string;
-  readonly fromMs: number;
-  readonly toMs: number;
-}
+export type ReceiptPartition = RangePartition;
 
 /** What became of a partition the sweep meant to drop. */
 export type DropOutcome = 'dropped' | 'busy' | 'not_due';
@@ -45,17 +42,7 @@ export function postgresReceiptPartitions(
     parts.some((p) => p.fromMs <= t && t < p.toMs);
 
   async function list(q: Query = query): Promise<ReceiptPartition[]> {
-    const { rows } = await q(
-      `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
-       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass`,
-      [tables.live],
-    );
-    const partitions: ReceiptPartition[] = [];
-    for (const row of rows as Array<{ name: string; bound: string }>) {
-      const m = /FROM \('?(-?\d+)'?\) TO \('?(-?\d+)'?\)/.exec(row.bound);
-      if (m) partitions.push({ name: row.name, fromMs: Number(m[1]), toMs: Number(m[2]) });
-    }
-    return partitions.sort((a, b) => a.fromMs - b.fromMs);
+    return listRangePartitions(q, tables.live);
   }
 
   /**
