@@ -3,10 +3,10 @@
 //   node scripts/run-tests.js [filter]   the files whose path contains filter (all by default)
 // Node 20 has no glob support in `node --test`, so we list the files ourselves. It also starts a
 // process per file, and starting one (node, the runner, the modules under test) costs about what a
-// quick file's tests do. So the quick files run a few to a process, each inside a describe named
-// after it (its before/after hooks stay its own); the files that take seconds get a process each;
-// the browser files share one (and one Chromium: test/web/browser-env.ts). Longest first, so no
-// long file starts last. ONCELY_TEST_CONCURRENCY sets how many processes run at once.
+// quick file's tests do. So files share processes of a few seconds each, each file inside a
+// describe named after it (its before/after hooks stay its own); a long file has a process of its
+// own; the browser files share one (and one Chromium: test/web/browser-env.ts). The longest start
+// first, so none starts last. ONCELY_TEST_CONCURRENCY sets how many processes run at once.
 import {
   existsSync,
   mkdtempSync,
@@ -22,25 +22,63 @@ import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 
 /**
- * The files that take seconds, slowest first (as measured alone on a 2-core machine): a process
- * each. A file not listed is grouped with others: list a new one that takes more than a couple
- * of seconds of its own.
+ * About how many seconds the files that take more than one spend in a full run on a loaded
+ * 2-core machine: a hint to spread them over the processes, never a result (a file missing here
+ * counts as QUICK_SECONDS; a wrong figure costs time only). Add a new file that takes seconds.
  */
-const SLOW_FIRST = [
-  'docs/examples',
-  'package/pack-install',
-  'journal/postgres-two-workers',
-  'server/notify-outbox',
-  'design/lint',
-  'journal/outbox-crash',
-  'server/hostile/edge',
-  'sim/fleet-cli',
-  'client/fetch-sockets',
-  'server/hostile/callers',
-  'cli/serve-config',
-];
-/** Quick files per process: enough to share the start-up, few enough to keep every core busy. */
-const GROUP_SIZE = 8;
+const SECONDS = {
+  'docs/examples': 22,
+  'package/pack-install': 10,
+  'web/page': 12,
+  'web/layout': 11,
+  'server/hostile/json': 9,
+  'journal/postgres-two-workers': 9,
+  'server/notify-outbox': 8,
+  'stores/postgres': 7,
+  'stores/crash': 6.5,
+  'stores/bounded-sweep': 6.5,
+  'journal/outbox-crash': 6,
+  'e2e/serve-shutdown': 5.5,
+  'bench/anchors': 5.5,
+  'server/store-view': 5.5,
+  'server/hostile/edge': 5.5,
+  'client/fetch-sockets': 5,
+  'server/hostile/callers': 4.5,
+  'web/fleet-page': 4.5,
+  'design/lint': 4,
+  'sim/fleet-cli': 4,
+  'sim/fleet-models': 3.5,
+  'server/hostile/slow': 3.5,
+  'stores/postgres-partitions': 3,
+  'services/notes': 3,
+  'e2e/serve-deliver': 3,
+  'cli/serve-config': 3,
+  'server/bad-input': 2.5,
+  'http/race': 2.5,
+  'services/hook-server': 2.5,
+  'stores/postgres-durability': 2.5,
+  'cli/outbox-cli': 2.5,
+  'server/json-properties': 2.5,
+  'server/postgres-shutdown': 2,
+  'cli/usage-errors': 2,
+  'e2e/serve-shutdown-race': 2,
+  'server/edge-log': 2,
+  'lab/hook-lab': 2,
+  'stores/sqlite': 2,
+  'stores/sqlite-store': 2,
+  'http/adapter-suite': 1.5,
+  'journal/postgres-journal': 1.5,
+  'server/shutdown': 1.5,
+  'server/listing-limit': 1,
+  'server/server': 1,
+  'server/hook-ledger': 1,
+  'sim/sim-cli': 1,
+  'sim/batch': 1,
+  'sim/run-world': 1,
+};
+const QUICK_SECONDS = 0.3;
+/** A file this long gets a process of its own; shorter ones share processes of about this long. */
+const PROCESS_SECONDS = 6;
 /** The processes at once: the cores, and one more, as many files wait on a database or a browser. */
 const CONCURRENCY = Number(process.env['ONCELY_TEST_CONCURRENCY'] ?? 3);
 
@@ -65,13 +103,8 @@ if (files.length === 0) {
 }
 
 const name = (file) => relative(join('dist', 'test'), file).replace(/\.test\.js$/, '');
-const slowRank = (file) => SLOW_FIRST.indexOf(name(file));
+const seconds = (file) => SECONDS[name(file)] ?? QUICK_SECONDS;
 const usesBrowser = (file) => readFileSync(file, 'utf8').includes('/browser-env.js');
-const browser = files.filter(usesBrowser);
-const slow = files
-  .filter((f) => slowRank(f) >= 0 && !usesBrowser(f))
-  .sort((a, b) => slowRank(a) - slowRank(b));
-const quick = files.filter((f) => slowRank(f) < 0 && !usesBrowser(f));
 
 const groupDir = mkdtempSync(join(tmpdir(), 'oncely-test-groups-'));
 /**
@@ -103,20 +136,34 @@ for (const [name, url] of MEMBERS) {
 `;
 function group(members) {
   if (members.length === 1) return members[0];
+  members = [...members].sort();
   const path = join(groupDir, `group-${readdirSync(groupDir).length + 1}.test.mjs`);
   const list = members.map((file) => [file, pathToFileURL(resolve(file)).href]);
   writeFileSync(path, `const MEMBERS = ${JSON.stringify(list, null, 2)};\n${GROUP_HEAD}`);
   return path;
 }
 
+// The browser files share a process; a long file has one of its own; the rest are packed, longest
+// first, into processes of about PROCESS_SECONDS. Then the processes start longest first.
 const runs = [];
-if (browser.length > 0) runs.push(group(browser));
-runs.push(...slow);
-for (let i = 0; i < quick.length; i += GROUP_SIZE) runs.push(group(quick.slice(i, i + GROUP_SIZE)));
+const browser = files.filter(usesBrowser);
+if (browser.length > 0) runs.push(browser);
+const bins = [];
+for (const file of files.filter((f) => !usesBrowser(f)).sort((a, b) => seconds(b) - seconds(a))) {
+  const bin = bins.find((members) => total(members) + seconds(file) <= PROCESS_SECONDS);
+  if (bin) bin.push(file);
+  else bins.push([file]);
+}
+runs.push(...bins);
+runs.sort((a, b) => total(b) - total(a));
+
+function total(members) {
+  return members.reduce((sum, file) => sum + seconds(file), 0);
+}
 
 const result = spawnSync(
   process.execPath,
-  ['--test', `--test-concurrency=${CONCURRENCY}`, '--test-reporter=spec', ...runs],
+  ['--test', `--test-concurrency=${CONCURRENCY}`, '--test-reporter=spec', ...runs.map(group)],
   { stdio: 'inherit' },
 );
 rmSync(groupDir, { recursive: true, force: true });

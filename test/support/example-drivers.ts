@@ -1,6 +1,7 @@
-// How the suite runs each file of examples/: what it needs (a live `oncely serve`, requests from
-// two callers) and what it must print. The docs test runs them from dist/examples; the package
-// test runs the same files inside an app that installed the packed tarball.
+// How the suite runs each file of examples/: what it needs (a live server, the one `oncely serve`
+// runs, here in the test's own process; requests from two callers) and what it must print. The
+// docs test runs them from dist/examples; the package test runs the same files inside an app that
+// installed the packed tarball.
 // A new example file needs an entry here (the docs test fails until it has one).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -8,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startServeProcess } from '../e2e/serve-process.js';
+import { startTestServer, TOKENS } from '../server/server-harness.js';
 import { postgresTarget, uniqueSchemaName } from '../stores/postgres-env.js';
 
 export interface NodeRun {
@@ -74,32 +75,32 @@ export type ExampleDriver = (script: string, cwd: string) => Promise<void>;
 export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
   /** The README's client: one POST to a live hook receiver, under a key. */
   'examples/client.ts': async (script, cwd) => {
-    const serve = await startServeProcess();
+    const serve = await startTestServer();
     try {
-      const run = await runNode(script, cwd, { URL: serve.url, TOKEN: serve.token });
+      const run = await runNode(script, cwd, { URL: serve.url, TOKEN: TOKENS.dev });
       assert.equal(run.code, 0, run.stdout + run.stderr);
       assert.match(run.stdout, /^200 1 attempt\(s\) ok$/m);
       const hits = (await (
         await fetch(`${serve.url}/hooks/debug/hits`, {
-          headers: { authorization: `Bearer ${serve.token}` },
+          headers: { authorization: `Bearer ${TOKENS.dev}` },
         })
       ).json()) as { hits: unknown[] };
       assert.equal(hits.hits.length, 1, 'the receiver saw one request');
     } finally {
-      await serve.cleanUp();
+      await serve.close();
     }
   },
 
   /** The README's settling client: a scripted 422 is a value, printed with its problem code. */
   'examples/client-settled.ts': async (script, cwd) => {
-    const serve = await startServeProcess(['--hook-script', '422']);
+    const serve = await startTestServer({ hookScript: '422' });
     try {
-      const run = await runNode(script, cwd, { URL: serve.url, TOKEN: serve.token });
+      const run = await runNode(script, cwd, { URL: serve.url, TOKEN: TOKENS.dev });
       assert.equal(run.code, 0, run.stdout + run.stderr);
       assert.equal(run.stdout, 'refused 422 scripted_refusal fatal_status\n');
       assert.equal(run.stderr, '');
     } finally {
-      await serve.cleanUp();
+      await serve.close();
     }
   },
 
@@ -141,25 +142,25 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
 
   /** The README's outbox: an order and its intent in one transaction, then delivered under its key. */
   'examples/outbox.ts': async (script, cwd) => {
-    const serve = await startServeProcess();
+    const serve = await startTestServer();
     const dir = await mkdtemp(join(tmpdir(), 'oncely-example-'));
     try {
       const run = await runNode(script, cwd, {
         URL: serve.url,
-        TOKEN: serve.token,
+        TOKEN: TOKENS.dev,
         DB_FILE: join(dir, 'shop.db'),
       });
       assert.equal(run.code, 0, run.stdout + run.stderr);
       assert.match(run.stdout, /^delivered 200 1 attempt\(s\) delivered 1$/m);
       const hits = (await (
         await fetch(`${serve.url}/hooks/debug/hits`, {
-          headers: { authorization: `Bearer ${serve.token}` },
+          headers: { authorization: `Bearer ${TOKENS.dev}` },
         })
       ).json()) as { hits: Array<{ key: string }> };
       assert.equal(hits.hits.length, 1, 'the receiver saw one request');
       assert.match(hits.hits[0]!.key, /^order-\d+$/, 'under the order id');
     } finally {
-      await serve.cleanUp();
+      await serve.close();
       await rm(dir, { recursive: true, force: true });
     }
   },
