@@ -293,6 +293,7 @@ export async function benchLedger(options: {
   seconds: number;
   connections: number;
   rounds: number;
+  warmupSeconds: number;
   variants: readonly Variant[];
   backends: ReadonlyArray<{ backend: Backend; target: BenchTarget }>;
 }): Promise<LedgerBenchRow[]> {
@@ -309,13 +310,13 @@ export async function benchLedger(options: {
         : undefined;
     try {
       // Warm-up: JIT, prepared statements, pool connections. Not measured.
-      for (const variant of options.variants)
+      for (const variant of options.warmupSeconds > 0 ? options.variants : [])
         await runOne(
           server,
           url,
           backend,
           variant,
-          DEFAULTS.warmupSeconds,
+          options.warmupSeconds,
           options.connections,
           `warm-${variant}`,
           backends,
@@ -445,6 +446,8 @@ export function formatLedgerBench(rows: readonly LedgerBenchRow[]): string {
 
 const USAGE = `usage: node dist/bench/ledger.js [--seconds N] [--connections N] [--rounds N] [--pg URL] [--only sqlite|postgres]
   --seconds N       length of each measured run (default ${DEFAULTS.seconds})
+  --warmup N        seconds of unmeasured warm-up per variant (default ${DEFAULTS.warmupSeconds}; 0 when
+                    counting syscalls per request with strace)
   --connections N   autocannon connections (default ${DEFAULTS.connections})
   --rounds N        repeat every variant N times and keep each one's median run (default ${DEFAULTS.rounds})
   --pg URL          PostgreSQL to bench too (default: $ONCELY_TEST_POSTGRES_URL; none: SQLite only)
@@ -457,6 +460,7 @@ async function main(): Promise<void> {
     strict: false,
     options: {
       seconds: { type: 'string' },
+      warmup: { type: 'string' },
       connections: { type: 'string' },
       rounds: { type: 'string' },
       pg: { type: 'string' },
@@ -475,6 +479,7 @@ async function main(): Promise<void> {
     return n;
   };
   const seconds = whole('seconds', values.seconds, DEFAULTS.seconds, 1);
+  const warmupSeconds = whole('warmup', values.warmup, DEFAULTS.warmupSeconds, 0);
   const connections = whole('connections', values.connections, DEFAULTS.connections, 1);
   const rounds = whole('rounds', values.rounds, DEFAULTS.rounds, 1);
   const only = values.only;
@@ -531,6 +536,7 @@ async function main(): Promise<void> {
       seconds,
       connections,
       rounds,
+      warmupSeconds,
       variants: variants as Variant[],
       backends,
     });

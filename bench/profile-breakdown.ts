@@ -3,14 +3,15 @@
  * charged to the innermost frame that names a part of a request (body read, JSON parse,
  * fingerprint, hashing, store calls, response building...), so a web stream made inside a
  * Response constructor counts as response building, and one read by `request.text()` as body
- * read. Prints each part's share of the busy time and, given the requests served, µs per request.
+ * read. Prints each part's share of the busy time and, given the server's CPU per request that
+ * bench/ledger printed, that share of it in µs.
  *
- *   node --cpu-prof --cpu-prof-dir=prof dist/bench/ledger.js --only sqlite --variants keyed --seconds 5
- *   node dist/bench/profile-breakdown.js prof/<the server thread's file>.cpuprofile [--requests N]
+ *   node --cpu-prof --cpu-prof-dir=prof dist/bench/ledger.js --only sqlite --variants keyed --seconds 8
+ *   node dist/bench/profile-breakdown.js prof/CPU.*.1.*.cpuprofile [--cpu-us 766]
  *
- * The server thread's profile is the larger file of the two. Sampling is wall-clock: on a loaded
- * machine a thread that waits for a core is charged to what it was running, so compare shares,
- * not absolute times.
+ * The server runs in the bench's first worker thread: the file whose name has thread id 1.
+ * Sampling is wall-clock: on a loaded machine a thread that waits for a core is charged to what
+ * it was running, so read shares, and µs as shares of the CPU time /proc measured.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -45,6 +46,7 @@ const PARTS = [
   'abort signals',
   'bench handler (effect)',
   'garbage collection',
+  'socket I/O nobody above owns (reads)',
   'other (promise plumbing, start-up)',
 ] as const;
 type Part = (typeof PARTS)[number];
@@ -100,11 +102,7 @@ function partOf(frame: CallFrame): Part | undefined {
     (has(frame, 'undici') && named(frame, 'json'))
   )
     return 'response building';
-  if (
-    has(frame, 'node:_http', 'node:net', 'stream_base_commons', 'node:internal/http') ||
-    frame.url === 'node:internal/streams/readable'
-  )
-    return 'HTTP parse + socket I/O (node:http)';
+  if (has(frame, 'node:_http', 'node:internal/http')) return 'HTTP parse + socket I/O (node:http)';
   if (has(frame, 'abort_controller')) return 'abort signals';
   if (has(frame, '/src/http/')) return 'middleware + adapter';
   if (has(frame, '/bench/')) return 'bench handler (effect)';
@@ -133,14 +131,24 @@ export function breakdown(profile: CpuProfile): Breakdown {
         : leaf === '(garbage collector)'
           ? 'garbage collection'
           : undefined;
+    // Socket and stream frames are plumbing: a write is charged to whoever wrote (pg, node:http).
+    let socket = false;
     for (
       let at: number | undefined = id;
       part === undefined && at !== undefined;
       at = parent.get(at)
-    )
-      part = partOf(byId.get(at)!.callFrame);
-    charged.set(id, part ?? 'other (promise plumbing, start-up)');
-    return part ?? 'other (promise plumbing, start-up)';
+    ) {
+      const frame = byId.get(at)!.callFrame;
+      socket ||= has(frame, 'node:net', 'stream_base_commons', 'node:internal/streams/');
+      // The URL parser's native step is also called `parse`: charge it to whoever made the URL.
+      const parentFrame = byId.get(parent.get(at) ?? -1)?.callFrame;
+      if (frame.url === '' && named(frame, 'parse') && parentFrame?.url === 'node:internal/url')
+        continue;
+      part = partOf(frame);
+    }
+    part ??= socket ? 'socket I/O nobody above owns (reads)' : 'other (promise plumbing, start-up)';
+    charged.set(id, part);
+    return part;
   };
   const parts = new Map<Part, number>(PARTS.map((p) => [p, 0]));
   let idleUs = 0;
@@ -161,18 +169,18 @@ export function breakdown(profile: CpuProfile): Breakdown {
   };
 }
 
-export function formatBreakdown(b: Breakdown, requests?: number): string {
+/** The breakdown as a Markdown table; `cpuUs`: the server's CPU per request, shared out. */
+export function formatBreakdown(b: Breakdown, cpuUs?: number): string {
   const lines = [
-    `busy ${b.busyMs.toFixed(0)} ms, idle ${b.idleMs.toFixed(0)} ms${requests ? `, ${requests} requests: ${((b.busyMs * 1000) / requests).toFixed(0)} µs busy per request` : ''}`,
-    `| part | share of busy time |${requests ? ' µs per request |' : ''}`,
-    `|---|---|${requests ? '---|' : ''}`,
+    `busy ${b.busyMs.toFixed(0)} ms, idle ${b.idleMs.toFixed(0)} ms`,
+    `| part | share of busy time |${cpuUs ? ' µs per request |' : ''}`,
+    `|---|---|${cpuUs ? '---|' : ''}`,
   ];
   for (const [part, ms] of [...b.parts].sort((x, y) => y[1] - x[1])) {
     if (ms === 0) continue;
-    const share = `${((100 * ms) / b.busyMs).toFixed(1)} %`;
-    lines.push(
-      `| ${part} | ${share} |${requests ? ` ${((ms * 1000) / requests).toFixed(0)} |` : ''}`,
-    );
+    const share = ms / b.busyMs;
+    const us = cpuUs ? ` ${(share * cpuUs).toFixed(0)} |` : '';
+    lines.push(`| ${part} | ${(100 * share).toFixed(1)} % |${us}`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -181,22 +189,21 @@ const isMain = process.argv[1]?.endsWith('profile-breakdown.js') === true;
 if (isMain) {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { requests: { type: 'string' } },
+    options: { 'cpu-us': { type: 'string' } },
   });
   const file = positionals[0];
   if (file === undefined) {
-    console.error('usage: node dist/bench/profile-breakdown.js <file.cpuprofile> [--requests N]');
+    console.error('usage: node dist/bench/profile-breakdown.js <file.cpuprofile> [--cpu-us N]');
     process.exitCode = 1;
   } else {
-    const requests = values.requests === undefined ? undefined : Number(values.requests);
-    if (requests !== undefined && !(Number.isSafeInteger(requests) && requests > 0)) {
-      console.error(
-        `profile-breakdown: --requests must be a whole number > 0, got ${values.requests}`,
-      );
+    const raw = values['cpu-us'];
+    const cpuUs = raw === undefined ? undefined : Number(raw);
+    if (cpuUs !== undefined && !(Number.isFinite(cpuUs) && cpuUs > 0)) {
+      console.error(`profile-breakdown: --cpu-us must be a number > 0, got ${String(raw)}`);
       process.exitCode = 1;
     } else {
       const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-      process.stdout.write(formatBreakdown(breakdown(profile), requests));
+      process.stdout.write(formatBreakdown(breakdown(profile), cpuUs));
     }
   }
 }
