@@ -52,6 +52,11 @@ describe('PostgreSQL store specifics', () => {
       () => createPostgresStore({ pool: 'postgres://x' as never }),
       (e) => isInvalidOptionError(e) && e.option === 'pool',
     );
+    assert.throws(
+      () => createPostgresStore({ pool, table: 'l'.repeat(38) }),
+      (e) => isInvalidOptionError(e) && e.option === 'table' && /at most 37/.test(e.message),
+    );
+    createPostgresStore({ pool, table: 'l'.repeat(37) });
     for (const receiptPartitionMs of [999, 1.5, -1])
       assert.throws(
         () => createPostgresStore({ pool, receiptPartitionMs }),

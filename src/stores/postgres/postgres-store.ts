@@ -99,6 +99,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     throw new InvalidOptionError('pool', poolOption, 'a pg Pool or a function returning one');
   }
   const tableName = checkIdentifier('table', options.table ?? DEFAULT_POSTGRES_STORE_OPTIONS.table);
+  // Partition names add up to 26 characters to it, and PostgreSQL cuts names at 63.
+  if (tableName.length > MAX_TABLE_NAME)
+    throw new InvalidOptionError(
+      'table',
+      tableName,
+      `an SQL identifier of at most ${MAX_TABLE_NAME} characters (its partitions are named after it)`,
+    );
   const schema =
     options.schema === undefined ? undefined : checkIdentifier('schema', options.schema);
   const tables = postgresLedgerTables(schema, tableName);
@@ -245,18 +252,25 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     await receipts.ensure([firstSeenAt]);
   }
 
-  async function claim(entry: InFlightEntry): Promise<ClaimAttempt> {
-    await inPartition(entry.firstSeenAt);
-    let result;
+  /**
+   * Runs a write that puts a row first seen at `firstSeenAt` in its partition. Should the row find
+   * none (another process dropped a partition this one still knew of: a clock far behind), the
+   * partitions are read again and the write tried once more.
+   */
+  async function placed<T>(firstSeenAt: number, write: () => Promise<T>): Promise<T> {
+    await inPartition(firstSeenAt);
     try {
-      result = await query('claim', entryValues(entry));
+      return await write();
     } catch (error) {
-      // No partition for the row: another process dropped one this process still knew of.
       if ((error as { code?: string }).code !== NO_PARTITION) throw error;
       receipts.forget();
-      await inPartition(entry.firstSeenAt);
-      result = await query('claim', entryValues(entry));
+      await inPartition(firstSeenAt);
+      return write();
     }
+  }
+
+  async function claim(entry: InFlightEntry): Promise<ClaimAttempt> {
+    const result = await placed(entry.firstSeenAt, () => query('claim', entryValues(entry)));
     const row = result.rows[0] as (LedgerRow & { won: boolean }) | undefined;
     if (row?.won === true) return { won: true };
     return {
@@ -292,8 +306,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       if (expected.state === 'expired') return (await claim(next as InFlightEntry)).won;
       if (next.state === 'expired') return tombstones.bury(expected, next);
       // A takeover after retention starts the key afresh: its row moves to the partition of now.
-      await inPartition(next.firstSeenAt);
-      return casWrite(() => query('swap', [...entryValues(next), ...versionParams(expected)]));
+      return placed(next.firstSeenAt, () =>
+        casWrite(() => query('swap', [...entryValues(next), ...versionParams(expected)])),
+      );
     },
 
     renew: (expected, leaseExpiresAt) =>
@@ -353,6 +368,9 @@ function clientQuery(client: PgQueryable) {
     return { rows: result.rows, rowCount: result.rowCount ?? 0 };
   };
 }
+
+/** The longest ledger table name whose partitions' names stay within PostgreSQL's 63 bytes. */
+const MAX_TABLE_NAME = 37;
 
 /** SQLSTATE of "no partition of relation ... found for row" (check_violation). */
 const NO_PARTITION = '23514';

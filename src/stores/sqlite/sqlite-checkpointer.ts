@@ -109,7 +109,14 @@ export function sqliteCheckpointer(
     wrote(pages) {
       if (stopped) return;
       pending += pages;
-      if (worker === undefined && pending >= CHECKPOINT_PAGES / 2) start();
+      if (worker === undefined && pending >= CHECKPOINT_PAGES / 2) {
+        try {
+          start();
+        } catch {
+          giveUp(); // no thread here (a runtime without workers): SQLite checkpoints as usual
+          return;
+        }
+      }
       ask();
     },
     get progress() {
