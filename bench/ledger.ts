@@ -21,7 +21,6 @@
  *                                              [--variants keyed,bare]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -35,30 +34,7 @@ import {
   type ClientMessage,
   type ServerMessage,
 } from './ledger-protocol.js';
-
-/** The slice of autocannon@9's API used here (it ships no types). */
-interface AutocannonRequest {
-  method?: string;
-  path?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  setupRequest?: (request: AutocannonRequest) => AutocannonRequest;
-}
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  statusCodeStats: Record<string, { count: number }>;
-}
-type Autocannon = (options: {
-  url: string;
-  connections: number;
-  duration: number;
-  requests: AutocannonRequest[];
-}) => Promise<AutocannonResult>;
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+import { autocannon, type AutocannonRequest } from './autocannon.js';
 
 /** The slow variants' awaited call before the effect's write, and their connections. */
 const SLOW = { ms: 50, connections: 20 } as const;
