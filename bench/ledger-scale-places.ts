@@ -50,7 +50,7 @@ function progress(written: number): void {
     process.stderr.write(`\r  loaded ${written.toLocaleString('en')} rows   `);
 }
 
-export function sqlitePlace(checkpoints: 'background' | 'inline' = 'background'): Place {
+export function sqlitePlace(): Place {
   const file = join(dir, `scale-${++places}.db`);
   const db = openSqliteDatabase(file);
   // A factory, as `oncely serve` opens it: a writer, and a read connection for lookups.
@@ -58,11 +58,10 @@ export function sqlitePlace(checkpoints: 'background' | 'inline' = 'background')
   const store = createSqliteStore({
     database: () => (opened++ === 0 ? db : openSqliteDatabase(file)),
     busyTimeoutMs: 30_000,
-    checkpoints,
   });
   return {
     backend: 'sqlite',
-    target: { backend: 'sqlite', where: file, checkpoints },
+    target: { backend: 'sqlite', where: file },
     store: store as LedgerStore<unknown>,
     load: async (layout, table, range) => loadSqlite(db, table, layout, range, progress),
     // The size of the table and its indexes, read from the dbstat virtual table.

@@ -21,6 +21,8 @@ export interface WindowStats {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly maxMs: number;
+  /** Writes that waited more than 100 ms. */
+  readonly over100: number;
 }
 
 export interface SweepReport {
@@ -51,6 +53,7 @@ function stats(samples: WriteSample[]): WindowStats {
     p50Ms: quantile(ms, 0.5),
     p99Ms: quantile(ms, 0.99),
     maxMs: ms.at(-1) ?? 0,
+    over100: ms.filter((m) => m > 100).length,
   };
 }
 

@@ -16,8 +16,6 @@ export interface WriterTarget {
   /** The SQLite file, or the PostgreSQL URL. */
   readonly where: string;
   readonly schema?: string;
-  /** SQLite: where WAL checkpoints run, as in the sweeping process. */
-  readonly checkpoints?: 'background' | 'inline';
 }
 
 /** One write: when it was due (epoch ms, comparable across processes) and how long it waited. */
@@ -76,7 +74,6 @@ if (process.send && process.argv[2] === '--child') {
       ? (createSqliteStore({
           database: () => openSqliteDatabase(target.where),
           busyTimeoutMs: 30_000,
-          ...(target.checkpoints ? { checkpoints: target.checkpoints } : {}),
         }) as LedgerStore<unknown>)
       : (createPostgresStore({
           pool: pool as unknown as PgPool,

@@ -3,7 +3,8 @@
  *   1. bytes per receipt: the same rows in today's layout and in the layout before (rowid table,
  *      hex fingerprint, JSON headers, tombstones in place);
  *   2. new-key and replay ops/s with 0, 1M (… 10M) receipts held, rounds interleaved, median and
- *      spread, and the ratio at N ÷ empty;
+ *      spread, and the ratio at N ÷ empty; replays of keys the run wrote (recent: what retries
+ *      are) and of random keys of the whole ledger (cold pages, the worst case);
  *   3. a sweep of N expired receipts by the ledger's sweeper, with new-key writers running
  *      throughout, one in this process and one in a second process: write latencies while it
  *      sweeps against those of windows with no sweep, interleaved (bench/ledger-scale-sweep.ts);
@@ -96,22 +97,34 @@ async function bytesPerReceipt(make: () => Place, rows: number): Promise<Record<
   return out;
 }
 
+/** A ledger size's measurements, one number per round. */
+interface Rung {
+  readonly size: number;
+  readonly newKey: number[];
+  /** Replays of keys this run wrote (what retries mostly are: minutes after the first request). */
+  readonly recent: number[];
+  /** Replays of keys drawn from the whole bulk-loaded ledger (cold pages: the worst case). */
+  readonly held: number[];
+}
+
 /**
  * One ledger per size, all open at once, so every round measures each size back to back
- * (interleaved: a noisy neighbour on the shared machine hits all sizes alike).
+ * (interleaved: a noisy neighbour on the shared machine hits all sizes alike), in an order that
+ * rotates from round to round (none always goes first).
  */
 async function pointOps(
   make: () => Place,
   sizes: number[],
   ops: number,
   rounds: number,
-): Promise<Array<{ size: number; newKey: number[]; replay: number[] }>> {
+): Promise<Rung[]> {
   const ladder = sizes.map((size) => ({
     size,
     place: make(),
     fresh: 0,
     newKey: [] as number[],
-    replay: [] as number[],
+    recent: [] as number[],
+    held: [] as number[],
   }));
   try {
     for (const rung of ladder) {
@@ -125,24 +138,24 @@ async function pointOps(
         });
     }
     for (let r = 0; r < rounds; r++) {
-      for (const rung of ladder) {
+      const order = ladder.map((_, i) => ladder[(i + r) % ladder.length]!);
+      for (const rung of order) {
         const base = rung.fresh;
         rung.newKey.push(await opsPerSecond(rung.place.store, (i) => `new-${base + i}`, ops));
         rung.fresh += ops;
       }
-      for (const rung of ladder) {
-        // Replays of keys spread over the whole ledger (random pages); the empty one has only its new keys.
-        const pick = (): string =>
-          rung.size > 0
-            ? benchKey(Math.floor(Math.random() * rung.size))
-            : `new-${Math.floor(Math.random() * rung.fresh)}`;
-        rung.replay.push(await opsPerSecond(rung.place.store, pick, ops));
+      for (const rung of order) {
+        const recent = (): string => `new-${Math.floor(Math.random() * rung.fresh)}`;
+        rung.recent.push(await opsPerSecond(rung.place.store, recent, ops));
+        if (rung.size === 0) continue;
+        const held = (): string => benchKey(Math.floor(Math.random() * rung.size));
+        rung.held.push(await opsPerSecond(rung.place.store, held, ops));
       }
     }
   } finally {
     for (const rung of ladder) await rung.place.close();
   }
-  return ladder.map(({ size, newKey, replay }) => ({ size, newKey, replay }));
+  return ladder.map(({ size, newKey, recent, held }) => ({ size, newKey, recent, held }));
 }
 
 const USAGE = `node dist/bench/ledger-scale.js [options]
@@ -157,8 +170,7 @@ const USAGE = `node dist/bench/ledger-scale.js [options]
   --window-ms N     length of the alternating sweep / no-sweep windows (default ${DEFAULTS.windowMs})
   --sweep-runs N    how many times the sweep is measured, each on a fresh database (default 1)
   --before          also sweep everything due in one unbounded step (SQLite: one transaction, as before)
-  --sweep-step-ms N the sweep's time budget per step (default: the store's; 0 = fixed steps)
-  --sqlite-checkpoints background|inline   where SQLite WAL checkpoints run (default background)`;
+  --sweep-step-ms N the sweep's time budget per step (default: the store's; 0 = fixed steps)`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -175,7 +187,6 @@ async function main(): Promise<void> {
       'sweep-runs': { type: 'string', default: '1' },
       before: { type: 'boolean', default: false },
       'sweep-step-ms': { type: 'string' },
-      'sqlite-checkpoints': { type: 'string', default: 'background' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -200,9 +211,6 @@ async function main(): Promise<void> {
     values['sweep-step-ms'] === undefined
       ? undefined
       : whole('sweep-step-ms', values['sweep-step-ms'], 0);
-  const checkpoints = values['sqlite-checkpoints'];
-  if (checkpoints !== 'background' && checkpoints !== 'inline')
-    throw new Error(`--sqlite-checkpoints must be background or inline, got ${checkpoints}`);
   if (values.only !== undefined && !(BACKENDS as readonly string[]).includes(values.only))
     throw new Error(`--only must be sqlite or postgres, got ${values.only}`);
   const pgUrl = values.pg ?? process.env['ONCELY_TEST_POSTGRES_URL'];
@@ -218,8 +226,7 @@ async function main(): Promise<void> {
     '  durability: store defaults (SQLite WAL, receipts FULL, claims NORMAL; PostgreSQL receipts synchronous, claims asynchronous)',
   );
   for (const backend of backends) {
-    const make = (): Place =>
-      backend === 'sqlite' ? sqlitePlace(checkpoints) : postgresPlace(pgUrl!);
+    const make = (): Place => (backend === 'sqlite' ? sqlitePlace() : postgresPlace(pgUrl!));
     console.log(`\n## ${backend}`);
     if (parts.has('bytes')) {
       const bytes = await bytesPerReceipt(make, bytesRows);
@@ -230,27 +237,30 @@ async function main(): Promise<void> {
 
     const ladder = parts.has('ops') ? await pointOps(make, sizes, ops, rounds) : [];
     const empty = ladder.find((r) => r.size === 0) ?? ladder[0];
-    if (empty)
+    if (empty) {
       console.log(
-        '| receipts held | new key ops/s (median, spread) | ratio | replay ops/s (median, spread) | ratio |',
+        '| receipts held | new key ops/s (median, spread) | ratio | replay of recent keys ops/s | ratio | replay of random held keys ops/s | ratio to recent on empty |',
       );
-    if (empty) console.log('|---|---|---|---|---|');
+      console.log('|---|---|---|---|---|---|---|');
+    }
     for (const r of ladder) {
-      const ratio = (xs: number[], base: number[]) => (median(xs) / median(base)).toFixed(2);
+      const ratio = (xs: number[], base: number[]) =>
+        xs.length === 0 ? '-' : (median(xs) / median(base)).toFixed(2);
+      const cell = (xs: number[]) => (xs.length === 0 ? '-' : `${fmt(median(xs))} (${spread(xs)})`);
       console.log(
-        `| ${fmt(r.size)} | ${fmt(median(r.newKey))} (${spread(r.newKey)}) | ${ratio(r.newKey, empty!.newKey)} | ${fmt(median(r.replay))} (${spread(r.replay)}) | ${ratio(r.replay, empty!.replay)} |`,
+        `| ${fmt(r.size)} | ${cell(r.newKey)} | ${ratio(r.newKey, empty!.newKey)} | ${cell(r.recent)} | ${ratio(r.recent, empty!.recent)} | ${cell(r.held)} | ${ratio(r.held, empty!.recent)} |`,
       );
     }
 
     if (sweepRows > 0 && parts.has('sweep')) {
       const ms = (n: number): string => n.toFixed(0);
       const cell = (w: WindowStats): string =>
-        `${ms(w.p50Ms)} / ${ms(w.p99Ms)} / **${ms(w.maxMs)}** (${w.writes}${w.failed ? `, ${w.failed} failed` : ''})`;
+        `${ms(w.p50Ms)} / ${ms(w.p99Ms)} / **${ms(w.maxMs)}** (${w.writes}; ${w.over100} > 100 ms${w.failed ? `; ${w.failed} failed` : ''})`;
       console.log(
         `\nsweep of ${fmt(sweepRows)} expired receipts in ${sweepRuns} run(s); writers at ${WRITES_PER_SECOND}/s in this process and in a second one; windows of ${windowMs} ms alternate: no sweep, sweep, …`,
       );
       console.log(
-        '| run | sweep s | rows/s | steps (p50 / p99 / max ms) | writer | no sweep: write ms p50 / p99 / **max** (writes) | sweeping: write ms p50 / p99 / **max** (writes) |',
+        '| run | sweep s | rows/s | steps (p50 / p99 / max ms) | writer | no sweep: write ms p50 / p99 / **max** (writes; over 100 ms) | sweeping: write ms p50 / p99 / **max** (writes; over 100 ms) |',
       );
       console.log('|---|---|---|---|---|---|---|');
       for (let run = 1; run <= sweepRuns; run++) {

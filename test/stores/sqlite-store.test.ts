@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { isInvalidOptionError, isOncelyError } from '../../src/contract/errors.js';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
 import { VirtualClock } from '../../src/time/index.js';
-import { NET_AUTOCHECKPOINT_PAGES } from '../../src/stores/sqlite/sqlite-checkpointer.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 import { sqliteSweep, type BacklogCursor } from '../../src/stores/sqlite/sqlite-sweep.js';
 
@@ -117,58 +116,6 @@ describe('SQLite store specifics', () => {
     db.close();
   });
 
-  it('checkpoints on a thread of its own: the writer keeps only a far larger auto-checkpoint', async () => {
-    // 'process': no fsync per commit, so the writes take little time (checkpoints are the same).
-    const store = createSqliteStore({
-      database: () => openSqliteDatabase(file()),
-      durability: 'process',
-    });
-    const ledger = createLedger({ store });
-    const autocheckpoint = async () =>
-      (
-        await store.write((tx) =>
-          tx.get<{ wal_autocheckpoint: number }>('PRAGMA wal_autocheckpoint'),
-        )
-      )?.wal_autocheckpoint;
-    assert.deepEqual(store.checkpointProgress(), {
-      where: 'thread',
-      started: false,
-      checkpoints: 0,
-      walFrames: 0,
-    });
-    assert.equal(await autocheckpoint(), 1000, "SQLite's own until the thread has started");
-    // Enough writes for the thread to start and be asked for a checkpoint (some 1000 pages).
-    for (let i = 0; i < 200; i++) {
-      const result = await ledger.execute(req(`k-${i}`), () => jsonReceipt(201, {}));
-      assert.equal(result.kind, 'executed');
-    }
-    // The thread answers by message: let the event loop deliver it (a condition, not a timer).
-    for (let i = 0; i < 100_000 && store.checkpointProgress().checkpoints === 0; i++)
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    const progress = store.checkpointProgress();
-    assert.equal(progress.started, true);
-    assert.ok(progress.checkpoints >= 1);
-    assert.ok(progress.walFrames > 100, `the WAL it copied: ${progress.walFrames} frames`);
-    assert.equal(await autocheckpoint(), NET_AUTOCHECKPOINT_PAGES);
-    await store.close();
-  });
-
-  it("checkpoints 'inline': SQLite's own auto-checkpoint on the writer, no thread", async () => {
-    const store = createSqliteStore({
-      database: () => openSqliteDatabase(file()),
-      checkpoints: 'inline',
-      durability: 'process',
-    });
-    const ledger = createLedger({ store });
-    for (let i = 0; i < 200; i++) await ledger.execute(req(`k-${i}`), () => jsonReceipt(201, {}));
-    assert.equal(store.checkpointProgress().where, 'inline');
-    const autocheckpoint = await store.write((tx) =>
-      tx.get<{ wal_autocheckpoint: number }>('PRAGMA wal_autocheckpoint'),
-    );
-    assert.equal(autocheckpoint?.wal_autocheckpoint, 1000);
-    await store.close();
-  });
-
   it('a sweep step commits without an fsync (synchronous = NORMAL) and puts the durable level back', async () => {
     const db = openSqliteDatabase(file());
     const pragmas: string[] = [];
@@ -260,14 +207,6 @@ describe('SQLite store specifics', () => {
     assert.throws(
       () => createSqliteStore({ database: 'ledger.db' as never }),
       (e) => isInvalidOptionError(e) && e.option === 'database',
-    );
-    assert.throws(
-      () =>
-        createSqliteStore({
-          database: () => openSqliteDatabase(':memory:'),
-          checkpoints: 'worker' as never,
-        }),
-      (e) => isInvalidOptionError(e) && e.option === 'checkpoints',
     );
     const store = createSqliteStore({ database: () => openSqliteDatabase(':memory:') });
     await store.close();

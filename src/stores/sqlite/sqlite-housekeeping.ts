@@ -7,11 +7,8 @@ export interface SqliteHousekeepingReport {
   readonly pagesFreed: number;
   /** Pages still free inside the file after the round. */
   readonly freePagesLeft: number;
-  /**
-   * WAL frames after the checkpoint (0 when it could copy and reset everything); undefined when
-   * the round left checkpoints to the store's checkpointer thread (sqlite-checkpointer.ts).
-   */
-  readonly walFramesLeft: number | undefined;
+  /** WAL frames after the checkpoint (0 when it could copy and reset everything). */
+  readonly walFramesLeft: number;
 }
 
 /**
@@ -56,16 +53,14 @@ export const VACUUM_PAGES_PER_STEP = 512;
  * - PRAGMA incremental_vacuum(N): frees at most N pages from the end of the file;
  * - PRAGMA wal_checkpoint(PASSIVE): copies what it can of the WAL into the database without
  *   waiting for anyone; once all of it is copied, the next writer starts the WAL over and
- *   journal_size_limit truncates its file (https://www.sqlite.org/wal.html#ckpt). Skipped
- *   (`checkpoint: false`) where a checkpointer thread does it (sqlite-checkpointer.ts).
+ *   journal_size_limit truncates its file (https://www.sqlite.org/wal.html#ckpt).
  * The vacuum step needs the write lock: when another process holds it, the round skips it.
  */
 export function housekeepSqlite(
   db: SqliteDatabase,
   busyTimeoutMs: number,
-  options: { readonly checkpoint?: boolean; readonly maxPages?: number } = {},
+  maxPages = VACUUM_PAGES_PER_STEP,
 ): SqliteHousekeepingReport {
-  const { checkpoint: checkpointHere = true, maxPages = VACUUM_PAGES_PER_STEP } = options;
   db.exec('PRAGMA optimize');
   const before = Number(db.pragma('freelist_count', { simple: true }));
   if (before > 0 && beginWithoutWaiting(db, busyTimeoutMs)) {
@@ -78,8 +73,6 @@ export function housekeepSqlite(
     }
   }
   const after = Number(db.pragma('freelist_count', { simple: true }));
-  if (!checkpointHere)
-    return { pagesFreed: before - after, freePagesLeft: after, walFramesLeft: undefined };
   const checkpoint = db.pragma('wal_checkpoint(PASSIVE)') as Array<{
     busy: number;
     log: number;

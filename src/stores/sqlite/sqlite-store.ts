@@ -13,12 +13,6 @@ import { LedgerLayoutError } from '../ledger-layout-error.js';
 import { GroupCommit } from './group-commit.js';
 import type { SqliteDatabase, SqliteStatement, SqliteTx } from './sqlite-database.js';
 import {
-  sqliteCheckpointer,
-  type CheckpointProgress,
-  type SqliteCheckpointer,
-} from './sqlite-checkpointer.js';
-import {
-  WAL_SIZE_LIMIT_BYTES,
   housekeepSqlite,
   prepareSqliteFile,
   type SqliteHousekeepingReport,
@@ -45,14 +39,6 @@ export interface SqliteStoreOptions {
    * the last commits may be lost on power loss (docs/durability.md). @default 'durable'
    */
   readonly durability?: Durability;
-  /**
-   * Where WAL checkpoints run. 'background': a worker thread with its own connection copies the
-   * WAL into the database, so no request waits for a checkpoint (sqlite-checkpointer.ts).
-   * 'inline': SQLite's own auto-checkpoint, inside the commit that fills the WAL past 1000 pages.
-   * A database without a file of its own (":memory:") always checkpoints inline.
-   * @default 'background'
-   */
-  readonly checkpoints?: 'background' | 'inline';
 }
 
 export interface SqliteStore extends LedgerStore<SqliteTx> {
@@ -61,8 +47,6 @@ export interface SqliteStore extends LedgerStore<SqliteTx> {
   readonly tombstoneTable: string;
   /** One bounded round of PRAGMA optimize, incremental vacuum and WAL checkpoint (sqlite-housekeeping.ts). */
   housekeep(): Promise<SqliteHousekeepingReport>;
-  /** Where WAL checkpoints run and what the checkpointer thread has done (see `checkpoints`). */
-  checkpointProgress(): CheckpointProgress;
   readonly durability: Durability;
   /**
    * Runs `fn` on the read connection: committed rows only, never waiting for a write or a
@@ -78,7 +62,6 @@ export const DEFAULT_SQLITE_STORE_OPTIONS = {
   table: 'oncely_ledger',
   busyTimeoutMs: 5000,
   durability: 'durable',
-  checkpoints: 'background',
 } as const;
 
 /**
@@ -112,14 +95,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const durability = options.durability ?? DEFAULT_SQLITE_STORE_OPTIONS.durability;
   if (!DURABILITIES.includes(durability))
     throw new InvalidOptionError('durability', durability, DURABILITIES.join(' or '));
-  const checkpoints = options.checkpoints ?? DEFAULT_SQLITE_STORE_OPTIONS.checkpoints;
-  if (checkpoints !== 'background' && checkpoints !== 'inline')
-    throw new InvalidOptionError('checkpoints', checkpoints, "'background' or 'inline'");
 
   const ownsConnection = typeof database === 'function';
   let writer: SqliteDatabase | undefined;
   let reader: SqliteDatabase | undefined;
-  let checkpointer: SqliteCheckpointer | undefined;
   let closed = false;
   const writerStatements = new Map<string, SqliteStatement>();
   const readerStatements = new Map<string, SqliteStatement>();
@@ -169,8 +148,6 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     CREATE INDEX IF NOT EXISTS ${table}_expires_at ON ${table} (expires_at);
     ${sqliteTombstoneSchema(table)}`);
     writer = opened;
-    if (wal && checkpoints === 'background' && isFile(opened.name))
-      checkpointer = sqliteCheckpointer(opened, opened.name, WAL_SIZE_LIMIT_BYTES);
     // Only a WAL file lets a reader see committed rows while a write is open; a factory that
     // hands back the same object (or ":memory:", which would be another database) gets none.
     if (wal && typeof database === 'function') {
@@ -216,8 +193,6 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     connection,
     onWriter,
   );
-  /** Tells the checkpointer roughly how many WAL pages a write added (see sqlite-checkpointer.ts). */
-  const wrote = <T>(pages: number, result: T): T => (checkpointer?.wrote(pages), result);
 
   /** Runs `fn` on committed rows: on the reader, or on the writer once no batch is open. */
   async function committed<T>(
@@ -264,10 +239,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
    * writer before the lease ends. A miss waits for the open batch, so a read after it sees why.
    */
   async function swapWrite(source: string, params: unknown[], durable = true): Promise<boolean> {
-    const changed = await group.write(
-      () => wrote(1, onWriter(source).run(...params).changes === 1),
-      durable,
-    );
+    const changed = await group.write(() => onWriter(source).run(...params).changes === 1, durable);
     if (!changed) await group.settled();
     return changed;
   }
@@ -298,7 +270,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       // The claim joins the open batch without waiting for its commit: this process sees it at
       // once, other processes at the commit (they wait for the batch's write lock meanwhile).
       const won = await group.write(
-        () => wrote(2, onWriter(sql.insert).run(...entryValues(entry)).changes === 1),
+        () => onWriter(sql.insert).run(...entryValues(entry)).changes === 1,
         false,
       );
       if (won) return { won: true };
@@ -310,10 +282,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     async swap(expected, next) {
       // A tombstone lives in its own table (tombstone-row.ts): reviving a key is one INSERT; burying
       // one moves a row across tables in a transaction of its own, between two batches.
-      if (expected.state === 'expired')
-        return group.write(() => wrote(2, tombstones.revive(next)), true);
-      if (next.state === 'expired')
-        return group.outside(() => wrote(3, tombstones.bury(expected, next)));
+      if (expected.state === 'expired') return group.write(() => tombstones.revive(next), true);
+      if (next.state === 'expired') return group.outside(() => tombstones.bury(expected, next));
       return swapWrite(sql.swap, [...entryValues(next), ...versionParams(expected)]);
     },
 
@@ -322,17 +292,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     remove: (expected) =>
       expected.state === 'expired'
-        ? group.write(() => wrote(1, tombstones.remove(expected)), true)
+        ? group.write(() => tombstones.remove(expected), true)
         : swapWrite(sql.remove, versionParams(expected)),
 
-    transaction: async (fn) =>
-      wrote(
-        4,
-        await sqliteTransaction(
-          group,
-          { statement: onWriter, exec: (source) => void connection().exec(source) },
-          fn,
-        ),
+    transaction: (fn) =>
+      sqliteTransaction(
+        group,
+        { statement: onWriter, exec: (source) => void connection().exec(source) },
+        fn,
       ),
 
     complete: async (tx, expected, next) => {
@@ -340,13 +307,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return tx.run(sql.swap, ...entryValues(next), ...versionParams(expected)).changes === 1;
     },
 
-    // Bounded steps in transactions of their own (sqlite-sweep.ts), between two batches. A row
-    // moved or deleted dirties about a fifth of a page (measured: some 100 pages per 500 rows).
+    // Bounded steps in transactions of their own (sqlite-sweep.ts), between two batches.
     sweep: (nowMs, tombstoneMs, limit = Infinity) =>
-      group.outside(() => {
-        const step = sweeper.step(nowMs, tombstoneMs, limit);
-        return wrote(Math.ceil((step.tombstoned + step.deleted) / 4), step);
-      }),
+      group.outside(() => sweeper.step(nowMs, tombstoneMs, limit)),
 
     // Counted in chunks on committed rows, requests running in between (sqlite-sweep.ts).
     async backlog(nowMs) {
@@ -364,21 +327,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return total;
     },
 
-    housekeep: () =>
-      group.outside(() => {
-        const report = housekeepSqlite(connection(), busyTimeoutMs, {
-          checkpoint: checkpointer === undefined,
-        });
-        return wrote(report.pagesFreed, report);
-      }),
-
-    checkpointProgress: () =>
-      checkpointer?.progress ?? {
-        where: checkpoints === 'background' && writer === undefined ? 'thread' : 'inline',
-        started: false,
-        checkpoints: 0,
-        walFrames: 0,
-      },
+    housekeep: () => group.outside(() => housekeepSqlite(connection(), busyTimeoutMs)),
 
     read: (fn) =>
       committed((statement) =>
@@ -395,18 +344,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     write: (fn) =>
       group.write(
         () =>
-          wrote(
-            4,
-            fn({
-              begin: async () => {},
-              run: (source, ...params) => onWriter(source).run(...params),
-              get: <T>(source: string, ...params: unknown[]) =>
-                onWriter(source).get(...params) as T | undefined,
-              all: <T>(source: string, ...params: unknown[]) =>
-                onWriter(source).all(...params) as T[],
-              exec: (source) => void connection().exec(source),
-            }),
-          ),
+          fn({
+            begin: async () => {},
+            run: (source, ...params) => onWriter(source).run(...params),
+            get: <T>(source: string, ...params: unknown[]) =>
+              onWriter(source).get(...params) as T | undefined,
+            all: <T>(source: string, ...params: unknown[]) =>
+              onWriter(source).all(...params) as T[],
+            exec: (source) => void connection().exec(source),
+          }),
         true,
       ),
 
@@ -414,8 +360,6 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       if (closed) return;
       await group.settled();
       closed = true;
-      await checkpointer?.close();
-      checkpointer = undefined;
       writerStatements.clear();
       readerStatements.clear();
       reader?.close();
@@ -428,10 +372,3 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
 /** Due rows counted per turn of the event loop: some 3 ms of index walk. */
 const BACKLOG_CHUNK_ROWS = 50_000;
-
-/** A file on disk, which a second connection (the checkpointer's) can open too. */
-function isFile(name: string | undefined): name is string {
-  return (
-    typeof name === 'string' && name !== '' && name !== ':memory:' && !name.startsWith('file:')
-  );
-}
