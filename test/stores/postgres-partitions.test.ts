@@ -148,7 +148,9 @@ await describePostgres('partitions', ({ url, options }) => {
         (e) =>
           isOncelyError(e) &&
           e.code === 'ledger_layout' &&
-          /is not partitioned by time: it was made by an earlier oncely; drop it/.test(e.message),
+          /is not partitioned by time: it was made by an earlier oncely; run `npx oncely ledger migrate`/.test(
+            e.message,
+          ),
       );
       const made = await pool!.query(
         `SELECT (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND c.relname LIKE 'flat\\_%')

@@ -92,7 +92,9 @@ describe('SQLite store specifics', () => {
     await assert.rejects(
       store.read(() => undefined),
       (e) =>
-        isOncelyError(e) && e.code === 'ledger_layout' && /earlier oncely; drop it/.test(e.message),
+        isOncelyError(e) &&
+        e.code === 'ledger_layout' &&
+        /earlier oncely; run `npx oncely ledger migrate`/.test(e.message),
     );
     await store.close();
   });

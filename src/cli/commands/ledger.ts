@@ -4,9 +4,18 @@ import type { Command } from 'commander';
 import { InvalidOptionError } from '../../contract/errors.js';
 import { DEFAULT_BACKEND_OPTIONS } from '../../server/open-backend.js';
 import { importOptionalDriver } from '../../stores/optional-driver.js';
+import type { LedgerMigration } from '../../stores/ledger-migration.js';
+import { redact } from '../../stores/postgres/redact-url.js';
 import { compactSqliteFile, type CompactProgress } from '../../stores/sqlite/sqlite-compact.js';
+import { migrateSqliteLedger } from '../../stores/sqlite/sqlite-migrate.js';
 import { systemClock } from '../../time/clock.js';
 import { processIo, type CliIo } from '../cli-io.js';
+
+interface MigrateFlags {
+  dataDir: string;
+  sqliteFile?: string;
+  db?: string;
+}
 
 interface CompactFlags {
   dataDir: string;
@@ -78,6 +87,96 @@ Examples:
         io.out(
           `compacted ${file} (${report.mode}): ${mib(report.bytesBefore)} -> ${mib(report.bytesAfter)}, ${report.pagesFreed} pages handed back\n`,
         );
+      } finally {
+        db.close();
+      }
+    });
+
+  ledger
+    .command('migrate')
+    .description('carry a ledger table made by an earlier oncely over to the current layout')
+    .option(
+      '--data-dir <dir>',
+      `the data directory of oncely serve (the file is <dir>/${DEFAULT_BACKEND_OPTIONS.sqliteFile})`,
+      DEFAULT_BACKEND_OPTIONS.dataDir,
+    )
+    .option('--sqlite-file <file>', 'the SQLite file itself (instead of --data-dir)')
+    .option('--db <url>', 'a PostgreSQL ledger instead: postgres://user@host:5432/db')
+    .addHelpText(
+      'after',
+      `
+A ledger table made by an earlier oncely (fingerprints as text, tombstones in place; on
+PostgreSQL, receipts not partitioned by time) is refused at start with a ledger_layout error.
+This carries every receipt, claim and tombstone over to the current layout, in one transaction:
+on any error (a row that is not what oncely wrote) nothing changes. A table already in the
+current layout is left as it is. Stop the servers of the earlier oncely first: the migration keeps
+writers out until it ends (docs/performance.md says how long it takes). Progress goes to stderr, the
+result to stdout. On SQLite, "oncely ledger compact --full" afterwards hands the earlier table's
+pages back to the file system.
+
+Examples:
+  npx oncely ledger migrate                          ./oncely-data/oncely.db
+  npx oncely ledger migrate --db postgres://postgres@127.0.0.1:5432/app`,
+    )
+    .action(async (flags: MigrateFlags) => {
+      const progress =
+        (where: string) =>
+        (done: number, total: number): void => {
+          const line = `migrate ${where}: ${done} of ${total} rows carried over`;
+          io.err(io.errIsTTY ? `\r${line}   ` : `${line}\n`);
+        };
+      const report = async (where: string, run: () => Promise<LedgerMigration>): Promise<void> => {
+        const done = await run();
+        if (io.errIsTTY && done.found === 'earlier') io.err('\n');
+        io.out(
+          done.found === 'earlier'
+            ? `migrated ${done.table} in ${where}: ${done.receipts} receipts and claims, ${done.tombstones} tombstones\n`
+            : done.found === 'current'
+              ? `${done.table} in ${where} is already in the current layout: nothing to do\n`
+              : `no ledger table ${done.table} in ${where}: nothing to do\n`,
+        );
+      };
+      if (flags.db !== undefined) {
+        const url = flags.db;
+        const { openPostgresPool } = await importOptionalDriver(
+          'pg',
+          'oncely ledger migrate --db',
+          () => import('../../stores/postgres/open-postgres-pool.js'),
+        );
+        const { migratePostgresLedger } = await import('../../stores/postgres/postgres-migrate.js');
+        let pool;
+        try {
+          pool = openPostgresPool(url, { max: 1 });
+        } catch (error) {
+          if (error instanceof InvalidOptionError && error.option === 'url')
+            throw new InvalidOptionError('--db', redact(url), error.allowed);
+          throw error;
+        }
+        try {
+          await report(redact(url), () =>
+            migratePostgresLedger(pool, { onProgress: progress(redact(url)) }),
+          );
+        } finally {
+          await pool.end();
+        }
+        return;
+      }
+      const file = flags.sqliteFile ?? join(flags.dataDir, DEFAULT_BACKEND_OPTIONS.sqliteFile);
+      if (!existsSync(file))
+        throw new InvalidOptionError(
+          flags.sqliteFile === undefined ? '--data-dir' : '--sqlite-file',
+          flags.sqliteFile ?? flags.dataDir,
+          'an existing SQLite ledger file',
+        );
+      const { openSqliteDatabase } = await importOptionalDriver(
+        'better-sqlite3',
+        'oncely ledger migrate',
+        () => import('../../stores/sqlite/open-sqlite-database.js'),
+      );
+      const db = openSqliteDatabase(file);
+      try {
+        db.pragma('busy_timeout = 5000');
+        await report(file, async () => migrateSqliteLedger(db, { onProgress: progress(file) }));
       } finally {
         db.close();
       }

@@ -26,3 +26,9 @@ export {
   createPostgresJournalStore,
   type PostgresJournalStoreOptions,
 } from './postgres-journal-store.js';
+export { migratePostgresLedger, type PostgresMigrateOptions } from './postgres-migrate.js';
+export {
+  LedgerMigrationError,
+  type LedgerMigration,
+  type MigrationProgress,
+} from '../ledger-migration.js';

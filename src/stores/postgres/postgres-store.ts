@@ -17,6 +17,7 @@ import { StoreClosedError } from '../store-errors.js';
 import { LedgerLayoutError } from '../ledger-layout-error.js';
 import type { PgPool, PgQueryable, PgQueryConfig, PgTx } from './pg-pool.js';
 import { postgresClaimFunction } from './postgres-claim.js';
+import { postgresLedgerLayout, postgresLedgerSchema } from './postgres-ledger-schema.js';
 import { postgresReceiptPartitions, type Transact } from './postgres-receipt-partitions.js';
 import { postgresSql } from './postgres-sql.js';
 import { postgresSweep } from './postgres-sweep.js';
@@ -24,7 +25,6 @@ import { finisherOf, lazyTransaction } from './postgres-transaction.js';
 import {
   postgresGetSql,
   postgresLedgerTables,
-  postgresTombstoneSchema,
   postgresTombstoneWrites,
 } from './postgres-tombstones.js';
 
@@ -181,29 +181,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`oncely:${table}`]);
       await checkLayout(client);
       if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      // Partitioned by first sighting (postgres-receipt-partitions.ts): the primary key must
-      // include that column, so (scope, key) is kept unique by the claim (postgres-claim.ts).
-      await client.query(`CREATE TABLE IF NOT EXISTS ${table} (
-        scope TEXT NOT NULL,
-        key TEXT NOT NULL,
-        fingerprint BYTEA NOT NULL,
-        state TEXT NOT NULL CHECK (state IN ('in_flight', 'completed', 'expired')),
-        token TEXT NOT NULL,
-        first_seen_at BIGINT NOT NULL,
-        expires_at BIGINT NOT NULL,
-        lease_expires_at BIGINT,
-        completed_at BIGINT,
-        expired_at BIGINT,
-        status INTEGER,
-        headers TEXT,
-        body BYTEA,
-        PRIMARY KEY (scope, key, first_seen_at)
-      ) PARTITION BY RANGE (first_seen_at)`);
-      await client.query(
-        `CREATE INDEX IF NOT EXISTS "${tableName}_expires_at" ON ${table} (expires_at)`,
-      );
-      await client.query(claimFunction.ddl);
-      for (const ddl of postgresTombstoneSchema(tables)) await client.query(ddl);
+      for (const ddl of postgresLedgerSchema(tables)) await client.query(ddl);
     }).catch((error: unknown) => {
       ready = undefined;
       throw error;
@@ -213,15 +191,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   /** A table made by an earlier oncely is refused before anything is created next to it. */
   async function checkLayout(client: PgQueryable): Promise<void> {
-    const { rows } = await client.query(
-      `SELECT c.relkind, (SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'fingerprint') AS fingerprint
-       FROM pg_class c WHERE c.oid = to_regclass($1)`,
-      [table],
-    );
-    const found = rows[0] as { relkind: string; fingerprint: string | null } | undefined;
-    if (found === undefined) return;
-    if (found.fingerprint === 'text') throw new LedgerLayoutError('postgres', table);
-    if (found.relkind !== 'p')
+    const layout = await postgresLedgerLayout(client, tables);
+    if (layout === 'text') throw new LedgerLayoutError('postgres', table);
+    if (layout === 'flat')
       throw new LedgerLayoutError('postgres', table, 'is not partitioned by time');
   }
 

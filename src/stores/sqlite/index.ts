@@ -16,3 +16,9 @@ export {
   type SqliteJournalStoreOptions,
   type SqliteJournalTx,
 } from './sqlite-journal-store.js';
+export { migrateSqliteLedger, type SqliteMigrateOptions } from './sqlite-migrate.js';
+export {
+  LedgerMigrationError,
+  type LedgerMigration,
+  type MigrationProgress,
+} from '../ledger-migration.js';

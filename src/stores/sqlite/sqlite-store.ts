@@ -19,7 +19,8 @@ import {
 } from './sqlite-housekeeping.js';
 import { sqliteSql } from './sqlite-sql.js';
 import { sqliteSweep, type BacklogCursor } from './sqlite-sweep.js';
-import { sqliteTombstoneSchema, sqliteTombstones } from './sqlite-tombstones.js';
+import { sqliteTombstones } from './sqlite-tombstones.js';
+import { isEarlierSqliteLayout, sqliteLedgerSchema } from './sqlite-ledger-schema.js';
 import { sqliteTransaction } from './sqlite-transaction.js';
 
 export interface SqliteStoreOptions {
@@ -121,7 +122,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       name: string;
       type: string;
     }>;
-    if (columns.some((c) => c.name === 'fingerprint' && c.type.toUpperCase() === 'TEXT')) {
+    if (isEarlierSqliteLayout(columns)) {
       if (ownsConnection) opened.close();
       throw new LedgerLayoutError('sqlite', table);
     }
@@ -129,24 +130,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     const wal = opened.pragma('journal_mode = WAL', { simple: true }) === 'wal';
     opened.exec(`PRAGMA synchronous = ${durability === 'durable' ? 'FULL' : 'NORMAL'}`);
     opened.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    opened.exec(`CREATE TABLE IF NOT EXISTS ${table} (
-      scope TEXT NOT NULL,
-      key TEXT NOT NULL,
-      fingerprint BLOB NOT NULL,
-      state TEXT NOT NULL CHECK (state IN ('in_flight', 'completed', 'expired')),
-      token TEXT NOT NULL,
-      first_seen_at INTEGER NOT NULL,
-      expires_at INTEGER NOT NULL,
-      lease_expires_at INTEGER,
-      completed_at INTEGER,
-      expired_at INTEGER,
-      status INTEGER,
-      headers TEXT,
-      body BLOB,
-      PRIMARY KEY (scope, key)
-    ) WITHOUT ROWID;
-    CREATE INDEX IF NOT EXISTS ${table}_expires_at ON ${table} (expires_at);
-    ${sqliteTombstoneSchema(table)}`);
+    opened.exec(sqliteLedgerSchema(table));
     writer = opened;
     // Only a WAL file lets a reader see committed rows while a write is open; a factory that
     // hands back the same object (or ":memory:", which would be another database) gets none.
