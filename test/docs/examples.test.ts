@@ -14,8 +14,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { startServeProcess, type ServeProcess } from '../e2e/serve-process.js';
+import { startCliHost, type CliHost } from '../support/cli-host.js';
 import { docFiles, parseBlocks, type DocBlock } from '../support/doc-blocks.js';
 import { EXAMPLE_DRIVERS } from '../support/example-drivers.js';
 import { CLI, REPO_ROOT, repoPath } from '../support/repo-path.js';
@@ -89,15 +90,34 @@ describe('example files run', () => {
 });
 
 describe('shell blocks run', () => {
-  // `oncely` and `npx oncely` as a user of the package has them, pointing at this build.
+  // `npx oncely` as a user of the package has it: this build, through runCli in this process
+  // (test/support/cli-host.ts) rather than a node process per call.
   const bin = mkdtempSync(join(tmpdir(), 'oncely-doc-bin-'));
-  writeFileSync(join(bin, 'oncely'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
   writeFileSync(
     join(bin, 'npx'),
     '#!/bin/sh\n[ "$1" = oncely ] || { echo "examples may use only npx oncely" >&2; exit 127; }\nshift\nexec oncely "$@"\n',
   );
-  for (const name of ['oncely', 'npx']) chmodSync(join(bin, name), 0o755);
-  after(() => rmSync(bin, { recursive: true, force: true }));
+  chmodSync(join(bin, 'npx'), 0o755);
+  let host: CliHost | undefined;
+  before(async () => (host = await startCliHost(bin)));
+  after(async () => {
+    await host?.close();
+    rmSync(bin, { recursive: true, force: true });
+  });
+
+  test("`npx oncely` in a block, as a process: this build's binary", async () => {
+    const real = mkdtempSync(join(tmpdir(), 'oncely-doc-real-'));
+    try {
+      writeFileSync(join(real, 'oncely'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+      chmodSync(join(real, 'oncely'), 0o755);
+      const env = { ...process.env, PATH: `${real}:${bin}:${process.env['PATH'] ?? ''}` };
+      const run = await runBash('npx oncely --version\nnpx oncely lab dropbox\n', real, env);
+      assert.equal(run.code, 0, run.output);
+      assert.equal(run.output.split('\n')[0], packageVersion());
+    } finally {
+      rmSync(real, { recursive: true, force: true });
+    }
+  });
 
   for (const block of blocks) {
     const marker = block.marker;
@@ -146,4 +166,9 @@ function runBash(
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, output }));
   });
+}
+
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as { version: string })
+    .version;
 }

@@ -93,7 +93,11 @@ Examples:
         ...(flags.quiet ? {} : { onHit: log }),
         ...(flags.webhookSecretEnv === undefined
           ? {}
-          : { webhookSecrets: [secretFromEnv('--webhook-secret-env', flags.webhookSecretEnv)] }),
+          : {
+              webhookSecrets: [
+                secretFromEnv('--webhook-secret-env', flags.webhookSecretEnv, io.env),
+              ],
+            }),
       });
       io.out(
         `oncely hook: listening on ${hook.url} (script ${script.text}); hits at ${hook.url}/debug/hits\n`,

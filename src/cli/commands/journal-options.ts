@@ -73,7 +73,7 @@ export async function openJournal(flags: JournalFlags): Promise<Journal<unknown>
  */
 export function parseSecrets(
   specs: readonly string[] | undefined,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv,
 ): Record<string, string> {
   const secrets: Record<string, string> = {};
   for (const spec of specs ?? []) {
@@ -93,11 +93,7 @@ export function parseSecrets(
 }
 
 /** `--signing-secret-env VAR`, `--webhook-secret-env VAR`: a Standard Webhooks secret (whsec_…) from the environment. */
-export function secretFromEnv(
-  option: string,
-  variable: string,
-  env: NodeJS.ProcessEnv = process.env,
-): string {
+export function secretFromEnv(option: string, variable: string, env: NodeJS.ProcessEnv): string {
   const value = env[variable];
   if (!value)
     throw new InvalidOptionError(

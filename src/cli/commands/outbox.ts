@@ -198,11 +198,11 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
           batchSize: parsePositiveInt('--batch', flags.batch),
           pollMs: parseDurationMs('--poll', flags.poll),
           watch: flags.watch === true,
-          secrets: parseSecrets(flags.secret),
+          secrets: parseSecrets(flags.secret, io.env),
           signingSecret:
             flags.signingSecretEnv === undefined
               ? undefined
-              : secretFromEnv('--signing-secret-env', flags.signingSecretEnv),
+              : secretFromEnv('--signing-secret-env', flags.signingSecretEnv, io.env),
           worker: flags.worker,
         },
         { out, err, progressBar: io.errIsTTY, signal },
