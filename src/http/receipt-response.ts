@@ -5,7 +5,7 @@ import { knownResponseBody, responseOfBytes } from './known-body.js';
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 /** Headers that describe one connection or one transfer, never the answer itself. */
-const TRANSFER_HEADERS = new Set([
+export const TRANSFER_HEADERS = new Set([
   'content-length',
   'transfer-encoding',
   'connection',
@@ -44,6 +44,7 @@ export function firstResponse(status: number, original: Headers, body: Uint8Arra
   return responseOfBytes(bodyFor(status, body), { status, headers });
 }
 
-function bodyFor(status: number, body: Uint8Array): Uint8Array | null {
+/** The bytes a response with `status` carries: none for a status that must not have a body. */
+export function bodyFor(status: number, body: Uint8Array): Uint8Array | null {
   return NULL_BODY_STATUSES.has(status) || body.byteLength === 0 ? null : body;
 }

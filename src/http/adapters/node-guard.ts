@@ -1,10 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createIdempotencyMiddleware, type IdempotencyContext } from '../idempotency-middleware.js';
-import type { ResolvedIdempotencyOptions } from '../idempotency-options.js';
-import { rawHeaderValues, toRequest, writeResponse } from '../node-listener.js';
+import { InvalidOptionError } from '../../contract/errors.js';
+import { createIdempotencyGuard, type IdempotencyContext } from '../idempotency-guard.js';
+import {
+  resolveIdempotencyOptions,
+  SINGLE_TENANT_SCOPE,
+  type ResolvedIdempotencyOptions,
+} from '../idempotency-options.js';
+import { rawHeaderValues, writeResponse } from '../node-listener.js';
 import { readRequestTarget } from '../request-target.js';
-import { webOptions, type AdapterOptions } from './adapter-options.js';
+import type { AdapterOptions } from './adapter-options.js';
 import { captureNodeResponse, type CapturedResponse } from './capture-node-response.js';
+import { NodeIncoming } from './node-incoming.js';
+import { writeAnswer } from './write-answer.js';
 
 /**
  * Runs the route of one request: with a context for a guarded request (its response is captured),
@@ -28,16 +35,26 @@ export type NodeGuard<Tx, Req extends IncomingMessage> = ((
 const PASSED_THROUGH = new Response(null, { status: 299 });
 
 /**
- * The shared core of the Express and node:http adapters: the web-standard middleware decides
- * (scope, key, body, ledger), the route runs inside the ledger's transaction with its response
- * captured, and the final answer (first response, replay, or refusal) is written once.
+ * The shared core of the Express and node:http adapters: the idempotency guard decides (scope,
+ * key, body, ledger) on the node request itself (node-incoming.ts: no web Request unless asked),
+ * the route runs inside the ledger's transaction with its response captured, and the final answer
+ * (first response, replay, or refusal) is written once, from bytes.
  */
 export function createNodeGuard<Tx, Req extends IncomingMessage>(
   options: AdapterOptions<Tx, Req>,
 ): NodeGuard<Tx, Req> {
-  const origins = new WeakMap<Request, Req>();
-  const middleware = createIdempotencyMiddleware<Tx>(webOptions(options, origins));
-  const { methodSet, onError } = middleware.options;
+  const { scopeOf, ...rest } = options;
+  if (scopeOf !== undefined && typeof scopeOf !== 'function')
+    throw new InvalidOptionError(
+      'scopeOf',
+      scopeOf,
+      "a function (the framework's request) => scope | undefined",
+    );
+  const o = resolveIdempotencyOptions<Tx>(rest);
+  const idempotencyGuard = createIdempotencyGuard<Tx, unknown, NodeIncoming<Req>>(
+    o,
+    scopeOf === undefined ? () => SINGLE_TENANT_SCOPE : (incoming) => scopeOf(incoming.req),
+  );
 
   const guard = async (
     req: Req,
@@ -46,17 +63,10 @@ export function createNodeGuard<Tx, Req extends IncomingMessage>(
     body: Uint8Array | undefined,
     route: NodeRoute<Tx>,
   ): Promise<void> => {
-    if (!methodSet.has((req.method ?? 'GET').toUpperCase())) {
+    if (!o.methodSet.has((req.method ?? 'GET').toUpperCase())) {
       await route(undefined);
       return;
     }
-    const aborter = new AbortController();
-    let capture: CapturedResponse | undefined;
-    res.once('close', () => {
-      if (res.writableFinished) return;
-      aborter.abort();
-      capture?.fail(new Error('the client went away before the route answered'));
-    });
     // The same reading of Host and target as toNodeListener: a bad Host is refused, not routed.
     const target = readRequestTarget({
       method: req.method ?? 'GET',
@@ -69,9 +79,13 @@ export function createNodeGuard<Tx, Req extends IncomingMessage>(
       await writeResponse(target.response, res);
       return;
     }
-    const request = toRequest(req, target.url, body, aborter.signal);
-    origins.set(request, req);
-    const answer = await middleware(request, async (_forwarded, context) => {
+    let capture: CapturedResponse | undefined;
+    res.once('close', () => {
+      if (!res.writableFinished)
+        capture?.fail(new Error('the client went away before the route answered'));
+    });
+    const incoming = new NodeIncoming(req, res, target.url, body);
+    const answer = await idempotencyGuard(incoming, async (_incoming, context) => {
       if (context === undefined) {
         await route(undefined);
         return PASSED_THROUGH;
@@ -87,11 +101,11 @@ export function createNodeGuard<Tx, Req extends IncomingMessage>(
     capture?.restore();
     if (answer === PASSED_THROUGH) return;
     try {
-      await writeResponse(answer, res);
+      await writeAnswer(answer, res);
     } catch (error) {
-      onError(error, request);
+      o.onError(error, incoming.request());
       res.destroy(error instanceof Error ? error : undefined);
     }
   };
-  return Object.assign(guard, { options: middleware.options });
+  return Object.assign(guard, { options: o });
 }

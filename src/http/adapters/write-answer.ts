@@ -1,0 +1,32 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { HEADER } from '../../contract/headers.js';
+import type { GuardAnswer } from '../idempotency-guard.js';
+import { writeResponse } from '../node-listener.js';
+import { bodyFor, TRANSFER_HEADERS } from '../receipt-response.js';
+
+/**
+ * Writes the guard's answer to a node response. A receipt (a replay, or the handler's first
+ * answer) is written from its bytes: the same status, headers and body the web path's Response
+ * would carry, without making one.
+ */
+export function writeAnswer(answer: GuardAnswer, res: ServerResponse): Promise<void> {
+  if (answer instanceof Response) return writeResponse(answer, res);
+  const { status, body } = answer.receipt;
+  const headers: OutgoingHttpHeaders = {};
+  if (answer.kind === 'replayed') {
+    for (const [name, value] of answer.receipt.headers) {
+      const before = headers[name];
+      headers[name] = before === undefined ? value : `${String(before)}, ${value}`;
+    }
+    headers[HEADER.idempotentReplayed.toLowerCase()] = 'true';
+  } else {
+    for (const [name, value] of answer.headers)
+      if (!TRANSFER_HEADERS.has(name) && name !== 'set-cookie') headers[name] = value;
+    const cookies = answer.headers.getSetCookie();
+    if (cookies.length > 0) headers['set-cookie'] = cookies;
+  }
+  const bytes = bodyFor(status, body);
+  res.writeHead(status, headers);
+  res.end(bytes ?? undefined);
+  return Promise.resolve();
+}

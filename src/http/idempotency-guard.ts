@@ -1,0 +1,208 @@
+import { HEADER } from '../contract/headers.js';
+import { keyProblem } from '../contract/idempotency-key.js';
+import type { Receipt } from '../contract/receipt.js';
+import type { Claim, ExecuteResult } from '../ledger/ledger-result.js';
+import type { SqlHandle } from '../ledger/sql-handle.js';
+import { requestWithBody } from './common-responses.js';
+import type { ResolvedIdempotencyOptions } from './idempotency-options.js';
+import type { Incoming } from './incoming.js';
+import { keyFromHeader } from './key-header.js';
+import { problemResponse, type ProblemKind } from './problem.js';
+import { responseToReceipt } from './receipt-response.js';
+import type { FingerprintInput } from './request-fingerprint.js';
+import type { AdmittedRequest } from './request-validation.js';
+import { sqlHandleOf } from './sql-handle-of.js';
+
+/**
+ * What a guarded handler is given besides the request: the admitted request, its key, and the
+ * ledger's transaction handle, to use for every write of its effect, so the effect and the receipt
+ * commit together. Passed as an explicit argument (not AsyncLocalStorage) so the type checker sees
+ * that a handler writing outside `tx` is writing outside the transaction.
+ */
+export interface IdempotencyContext<Tx, V = unknown> extends AdmittedRequest<V> {
+  readonly tx: Tx;
+  /**
+   * The same transaction as a dialect-neutral SQL handle (`$1` placeholders, `run/get/all`): a
+   * handler written against it runs on SQLite and on PostgreSQL alike. On a store that is not
+   * SQL (memory) every call rejects, saying so.
+   */
+  readonly sql: SqlHandle;
+  readonly key: string;
+  readonly claim: Claim;
+}
+
+/**
+ * The guard's answer. A receipt is answered as itself, not as a Response, so an adapter that
+ * writes to a node socket writes its bytes without making a web Response first:
+ * - `replayed`: a stored receipt, sent again with `Idempotent-Replayed: true`;
+ * - `first`: the handler's own answer (`headers`: every header it set, not only the stored ones);
+ * - a Response: a refusal (401, 400, 409, 413, 422, 503...) or an answer made outside the ledger.
+ */
+export type GuardAnswer =
+  | Response
+  | { readonly kind: 'replayed'; readonly receipt: Receipt }
+  | { readonly kind: 'first'; readonly receipt: Receipt; readonly headers: Headers };
+
+/** The handler behind the guard; `context` is undefined for a keyless request passed through. */
+export type GuardedHandler<Tx, V, I extends Incoming> = (
+  incoming: I,
+  context: IdempotencyContext<Tx, V> | undefined,
+) => Response | Promise<Response>;
+
+/** The guard of one carrier of requests: `scopeOf` reads the caller from what it carries. */
+export type IdempotencyGuard<Tx, V, I extends Incoming> = (
+  incoming: I,
+  next: GuardedHandler<Tx, V, I>,
+) => Promise<GuardAnswer>;
+
+/**
+ * Speaks the receiver's wire contract (docs/design.md) in front of a handler, in one fixed order:
+ *
+ * 1. scope: `scopeOf` is called once; none is 401 with a WWW-Authenticate challenge;
+ * 2. key: a missing key is 400 (or, with `onKeyless`, the request is answered outside the
+ *    ledger by that handler after steps 3 and 4; with `missingKey: 'pass-through'`, the handler
+ *    runs outside the ledger, context undefined), a malformed one 400;
+ * 3. body: read once, within `maxBodyBytes` (413 past it, without buffering the rest);
+ * 4. validate: the service's own check of the bytes (415, 400, 422...); a refusal changes nothing;
+ * 5. ledger: 422 when the key was used with another payload (checked before the in-flight check);
+ *    409 + Retry-After while the first request holds its lease; the stored status, allow-listed
+ *    headers and body plus `Idempotent-Replayed: true` for an exact retry; 503 + Retry-After when
+ *    the ledger is down, and then the handler never runs;
+ * 6. handler: called with the context (scope, key, bytes, the checked value, the transaction).
+ *    A handler that throws gets 500, its transaction rolls back and the key is released; an
+ *    answer the ledger's `shouldStore` refuses (5xx by default) is passed on but not stored.
+ *
+ * The method check (which requests are guarded at all) is the caller's, before this.
+ */
+export function createIdempotencyGuard<Tx, V, I extends Incoming>(
+  o: ResolvedIdempotencyOptions<Tx, V>,
+  scopeOf: (incoming: I) => string | undefined | Promise<string | undefined>,
+): IdempotencyGuard<Tx, V, I> {
+  const sqlOf = sqlHandleOf(o.ledger.store);
+  const problem = (kind: ProblemKind, detail: string, retryAfterMs?: number): Response =>
+    problemResponse(kind, detail, { retryAfterMs, typeBase: o.problemTypeBase });
+
+  /** Steps 3 and 4: the body, read once, and the service's check of it. */
+  async function admit(incoming: I, scope: string): Promise<AdmittedRequest<V> | Response> {
+    const read = await incoming.readBody(o.maxBodyBytes);
+    if (read.kind === 'too_large') {
+      const detail = `the body exceeds ${read.limitBytes} bytes`;
+      return problemResponse('payload_too_large', detail, {
+        typeBase: o.problemTypeBase,
+        extensions: { maxBodyBytes: read.limitBytes },
+      });
+    }
+    const checked = await o.validate({
+      get request() {
+        return incoming.request();
+      },
+      scope,
+      body: read.bytes,
+    });
+    if (!checked.ok) return checked.response;
+    return { scope, body: read.bytes, value: checked.value };
+  }
+
+  async function guard(incoming: I, next: GuardedHandler<Tx, V, I>): Promise<GuardAnswer> {
+    const scope = await scopeOf(incoming);
+    if (scope === undefined || scope === '') return o.unauthenticated(incoming.request());
+    const header = incoming.header(HEADER.idempotencyKey);
+    // Gradual roll-out: a keyless request is served as if oncely were not there (documented, off by default).
+    if (header === null && o.missingKey === 'pass-through') return next(incoming, undefined);
+    if (header === null && o.onKeyless !== undefined) {
+      const admitted = await admit(incoming, scope);
+      return admitted instanceof Response
+        ? admitted
+        : o.onKeyless(requestWithBody(incoming.request(), admitted.body), admitted);
+    }
+    if (header === null)
+      return problem(
+        'missing_key',
+        `${incoming.method} requests must carry an ${HEADER.idempotencyKey} header`,
+      );
+    const key = keyFromHeader(header);
+    const malformed = keyProblem(key);
+    if (malformed !== undefined) return problem('invalid_key', malformed);
+
+    const admitted = await admit(incoming, scope);
+    if (admitted instanceof Response) return admitted;
+    const fingerprint = await o.fingerprintOf(fingerprintInput(incoming, admitted));
+
+    let handlerHeaders: Headers | undefined;
+    const result = await o.ledger.execute({ scope, key, fingerprint }, async (tx, claim) => {
+      const response = await next(incoming, { ...admitted, tx, sql: sqlOf(tx), key, claim });
+      // Nobody will receive this answer (the client left, or the server answered for the handler:
+      // a timeout, the end of a shutdown's grace): roll back rather than commit it unseen.
+      incoming.throwIfAborted();
+      const { receipt, headers } = await responseToReceipt(response, o.receiptHeaderSet);
+      handlerHeaders = headers;
+      return receipt;
+    });
+    return answer(result, handlerHeaders, incoming);
+  }
+
+  function answer(
+    result: ExecuteResult,
+    handlerHeaders: Headers | undefined,
+    incoming: I,
+  ): GuardAnswer {
+    switch (result.kind) {
+      case 'executed':
+      case 'not_stored':
+        return { kind: 'first', receipt: result.receipt, headers: handlerHeaders ?? new Headers() };
+      case 'replayed':
+        return { kind: 'replayed', receipt: result.receipt };
+      case 'conflict':
+        return problem(
+          'key_reused',
+          `this ${HEADER.idempotencyKey} was first used for a different request; use a new key for a new request`,
+        );
+      case 'in_flight':
+        return problem(
+          'in_flight',
+          'the first request with this key is still being processed; retry after the delay',
+          result.retryAfterMs,
+        );
+      case 'lease_lost':
+        return problem(
+          'in_flight',
+          'another worker took this request over; retry after the delay',
+          result.retryAfterMs,
+        );
+      case 'unavailable':
+        o.onError(result.cause, incoming.request());
+        return problem(
+          'ledger_unavailable',
+          'the idempotency ledger cannot be reached; the request was not processed',
+          o.unavailableRetryAfterMs,
+        );
+    }
+  }
+
+  return async (incoming, next) => {
+    try {
+      return await guard(incoming, next);
+    } catch (error) {
+      // The handler (or scopeOf, validate, fingerprintOf) threw. The ledger has rolled the effect
+      // back and released the key, so the client may retry with the same key.
+      if (!incoming.aborted) o.onError(error, incoming.request());
+      return problem(
+        'internal_error',
+        'the request failed and was rolled back; it may be retried with the same key',
+      );
+    }
+  };
+}
+
+/** What the fingerprint sees; the headers only when it reads them (the default does not). */
+function fingerprintInput(incoming: Incoming, admitted: AdmittedRequest): FingerprintInput {
+  return {
+    method: incoming.method,
+    url: new URL(incoming.url),
+    get headers() {
+      return incoming.request().headers;
+    },
+    body: admitted.body,
+    value: admitted.value,
+  };
+}
