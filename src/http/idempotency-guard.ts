@@ -8,7 +8,7 @@ import type { ResolvedIdempotencyOptions } from './idempotency-options.js';
 import type { Incoming } from './incoming.js';
 import { keyFromHeader } from './key-header.js';
 import { problemResponse, type ProblemKind } from './problem.js';
-import { responseToReceipt } from './receipt-response.js';
+import { answerToReceipt, type AnswerBytes, type HeaderPairs } from './receipt-response.js';
 import type { FingerprintInput } from './request-fingerprint.js';
 import type { AdmittedRequest } from './request-validation.js';
 import { sqlHandleOf } from './sql-handle-of.js';
@@ -41,13 +41,13 @@ export interface IdempotencyContext<Tx, V = unknown> extends AdmittedRequest<V> 
 export type GuardAnswer =
   | Response
   | { readonly kind: 'replayed'; readonly receipt: Receipt }
-  | { readonly kind: 'first'; readonly receipt: Receipt; readonly headers: Headers };
+  | { readonly kind: 'first'; readonly receipt: Receipt; readonly headers: HeaderPairs };
 
 /** The handler behind the guard; `context` is undefined for a keyless request passed through. */
 export type GuardedHandler<Tx, V, I extends Incoming> = (
   incoming: I,
   context: IdempotencyContext<Tx, V> | undefined,
-) => Response | Promise<Response>;
+) => Response | AnswerBytes | Promise<Response | AnswerBytes>;
 
 /** The guard of one carrier of requests: `scopeOf` reads the caller from what it carries. */
 export type IdempotencyGuard<Tx, V, I extends Incoming> = (
@@ -108,7 +108,8 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
     if (scope === undefined || scope === '') return o.unauthenticated(incoming.request());
     const header = incoming.header(HEADER.idempotencyKey);
     // Gradual roll-out: a keyless request is served as if oncely were not there (documented, off by default).
-    if (header === null && o.missingKey === 'pass-through') return next(incoming, undefined);
+    if (header === null && o.missingKey === 'pass-through')
+      return asAnswer(await next(incoming, undefined));
     if (header === null && o.onKeyless !== undefined) {
       const admitted = await admit(incoming, scope);
       return admitted instanceof Response
@@ -128,13 +129,13 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
     if (admitted instanceof Response) return admitted;
     const fingerprint = await o.fingerprintOf(fingerprintInput(incoming, admitted));
 
-    let handlerHeaders: Headers | undefined;
+    let handlerHeaders: HeaderPairs | undefined;
     const result = await o.ledger.execute({ scope, key, fingerprint }, async (tx, claim) => {
       const response = await next(incoming, { ...admitted, tx, sql: sqlOf(tx), key, claim });
       // Nobody will receive this answer (the client left, or the server answered for the handler:
       // a timeout, the end of a shutdown's grace): roll back rather than commit it unseen.
       incoming.throwIfAborted();
-      const { receipt, headers } = await responseToReceipt(response, o.receiptHeaderSet);
+      const { receipt, headers } = await answerToReceipt(response, o.receiptHeaderSet);
       handlerHeaders = headers;
       return receipt;
     });
@@ -143,13 +144,13 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
 
   function answer(
     result: ExecuteResult,
-    handlerHeaders: Headers | undefined,
+    handlerHeaders: HeaderPairs | undefined,
     incoming: I,
   ): GuardAnswer {
     switch (result.kind) {
       case 'executed':
       case 'not_stored':
-        return { kind: 'first', receipt: result.receipt, headers: handlerHeaders ?? new Headers() };
+        return { kind: 'first', receipt: result.receipt, headers: handlerHeaders ?? [] };
       case 'replayed':
         return { kind: 'replayed', receipt: result.receipt };
       case 'conflict':
@@ -205,4 +206,11 @@ function fingerprintInput(incoming: Incoming, admitted: AdmittedRequest): Finger
     body: admitted.body,
     value: admitted.value,
   };
+}
+
+/** An answer made outside the ledger, as the guard answers it. */
+function asAnswer(answer: Response | AnswerBytes): GuardAnswer {
+  if (answer instanceof Response) return answer;
+  const { status, headers, body } = answer;
+  return { kind: 'first', receipt: { status, headers, body }, headers };
 }

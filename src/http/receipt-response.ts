@@ -24,6 +24,34 @@ export async function responseToReceipt(
   return { receipt: { status: response.status, headers, body }, headers: response.headers };
 }
 
+/** Headers as a Headers object iterates them: lower-case names, sorted, each Set-Cookie apart. */
+export type HeaderPairs = ReadonlyArray<readonly [string, string]>;
+
+/**
+ * A handler's answer already held as bytes (a node route's captured writes): what a Response
+ * would carry, without making one.
+ */
+export interface AnswerBytes {
+  readonly status: number;
+  readonly headers: HeaderPairs;
+  readonly body: Uint8Array;
+}
+
+/** The receipt of a handler's answer, and every header it set (for the first answer in full). */
+export async function answerToReceipt(
+  answer: Response | AnswerBytes,
+  allowList: ReadonlySet<string>,
+): Promise<{ receipt: Receipt; headers: HeaderPairs }> {
+  const { status } = answer;
+  const headers = answer instanceof Response ? [...answer.headers] : answer.headers;
+  const body =
+    answer instanceof Response
+      ? (knownResponseBody(answer) ?? new Uint8Array(await answer.arrayBuffer()))
+      : answer.body;
+  const kept = headers.filter(([name]) => allowList.has(name));
+  return { receipt: { status, headers: kept, body }, headers };
+}
+
 /** A Response from a stored receipt, with extra headers (Idempotent-Replayed) set on top. */
 export function receiptToResponse(receipt: Receipt, extra: Record<string, string> = {}): Response {
   const headers = new Headers();
@@ -36,11 +64,10 @@ export function receiptToResponse(receipt: Receipt, extra: Record<string, string
 }
 
 /** The first answer in full: every header the handler set, not only the allow-listed ones. */
-export function firstResponse(status: number, original: Headers, body: Uint8Array): Response {
+export function firstResponse(status: number, original: HeaderPairs, body: Uint8Array): Response {
   const headers = new Headers();
   for (const [name, value] of original)
-    if (!TRANSFER_HEADERS.has(name) && name !== 'set-cookie') headers.append(name, value);
-  for (const cookie of original.getSetCookie()) headers.append('set-cookie', cookie);
+    if (!TRANSFER_HEADERS.has(name)) headers.append(name, value);
   return responseOfBytes(bodyFor(status, body), { status, headers });
 }
 

@@ -1,23 +1,24 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { AnswerBytes } from '../receipt-response.js';
 
 /** A node response whose writes are being kept instead of sent. */
 export interface CapturedResponse {
   /** Resolves with what the route answered, once it ends the response. */
-  readonly done: Promise<Response>;
+  readonly done: Promise<AnswerBytes>;
   /** Rejects `done`: the route threw, or the client went away before it answered. */
   fail(error: unknown): void;
   /** Puts the response's own methods back and drops the headers the route set. Idempotent. */
   restore(): void;
 }
 
-/** Statuses a Response must be built without a body for (RFC 9110 sections 15.3.5, 15.4.5). */
+/** Statuses whose answers carry no body (RFC 9110 sections 15.3.5, 15.4.5). */
 const NULL_BODY = new Set([204, 205, 304]);
 
 type Callback = (error?: Error | null) => void;
 
 /**
  * Lets an unchanged node-style route (Express's `res.json`, node's `res.end`) answer into a
- * buffer: status, headers and body become a Response the ledger stores as the receipt, and only
+ * buffer: status, headers and body become the answer (as bytes) the ledger stores as the receipt, and only
  * the final answer (that one, a replay, or a refusal) is written to the socket. Headers set
  * before the route ran (by earlier middleware) stay; the route's own are dropped on restore, so a
  * refusal never carries half of a failed route's headers.
@@ -31,9 +32,9 @@ export function captureNodeResponse(res: ServerResponse): CapturedResponse {
     flushHeaders: res.flushHeaders,
   };
   const chunks: Buffer[] = [];
-  let resolve!: (response: Response) => void;
+  let resolve!: (answer: AnswerBytes) => void;
   let reject!: (error: unknown) => void;
-  const done = new Promise<Response>((ok, fail) => {
+  const done = new Promise<AnswerBytes>((ok, fail) => {
     resolve = ok;
     reject = fail;
   });
@@ -69,18 +70,8 @@ export function captureNodeResponse(res: ServerResponse): CapturedResponse {
   patched['end'] = (chunk?: unknown, encoding?: unknown, callback?: Callback): ServerResponse => {
     keep(chunk, encoding);
     const status = res.statusCode;
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(res.getHeaders())) {
-      if (value === undefined) continue;
-      for (const one of Array.isArray(value) ? value : [value]) headers.append(name, String(one));
-    }
-    const body = Buffer.concat(chunks);
-    resolve(
-      new Response(NULL_BODY.has(status) || body.byteLength === 0 ? null : body, {
-        status,
-        headers,
-      }),
-    );
+    const body = NULL_BODY.has(status) ? new Uint8Array(0) : Buffer.concat(chunks);
+    resolve({ status, headers: headerPairs(res), body });
     const cb = [chunk, encoding, callback].find((a) => typeof a === 'function') as
       Callback | undefined;
     cb?.();
@@ -97,4 +88,16 @@ export function captureNodeResponse(res: ServerResponse): CapturedResponse {
       for (const name of res.getHeaderNames()) if (!before.has(name)) res.removeHeader(name);
     },
   };
+}
+
+/** The headers set on `res` as a Headers object would list them (receipt-response.ts). */
+function headerPairs(res: ServerResponse): Array<readonly [string, string]> {
+  const pairs: Array<readonly [string, string]> = [];
+  for (const [name, value] of Object.entries(res.getHeaders())) {
+    if (value === undefined) continue;
+    if (name === 'set-cookie')
+      for (const one of Array.isArray(value) ? value : [value]) pairs.push([name, String(one)]);
+    else pairs.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
+  }
+  return pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -20,9 +20,10 @@ export function writeAnswer(answer: GuardAnswer, res: ServerResponse): Promise<v
     }
     headers[HEADER.idempotentReplayed.toLowerCase()] = 'true';
   } else {
+    const cookies: string[] = [];
     for (const [name, value] of answer.headers)
-      if (!TRANSFER_HEADERS.has(name) && name !== 'set-cookie') headers[name] = value;
-    const cookies = answer.headers.getSetCookie();
+      if (name === 'set-cookie') cookies.push(value);
+      else if (!TRANSFER_HEADERS.has(name)) headers[name] = value;
     if (cookies.length > 0) headers['set-cookie'] = cookies;
   }
   const bytes = bodyFor(status, body);
