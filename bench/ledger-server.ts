@@ -5,7 +5,7 @@
  *                         (ledger-bare.ts); the floor every ratio is taken against
  *   POST /store           no key, no ledger, but the INSERT in a transaction of oncely's store
  *                         (so it rides SQLite's group commit): an extra row, not the floor
- *   POST /keyed           the same effect through the idempotency middleware and the ledger
+ *   POST /keyed           the same effect through oncely/node (the node:http adapter) and the ledger
  *   ...?durability=process  the same on the 'process' durability (store and bare connection)
  *   ...?slow=50           an awaited 50 ms call before the write
  * Messages: in 'count' | 'close'; out {type:'listening', port} | {type:'count', rows} | {type:'closed'}.
@@ -14,7 +14,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { createIdempotencyMiddleware, toNodeListener, withIdempotency } from '../src/http/index.js';
+import { toNodeListener } from '../src/http/index.js';
+import { idempotencyOf, idempotentListener } from '../src/http/node/index.js';
 import { createLedger, type LedgerStore } from '../src/ledger/index.js';
 import {
   postgresServiceDatabase,
@@ -124,40 +125,60 @@ const sides: Record<BenchDurability, Side> =
         process: await postgresSide(target, 'process'),
       };
 
-/** The one effect the oncely routes share, down to the SQL text (the bare route's is the same INSERT). */
-async function effect(sql: SqlHandle, body: string, slowMs: number): Promise<Response> {
+/**
+ * The one effect the oncely routes share, down to the SQL text (the bare route's is the same
+ * INSERT); the answer's body, sent with 201.
+ */
+async function effect(sql: SqlHandle, body: string, slowMs: number): Promise<string> {
   const { amount, note } = JSON.parse(body) as { amount: number; note: string };
   // The slow variant: an awaited call (an HTTP request, say) before the write.
   if (slowMs > 0) await new Promise((resolve) => setTimeout(resolve, slowMs));
   await sql.run(`INSERT INTO ${EFFECTS_SQL} (amount, note) VALUES ($1, $2)`, [amount, note]);
-  return Response.json({ recorded: amount }, { status: 201 });
+  return JSON.stringify({ recorded: amount });
 }
+const created = (body: string): Response =>
+  new Response(body, { status: 201, headers: { 'content-type': 'application/json' } });
+const decoder = new TextDecoder();
 const EFFECTS_SQL = target.kind === 'postgres' ? `"${target.schema}".${EFFECTS}` : EFFECTS;
 
 interface Routes {
-  readonly keyed: (request: Request) => Promise<Response>;
+  /** oncely/node: the adapter a node:http app installs, around an unchanged listener. */
+  readonly keyed: (req: IncomingMessage, res: ServerResponse) => void;
   readonly store: (request: Request) => Promise<Response>;
   readonly bare: ReturnType<typeof bareHandler>;
 }
 
 function routesOf(side: Side): Routes {
-  const idempotency = createIdempotencyMiddleware({
-    ledger: createLedger({ store: side.store }),
-    scopeOf: (request) =>
-      request.headers.get('authorization') === `Bearer ${BENCH_TOKEN}` ? BENCH_TOKEN : undefined,
-    // autocannon drops its connections at the end of a run: requests still in flight then fail
-    // with "premature close"; they are counted in the effect rows, not logged one by one.
-    onError: () => {},
-  });
+  const keyed = idempotentListener(
+    {
+      ledger: createLedger({ store: side.store }),
+      scopeOf: (req) =>
+        req.headers.authorization === `Bearer ${BENCH_TOKEN}` ? BENCH_TOKEN : undefined,
+      // autocannon drops its connections at the end of a run: requests still in flight then fail
+      // with "premature close"; they are counted in the effect rows, not logged one by one.
+      onError: () => {},
+    },
+    async (req, res) => {
+      const context = idempotencyOf(req);
+      if (context === undefined) return void res.writeHead(404).end('not found');
+      const body = decoder.decode(context.body);
+      const answer = await effect(side.db.within(context.tx), body, slowOf(req.url ?? '/'));
+      res.writeHead(201, { 'content-type': 'application/json' }).end(answer);
+    },
+  );
   return {
-    keyed: withIdempotency(idempotency, async (request, context) =>
-      context === undefined
-        ? new Response('not found', { status: 404 })
-        : effect(side.db.within(context.tx), await request.text(), slowOf(request.url)),
-    ),
+    // Counted until the response closes (answered, or the client gone).
+    keyed: (req, res) =>
+      void counted(
+        () =>
+          new Promise<void>((done) => {
+            res.once('close', () => done());
+            keyed(req, res);
+          }),
+      ),
     store: async (request) => {
       const body = await request.text();
-      return side.db.transaction((sql) => effect(sql, body, slowOf(request.url)));
+      return created(await side.db.transaction((sql) => effect(sql, body, slowOf(request.url))));
     },
     bare: bareHandler(side.bare),
   };
@@ -188,13 +209,12 @@ async function counted<T>(handle: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The oncely routes, web-standard, through oncely's node:http adapter. */
+/** The store route, web-standard, through toNodeListener. */
 const web = toNodeListener(
   (request) =>
     counted(async () => {
       const { pathname } = new URL(request.url);
       const on = routes[durabilityOf(request.url)];
-      if (request.method === 'POST' && pathname === '/keyed') return on.keyed(request);
       if (request.method === 'POST' && pathname === '/store') return on.store(request);
       return new Response('not found', { status: 404 });
     }),
@@ -207,6 +227,10 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
   if (req.method === 'POST' && url.startsWith('/bare')) {
     const bare = routes[durabilityOf(url)].bare;
     counted(() => bare(req, res, slowOf(url))).catch(() => res.destroy());
+    return;
+  }
+  if (req.method === 'POST' && url.startsWith('/keyed')) {
+    routes[durabilityOf(url)].keyed(req, res);
     return;
   }
   web(req, res);
