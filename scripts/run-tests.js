@@ -111,10 +111,18 @@ const groupDir = mkdtempSync(join(tmpdir(), 'oncely-test-groups-'));
  * One file for `node --test` that runs `members` in turn, each in a describe of its own. A member
  * is imported only once the one before it has finished, hooks included, so its top-level code
  * (a database probe, a server) runs alone as it would in a process of its own. node:test finds
- * the suite a test belongs to from the async context: the import runs in the describe's.
+ * the suite a test belongs to from the async context: the import runs in the describe's. A member
+ * may leave a clean-up to the group's end (the shared browser: test/web/browser-env.ts).
  */
 const GROUP_HEAD = `import { executionAsyncResource } from 'node:async_hooks';
 import { after, describe } from 'node:test';
+
+// What the members leave to the end of the whole group (one Chromium for all of them).
+const atGroupEnd = [];
+globalThis[Symbol.for('oncely.test.atGroupEnd')] = atGroupEnd;
+after(async () => {
+  for (const cleanUp of atGroupEnd) await cleanUp();
+});
 
 let previous = Promise.resolve();
 for (const [name, url] of MEMBERS) {

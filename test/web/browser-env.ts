@@ -45,7 +45,8 @@ export function launchChromium(executablePath: string): Promise<Browser> {
  * One Chromium for every browser session of a process (scripts/run-tests.js runs the browser
  * files in one): starting it costs more than most of their tests. Each session counts itself in
  * when it is registered, has a context of its own (fresh cookies and storage), and the last one
- * to finish closes the browser. A session registered after that launches another.
+ * to finish closes the browser (or, in a process that runs files in turn, the group's end does).
+ * A session registered after it closed launches another.
  */
 const shared: { sessions: number; browser: Promise<Browser> | undefined } = {
   sessions: 0,
@@ -58,9 +59,26 @@ async function openContext(executablePath: string): Promise<BrowserContext> {
   return browser.newContext({ viewport: { width: 1280, height: 900 } });
 }
 
+/** Set by a process that runs several test files in turn (scripts/run-tests.js): run at its end. */
+const atGroupEnd = (globalThis as Record<symbol, unknown>)[Symbol.for('oncely.test.atGroupEnd')] as
+  (() => Promise<void>)[] | undefined;
+let closingAtGroupEnd = false;
+
 async function leaveSharedBrowser(): Promise<void> {
   shared.sessions -= 1;
   if (shared.sessions > 0 || shared.browser === undefined) return;
+  // The next file of the group registers its session only once this one is done: the browser
+  // stays open for it, and the group's end closes it.
+  if (atGroupEnd) {
+    if (!closingAtGroupEnd) atGroupEnd.push(closeSharedBrowser);
+    closingAtGroupEnd = true;
+    return;
+  }
+  await closeSharedBrowser();
+}
+
+async function closeSharedBrowser(): Promise<void> {
+  if (shared.browser === undefined) return;
   const closing = shared.browser;
   shared.browser = undefined;
   await (await closing.catch(() => undefined))?.close();
