@@ -19,6 +19,15 @@ export type DropOutcome = 'dropped' | 'busy' | 'not_due';
 export const DETACH_LOCK_TIMEOUT_MS = 25;
 
 /**
+ * Whether a receipt in `table` is still live at $1: its latest expires_at, read from the end of
+ * its expires_at index. max() is planned as one backward index probe whatever the statistics say;
+ * `EXISTS (... WHERE expires_at > $1)` was planned as a sequential scan on a partition not yet
+ * analyzed (400 ms over a million rows, under the table's ACCESS EXCLUSIVE lock when dropping).
+ */
+const liveSql = (table: string): string =>
+  `SELECT coalesce((SELECT max(expires_at) FROM ${table}) > $1, false) AS live`;
+
+/**
  * Time partitions of the receipts table (PostgreSQL declarative partitioning by range of
  * first_seen_at, https://www.postgresql.org/docs/15/ddl-partitioning.html). Each covers
  * `partitionMs` of first sightings; once every receipt in one is past its retention, the sweep
@@ -89,10 +98,7 @@ export function postgresReceiptPartitions(
     const out: ReceiptPartition[] = [];
     for (const p of known) {
       if (p.toMs > nowMs) break;
-      const { rows } = await query(
-        `SELECT EXISTS (SELECT 1 FROM ${qualified(tables, p.name)} WHERE expires_at > $1) AS live`,
-        [nowMs],
-      );
+      const { rows } = await query(liveSql(qualified(tables, p.name)), [nowMs]);
       if (!(rows[0] as { live: boolean }).live) out.push(p);
     }
     return out;
@@ -111,10 +117,7 @@ export function postgresReceiptPartitions(
       const outcome = await transact(async (q): Promise<DropOutcome> => {
         await q(`SET LOCAL lock_timeout = '${DETACH_LOCK_TIMEOUT_MS}ms'`);
         await q(`LOCK TABLE ${tables.live} IN ACCESS EXCLUSIVE MODE`);
-        const { rows } = await q(
-          `SELECT EXISTS (SELECT 1 FROM ${table} WHERE expires_at > $1) AS live`,
-          [nowMs],
-        );
+        const { rows } = await q(liveSql(table), [nowMs]);
         if ((rows[0] as { live: boolean }).live) return 'not_due';
         await q(`DROP TABLE ${table}`);
         return 'dropped';
