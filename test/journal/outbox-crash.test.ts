@@ -136,8 +136,10 @@ it('200 intents, a receiver failing 30% and swallowing 10% of acks, the sender S
     const counts = await check.counts();
     assert.equal(counts.pending, 0, 'every intent finished');
     let interrupted = 0;
+    // One snapshot of the effects: each effects() call copies them all.
+    const effectsByKey = receiver.effects();
     for (const intent of intents) {
-      const effects = receiver.effects().get(intent.key) ?? 0;
+      const effects = effectsByKey.get(intent.key) ?? 0;
       if (intent.state === 'delivered')
         assert.equal(effects, 1, `${intent.key} delivered with exactly one effect`);
       else {
@@ -162,7 +164,7 @@ it('200 intents, a receiver failing 30% and swallowing 10% of acks, the sender S
     );
     assert.ok(counts.delivered >= INTENTS - 2, `almost all delivered: ${JSON.stringify(counts)}`);
     const requests = [...receiver.requests.values()].reduce((a, b) => a + b, 0);
-    const effects = [...receiver.effects().values()].reduce((a, b) => a + b, 0);
+    const effects = [...effectsByKey.values()].reduce((a, b) => a + b, 0);
     console.log(
       `# runs finished ${runs.join(' + ')} intents; ${JSON.stringify(counts)}; ${requests} requests, ${effects} effects, ${interrupted} attempts interrupted by a kill`,
     );
