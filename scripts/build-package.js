@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 rmSync(join(root, 'dist', 'src'), { recursive: true, force: true });
+// The record of `npm run build`'s incremental compile would take the removed outputs as current.
+rmSync(join(root, 'dist', '.tsbuildinfo'), { force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.package.json')], {
   cwd: root,
