@@ -1,22 +1,33 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { processIo, type CliIo } from './cli-io.js';
-import { registerDeliver } from './commands/deliver.js';
-import { registerHook } from './commands/hook.js';
-import { registerLab } from './commands/lab.js';
-import { registerLedger } from './commands/ledger.js';
-import { registerOutbox } from './commands/outbox.js';
-import { registerServe } from './commands/serve.js';
-import { registerSim } from './commands/sim.js';
 import { commanderErrorLine, commanderExitCode, EXIT, exitWithError } from './exit.js';
 
 const { version } = createRequire(import.meta.url)('../../../package.json') as { version: string };
 
+type Register = (program: Command, io: CliIo) => void;
+
 /**
- * The whole `oncely` command line as a commander program writing to `io`. `main.ts` runs it on
- * the process; tests run it in-process with {@link runCli} and a captured io.
+ * Each command's module, in the order `--help` lists them, loaded when it is needed: every
+ * command's modules (the server, the journal, the simulator, …) cost a command about twice its
+ * own start-up.
  */
-export function createProgram(io: CliIo = processIo): Command {
+const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
+  serve: async () => (await import('./commands/serve.js')).registerServe,
+  deliver: async () => (await import('./commands/deliver.js')).registerDeliver,
+  outbox: async () => (await import('./commands/outbox.js')).registerOutbox,
+  hook: async () => (await import('./commands/hook.js')).registerHook,
+  ledger: async () => (await import('./commands/ledger.js')).registerLedger,
+  lab: async () => (await import('./commands/lab.js')).registerLab,
+  sim: async () => (await import('./commands/sim.js')).registerSim,
+};
+
+/**
+ * The `oncely` command line as a commander program writing to `io`: every command, or only
+ * `command` (what `oncely COMMAND …` runs; its help and its errors are the same either way).
+ * `main.ts` runs it on the process; tests run it in-process with {@link runCli} and a captured io.
+ */
+export async function createProgram(io: CliIo = processIo, command?: string): Promise<Command> {
   const program = new Command()
     .name('oncely')
     .description('Safe retries: one intent, one key, one effect.')
@@ -30,13 +41,9 @@ export function createProgram(io: CliIo = processIo): Command {
     })
     .exitOverride();
 
-  registerServe(program, io);
-  registerDeliver(program, io);
-  registerOutbox(program, io);
-  registerHook(program, io);
-  registerLedger(program, io);
-  registerLab(program, io);
-  registerSim(program, io);
+  const names = command !== undefined && command in COMMANDS ? [command] : Object.keys(COMMANDS);
+  const registers = await Promise.all(names.map((name) => COMMANDS[name]!()));
+  for (const register of registers) register(program, io);
   return program;
 }
 
@@ -61,7 +68,8 @@ export async function runCli(args: readonly string[], io: CliIo = processIo): Pr
     },
   };
   try {
-    await createProgram(tracked).parseAsync([...args], { from: 'user' });
+    const program = await createProgram(tracked, args[0]);
+    await program.parseAsync([...args], { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
       // The message is out already (commanderErrorLine); --help and --version end here too.

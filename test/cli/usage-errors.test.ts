@@ -49,7 +49,7 @@ test("every command's --help writes its examples as `npx oncely …`, which work
       [...path, sub.name()],
       ...commands(sub, [...path, sub.name()]),
     ]);
-  const all = commands(createProgram(), []);
+  const all = commands(await createProgram(), []);
   assert.ok(all.length >= 15, `${all.length} commands`);
   const bare: string[] = [];
   for (const path of all) {
