@@ -154,7 +154,17 @@ class ServerThread {
       workerData: target,
     });
     this.#worker.on('message', (message: ServerMessage) => this.#waiting.shift()?.resolve(message));
-    this.#worker.on('error', (error) => this.#waiting.splice(0).forEach((w) => w.reject(error)));
+    this.#worker.on('error', (error) => {
+      const waiting = this.#waiting.splice(0);
+      if (waiting.length === 0) console.error('bench/ledger: the server thread failed:', error);
+      waiting.forEach((w) => w.reject(error));
+    });
+    // A thread that ends while a reply is awaited would otherwise leave this process nothing to
+    // wait on: it would exit silently, with no rows and status 0.
+    this.#worker.on('exit', (code) => {
+      const error = new Error(`bench/ledger: the server thread exited (code ${code})`);
+      this.#waiting.splice(0).forEach((w) => w.reject(error));
+    });
   }
   next(): Promise<ServerMessage> {
     return new Promise((resolve, reject) => void this.#waiting.push({ resolve, reject }));

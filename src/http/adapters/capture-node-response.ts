@@ -38,6 +38,10 @@ export function captureNodeResponse(res: ServerResponse): CapturedResponse {
     resolve = ok;
     reject = fail;
   });
+  // Failed while the route still runs (the client went away): `done` is awaited only once the
+  // route returns, so the rejection must not count as unhandled meanwhile (it would end the
+  // process); whoever awaits `done` still gets it.
+  done.catch(() => {});
   let restored = false;
 
   const keep = (chunk: unknown, encoding: unknown): void => {
