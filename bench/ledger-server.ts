@@ -167,15 +167,9 @@ function routesOf(side: Side): Routes {
     },
   );
   return {
-    // Counted until the response closes (answered, or the client gone).
-    keyed: (req, res) =>
-      void counted(
-        () =>
-          new Promise<void>((done) => {
-            res.once('close', () => done());
-            keyed(req, res);
-          }),
-      ),
+    // Counted until the request is done with (its transaction committed or rolled back), not
+    // when its response closes: autocannon drops connections with effects still in flight.
+    keyed: (req, res) => void counted(() => keyed(req, res)),
     store: async (request) => {
       const body = await request.text();
       return created(await side.db.transaction((sql) => effect(sql, body, slowOf(request.url))));

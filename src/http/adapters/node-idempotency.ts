@@ -26,7 +26,7 @@ export type NodeListener = (req: IncomingMessage, res: ServerResponse) => unknow
 export function idempotentListener<Tx>(
   options: NodeIdempotencyOptions<Tx>,
   listener: NodeListener,
-): (req: IncomingMessage, res: ServerResponse) => void {
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const guard = createNodeGuard<Tx, IncomingMessage>(options);
   const { methodSet, maxBodyBytes } = guard.options;
   return (req, res) => {
@@ -45,7 +45,9 @@ export function idempotentListener<Tx>(
       };
       await guard(req, res, req.url ?? '/', bytes, route);
     };
-    serve().catch((error: unknown) => {
+    // Settles once the request is done with, its transaction committed or rolled back (node:http
+    // ignores it; a server that drains before it stops, or a bench that counts, can wait on it).
+    return serve().catch((error: unknown) => {
       res.destroy(error instanceof Error ? error : undefined);
     });
   };
