@@ -49,6 +49,20 @@ export async function lazyTransaction<T>(
   /** Sends `text`, behind BEGIN in the same write the first time; fails as BEGIN did if it did. */
   const send = async (text: string | PgQueryConfig, values?: unknown[]): Promise<PgQueryResult> => {
     const c = client ?? (await open());
+    if (!pipelines(c)) {
+      // Without pipeline mode pg would queue the query behind BEGIN itself, with a deprecation
+      // warning (the queue goes in pg 9): wait for BEGIN's answer first instead.
+      if (!begun) {
+        begun = true;
+        try {
+          await c.query(begin);
+        } catch (error) {
+          broken = true;
+          throw error;
+        }
+      }
+      return typeof text === 'string' ? c.query(text, values) : c.query(text);
+    }
     const sent = together(c, () => {
       if (!begun) {
         begun = true;
@@ -80,11 +94,12 @@ export async function lazyTransaction<T>(
     if (!active) throw new TransactionEndedError('postgres');
     active = false;
     const c = client ?? (await open());
-    // Both queued at once (`client` is set, so send does not wait first), in one write.
-    const [writing, committing] = together(c, () => [
-      send(receipt),
-      settledLater(c.query('COMMIT')),
-    ]);
+    // Pipelined: both queued at once (`client` is set, so send does not wait first), in one
+    // write. Otherwise COMMIT follows the receipt's answer, whatever it was (a lost key's COMMIT
+    // answers ROLLBACK, as in the pipeline).
+    const [writing, committing] = pipelines(c)
+      ? together(c, () => [send(receipt), settledLater(c.query('COMMIT'))])
+      : sequentially(send(receipt), () => c.query('COMMIT'));
     ended = true;
     let lost = false;
     try {
@@ -166,6 +181,20 @@ function together<T>(client: PgPoolClient, queue: () => T): T {
 interface Corkable {
   cork(): void;
   uncork(): void;
+}
+
+/** True for a client of a pool made with `pipeline: true` (pg 8.17 and later). */
+function pipelines(client: PgPoolClient): boolean {
+  return (client as { pipeline?: unknown }).pipeline === true;
+}
+
+/** `first`, and `then` sent once `first` is answered, however it ended; both marked handled. */
+function sequentially(
+  first: Promise<PgQueryResult>,
+  then: () => Promise<PgQueryResult>,
+): [Promise<PgQueryResult>, Promise<PgQueryResult>] {
+  const written = settledLater(first);
+  return [written, settledLater(written.then(then, then))];
 }
 
 /** `promise`, marked as handled: it is awaited later, after another answer. */
