@@ -7,6 +7,7 @@ import { importOptionalDriver } from '../../stores/optional-driver.js';
 import type { LedgerMigration } from '../../stores/ledger-migration.js';
 import { redact } from '../../stores/postgres/redact-url.js';
 import { compactSqliteFile, type CompactProgress } from '../../stores/sqlite/sqlite-compact.js';
+import type { SqliteDatabase } from '../../stores/sqlite/sqlite-database.js';
 import { migrateSqliteLedger } from '../../stores/sqlite/sqlite-migrate.js';
 import { systemClock } from '../../time/clock.js';
 import { processIo, type CliIo } from '../cli-io.js';
@@ -56,21 +57,8 @@ Examples:
   npx oncely ledger compact --sqlite-file app.db --full`,
     )
     .action(async (flags: CompactFlags) => {
-      const file = flags.sqliteFile ?? join(flags.dataDir, DEFAULT_BACKEND_OPTIONS.sqliteFile);
-      if (!existsSync(file))
-        throw new InvalidOptionError(
-          flags.sqliteFile === undefined ? '--data-dir' : '--sqlite-file',
-          flags.sqliteFile ?? flags.dataDir,
-          'an existing SQLite ledger file',
-        );
-      const { openSqliteDatabase } = await importOptionalDriver(
-        'better-sqlite3',
-        'oncely ledger compact',
-        () => import('../../stores/sqlite/open-sqlite-database.js'),
-      );
-      const db = openSqliteDatabase(file);
+      const { file, db } = await openLedgerFile(flags, 'oncely ledger compact');
       try {
-        db.pragma('busy_timeout = 5000');
         const progress = ({ mode, pagesFreed, pagesToFree }: CompactProgress): void => {
           const line =
             mode === 'full'
@@ -161,24 +149,37 @@ Examples:
         }
         return;
       }
-      const file = flags.sqliteFile ?? join(flags.dataDir, DEFAULT_BACKEND_OPTIONS.sqliteFile);
-      if (!existsSync(file))
-        throw new InvalidOptionError(
-          flags.sqliteFile === undefined ? '--data-dir' : '--sqlite-file',
-          flags.sqliteFile ?? flags.dataDir,
-          'an existing SQLite ledger file',
-        );
-      const { openSqliteDatabase } = await importOptionalDriver(
-        'better-sqlite3',
-        'oncely ledger migrate',
-        () => import('../../stores/sqlite/open-sqlite-database.js'),
-      );
-      const db = openSqliteDatabase(file);
+      const { file, db } = await openLedgerFile(flags, 'oncely ledger migrate');
       try {
-        db.pragma('busy_timeout = 5000');
         await report(file, async () => migrateSqliteLedger(db, { onProgress: progress(file) }));
       } finally {
         db.close();
       }
     });
+}
+
+/**
+ * The SQLite ledger file the flags name (`--sqlite-file`, else the one in `--data-dir`), opened
+ * with a 5 s busy timeout so a running server's writes are waited for; refused when it does not
+ * exist (opening would make an empty one).
+ */
+async function openLedgerFile(
+  flags: { readonly sqliteFile?: string | undefined; readonly dataDir: string },
+  command: string,
+): Promise<{ file: string; db: SqliteDatabase }> {
+  const file = flags.sqliteFile ?? join(flags.dataDir, DEFAULT_BACKEND_OPTIONS.sqliteFile);
+  if (!existsSync(file))
+    throw new InvalidOptionError(
+      flags.sqliteFile === undefined ? '--data-dir' : '--sqlite-file',
+      flags.sqliteFile ?? flags.dataDir,
+      'an existing SQLite ledger file',
+    );
+  const { openSqliteDatabase } = await importOptionalDriver(
+    'better-sqlite3',
+    command,
+    () => import('../../stores/sqlite/open-sqlite-database.js'),
+  );
+  const db = openSqliteDatabase(file);
+  db.pragma('busy_timeout = 5000');
+  return { file, db };
 }
