@@ -1,4 +1,5 @@
 import { LEDGER_COLUMNS } from '../ledger-row.js';
+import { LEDGER_COLUMN_TYPES } from './postgres-ledger-columns.js';
 import { qualified, type PostgresLedgerTables } from './postgres-tombstones.js';
 
 /**
@@ -25,21 +26,7 @@ export function postgresClaimFunction(tables: PostgresLedgerTables): {
   readonly call: string;
 } {
   const name = qualified(tables, `${tables.liveName}_claim`);
-  const types: Record<(typeof LEDGER_COLUMNS)[number], string> = {
-    scope: 'text',
-    key: 'text',
-    fingerprint: 'bytea',
-    state: 'text',
-    token: 'text',
-    first_seen_at: 'bigint',
-    expires_at: 'bigint',
-    lease_expires_at: 'bigint',
-    completed_at: 'bigint',
-    expired_at: 'bigint',
-    status: 'integer',
-    headers: 'text',
-    body: 'bytea',
-  };
+  const types = LEDGER_COLUMN_TYPES;
   const params = LEDGER_COLUMNS.map((c) => `p_${c} ${types[c]}`).join(', ');
   const out = LEDGER_COLUMNS.map((c) => `${c} ${types[c]}`).join(', ');
   const found = LEDGER_COLUMNS.map((c) => `t.${c}`).join(', ');

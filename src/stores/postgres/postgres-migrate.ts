@@ -14,6 +14,7 @@ import { postgresLedgerLayout, postgresLedgerSchema } from './postgres-ledger-sc
 import { postgresReceiptPartitions } from './postgres-receipt-partitions.js';
 import { DEFAULT_POSTGRES_STORE_OPTIONS } from './postgres-store.js';
 import { postgresLedgerTables, qualified } from './postgres-tombstones.js';
+import { LEDGER_COLUMN_TYPES } from './postgres-ledger-columns.js';
 
 export interface PostgresMigrateOptions {
   /** The ledger's table. @default 'oncely_ledger' */
@@ -25,21 +26,7 @@ export interface PostgresMigrateOptions {
   readonly onProgress?: MigrationProgress;
 }
 
-const TYPES: Record<(typeof LEDGER_COLUMNS)[number], string> = {
-  scope: 'text',
-  key: 'text',
-  fingerprint: 'bytea',
-  state: 'text',
-  token: 'text',
-  first_seen_at: 'bigint',
-  expires_at: 'bigint',
-  lease_expires_at: 'bigint',
-  completed_at: 'bigint',
-  expired_at: 'bigint',
-  status: 'integer',
-  headers: 'text',
-  body: 'bytea',
-};
+const TYPES = LEDGER_COLUMN_TYPES;
 
 /** A batch of rows as one INSERT: a column array per parameter, unnested side by side. */
 function insertColumns(table: string, columns: readonly (keyof typeof TYPES)[]): string {
