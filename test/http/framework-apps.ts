@@ -180,7 +180,7 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
       );
       const server = createServer((req, res) => {
         (req as WithUser).user = userOf(req.headers.authorization);
-        guarded(req, res);
+        void guarded(req, res);
       });
       return running(server, await listen(server), book);
     },
