@@ -199,7 +199,7 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
 function fingerprintInput(incoming: Incoming, admitted: AdmittedRequest): FingerprintInput {
   return {
     method: incoming.method,
-    url: new URL(incoming.url),
+    url: incoming.url,
     get headers() {
       return incoming.request().headers;
     },

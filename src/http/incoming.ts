@@ -9,8 +9,8 @@ import { readBodyWithin, type BodyRead } from './read-body.js';
  */
 export interface Incoming {
   readonly method: string;
-  /** The absolute URL, as a Request's `url`. */
-  readonly url: string;
+  /** The absolute URL, parsed (once). */
+  readonly url: URL;
   /** One header's value, repeats joined with ", " (as `Headers.get`), or null. */
   header(name: string): string | null;
   /** True once the client went away, or the server answered in the handler's place. */
@@ -25,9 +25,12 @@ export interface Incoming {
 
 /** The Incoming of a web Request: every answer comes from the Request itself. */
 export function incomingOfRequest(request: Request): Incoming {
+  let url: URL | undefined;
   return {
     method: request.method,
-    url: request.url,
+    get url() {
+      return (url ??= new URL(request.url));
+    },
     header: (name) => request.headers.get(name),
     get aborted() {
       return request.signal.aborted;

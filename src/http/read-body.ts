@@ -5,6 +5,13 @@ export type BodyRead =
   | { readonly kind: 'ok'; readonly bytes: Uint8Array }
   | { readonly kind: 'too_large'; readonly limitBytes: number };
 
+/** Bytes already read, judged against the limit. */
+export function bytesWithin(bytes: Uint8Array, maxBytes: number): BodyRead {
+  return bytes.byteLength > maxBytes
+    ? { kind: 'too_large', limitBytes: maxBytes }
+    : { kind: 'ok', bytes };
+}
+
 /**
  * Reads a request body, refusing one larger than `maxBytes` without buffering it: a declared
  * Content-Length over the limit is refused before reading, and a streamed body is cut off at the
@@ -14,10 +21,7 @@ export type BodyRead =
  */
 export async function readBodyWithin(request: Request, maxBytes: number): Promise<BodyRead> {
   const known = knownRequestBody(request);
-  if (known !== undefined)
-    return known.byteLength > maxBytes
-      ? { kind: 'too_large', limitBytes: maxBytes }
-      : { kind: 'ok', bytes: known };
+  if (known !== undefined) return bytesWithin(known, maxBytes);
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxBytes)
     return { kind: 'too_large', limitBytes: maxBytes };

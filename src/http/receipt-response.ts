@@ -17,11 +17,8 @@ export async function responseToReceipt(
   response: Response,
   allowList: ReadonlySet<string>,
 ): Promise<{ receipt: Receipt; headers: Headers }> {
-  const body = knownResponseBody(response) ?? new Uint8Array(await response.arrayBuffer());
-  const headers: Array<readonly [string, string]> = [];
-  for (const [name, value] of response.headers)
-    if (allowList.has(name)) headers.push([name, value]);
-  return { receipt: { status: response.status, headers, body }, headers: response.headers };
+  const { receipt } = await answerToReceipt(response, allowList);
+  return { receipt, headers: response.headers };
 }
 
 /** Headers as a Headers object iterates them: lower-case names, sorted, each Set-Cookie apart. */

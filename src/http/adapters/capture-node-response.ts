@@ -18,8 +18,8 @@ type Callback = (error?: Error | null) => void;
 
 /**
  * Lets an unchanged node-style route (Express's `res.json`, node's `res.end`) answer into a
- * buffer: status, headers and body become the answer (as bytes) the ledger stores as the receipt, and only
- * the final answer (that one, a replay, or a refusal) is written to the socket. Headers set
+ * buffer: status, headers and body become the answer (as bytes) the ledger stores as the
+ * receipt, and only the final answer (that one, a replay, or a refusal) is written to the socket. Headers set
  * before the route ran (by earlier middleware) stay; the route's own are dropped on restore, so a
  * refusal never carries half of a failed route's headers.
  */

@@ -80,11 +80,10 @@ export function createNodeGuard<Tx, Req extends IncomingMessage>(
       return;
     }
     let capture: CapturedResponse | undefined;
-    res.once('close', () => {
-      if (!res.writableFinished)
-        capture?.fail(new Error('the client went away before the route answered'));
-    });
     const incoming = new NodeIncoming(req, res, target.url, body);
+    incoming.onAbort(() =>
+      capture?.fail(new Error('the client went away before the route answered')),
+    );
     const answer = await idempotencyGuard(incoming, async (_incoming, context) => {
       if (context === undefined) {
         await route(undefined);

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Incoming } from '../incoming.js';
 import { toRequest } from '../node-listener.js';
-import { readBodyWithin, type BodyRead } from '../read-body.js';
+import { bytesWithin, readBodyWithin, type BodyRead } from '../read-body.js';
 
 /**
  * A node request as the idempotency guard reads it: method, URL and headers straight from node's
@@ -11,25 +11,31 @@ import { readBodyWithin, type BodyRead } from '../read-body.js';
  */
 export class NodeIncoming<Req extends IncomingMessage> implements Incoming {
   readonly method: string;
-  readonly url: string;
   #closed = false;
   #aborter: AbortController | undefined;
+  #onAbort: (() => void) | undefined;
   #request: Request | undefined;
 
   constructor(
     readonly req: Req,
     res: ServerResponse,
-    private readonly parsedUrl: URL,
+    readonly url: URL,
     /** The body as the adapter read it, or undefined: then it is read from the request here. */
     private readonly body: Uint8Array | undefined,
   ) {
     this.method = req.method ?? 'GET';
-    this.url = parsedUrl.href;
+    // The one listener of the request's life: the response closed before it was written.
     res.once('close', () => {
       if (res.writableFinished) return;
       this.#closed = true;
       this.#aborter?.abort();
+      this.#onAbort?.();
     });
+  }
+
+  /** Calls `listener` if the client goes away before the answer is written. */
+  onAbort(listener: () => void): void {
+    this.#onAbort = listener;
   }
 
   header(name: string): string | null {
@@ -48,15 +54,11 @@ export class NodeIncoming<Req extends IncomingMessage> implements Incoming {
 
   readBody(maxBytes: number): Promise<BodyRead> {
     if (this.body === undefined) return readBodyWithin(this.request(), maxBytes);
-    return Promise.resolve(
-      this.body.byteLength > maxBytes
-        ? { kind: 'too_large', limitBytes: maxBytes }
-        : { kind: 'ok', bytes: this.body },
-    );
+    return Promise.resolve(bytesWithin(this.body, maxBytes));
   }
 
   request(): Request {
-    return (this.#request ??= toRequest(this.req, this.parsedUrl, this.body, this.signal()));
+    return (this.#request ??= toRequest(this.req, this.url, this.body, this.signal()));
   }
 
   /** Aborts when the client goes away before the answer is written (already, if it has). */
