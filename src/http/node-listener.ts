@@ -234,8 +234,12 @@ export function toRequest(
 /** Every value of one header as sent, in order (`req.headers` joins or drops repeats). */
 export function rawHeaderValues(rawHeaders: readonly string[], name: string): string[] {
   const values: string[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2)
-    if (rawHeaders[i]!.toLowerCase() === name) values.push(rawHeaders[i + 1]!);
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const field = rawHeaders[i]!;
+    // Compared by length first: no lower-cased copy of every other header's name.
+    if (field.length === name.length && field.toLowerCase() === name)
+      values.push(rawHeaders[i + 1]!);
+  }
   return values;
 }
 

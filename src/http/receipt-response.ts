@@ -68,6 +68,16 @@ export function firstResponse(status: number, original: HeaderPairs, body: Uint8
   return responseOfBytes(bodyFor(status, body), { status, headers });
 }
 
+/**
+ * The Content-Length of an answer written from its bytes: the body's length, 0 for an empty one,
+ * none where RFC 9110 forbids the field (1xx, 204) or where it would describe a representation
+ * not sent (304). Without it, a response whose head is written first goes out chunked.
+ */
+export function contentLengthFor(status: number, bytes: Uint8Array | null): number | undefined {
+  if (status < 200 || status === 204 || status === 304) return undefined;
+  return bytes?.byteLength ?? 0;
+}
+
 /** The bytes a response with `status` carries: none for a status that must not have a body. */
 export function bodyFor(status: number, body: Uint8Array): Uint8Array | null {
   return NULL_BODY_STATUSES.has(status) || body.byteLength === 0 ? null : body;

@@ -66,25 +66,31 @@ export function readRequestTarget(head: RequestHead): TargetRead {
       `the request has ${head.hosts.length} Host fields; send one (RFC 9112 section 3.2)`,
     );
   const host = head.hosts[0]?.trim();
+  const badHost = (): TargetRead =>
+    refuse(
+      `the Host field ${JSON.stringify(host!.slice(0, 100))} is not a host[:port] (RFC 9110 section 7.2)`,
+    );
   if (host === undefined || host === '') {
     if (head.httpVersion !== '1.0')
       return refuse('the request has no Host field; HTTP/1.1 requires one (RFC 9112 section 3.2)');
-  } else if (!HOST_VALUE.test(host) || !isUrl(`http://${host}`)) {
-    return refuse(
-      `the Host field ${JSON.stringify(host.slice(0, 100))} is not a host[:port] (RFC 9110 section 7.2)`,
-    );
+  } else if (!HOST_VALUE.test(host)) {
+    return badHost();
   }
   const scheme = head.encrypted ? 'https' : 'http';
   const origin = `${scheme}://${host || 'localhost'}`;
   const { target } = head;
   // origin-form: all path and query (RFC 9112 section 3.2.1). Appended to the origin rather than
   // resolved against it: `//x/y` resolved would be host x, path /y (RFC 3986 section 4.2).
+  // One parse checks both: when it fails, the Host alone (a port past 65535, a bad IP literal)
+  // or else the path is to blame.
   if (target.startsWith('/')) {
     const url = parseUrl(`${origin}${target}`);
-    return url === undefined
+    if (url !== undefined) return { kind: 'url', url };
+    return URL.canParse(origin)
       ? refuse(`the request target ${JSON.stringify(target.slice(0, 100))} is not a path`)
-      : { kind: 'url', url };
+      : badHost();
   }
+  if (host && !URL.canParse(origin)) return badHost();
   // absolute-form (a request through a proxy): the target is the whole URL, Host is ignored.
   // The authority must be there as sent: WHATWG URL parsing reads `http:///healthz` as host
   // `healthz`, path `/`, where RFC 3986 sees an empty host, which http forbids.
@@ -107,8 +113,4 @@ function parseUrl(text: string): URL | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isUrl(text: string): boolean {
-  return parseUrl(text) !== undefined;
 }

@@ -81,15 +81,15 @@ export function createNodeGuard<Tx, Req extends IncomingMessage>(
     }
     let capture: CapturedResponse | undefined;
     const incoming = new NodeIncoming(req, res, target.url, body);
-    incoming.onAbort(() =>
-      capture?.fail(new Error('the client went away before the route answered')),
-    );
     const answer = await idempotencyGuard(incoming, async (_incoming, context) => {
       if (context === undefined) {
         await route(undefined);
         return PASSED_THROUGH;
       }
       const captured = (capture = captureNodeResponse(res));
+      incoming.onAbort(() =>
+        captured.fail(new Error('the client went away before the route answered')),
+      );
       try {
         await route(context);
       } catch (error) {

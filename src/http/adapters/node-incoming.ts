@@ -11,6 +11,8 @@ import { bytesWithin, readBodyWithin, type BodyRead } from '../read-body.js';
  */
 export class NodeIncoming<Req extends IncomingMessage> implements Incoming {
   readonly method: string;
+  readonly #res: ServerResponse;
+  #watching = false;
   #closed = false;
   #aborter: AbortController | undefined;
   #onAbort: (() => void) | undefined;
@@ -24,18 +26,14 @@ export class NodeIncoming<Req extends IncomingMessage> implements Incoming {
     private readonly body: Uint8Array | undefined,
   ) {
     this.method = req.method ?? 'GET';
-    // The one listener of the request's life: the response closed before it was written.
-    res.once('close', () => {
-      if (res.writableFinished) return;
-      this.#closed = true;
-      this.#aborter?.abort();
-      this.#onAbort?.();
-    });
+    this.#res = res;
   }
 
-  /** Calls `listener` if the client goes away before the answer is written. */
+  /** Calls `listener` if the client goes away before the answer is written (at once, if it has). */
   onAbort(listener: () => void): void {
     this.#onAbort = listener;
+    this.#watch();
+    if (this.#closed) listener();
   }
 
   header(name: string): string | null {
@@ -45,11 +43,12 @@ export class NodeIncoming<Req extends IncomingMessage> implements Incoming {
   }
 
   get aborted(): boolean {
-    return this.#closed;
+    // Before anything listens, node's own state says it: a response closed before it finished.
+    return this.#closed || (this.#res.destroyed && !this.#res.writableFinished);
   }
 
   throwIfAborted(): void {
-    if (this.#closed) this.signal().throwIfAborted();
+    if (this.aborted) this.signal().throwIfAborted();
   }
 
   readBody(maxBytes: number): Promise<BodyRead> {
@@ -65,8 +64,27 @@ export class NodeIncoming<Req extends IncomingMessage> implements Incoming {
   private signal(): AbortSignal {
     if (this.#aborter === undefined) {
       this.#aborter = new AbortController();
+      this.#watch();
       if (this.#closed) this.#aborter.abort();
     }
     return this.#aborter.signal;
+  }
+
+  /**
+   * The one close listener of the request's life, added only when something must hear of a close
+   * as it happens (a route running, a signal handed out): a replay or a refusal adds none.
+   */
+  #watch(): void {
+    if (this.#watching) return;
+    this.#watching = true;
+    const res = this.#res;
+    this.#closed = this.aborted;
+    if (this.#closed) return;
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      this.#closed = true;
+      this.#aborter?.abort();
+      this.#onAbort?.();
+    });
   }
 }

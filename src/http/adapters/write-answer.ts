@@ -2,7 +2,7 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { HEADER } from '../../contract/headers.js';
 import type { GuardAnswer } from '../idempotency-guard.js';
 import { writeResponse } from '../node-listener.js';
-import { bodyFor, TRANSFER_HEADERS } from '../receipt-response.js';
+import { bodyFor, contentLengthFor, TRANSFER_HEADERS } from '../receipt-response.js';
 
 /**
  * Writes the guard's answer to a node response. A receipt (a replay, or the handler's first
@@ -27,6 +27,9 @@ export function writeAnswer(answer: GuardAnswer, res: ServerResponse): Promise<v
     if (cookies.length > 0) headers['set-cookie'] = cookies;
   }
   const bytes = bodyFor(status, body);
+  // The length is known: say it, as the route's own res.send did, rather than go out chunked.
+  const length = contentLengthFor(status, bytes);
+  if (length !== undefined) headers['content-length'] = length;
   res.writeHead(status, headers);
   res.end(bytes ?? undefined);
   return Promise.resolve();

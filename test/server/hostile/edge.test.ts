@@ -35,6 +35,9 @@ const BAD_HOSTS: Array<[string, (port: number) => string]> = [
   ['userinfo', (port) => `dev@127.0.0.1:${port}`],
   ['two ports', (port) => `127.0.0.1:${port}:${port}`],
   ['a port too long', () => '127.0.0.1:123456'],
+  // Shaped like host[:port], refused by the URL parser alone:
+  ['a port past 65535', () => '127.0.0.1:99999'],
+  ['an IPv6 literal with too few groups', () => '[1:2:3]'],
   ['a space', () => 'local host'],
   ['a backslash', (port) => `127.0.0.1:${port}\\healthz`],
   ['percent-encoded slash', (port) => `127.0.0.1:${port}%2fhealthz`],
