@@ -126,7 +126,7 @@ await describePostgres('the store durability tests', ({ url, options }) => {
       assert.equal(seen, 'on', 'the effect runs in a synchronously committing transaction');
       const events = rec.take();
       const expected = [
-        "pool SELECT c.* FROM (SELECT set_config('synchronous_commit', 'off', true)) AS oncely_async_commit CROSS JOIN LATERAL ledger_1_claim(", // lookup + claim, one statement
+        "pool SELECT c.* FROM (SELECT set_config('synchronous_commit', 'off', true)) AS oncely_async_commit CROSS JOIN LATERAL ledger_1_claims(", // lookup + claim, one statement
         'client BEGIN; SELECT set_config', // at the effect's first statement
         "client SELECT current_setting('synchronous_commit')",
         'client INSERT INTO effects_1', // the effect

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { isOncelyError } from '../../src/contract/errors.js';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
 import { LEDGER_COLUMNS, entryValues } from '../../src/stores/ledger-row.js';
+import { LEDGER_COLUMN_TYPES } from '../../src/stores/postgres/postgres-ledger-columns.js';
 import { createPostgresStore } from '../../src/stores/postgres/index.js';
 import { VirtualClock } from '../../src/time/index.js';
 import { inFlight } from './conformance.js';
@@ -154,7 +155,7 @@ await describePostgres('partitions', ({ url, options }) => {
       );
       const made = await pool!.query(
         `SELECT (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND c.relname LIKE 'flat\\_%')
-              + (SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = 'flat_claim') AS n`,
+              + (SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname LIKE 'flat\\_claim%') AS n`,
         [schema],
       );
       assert.equal(
@@ -231,13 +232,17 @@ await describePostgres('partitions', ({ url, options }) => {
       try {
         // The first claim, just before the boundary, in a transaction left open.
         const entry = inFlight('alice', 'turn', 't-first', boundary - 1);
-        const args = LEDGER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
+        const args = LEDGER_COLUMNS.map(
+          (c, i) => `ARRAY[$${i + 1}::${LEDGER_COLUMN_TYPES[c]}]`,
+        ).join(', ');
         await first.query('BEGIN');
         const { rows } = await first.query(
-          `SELECT won FROM "${schema}".${table}_claim(${args})`,
+          `SELECT * FROM "${schema}".${table}_claims(${args})`,
           entryValues(entry),
         );
-        assert.equal(rows[0].won, true);
+        assert.deepEqual(rows, [], 'it found no row: its own went in');
+        const mine = await first.query(`SELECT token FROM "${schema}".${table}`);
+        assert.deepEqual(mine.rows, [{ token: 't-first' }]);
 
         // The second, just after it (the next partition): it must not insert a second row.
         let settled = false;

@@ -17,6 +17,7 @@ import { StoreClosedError } from '../store-errors.js';
 import { LedgerLayoutError } from '../ledger-layout-error.js';
 import type { PgPool, PgQueryable, PgQueryConfig, PgTx } from './pg-pool.js';
 import { postgresClaimFunction } from './postgres-claim.js';
+import { claimBatcher, type ClaimFound } from './postgres-claim-batch.js';
 import { postgresLedgerLayout, postgresLedgerSchema } from './postgres-ledger-schema.js';
 import { postgresReceiptPartitions, type Transact } from './postgres-receipt-partitions.js';
 import { postgresSql } from './postgres-sql.js';
@@ -81,9 +82,10 @@ export const DEFAULT_POSTGRES_STORE_OPTIONS = {
 
 /**
  * The ledger on PostgreSQL through a `pg` Pool, in as few round trips as the driver allows:
- * - a claim is one statement that inserts the in-flight row or returns the committed one
- *   (INSERT ... ON CONFLICT DO NOTHING in a CTE), committed on its own and asynchronously, so
- *   every worker in every process sees the key at once and a new key costs one round trip;
+ * - a claim is one statement that inserts the in-flight row or returns the committed one (a
+ *   PL/pgSQL function, postgres-claim.ts), committed on its own and asynchronously, so every
+ *   worker in every process sees the key at once and a new key costs one round trip; the claims
+ *   of concurrent requests share that statement (postgres-claim-batch.ts);
  * - the effect's transaction begins at its first statement (or at the receipt), not before: an
  *   effect that first awaits something else holds no pooled connection meanwhile;
  * - the receipt is a compare-and-swap on the owner token in the effect's transaction, which
@@ -135,8 +137,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const claimFunction = postgresClaimFunction(tables);
   const sql = {
     get: postgresGetSql(tables),
-    // Lookup + claim in one statement: inserts, or returns the committed row (postgres-claim.ts).
-    claim: claimFunction.call,
+    // Lookup + claim of a batch in one statement: inserts, or returns the committed row
+    // (postgres-claim.ts).
+    claims: claimFunction.call,
     // Bookkeeping: each commits on its own, asynchronously (docs/durability.md).
     swap: `UPDATE ${table} ${set} FROM ${ASYNC_COMMIT} WHERE ${where(n + 1)}`,
     renew: `UPDATE ${table} SET lease_expires_at = $1 FROM ${ASYNC_COMMIT} WHERE ${where(2)}`,
@@ -241,14 +244,19 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     }
   }
 
+  /** Claims of concurrent requests go together, one statement for all (postgres-claim-batch.ts). */
+  const claims = claimBatcher(async (entries) => {
+    const rows = entries.map(entryValues);
+    const columns = LEDGER_COLUMNS.map((_, c) => rows.map((row) => row[c]));
+    const { rows: found } = await query('claims', columns);
+    const answers: ClaimFound[] = entries.map(() => undefined);
+    for (const row of found as Array<LedgerRow & { i: number }>) answers[row.i - 1] = row;
+    return answers;
+  });
+
   async function claim(entry: InFlightEntry): Promise<ClaimAttempt> {
-    const result = await placed(entry.firstSeenAt, () => query('claim', entryValues(entry)));
-    const row = result.rows[0] as (LedgerRow & { won: boolean }) | undefined;
-    if (row?.won === true) return { won: true };
-    return {
-      won: false,
-      existing: row === undefined || row.scope === null ? undefined : rowToEntry(row),
-    };
+    const found = await placed(entry.firstSeenAt, () => claims.claim(entry));
+    return found === undefined ? { won: true } : { won: false, existing: rowToEntry(found) };
   }
 
   return {
