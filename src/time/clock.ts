@@ -31,39 +31,43 @@ const MAX_TIMER_MS = 2_147_483_647;
 /** The real clock: `Date.now()` and `setTimeout`. The only place real time is read. */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  sleepInBackground: (ms, signal) => systemClock.sleep(ms, signal),
-  sleep(ms, signal) {
-    return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) {
-        reject(abortReason(signal));
-        return;
-      }
-      // NaN would become a 1 ms timer; treat it as no wait, like a negative duration.
-      let remainingMs = Number.isNaN(ms) ? 0 : Math.max(0, ms);
-      // A zero wait skips the timer queue, which would stretch it to about 1 ms in Node.
-      if (remainingMs === 0) {
-        resolve();
-        return;
-      }
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const onAbort = (): void => {
-        clearTimeout(timer);
-        reject(abortReason(signal!));
-      };
-      const arm = (): void => {
-        const stepMs = Math.min(remainingMs, MAX_TIMER_MS);
-        remainingMs -= stepMs;
-        timer = setTimeout(() => {
-          if (remainingMs > 0) {
-            arm();
-            return;
-          }
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        }, stepMs);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      arm();
-    });
-  },
+  sleep: (ms, signal) => sleepFor(ms, signal, false),
+  // A background timer never keeps the process alive: what it serves keeps it alive, if anything.
+  sleepInBackground: (ms, signal) => sleepFor(ms, signal, true),
 };
+
+function sleepFor(ms: number, signal: AbortSignal | undefined, background: boolean): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(abortReason(signal));
+      return;
+    }
+    // NaN would become a 1 ms timer; treat it as no wait, like a negative duration.
+    let remainingMs = Number.isNaN(ms) ? 0 : Math.max(0, ms);
+    // A zero wait skips the timer queue, which would stretch it to about 1 ms in Node.
+    if (remainingMs === 0) {
+      resolve();
+      return;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(abortReason(signal!));
+    };
+    const arm = (): void => {
+      const stepMs = Math.min(remainingMs, MAX_TIMER_MS);
+      remainingMs -= stepMs;
+      timer = setTimeout(() => {
+        if (remainingMs > 0) {
+          arm();
+          return;
+        }
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, stepMs);
+      if (background) timer.unref();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    arm();
+  });
+}

@@ -3,6 +3,7 @@ import { abortReason, type Clock } from './clock.js';
 interface PendingSleep {
   readonly wakeAt: number;
   readonly order: number;
+  readonly background: boolean;
   readonly resolve: () => void;
 }
 
@@ -38,9 +39,19 @@ export class VirtualClock implements Clock {
     return this.#now;
   }
 
-  /** Sleeps not yet woken. */
+  /**
+   * Sleeps not yet woken, background ones aside: what the work under test is waiting for. A lease
+   * heartbeat may keep one background sleep after its last effect (it ends at its next beat).
+   */
   get pendingCount(): number {
-    return this.#pending.length;
+    let count = 0;
+    for (const p of this.#pending) if (!p.background) count++;
+    return count;
+  }
+
+  /** Background sleeps (sleepInBackground) not yet woken. */
+  get backgroundCount(): number {
+    return this.#pending.length - this.pendingCount;
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -52,20 +63,21 @@ export class VirtualClock implements Clock {
       this.#now += duration;
       return Promise.resolve();
     }
-    return this.#queue(duration, signal);
+    return this.#queue(duration, signal, false);
   }
 
   /** A sleep that waits for `advance` even in auto mode, and is not recorded in `sleeps`. */
   sleepInBackground(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
-    return this.#queue(Number.isNaN(ms) ? 0 : Math.max(0, ms), signal);
+    return this.#queue(Number.isNaN(ms) ? 0 : Math.max(0, ms), signal, true);
   }
 
-  #queue(duration: number, signal: AbortSignal | undefined): Promise<void> {
+  #queue(duration: number, signal: AbortSignal | undefined, background: boolean): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const entry: PendingSleep = {
         wakeAt: this.#now + duration,
         order: this.#order++,
+        background,
         resolve: () => {
           signal?.removeEventListener('abort', onAbort);
           resolve();

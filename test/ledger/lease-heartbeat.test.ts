@@ -25,7 +25,7 @@ async function leaseOf(store: LedgerStore<MemoryTx>, key: string): Promise<numbe
 }
 
 describe('one heartbeat for every running effect', () => {
-  it('renews each held claim at every beat, keeps beating while one is held, and stops after the last', async () => {
+  it('renews each held claim at every beat, keeps beating while one is held, and stops at the first beat after the last', async () => {
     const clock = new VirtualClock({ startAt: 0 });
     const store = createMemoryStore();
     const ledger = createLedger({ store, clock, leaseMs: LEASE_MS, heartbeatMs: HEARTBEAT_MS });
@@ -55,6 +55,13 @@ describe('one heartbeat for every running effect', () => {
 
     b.open();
     assert.equal((await runningB).kind, 'executed');
-    assert.equal(clock.pendingCount, 0, 'no timer left once nothing is held');
+    // The beat due at 5 000 finds nothing held and ends: no renewal, no timer left after it.
+    assert.equal(clock.backgroundCount, 1, 'the next beat is still due');
+    let renewals = 0;
+    const renew = store.renew.bind(store);
+    store.renew = (...args) => (renewals++, renew(...args));
+    await clock.advance(HEARTBEAT_MS);
+    assert.equal(renewals, 0, 'nothing held: nothing renewed');
+    assert.equal(clock.backgroundCount, 0, 'no timer left once a beat finds nothing held');
   });
 });

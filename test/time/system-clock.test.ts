@@ -46,3 +46,17 @@ test('zero, negative and NaN sleeps resolve', async () => {
   await systemClock.sleep(-10);
   await systemClock.sleep(Number.NaN);
 });
+
+test('a background sleep never keeps the process alive; a plain one does', async () => {
+  // Node counts only the timers that keep the event loop alive as active 'Timeout' resources.
+  const timers = (): number =>
+    process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const before = timers();
+  const stop = new AbortController();
+  const background = systemClock.sleepInBackground!(60_000, stop.signal).catch(() => 'stopped');
+  assert.equal(timers(), before, 'the heartbeat timer is unref()ed');
+  const plain = systemClock.sleep(60_000, stop.signal).catch(() => 'stopped');
+  assert.equal(timers(), before + 1);
+  stop.abort();
+  assert.deepEqual(await Promise.all([background, plain]), ['stopped', 'stopped']);
+});

@@ -124,3 +124,19 @@ test('a NaN sleep is no wait, and does not poison the clock', async () => {
   await clock.sleep(Number.NaN);
   assert.equal(clock.now(), 5);
 });
+
+test('background sleeps are counted apart: pendingCount is what the work under test waits for', async () => {
+  const clock = new VirtualClock();
+  const beat = clock.sleepInBackground(1_000);
+  const manual = new VirtualClock({ autoAdvance: false });
+  const pause = manual.sleep(10);
+  const heartbeat = manual.sleepInBackground(10);
+  assert.deepEqual([manual.pendingCount, manual.backgroundCount], [1, 1]);
+  await manual.advance(10);
+  await Promise.all([pause, heartbeat]);
+  assert.equal(clock.pendingCount, 0, 'a heartbeat left behind is not the work under test');
+  assert.equal(clock.backgroundCount, 1);
+  await clock.advance(1_000);
+  await beat;
+  assert.equal(clock.backgroundCount, 0);
+});

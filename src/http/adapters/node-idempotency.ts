@@ -76,9 +76,16 @@ function readAtMost(req: IncomingMessage, maxBytes: number): Promise<Uint8Array>
   });
 }
 
+/**
+ * The fields node's IncomingMessage makes for itself (the same for every request of this Node):
+ * any other field of a request was set by the app. Read once, off the first fresh copy.
+ */
+let ownFields: ReadonlySet<string> | undefined;
+
 /** A request like `req` whose body streams `bytes` again (the original stream was read). */
 function replayable(req: IncomingMessage, bytes: Uint8Array): IncomingMessage {
   const again = new IncomingMessage(req.socket);
+  const own = (ownFields ??= new Set(Object.keys(again)));
   again.method = req.method;
   again.url = req.url;
   again.httpVersion = req.httpVersion;
@@ -87,7 +94,6 @@ function replayable(req: IncomingMessage, bytes: Uint8Array): IncomingMessage {
   again.headers = req.headers;
   again.rawHeaders = req.rawHeaders;
   // What the app's earlier steps set on the request (an authenticated `user`) comes along.
-  const own = new Set(Object.keys(new IncomingMessage(req.socket)));
   for (const [name, value] of Object.entries(req))
     if (!own.has(name)) (again as unknown as Record<string, unknown>)[name] = value;
   if (bytes.byteLength > 0) again.push(Buffer.from(bytes));
