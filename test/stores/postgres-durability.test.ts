@@ -92,19 +92,35 @@ await describePostgres('the store durability tests', ({ url, options }) => {
   }
 
   let n = 0;
-  async function setUp(sessionSetting?: string) {
+  async function setUp(sessionSetting?: string, durability: 'durable' | 'process' = 'durable') {
     if (n === 0) await monitor!.connect();
     const inner = makePool(sessionSetting);
     const rec = recording(inner);
     const table = `ledger_${++n}`;
-    const store = createPostgresStore({ pool: rec.pool, schema, table });
+    const store = createPostgresStore({ pool: rec.pool, schema, table, durability });
     await store.sweep(START_AT, 0); // creates the schema, the table and the partition of START_AT
     const effects = `"${schema}".effects_${n}`;
     await inner.query(`CREATE TABLE ${effects} (id TEXT NOT NULL)`);
+    // The level each effect's transaction commits at, read at its COMMIT by a deferred trigger
+    // (deferred triggers run at COMMIT, after every statement of the transaction).
+    const levels = `"${schema}".levels_${n}`;
+    await inner.query(`CREATE TABLE ${levels} (id TEXT NOT NULL, level TEXT NOT NULL)`);
+    await inner.query(
+      `CREATE FUNCTION "${schema}".record_level_${n}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+         INSERT INTO ${levels} VALUES (NEW.id, current_setting('synchronous_commit')); RETURN NULL; END $$`,
+    );
+    await inner.query(
+      `CREATE CONSTRAINT TRIGGER at_commit AFTER INSERT ON ${effects} DEFERRABLE INITIALLY DEFERRED
+         FOR EACH ROW EXECUTE FUNCTION "${schema}".record_level_${n}()`,
+    );
+    const levelsAtCommit = async (): Promise<string[]> =>
+      (await inner.query(`SELECT level FROM ${levels} ORDER BY id`)).rows.map(
+        (r: { level: string }) => r.level,
+      );
     const clock = new VirtualClock({ startAt: START_AT });
     const ledger = createLedger({ store, clock, leaseMs: LEASE_MS });
     rec.take();
-    return { inner, rec, store, clock, ledger, effects };
+    return { inner, rec, store, clock, ledger, effects, levelsAtCommit };
   }
   const req = (key: string) => ({ scope: 'alice', key, fingerprint: 'fp' });
   const ASYNC =
@@ -114,21 +130,17 @@ await describePostgres('the store durability tests', ({ url, options }) => {
     'sends: the claim as one asynchronous statement, the effect + receipt in a transaction raised to synchronous',
     options,
     async () => {
-      const { inner, rec, ledger, effects } = await setUp();
-      let seen = '';
+      const { inner, rec, ledger, effects, levelsAtCommit } = await setUp();
       const result = await ledger.execute(req('k1'), async (tx: PgTx) => {
-        seen = (await tx.query<{ s: string }>(`SELECT current_setting('synchronous_commit') AS s`))
-          .rows[0]!.s;
         await tx.query(`INSERT INTO ${effects} (id) VALUES ($1)`, ['e1']);
         return jsonReceipt(201, { id: 'e1' });
       });
       assert.equal(result.kind, 'executed');
-      assert.equal(seen, 'on', 'the effect runs in a synchronously committing transaction');
+      assert.deepEqual(await levelsAtCommit(), ['on'], 'it commits synchronously');
       const events = rec.take();
       const expected = [
         "pool SELECT c.* FROM (SELECT set_config('synchronous_commit', 'off', true)) AS oncely_async_commit CROSS JOIN LATERAL ledger_1_claims(", // lookup + claim, one statement
-        'client BEGIN; SELECT set_config', // at the effect's first statement
-        "client SELECT current_setting('synchronous_commit')",
+        'client BEGIN', // at the effect's first statement
         'client INSERT INTO effects_1', // the effect
         'client WITH done AS (UPDATE ledger_1', // the receipt, failing if the key is lost...
         'client COMMIT', // ...queued behind it (one round trip on a pipelining pool)
@@ -138,9 +150,10 @@ await describePostgres('the store durability tests', ({ url, options }) => {
         expected,
       );
       assert.match(events[0]!, ASYNC, 'the claim carries the transaction-local async setting');
+      assert.equal(events[1], 'client BEGIN', 'BEGIN alone: the receipt sets the level');
       assert.match(
-        events[1]!,
-        /^client BEGIN; SELECT set_config\('synchronous_commit', 'on', true\) WHERE current_setting\('synchronous_commit'\) = 'off'$/,
+        events[3]!,
+        /, \(SELECT set_config\('synchronous_commit', 'on', true\) WHERE current_setting\('synchronous_commit'\) = 'off'\) AS commit_level FROM done$/,
       );
       assert.doesNotMatch(
         events.slice(1).join('\n'),
@@ -212,7 +225,7 @@ await describePostgres('the store durability tests', ({ url, options }) => {
     'the server: with a session default of off, the effect + receipt commit still flushes the WAL, every time',
     options,
     async () => {
-      const { inner, ledger, effects } = await setUp('off');
+      const { inner, ledger, effects, levelsAtCommit } = await setUp('off');
       for (let i = 0; i < 10; i++) {
         let inside = '';
         const result = await ledger.execute(req(`k-${i}`), async (tx: PgTx) => {
@@ -228,13 +241,14 @@ await describePostgres('the store durability tests', ({ url, options }) => {
           `request ${i}: its commit returned before the WAL was flushed`,
         );
       }
+      assert.deepEqual(await levelsAtCommit(), Array(10).fill('on'), 'each committed at on');
       assert.equal(
         (await inner.query('SHOW synchronous_commit')).rows[0].synchronous_commit,
         'off',
         'the session default is left as it came',
       );
 
-      // The control: the same transaction without the store's BEGIN does return unflushed at least
+      // The control: the same transaction without the store's receipt (and its level) does return unflushed at least
       // once, so the check above can tell the two apart.
       let unflushed = false;
       for (let i = 0; i < TRIES && !unflushed; i++) {
@@ -262,14 +276,43 @@ await describePostgres('the store durability tests', ({ url, options }) => {
     'a stronger level set for replication (remote_apply) is kept, not lowered to on',
     options,
     async () => {
-      const { ledger } = await setUp('remote_apply');
-      let seen = '';
+      const { ledger, effects, levelsAtCommit } = await setUp('remote_apply');
       await ledger.execute(req('k-ra'), async (tx: PgTx) => {
-        seen = (await tx.query<{ s: string }>(`SELECT current_setting('synchronous_commit') AS s`))
-          .rows[0]!.s;
+        await tx.query(`INSERT INTO ${effects} (id) VALUES ($1)`, ['e']);
         return jsonReceipt(201, {});
       });
-      assert.equal(seen, 'remote_apply');
+      assert.deepEqual(await levelsAtCommit(), ['remote_apply']);
+    },
+  );
+
+  it(
+    'a transaction that commits without a receipt is raised to synchronous too, in front of its COMMIT',
+    options,
+    async () => {
+      const { rec, store, effects, levelsAtCommit } = await setUp('off');
+      await store.transaction(async (tx) => {
+        await tx.query(`INSERT INTO ${effects} (id) VALUES ($1)`, ['plain']);
+      });
+      assert.deepEqual(await levelsAtCommit(), ['on']);
+      assert.deepEqual(rec.take().slice(-1), [
+        "client SELECT set_config('synchronous_commit', 'on', true) WHERE current_setting('synchronous_commit') = 'off'; COMMIT",
+      ]);
+    },
+  );
+
+  it(
+    "'process' durability: the effect + receipt transaction commits asynchronously, with a receipt or without",
+    options,
+    async () => {
+      const { ledger, store, effects, levelsAtCommit } = await setUp(undefined, 'process');
+      await ledger.execute(req('k-p'), async (tx: PgTx) => {
+        await tx.query(`INSERT INTO ${effects} (id) VALUES ($1)`, ['a-receipt']);
+        return jsonReceipt(201, {});
+      });
+      await store.transaction(async (tx) => {
+        await tx.query(`INSERT INTO ${effects} (id) VALUES ($1)`, ['b-plain']);
+      });
+      assert.deepEqual(await levelsAtCommit(), ['off', 'off']);
     },
   );
 });

@@ -124,7 +124,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const durability = options.durability ?? DEFAULT_POSTGRES_STORE_OPTIONS.durability;
   if (!DURABILITIES.includes(durability))
     throw new InvalidOptionError('durability', durability, DURABILITIES.join(' or '));
-  const begin = durability === 'durable' ? BEGIN_SYNCHRONOUS : BEGIN_ASYNCHRONOUS;
+  const commitLevel = durability === 'durable' ? RAISE_TO_SYNCHRONOUS : LOWER_TO_ASYNCHRONOUS;
 
   let pool: PgPool | undefined;
   let ready: Promise<void> | undefined;
@@ -148,13 +148,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     complete: `UPDATE ${table} ${set} WHERE ${where(n + 1)}`,
     // The same, sent with the COMMIT behind it: it must fail when the key is no longer ours, so
     // that the COMMIT rolls the effect back. A division by the rows it changed fails with 22012
-    // exactly then, at run time (RECEIPT_LOST, postgres-transaction.ts).
-    receipt: `WITH done AS (UPDATE ${table} ${set} WHERE ${where(n + 1)} RETURNING 1) SELECT 1 / count(*)::int AS completed FROM done`,
+    // exactly then, at run time (RECEIPT_LOST, postgres-transaction.ts). It also sets the commit's
+    // level (RAISE_TO_SYNCHRONOUS below): the last statement before COMMIT, nothing changes it after.
+    receipt: `WITH done AS (UPDATE ${table} ${set} WHERE ${where(n + 1)} RETURNING 1) SELECT 1 / count(*)::int AS completed, (${commitLevel}) AS commit_level FROM done`,
   };
   const tombstones = postgresTombstoneWrites(tables, ASYNC_COMMIT, raw);
   const transact: Transact = async (fn) => {
     await setUp();
-    return inTransaction(thePool(), BEGIN_SYNCHRONOUS, (client) => fn(clientQuery(client)));
+    return inTransaction(thePool(), RAISE_TO_SYNCHRONOUS, (client) => fn(clientQuery(client)));
   };
   const receipts = postgresReceiptPartitions(tables, receiptPartitionMs, raw, transact);
   const sweeper = postgresSweep(
@@ -178,7 +179,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   /** Creates the schema and table once; a failure is retried by the next call. */
   function setUp(): Promise<void> {
-    ready ??= inTransaction(thePool(), BEGIN_SYNCHRONOUS, async (client) => {
+    ready ??= inTransaction(thePool(), RAISE_TO_SYNCHRONOUS, async (client) => {
       // Two processes starting together would race on CREATE TABLE IF NOT EXISTS (a unique
       // violation on pg_type); an advisory lock on the table's name lets one go first.
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`oncely:${table}`]);
@@ -308,7 +309,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
     async transaction(fn) {
       await setUp();
-      return lazyTransaction(thePool(), begin, fn);
+      return lazyTransaction(thePool(), commitLevel, fn);
     },
 
     async complete(tx, expected, next) {
@@ -377,13 +378,14 @@ async function casWrite(write: () => Promise<{ rowCount: number }>): Promise<boo
 const ASYNC_COMMIT = `(SELECT set_config('synchronous_commit', 'off', true)) AS oncely_async_commit`;
 
 /**
- * Sent as the transaction's first message, one round trip (simple protocol, two statements): the
- * transaction commits synchronously even where the session or role default is off; a stronger
- * level (remote_write, remote_apply) is kept. Transaction-local: the client leaves as it came.
+ * The commit level, durable: the transaction commits synchronously even where the session or role
+ * default is off; a stronger level (remote_write, remote_apply) is kept. PostgreSQL reads the
+ * setting at COMMIT, so it is set last: in the receipt's statement (no statement of its own), or
+ * just before a COMMIT without a receipt. Transaction-local: the client leaves as it came.
  */
-const BEGIN_SYNCHRONOUS = `BEGIN; SELECT set_config('synchronous_commit', 'on', true) WHERE current_setting('synchronous_commit') = 'off'`;
-/** The 'process' durability: the transaction commits without waiting for its WAL flush. */
-const BEGIN_ASYNCHRONOUS = `BEGIN; SELECT set_config('synchronous_commit', 'off', true)`;
+const RAISE_TO_SYNCHRONOUS = `SELECT set_config('synchronous_commit', 'on', true) WHERE current_setting('synchronous_commit') = 'off'`;
+/** The commit level, 'process' durability: the transaction commits without waiting for its WAL flush. */
+const LOWER_TO_ASYNCHRONOUS = `SELECT set_config('synchronous_commit', 'off', true)`;
 
 /** A short stable name for the table, for prepared statement names (at most 63 bytes in all). */
 function hashName(table: string): string {
@@ -395,10 +397,10 @@ function hashName(table: string): string {
 /** BEGIN, `fn` on one client, COMMIT; ROLLBACK when anything throws (the store's own set-up). */
 async function inTransaction<T>(
   pool: PgPool,
-  begin: string,
+  commitLevel: string,
   fn: (client: PgQueryable) => Promise<T>,
 ): Promise<T> {
-  return lazyTransaction(pool, begin, async (tx) => {
+  return lazyTransaction(pool, commitLevel, async (tx) => {
     await tx.query('SELECT 1');
     return fn(tx as unknown as PgQueryable);
   });

@@ -23,7 +23,9 @@ export const RECEIPT_LOST = '22012';
 /**
  * A transaction that takes a pooled client and sends BEGIN at its first query, not before: an
  * effect that awaits something else first holds no connection meanwhile. BEGIN is queued with
- * that first query, and the receipt with COMMIT ({@link finisherOf}): on a pool made with
+ * that first query, and the receipt with COMMIT ({@link finisherOf}; the receipt's statement sets
+ * the commit's level itself, and `commitLevel`, a statement that sets it, goes in front of a
+ * COMMIT without a receipt, in the same message): on a pool made with
  * `pipeline: true` (pg 8.17 and later) each pair is one round trip, elsewhere the driver sends
  * the second as soon as the first is answered. BEGIN only fails with its connection, and then
  * the query queued behind it fails too. COMMIT when `fn` resolves (unless the receipt committed
@@ -32,7 +34,7 @@ export const RECEIPT_LOST = '22012';
  */
 export async function lazyTransaction<T>(
   pool: PgPool,
-  begin: string,
+  commitLevel: string,
   fn: (tx: PgTx) => Promise<T>,
 ): Promise<T> {
   let client: PgPoolClient | undefined;
@@ -55,7 +57,7 @@ export async function lazyTransaction<T>(
       if (!begun) {
         begun = true;
         try {
-          await c.query(begin);
+          await c.query('BEGIN');
         } catch (error) {
           broken = true;
           throw error;
@@ -66,7 +68,7 @@ export async function lazyTransaction<T>(
     const sent = together(c, () => {
       if (!begun) {
         begun = true;
-        began = settledLater(c.query(begin));
+        began = settledLater(c.query('BEGIN'));
       }
       return settledLater(typeof text === 'string' ? c.query(text, values) : c.query(text));
     });
@@ -146,7 +148,7 @@ export async function lazyTransaction<T>(
   if (c) {
     if (!ended) {
       try {
-        await send('COMMIT');
+        await send(`${commitLevel}; COMMIT`);
       } catch (error) {
         await c.query('ROLLBACK').catch(() => {
           broken = true;
