@@ -15,9 +15,9 @@
  *   npm run build && node dist/bench/anchors.js [--seconds 5] [--rounds 3] [--connections 50]
  *                                               [--pg URL] [--redis URL] [--variants a,b]
  */
-import { parseArgs } from 'node:util';
 import type { AnchorsOptions } from './anchors-run.js';
 import { MODES, parseVariantList, VARIANT_IDS, type Mode } from './anchors-variants.js';
+import { readBenchArgs } from './bench-args.js';
 
 /** @default seconds 5, rounds 3, connections 50 (as in the comparison users would run) */
 const DEFAULTS = {
@@ -42,10 +42,8 @@ const USAGE = `usage: node dist/bench/anchors.js [options]
   --check-only      run the dedupe check of each variant and stop (no timing)
   --help            this text`;
 
-function readOptions(): AnchorsOptions | undefined {
-  // Not strict: `npm run bench -- --rounds 3` hands every benchmark the same arguments.
-  const { values } = parseArgs({
-    strict: false,
+function readOptions(): AnchorsOptions {
+  const { values } = readBenchArgs('anchors', USAGE, {
     options: {
       seconds: { type: 'string' },
       rounds: { type: 'string' },
@@ -59,7 +57,6 @@ function readOptions(): AnchorsOptions | undefined {
       help: { type: 'boolean' },
     },
   });
-  if (values.help) return undefined;
   const whole = (name: string, raw: unknown, fallback: number): number => {
     const n = raw === undefined ? fallback : Number(raw);
     if (!Number.isSafeInteger(n) || n < 1)
@@ -95,7 +92,6 @@ function parseModes(raw: string): Mode[] {
 
 async function main(): Promise<void> {
   const options = readOptions();
-  if (!options) return void console.log(USAGE);
   // Loaded only for a run: `--help` and bad flags answer without the libraries under test.
   const { runAnchors } = await import('./anchors-run.js');
   await runAnchors(options);

@@ -25,6 +25,7 @@ import { ConstantBackoff, handleAll, retry as cockatielRetry } from 'cockatiel';
 import { createRetry, retry } from '../src/client/retry.js';
 import { systemClock } from '../src/time/clock.js';
 import { seededRandom, type Random } from '../src/time/random.js';
+import { exitOnBadArgs, readBenchArgs } from './bench-args.js';
 
 type Operation = () => Promise<number>;
 type Runner = (operation: Operation) => Promise<unknown>;
@@ -163,12 +164,14 @@ export interface ClientBench {
   readonly clockReadNs: number;
 }
 
+export const DEFAULT_CLIENT_BENCH = { durationMs: 100, rounds: 15 } as const;
+
 /** Runs every library on every path, `rounds` times in shuffled order, and keeps the median. */
 export async function runClientBench(
   options: { durationMs?: number; rounds?: number } = {},
 ): Promise<ClientBench> {
-  const durationMs = options.durationMs ?? 100;
-  const rounds = options.rounds ?? 15;
+  const durationMs = options.durationMs ?? DEFAULT_CLIENT_BENCH.durationMs;
+  const rounds = options.rounds ?? DEFAULT_CLIENT_BENCH.rounds;
   const names = Object.keys(RUNNERS);
   // Check first that every library really makes four attempts on the failure path.
   for (const name of names) {
@@ -251,13 +254,26 @@ export function formatClientBench({ rows, clockReadNs: readNs }: ClientBench): s
   return `${lines.join('\n')}\n`;
 }
 
+const USAGE = `usage: node dist/bench/client.js [--ms N] [--rounds N]
+  oncely's retry against p-retry and cockatiel in one process, zero delays, in memory: a first
+  success and three failures then a success; ops per CPU-second, medians over interleaved rounds.
+  --ms N       length of each measured run, in ms (default ${DEFAULT_CLIENT_BENCH.durationMs})
+  --rounds N   rounds, variants interleaved in each (default ${DEFAULT_CLIENT_BENCH.rounds})
+  --help       this text`;
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const arg = (name: string): number | undefined => {
-    const i = process.argv.indexOf(name);
-    return i < 0 ? undefined : Number(process.argv[i + 1]);
+  const { values } = readBenchArgs('client', USAGE, {
+    options: { ms: { type: 'string' }, rounds: { type: 'string' }, help: { type: 'boolean' } },
+  });
+  const whole = (name: string, raw: unknown): number | undefined => {
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n < 1)
+      exitOnBadArgs('client', `--${name} must be a whole number >= 1, got ${String(raw)}`);
+    return n;
   };
-  const durationMs = arg('--ms');
-  const rounds = arg('--rounds');
+  const durationMs = whole('ms', values.ms);
+  const rounds = whole('rounds', values.rounds);
   const result = await runClientBench({
     ...(durationMs ? { durationMs } : {}),
     ...(rounds ? { rounds } : {}),

@@ -18,7 +18,6 @@
  *        [--ops 1000] [--rounds 3] [--bytes-rows 200000] [--only sqlite|postgres] [--pg URL]
  *        [--window-ms 5000] [--sweep-runs 1] [--before]
  */
-import { parseArgs } from 'node:util';
 import { createLedger, jsonReceipt, type LedgerStore } from '../src/ledger/index.js';
 import {
   BENCH_FINGERPRINT,
@@ -37,6 +36,7 @@ import {
 } from './ledger-scale-places.js';
 import { sweepInOneTransaction, sweepInWindows, type WindowStats } from './ledger-scale-sweep.js';
 import { WRITES_PER_SECOND } from './ledger-scale-writer.js';
+import { readBenchArgs } from './bench-args.js';
 
 const DEFAULTS = {
   sizes: '0,1000000',
@@ -177,7 +177,7 @@ const USAGE = `node dist/bench/ledger-scale.js [options]
   --sweep-step-ms N the sweep's time budget per step (default: the store's; 0 = fixed steps)`;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = readBenchArgs('ledger-scale', USAGE, {
     options: {
       sizes: { type: 'string', default: DEFAULTS.sizes },
       sweep: { type: 'string', default: String(DEFAULTS.sweep) },
@@ -194,7 +194,6 @@ async function main(): Promise<void> {
       help: { type: 'boolean', default: false },
     },
   });
-  if (values.help) return void console.log(USAGE);
   const whole = (name: string, text: string, min: number): number => {
     const n = Number(text);
     if (!Number.isSafeInteger(n) || n < min)

@@ -23,7 +23,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { busiestThreadUs, processesCpu, threadCpu } from './ledger-cpu.js';
@@ -35,6 +34,7 @@ import {
   type ServerMessage,
 } from './ledger-protocol.js';
 import { autocannon, type AutocannonRequest } from './autocannon.js';
+import { readBenchArgs } from './bench-args.js';
 
 /** The slow variants' awaited call before the effect's write, and their connections. */
 const SLOW = { ms: 50, connections: 20 } as const;
@@ -441,9 +441,7 @@ const USAGE = `usage: node dist/bench/ledger.js [--seconds N] [--connections N] 
   --variants A,B    only these variants (default all: ${VARIANTS.join(',')}); for profiling one`;
 
 async function main(): Promise<void> {
-  // Not strict: `npm run bench -- --rounds 3` hands every benchmark the same arguments.
-  const { values } = parseArgs({
-    strict: false,
+  const { values } = readBenchArgs('ledger', USAGE, {
     options: {
       seconds: { type: 'string' },
       warmup: { type: 'string' },
@@ -455,7 +453,6 @@ async function main(): Promise<void> {
       help: { type: 'boolean' },
     },
   });
-  if (values.help) return void console.log(USAGE);
   const whole = (name: string, raw: unknown, fallback: number, min: number): number => {
     const n = raw === undefined ? fallback : Number(raw);
     if (!Number.isSafeInteger(n) || n < min)

@@ -11,7 +11,6 @@ import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
@@ -19,6 +18,7 @@ import pRetry from 'p-retry';
 import { createJournal, createOutboxWorker, type JournalStore } from '../src/journal/index.js';
 import { createPostgresJournalStore } from '../src/stores/postgres/index.js';
 import { createSqliteJournalStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
+import { readBenchArgs } from './bench-args.js';
 
 const BATCH = 32;
 const VARIANTS = ['oncely-sqlite', 'oncely-postgres', 'pg-boss+p-retry'] as const;
@@ -122,9 +122,10 @@ async function runPgBoss(
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+const USAGE = 'usage: node dist/bench/outbox.js [--intents N] [--rounds N] [--pg URL]';
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    strict: false,
+  const { values } = readBenchArgs('outbox', USAGE, {
     options: {
       intents: { type: 'string' },
       rounds: { type: 'string' },
@@ -132,10 +133,6 @@ async function main(): Promise<void> {
       help: { type: 'boolean' },
     },
   });
-  if (values.help)
-    return void console.log(
-      'usage: node dist/bench/outbox.js [--intents N] [--rounds N] [--pg URL]',
-    );
   const n = Number(values.intents ?? 300);
   const rounds = Number(values.rounds ?? 3);
   if (!Number.isSafeInteger(n) || n < 1 || !Number.isSafeInteger(rounds) || rounds < 1)

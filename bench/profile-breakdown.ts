@@ -14,7 +14,7 @@
  * it was running, so read shares, and µs as shares of the CPU time /proc measured.
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { exitOnBadArgs, readBenchArgs } from './bench-args.js';
 
 interface CallFrame {
   readonly functionName: string;
@@ -187,23 +187,26 @@ export function formatBreakdown(b: Breakdown, cpuUs?: number): string {
 
 const isMain = process.argv[1]?.endsWith('profile-breakdown.js') === true;
 if (isMain) {
-  const { values, positionals } = parseArgs({
+  const usage = `usage: node dist/bench/profile-breakdown.js <file.cpuprofile> [--cpu-us N]
+  where a server thread's time went, by part of a request, from a V8 CPU profile (node --cpu-prof)
+  --cpu-us N   the server's CPU per request that the bench printed: each share is also given in µs
+  --help       this text`;
+  const { values, positionals } = readBenchArgs('profile-breakdown', usage, {
     allowPositionals: true,
-    options: { 'cpu-us': { type: 'string' } },
+    options: { 'cpu-us': { type: 'string' }, help: { type: 'boolean' } },
   });
   const file = positionals[0];
-  if (file === undefined) {
-    console.error('usage: node dist/bench/profile-breakdown.js <file.cpuprofile> [--cpu-us N]');
-    process.exitCode = 1;
-  } else {
-    const raw = values['cpu-us'];
-    const cpuUs = raw === undefined ? undefined : Number(raw);
-    if (cpuUs !== undefined && !(Number.isFinite(cpuUs) && cpuUs > 0)) {
-      console.error(`profile-breakdown: --cpu-us must be a number > 0, got ${String(raw)}`);
-      process.exitCode = 1;
-    } else {
-      const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-      process.stdout.write(formatBreakdown(breakdown(profile), cpuUs));
-    }
+  if (file === undefined || positionals.length > 1)
+    exitOnBadArgs('profile-breakdown', 'give one .cpuprofile file');
+  const raw = values['cpu-us'];
+  const cpuUs = raw === undefined ? undefined : Number(raw);
+  if (cpuUs !== undefined && !(Number.isFinite(cpuUs) && cpuUs > 0))
+    exitOnBadArgs('profile-breakdown', `--cpu-us must be a number > 0, got ${String(raw)}`);
+  let profile: CpuProfile;
+  try {
+    profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  } catch (error) {
+    exitOnBadArgs('profile-breakdown', `cannot read ${file}: ${(error as Error).message}`);
   }
+  process.stdout.write(formatBreakdown(breakdown(profile), cpuUs));
 }

@@ -6,8 +6,17 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { SHARED_ARGS_ENV } from './bench-args.js';
 
 const BENCHMARKS = ['client', 'ledger', 'anchors', 'outbox', 'sim'] as const;
+
+if (process.argv.includes('--help')) {
+  console.log(`usage: npm run bench [-- options]
+  runs bench/${BENCHMARKS.join(', bench/')} one after the other, each in its own process; the
+  options go to every one of them, and each skips those it does not take
+  (node dist/bench/<name>.js --help lists a benchmark's own)`);
+  process.exit(0);
+}
 
 let failed = 0;
 for (const name of BENCHMARKS) {
@@ -20,6 +29,7 @@ for (const name of BENCHMARKS) {
   console.log(`\n## bench/${name}`);
   const result = spawnSync(process.execPath, [file, ...process.argv.slice(2)], {
     stdio: 'inherit',
+    env: { ...process.env, [SHARED_ARGS_ENV]: '1' },
   });
   if (result.status !== 0) failed++;
 }

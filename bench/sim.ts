@@ -9,7 +9,6 @@
  */
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import {
   BATCH_SETTINGS,
@@ -20,18 +19,34 @@ import {
   runWorld,
   type MeansRow,
 } from '../src/sim/index.js';
+import { exitOnBadArgs, readBenchArgs } from './bench-args.js';
 import type { ShardRequest } from './sim-worker.js';
 
-const { values } = parseArgs({
+const USAGE = `usage: node dist/bench/sim.js [options]
+  the simulator's throughput in outcomes per second: the ten-setting batch on one thread (traces
+  off and on), then a batch --scale times larger on one thread and over worker threads.
+  --scale N        how many times larger the big batch is (default 100)
+  --rounds N       rounds of the ten-setting batch; the median is kept (default 5)
+  --big-rounds N   rounds of the big batch (default 3)
+  --help           this text`;
+
+const { values } = readBenchArgs('sim', USAGE, {
   options: {
     scale: { type: 'string', default: '100' },
     rounds: { type: 'string', default: '5' },
     'big-rounds': { type: 'string', default: '3' },
+    help: { type: 'boolean' },
   },
 });
-const scale = Number(values.scale);
-const rounds = Number(values.rounds);
-const bigRounds = Number(values['big-rounds']);
+const wholeArg = (name: string, text: string): number => {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1)
+    exitOnBadArgs('sim', `--${name} must be a whole number >= 1, got ${text}`);
+  return n;
+};
+const scale = wholeArg('scale', values.scale);
+const rounds = wholeArg('rounds', values.rounds);
+const bigRounds = wholeArg('big-rounds', values['big-rounds']);
 
 function timed<T>(run: () => T): { value: T; ms: number } {
   const started = performance.now();
