@@ -13,6 +13,12 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Whether standard error is a terminal: progress bars are drawn only then. */
   readonly errIsTTY: boolean;
+  /**
+   * Tells a command that runs until stopped (`serve`) each request to stop, by name: SIGINT and
+   * SIGTERM for the process; a test running the program in-process asks by calling `listener`
+   * itself (a signal would reach the whole test process). Returns what unsubscribes.
+   */
+  onStop(listener: (signal: string) => void): () => void;
 }
 
 /** The real process: its streams, `process.exitCode` and `process.env`. */
@@ -27,5 +33,13 @@ export const processIo: CliIo = {
   },
   get errIsTTY() {
     return process.stderr.isTTY === true;
+  },
+  onStop: (listener) => {
+    process.on('SIGINT', listener);
+    process.on('SIGTERM', listener);
+    return () => {
+      process.off('SIGINT', listener);
+      process.off('SIGTERM', listener);
+    };
   },
 };

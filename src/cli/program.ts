@@ -66,6 +66,7 @@ export async function runCli(args: readonly string[], io: CliIo = processIo): Pr
     get errIsTTY() {
       return io.errIsTTY;
     },
+    onStop: (listener) => io.onStop(listener),
   };
   try {
     const program = await createProgram(tracked, args[0]);

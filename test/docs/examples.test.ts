@@ -1,6 +1,6 @@
 // Every code block of the README, docs/ and examples/README.md is checked: example files run
-// (test/support/example-drivers.ts), shell blocks run in bash against a fresh `oncely serve`, and
-// the rest say why they are shown only. How to add one: examples/README.md.
+// (test/support/example-drivers.ts), shell blocks run in bash against a fresh `oncely serve` (in
+// this process: test/support/serve-in-process.ts), and the rest say why they are shown only. How to add one: examples/README.md.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import {
@@ -15,10 +15,10 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startServeProcess, type ServeProcess } from '../e2e/serve-process.js';
 import { startCliHost, type CliHost } from '../support/cli-host.js';
 import { docFiles, parseBlocks, type DocBlock } from '../support/doc-blocks.js';
 import { EXAMPLE_DRIVERS } from '../support/example-drivers.js';
+import { startServeInProcess, type InProcessServe } from '../support/serve-in-process.js';
 import { CLI, REPO_ROOT, repoPath } from '../support/repo-path.js';
 
 const blocks = docFiles(REPO_ROOT).flatMap((doc) => parseBlocks(REPO_ROOT, doc));
@@ -124,9 +124,9 @@ describe('shell blocks run', () => {
     if (marker.kind !== 'run') continue;
     test(`${where(block)}${marker.serveArgs.length ? ` (serve ${marker.serveArgs.join(' ')})` : ''}`, async () => {
       const cwd = mkdtempSync(join(tmpdir(), 'oncely-doc-'));
-      let serve: ServeProcess | undefined;
+      let serve: InProcessServe | undefined;
       try {
-        if (marker.server) serve = await startServeProcess(marker.serveArgs);
+        if (marker.server) serve = await startServeInProcess(marker.serveArgs);
         const env = {
           ...process.env,
           PATH: `${bin}:${process.env['PATH'] ?? ''}`,
@@ -140,9 +140,16 @@ describe('shell blocks run', () => {
             .split('\n')
             .filter((line) => /"status":5\d\d/.test(line));
           assert.deepEqual(failed, [], `${where(block)}: the server answered 5xx`);
+          const stopping = serve;
+          serve = undefined;
+          assert.equal(
+            await stopping.stop(),
+            0,
+            `${where(block)}: serve stopped badly:\n${stopping.stderr()}`,
+          );
         }
       } finally {
-        await serve?.cleanUp();
+        await serve?.stop();
         rmSync(cwd, { recursive: true, force: true });
       }
     });

@@ -81,6 +81,7 @@ async function runCall(call: string): Promise<number> {
     exit: () => {},
     env,
     errIsTTY: false,
+    onStop: () => () => {}, // nothing here runs until stopped
   };
   const home = process.cwd();
   process.chdir(read('cwd'));

@@ -24,6 +24,7 @@ export async function runOncely(
     exit: () => {},
     env,
     errIsTTY: false,
+    onStop: () => () => {}, // nothing here runs until stopped
   };
   const status = await runCli(args, io);
   return { status, stdout, stderr };

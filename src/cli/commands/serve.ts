@@ -307,16 +307,14 @@ function banner(
 /** Resolves with the exit code once a signal has stopped the server; a second signal cuts it short. */
 function waitForSignal(server: RunningServer, io: CliIo): Promise<number> {
   return new Promise<number>((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      const force = (): void => {
+    let stopping = false;
+    const unsubscribe = io.onStop((signal) => {
+      if (stopping) {
         io.err('oncely serve: second signal: cutting the requests in flight\n');
         server.server.closeAllConnections();
         process.exit(EXIT.failure);
-      };
-      process.once('SIGINT', force);
-      process.once('SIGTERM', force);
+      }
+      stopping = true;
       const inFlight = server.inFlight();
       io.err(
         `oncely serve: ${signal}: shutting down; ${inFlight} request${inFlight === 1 ? '' : 's'} in flight\n`,
@@ -328,8 +326,7 @@ function waitForSignal(server: RunningServer, io: CliIo): Promise<number> {
               ? 'oncely serve: stopped\n'
               : 'oncely serve: stopped after cutting requests that outlived the grace period\n',
           );
-          process.off('SIGINT', force);
-          process.off('SIGTERM', force);
+          unsubscribe();
           resolve(drained ? EXIT.ok : EXIT.failure);
         },
         (error: unknown) => {
@@ -339,9 +336,7 @@ function waitForSignal(server: RunningServer, io: CliIo): Promise<number> {
           resolve(EXIT.failure);
         },
       );
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    });
   });
 }
 
