@@ -3,10 +3,11 @@
 //   node scripts/run-tests.js [filter]   the files whose path contains filter (all by default)
 // Node 20 has no glob support in `node --test`, so we list the files ourselves. It also starts a
 // process per file, and starting one (node, the runner, the modules under test) costs about what a
-// quick file's tests do. So files share processes of a few seconds each, each file inside a
-// describe named after it (its before/after hooks stay its own); a long file has a process of its
-// own; the browser files share one (and one Chromium: test/web/browser-env.ts). The longest start
-// first, so none starts last. ONCELY_TEST_CONCURRENCY sets how many processes run at once.
+// quick file's tests do. So files share processes, each file inside a describe named after it (its
+// before/after hooks stay its own): neighbours in path order, which load the same modules, share
+// one of about PROCESS_SECONDS; a long file has a process of its own; the browser files share one
+// (and one Chromium: test/web/browser-env.ts). The longest start first, so none starts last.
+// ONCELY_TEST_CONCURRENCY sets how many processes run at once.
 import {
   existsSync,
   mkdtempSync,
@@ -27,11 +28,10 @@ import { pathToFileURL } from 'node:url';
  * counts as QUICK_SECONDS; a wrong figure costs time only). Add a new file that takes seconds.
  */
 const SECONDS = {
-  'docs/examples': 12,
-  'package/pack-install': 10,
   'web/page': 12,
   'web/layout': 11,
-  'server/hostile/json': 9,
+  'package/pack-install': 10,
+  'docs/examples': 9,
   'journal/postgres-two-workers': 9,
   'server/notify-outbox': 8,
   'stores/postgres': 7,
@@ -41,14 +41,14 @@ const SECONDS = {
   'e2e/serve-shutdown': 5.5,
   'bench/anchors': 5.5,
   'server/store-view': 5.5,
-  'server/hostile/edge': 5.5,
   'client/fetch-sockets': 5,
-  'server/hostile/callers': 4.5,
   'web/fleet-page': 4.5,
+  'server/hostile/json': 4,
   'design/lint': 4,
   'sim/fleet-cli': 4,
   'sim/fleet-models': 3.5,
   'server/hostile/slow': 3.5,
+  'server/hostile/edge': 3,
   'stores/postgres-partitions': 3,
   'services/notes': 3,
   'e2e/serve-deliver': 3,
@@ -59,6 +59,7 @@ const SECONDS = {
   'stores/postgres-durability': 2.5,
   'cli/outbox-cli': 2.5,
   'server/json-properties': 2.5,
+  'server/hostile/callers': 2,
   'server/postgres-shutdown': 2,
   'cli/usage-errors': 2,
   'e2e/serve-shutdown-race': 2,
@@ -79,10 +80,11 @@ const SECONDS = {
 const QUICK_SECONDS = 0.3;
 /**
  * A file this long gets a process of its own; shorter ones share processes of about this long.
- * Each process loads its own copy of the modules under test: 12 measured fewer CPU-seconds in all
- * than 6, and no later finish.
+ * Each process loads its own copy of the modules under test, so fewer processes cost less CPU
+ * time: 12 measured fewer CPU-seconds than 6, and 24 with neighbours packed together fewer again
+ * (the browser files' process stays the longest).
  */
-const PROCESS_SECONDS = 12;
+const PROCESS_SECONDS = 24;
 /** The processes at once: the cores, and one more, as many files wait on a database or a browser. */
 const CONCURRENCY = Number(process.env['ONCELY_TEST_CONCURRENCY'] ?? 3);
 
@@ -155,18 +157,23 @@ function group(members) {
   return path;
 }
 
-// The browser files share a process; a long file has one of its own; the rest are packed, longest
-// first, into processes of about PROCESS_SECONDS. Then the processes start longest first.
+// The browser files share a process; a long file has one of its own; the rest fill processes of
+// about PROCESS_SECONDS in path order, so that a directory's files, which mostly load the same
+// modules, load them once. Then the processes start longest first.
 const runs = [];
 const browser = files.filter(usesBrowser);
 if (browser.length > 0) runs.push(browser);
-const bins = [];
-for (const file of files.filter((f) => !usesBrowser(f)).sort((a, b) => seconds(b) - seconds(a))) {
-  const bin = bins.find((members) => total(members) + seconds(file) <= PROCESS_SECONDS);
-  if (bin) bin.push(file);
-  else bins.push([file]);
+let filling;
+for (const file of files.filter((f) => !usesBrowser(f))) {
+  if (seconds(file) >= PROCESS_SECONDS) {
+    runs.push([file]);
+  } else if (filling && total(filling) + seconds(file) <= PROCESS_SECONDS) {
+    filling.push(file);
+  } else {
+    filling = [file];
+    runs.push(filling);
+  }
 }
-runs.push(...bins);
 runs.sort((a, b) => total(b) - total(a));
 
 function total(members) {
