@@ -53,6 +53,33 @@ test(
 );
 
 test(
+  'the timelines redraw when the window changes width: as if the page had been loaded at the new width',
+  { skip },
+  async () => {
+    const { page, server } = session;
+    const link = `${server.url}/?seed=7&retention=8`;
+    const track = '.timeline-figure[data-rule="retry-key"] svg.timeline';
+    const loadedAt = async (width: number): Promise<string | null> => {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(link);
+      await page.waitForSelector(track);
+      return page.$eval(track, (svg) => svg.getAttribute('width'));
+    };
+    const narrow = await loadedAt(600);
+    assert.notEqual(await loadedAt(1400), narrow, 'the drawing depends on the width at all');
+    // Wide to narrow without a reload: the tracks come out as a fresh load at 600 px draws them.
+    await page.setViewportSize({ width: 600, height: 900 });
+    await page.waitForFunction(
+      ([selector, width]) => document.querySelector(selector)?.getAttribute('width') === width,
+      [track, narrow] as const,
+      { timeout: 10_000 },
+    );
+    assert.equal(await overflow(), 0);
+    assert.deepEqual(session.problems, []);
+  },
+);
+
+test(
   'the timelines: the box hugs the drawing at 1400 px, and the job labels stay in view at 390 px after Next duplicate',
   { skip },
   async () => {

@@ -5,6 +5,7 @@ import {
   ruleById,
   runWorld,
   type WorldOutcome,
+  type WorldParams,
 } from '../../src/sim/index.js';
 import { setUpBatchPanel } from './batch-panel.js';
 import { setUpFleetPanel } from './fleet-panel.js';
@@ -52,9 +53,21 @@ function showOutcome(state: PageState): void {
   link.textContent = `${location.pathname}${query}`;
   const section = byId('outcome');
   section.hidden = false;
-  // Measured while shown: the timelines widen their ticks to fill it.
+  drawn = { outcomes, params, width: -1 };
+  drawTimelines();
+  section.dataset['query'] = query;
+}
+
+/** What the timelines show, and the width they were drawn for: a resize redraws them. */
+let drawn: { outcomes: WorldOutcome[]; params: WorldParams; width: number } | undefined;
+
+/** Draws the shown outcome's timelines to the width of their box, measured now (while shown). */
+function drawTimelines(): void {
+  if (drawn === undefined) return;
+  const { outcomes, params } = drawn;
   const timelines = byId('timelines');
   const availableWidth = timelines.clientWidth;
+  drawn.width = availableWidth;
   timelines.replaceChildren(
     ...outcomes.map((outcome, i) => {
       const rule = ruleById(outcome.rule)!;
@@ -75,8 +88,12 @@ function showOutcome(state: PageState): void {
       );
     }),
   );
-  section.dataset['query'] = query;
 }
+
+// The ticks widen to fill the box: when the window changes its width, draw them again to fit.
+new ResizeObserver(() => {
+  if (drawn !== undefined && byId('timelines').clientWidth !== drawn.width) drawTimelines();
+}).observe(byId('timelines'));
 
 /**
  * The URL's state into the form; refused values are named, defaults used. The outcome shows only
