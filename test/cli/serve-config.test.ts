@@ -8,10 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXIT } from '../../src/cli/exit.js';
 import { runOncely } from '../support/run-cli.js';
-import { startServeProcess } from '../e2e/serve-process.js';
+import { startServeInProcess } from '../support/serve-in-process.js';
 
 // In-process (the program the binary runs, its output captured): each mistake stops it before
-// anything listens. The notes test below starts the real process.
+// anything listens, and the notes test's servers run here too (the end-to-end tests run the
+// binary).
 const serve = (args: readonly string[], env: NodeJS.ProcessEnv = {}) =>
   runOncely(['serve', '--port', '0', ...args], { ONCELY_TOKENS: '', ONCELY_DEV_TOKEN: '', ...env });
 
@@ -73,13 +74,15 @@ test('a configuration mistake is one line and exit 2, and the token itself is ne
 });
 
 test('notes are readable without a token by default; --no-notes-public asks for one', async () => {
-  const open = await startServeProcess(['--quiet']);
+  const open = await startServeInProcess(['--quiet']);
+  let stopped: number;
   try {
     assert.equal((await fetch(`${open.url}/notes/note-1`)).status, 200);
   } finally {
-    await open.cleanUp();
+    stopped = await open.stop();
   }
-  const closed = await startServeProcess(['--quiet', '--no-notes-public']);
+  assert.equal(stopped, EXIT.ok, open.stderr());
+  const closed = await startServeInProcess(['--quiet', '--no-notes-public']);
   try {
     const anonymous = await fetch(`${closed.url}/notes/note-1`);
     assert.equal(anonymous.status, 401);
@@ -93,6 +96,7 @@ test('notes are readable without a token by default; --no-notes-public asks for 
       200,
     );
   } finally {
-    await closed.cleanUp();
+    stopped = await closed.stop();
   }
+  assert.equal(stopped, EXIT.ok, closed.stderr());
 });
