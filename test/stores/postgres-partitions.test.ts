@@ -9,7 +9,11 @@ import { isOncelyError } from '../../src/contract/errors.js';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
 import { LEDGER_COLUMNS, entryValues } from '../../src/stores/ledger-row.js';
 import { LEDGER_COLUMN_TYPES } from '../../src/stores/postgres/postgres-ledger-columns.js';
-import { createPostgresStore } from '../../src/stores/postgres/index.js';
+import {
+  createPostgresStore,
+  type PgPool,
+  type PgQueryConfig,
+} from '../../src/stores/postgres/index.js';
 import { VirtualClock } from '../../src/time/index.js';
 import { inFlight } from './conformance.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
@@ -267,6 +271,52 @@ await describePostgres('partitions', ({ url, options }) => {
         first.release();
         await store.close();
       }
+    });
+
+    it('claims made while one is on its way go in one statement; a key twice in it: the first wins, the second is answered its row', async () => {
+      const own = new pg.Pool({ connectionString: url, max: 4 });
+      pools.push(own);
+      const claimStatements: number[] = [];
+      const counting: PgPool = {
+        query: (config: string | PgQueryConfig, values?: unknown[]) => {
+          if (typeof config !== 'string' && /_claims"?\(/.test(config.text))
+            claimStatements.push((config.values[1] as string[]).length);
+          return own.query(config as string, values);
+        },
+        connect: () => own.connect(),
+        end: () => own.end(),
+      };
+      const store = createPostgresStore({
+        pool: counting,
+        schema,
+        table: 'batched',
+        receiptPartitionMs: PARTITION_MS,
+      });
+      await store.preparePartitions(T0, T0 + PARTITION_MS);
+      const keys = ['first', 'x', 'y', 'y', 'z'];
+      const claims = await Promise.all(
+        keys.map((key, i) => store.claim(inFlight('alice', key, `t-${i}`, T0))),
+      );
+      assert.deepEqual(
+        claimStatements,
+        [1, 4],
+        'the first alone, the four made meanwhile together',
+      );
+      assert.deepEqual(
+        claims.map((c) => c.won),
+        [true, true, true, false, true],
+      );
+      const second = claims[3]!;
+      assert.equal(second.won === false && second.existing?.token, 't-2');
+      assert.equal(second.won === false && second.existing?.state, 'in_flight');
+      const { rows } = await own.query(`SELECT key, token FROM "${schema}".batched ORDER BY key`);
+      assert.deepEqual(rows, [
+        { key: 'first', token: 't-0' },
+        { key: 'x', token: 't-1' },
+        { key: 'y', token: 't-2' },
+        { key: 'z', token: 't-4' },
+      ]);
+      await store.close();
     });
   });
 });
