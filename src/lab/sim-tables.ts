@@ -87,7 +87,7 @@ export function formatMeansTables(rows: readonly MeansRow[]): string {
 }
 
 /** The simulator write-up's figures beside ours (docs/origins.md), with the difference and its size in standard errors. */
-export function formatSeedComparison(comparisons: readonly FigureComparison[]): string {
+export function formatPublishedComparison(comparisons: readonly FigureComparison[]): string {
   const rows = comparisons.map((c) => [
     c.setting,
     ruleById(c.rule)?.label ?? c.rule,

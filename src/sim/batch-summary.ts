@@ -3,7 +3,7 @@ import { checkClaims, type ClaimResult } from './claims.js';
 import { closedFormCheck, type ClosedFormResult } from './closed-form.js';
 import { meansToCsv, outcomesToCsv, outcomesToJsonLines } from './outcome-csv.js';
 import type { BatchResult } from './run-batch.js';
-import { compareWithSeed002, type FigureComparison } from './seed-002.js';
+import { compareWithPublished, type FigureComparison } from './published-figures.js';
 
 /** What a batch shows: `summary.json` of `oncely sim batch --out`, and the page's batch panel. */
 export interface BatchSummary extends Pick<
@@ -15,7 +15,7 @@ export interface BatchSummary extends Pick<
   /** How many outcomes the batch had (its outcomeCount). */
   readonly outcomes: number;
   /** The simulator write-up's published means beside ours (docs/origins.md). */
-  readonly seed002: readonly FigureComparison[];
+  readonly published: readonly FigureComparison[];
   readonly closedForm: ClosedFormResult;
   readonly claims: readonly ClaimResult[];
 }
@@ -35,7 +35,7 @@ export function summarizeBatch(result: BatchResult): BatchSummary {
     worlds: result.worlds,
     outcomes: result.outcomeCount,
     means: result.means,
-    seed002: compareWithSeed002(result.means),
+    published: compareWithPublished(result.means),
     closedForm,
     claims: checkClaims(result.means, { closedForm }),
   };

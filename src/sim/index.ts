@@ -55,10 +55,10 @@ export {
   type PerJob,
 } from './closed-form.js';
 export {
-  SEED_002_FIGURES,
-  compareWithSeed002,
+  PUBLISHED_FIGURES,
+  compareWithPublished,
   type PublishedFigure,
   type FigureComparison,
-} from './seed-002.js';
+} from './published-figures.js';
 export { outcomesToCsv, outcomesToJsonLines, meansToCsv } from './outcome-csv.js';
 export * from './fleet/index.js';

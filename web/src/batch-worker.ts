@@ -34,7 +34,7 @@ scope.onmessage = (event) => {
       worlds: result.worlds,
       outcomeCount: result.outcomeCount,
       means: result.means,
-      comparison: summary.seed002,
+      comparison: summary.published,
       claims: summary.claims,
       files: batchFiles(result, summary),
       elapsedMs: performance.now() - startedAt,

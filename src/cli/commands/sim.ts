@@ -26,7 +26,7 @@ import {
   formatMeansTables,
   formatParams,
   formatRunTable,
-  formatSeedComparison,
+  formatPublishedComparison,
   formatTraceText,
 } from '../../lab/sim-tables.js';
 import { EXIT } from '../exit.js';
@@ -236,7 +236,7 @@ function registerSimBatch(sim: Command, io: CliIo): void {
           formatMeansTables(result.means),
           '',
           `The published means (docs/origins.md) beside ours (|z| < 2 is sampling noise)`,
-          formatSeedComparison(summary.seed002),
+          formatPublishedComparison(summary.published),
           '',
           'Claims',
           formatClaims(summary.claims),

@@ -23,7 +23,7 @@ const row = (
 ];
 
 /** The simulator write-up's table (docs/origins.md; default channel, 64 seeds) and the figures quoted in its text, verbatim. */
-export const SEED_002_FIGURES: readonly PublishedFigure[] = [
+export const PUBLISHED_FIGURES: readonly PublishedFigure[] = [
   ...row('send-once', 14.016, 0, 8.375),
   ...row('retry-oldest', 18, 13.844, 17.844),
   ...row('random-retry', 18, 14.172, 17.844),
@@ -52,8 +52,8 @@ export interface FigureComparison extends PublishedFigure {
  * Our means beside the simulator write-up's. The worlds differ (our generator is not theirs), so even a
  * faithful model differs by sampling noise: `z` says how much.
  */
-export function compareWithSeed002(rows: readonly MeansRow[]): FigureComparison[] {
-  return SEED_002_FIGURES.map((figure) => {
+export function compareWithPublished(rows: readonly MeansRow[]): FigureComparison[] {
+  return PUBLISHED_FIGURES.map((figure) => {
     const found = findRow(rows, figure.setting, figure.rule);
     const ours = found?.mean[figure.metric] ?? Number.NaN;
     const difference = ours - figure.value;
