@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { LedgerStore } from '../src/ledger/index.js';
+import type { Durability } from '../src/ledger/ledger-store.js';
 import { createPostgresStore, type PgPool } from '../src/stores/postgres/index.js';
 import {
   createSqliteStore,
@@ -50,7 +51,7 @@ function progress(written: number): void {
     process.stderr.write(`\r  loaded ${written.toLocaleString('en')} rows   `);
 }
 
-export function sqlitePlace(): Place {
+export function sqlitePlace(durability: Durability): Place {
   const file = join(dir, `scale-${++places}.db`);
   const db = openSqliteDatabase(file);
   // A factory, as `oncely serve` opens it: a writer, and a read connection for lookups.
@@ -58,10 +59,11 @@ export function sqlitePlace(): Place {
   const store = createSqliteStore({
     database: () => (opened++ === 0 ? db : openSqliteDatabase(file)),
     busyTimeoutMs: 30_000,
+    durability,
   });
   return {
     backend: 'sqlite',
-    target: { backend: 'sqlite', where: file },
+    target: { backend: 'sqlite', where: file, durability },
     store: store as LedgerStore<unknown>,
     load: async (layout, table, range) => loadSqlite(db, table, layout, range, progress),
     // The size of the table and its indexes, read from the dbstat virtual table.
@@ -82,13 +84,13 @@ export function sqlitePlace(): Place {
   };
 }
 
-export function postgresPlace(url: string): Place {
+export function postgresPlace(url: string, durability: Durability): Place {
   const schema = `oncely_scale_${process.pid}_${++places}`;
   const pool = new pg.Pool({ connectionString: url, max: 4 });
-  const store = createPostgresStore({ pool: pool as unknown as PgPool, schema });
+  const store = createPostgresStore({ pool: pool as unknown as PgPool, schema, durability });
   return {
     backend: 'postgres',
-    target: { backend: 'postgres', where: url, schema },
+    target: { backend: 'postgres', where: url, schema, durability },
     store: store as LedgerStore<unknown>,
     load: async (layout, table, range) => {
       // The current layout's receipts are partitioned by first sighting (a day before expiry here).

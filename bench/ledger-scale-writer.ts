@@ -7,6 +7,7 @@
  */
 import pg from 'pg';
 import { createLedger, jsonReceipt, type LedgerStore } from '../src/ledger/index.js';
+import type { Durability } from '../src/ledger/ledger-store.js';
 import { createPostgresStore, type PgPool } from '../src/stores/postgres/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
 import { BENCH_FINGERPRINT, BENCH_SCOPE } from './ledger-scale-load.js';
@@ -16,6 +17,8 @@ export interface WriterTarget {
   /** The SQLite file, or the PostgreSQL URL. */
   readonly where: string;
   readonly schema?: string;
+  /** The stores' durability (ledger-store.ts): 'process' takes the fsync out of every commit. */
+  readonly durability: Durability;
 }
 
 /** One write: when it was due (epoch ms, comparable across processes) and how long it waited. */
@@ -74,9 +77,11 @@ if (process.send && process.argv[2] === '--child') {
       ? (createSqliteStore({
           database: () => openSqliteDatabase(target.where),
           busyTimeoutMs: 30_000,
+          durability: target.durability,
         }) as LedgerStore<unknown>)
       : (createPostgresStore({
           pool: pool as unknown as PgPool,
+          durability: target.durability,
           ...(target.schema ? { schema: target.schema } : {}),
         }) as LedgerStore<unknown>);
   let stop = false;
