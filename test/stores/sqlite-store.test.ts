@@ -118,6 +118,45 @@ describe('SQLite store specifics', () => {
     db.close();
   });
 
+  it('housekeeping runs in turns: a write issued meanwhile waits for one turn, not the whole round', async () => {
+    const db = openSqliteDatabase(file());
+    const done: string[] = [];
+    const spied = new Proxy(db, {
+      get(target, name) {
+        if (name === 'pragma')
+          return (source: string, options?: { simple?: boolean }) => {
+            if (/wal_checkpoint|incremental_vacuum/.test(source)) done.push(source);
+            return target.pragma(source, options);
+          };
+        if (name === 'exec')
+          return (source: string) => {
+            if (/^ANALYZE/.test(source)) done.push('ANALYZE');
+            return target.exec(source);
+          };
+        const value: unknown = Reflect.get(target, name);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const store = createSqliteStore({ database: spied });
+    // Statistics gone stale: a table that grew, with an index a query used.
+    await store.write((tx) => {
+      tx.exec('CREATE TABLE filler (n INTEGER, b BLOB); CREATE INDEX filler_n ON filler (n)');
+      for (let i = 0; i < 2000; i++) tx.run('INSERT INTO filler VALUES (?, randomblob(2000))', i);
+      tx.get('SELECT count(*) FROM filler WHERE n = 7');
+      tx.exec('DELETE FROM filler WHERE n % 2 = 0');
+    });
+    const round = store.housekeep();
+    const write = store.write(() => void done.push('the write'));
+    await Promise.all([round, write]);
+    assert.ok(done.includes('ANALYZE'), `the round analysed a stale table: ${done.join(', ')}`);
+    assert.ok(
+      done.indexOf('the write') < done.indexOf('wal_checkpoint(PASSIVE)'),
+      `the write went between two turns: ${done.join(', ')}`,
+    );
+    await store.close();
+    db.close();
+  });
+
   it('a sweep step commits without an fsync (synchronous = NORMAL) and puts the durable level back', async () => {
     const db = openSqliteDatabase(file());
     const pragmas: string[] = [];

@@ -46,7 +46,7 @@ export interface SqliteStore extends LedgerStore<SqliteTx> {
   readonly table: string;
   /** Where tombstones are kept (see tombstone-row.ts). */
   readonly tombstoneTable: string;
-  /** One bounded round of PRAGMA optimize, incremental vacuum and WAL checkpoint (sqlite-housekeeping.ts). */
+  /** One round of statistics, incremental vacuum and WAL checkpoint, in short turns (sqlite-housekeeping.ts). */
   housekeep(): Promise<SqliteHousekeepingReport>;
   readonly durability: Durability;
   /**
@@ -311,7 +311,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return total;
     },
 
-    housekeep: () => group.outside(() => housekeepSqlite(connection(), busyTimeoutMs)),
+    housekeep: () => housekeepSqlite((fn) => group.outside(fn), connection, busyTimeoutMs),
 
     read: (fn) =>
       committed((statement) =>
