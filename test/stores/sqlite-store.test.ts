@@ -121,21 +121,9 @@ describe('SQLite store specifics', () => {
   it('housekeeping runs in turns: a write issued meanwhile waits for one turn, not the whole round', async () => {
     const db = openSqliteDatabase(file());
     const done: string[] = [];
-    const spied = new Proxy(db, {
-      get(target, name) {
-        if (name === 'pragma')
-          return (source: string, options?: { simple?: boolean }) => {
-            if (/wal_checkpoint|incremental_vacuum/.test(source)) done.push(source);
-            return target.pragma(source, options);
-          };
-        if (name === 'exec')
-          return (source: string) => {
-            if (/^ANALYZE/.test(source)) done.push('ANALYZE');
-            return target.exec(source);
-          };
-        const value: unknown = Reflect.get(target, name);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
+    const spied = recordingSql(db, (source) => {
+      if (/wal_checkpoint|incremental_vacuum/.test(source)) done.push(source);
+      if (/^ANALYZE/.test(source)) done.push('ANALYZE');
     });
     const store = createSqliteStore({ database: spied });
     // Statistics gone stale: a table that grew, with an index a query used.
@@ -160,21 +148,8 @@ describe('SQLite store specifics', () => {
   it('a sweep step commits without an fsync (synchronous = NORMAL) and puts the durable level back', async () => {
     const db = openSqliteDatabase(file());
     const pragmas: string[] = [];
-    const spied = new Proxy(db, {
-      get(target, name) {
-        if (name === 'pragma')
-          return (source: string, options?: { simple?: boolean }) => {
-            if (/synchronous|busy_timeout/.test(source)) pragmas.push(source);
-            return target.pragma(source, options);
-          };
-        if (name === 'exec')
-          return (source: string) => {
-            if (/^(BEGIN|COMMIT)/.test(source)) pragmas.push(source);
-            return target.exec(source);
-          };
-        const value: unknown = Reflect.get(target, name);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
+    const spied = recordingSql(db, (source) => {
+      if (/^(synchronous|busy_timeout|BEGIN|COMMIT)/.test(source)) pragmas.push(source);
     });
     const store = createSqliteStore({ database: spied });
     const clock = new VirtualClock({ startAt: 1_700_000_000_000 });
@@ -254,3 +229,19 @@ describe('SQLite store specifics', () => {
     await assert.rejects(store.get('s', 'k'), /sqlite store is closed/);
   });
 });
+
+/** `db` with every `pragma` and `exec` source handed to `record` before it runs. */
+function recordingSql<D extends object>(db: D, record: (source: string) => void): D {
+  return new Proxy(db, {
+    get(target, name) {
+      const value: unknown = Reflect.get(target, name);
+      if (typeof value !== 'function') return value;
+      if (name === 'pragma' || name === 'exec')
+        return (source: string, ...rest: unknown[]) => {
+          record(source);
+          return (value as (...args: unknown[]) => unknown).call(target, source, ...rest);
+        };
+      return value.bind(target);
+    },
+  });
+}
