@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { NULL_BODY_STATUSES } from '../contract/null-body-status.js';
 
 export interface NodeHttpFetchOptions {
   /**
@@ -10,9 +11,6 @@ export interface NodeHttpFetchOptions {
 }
 
 export const DEFAULT_NODE_HTTP_FETCH_OPTIONS = { idleMs: 4000 } as const;
-
-/** Statuses whose response has no body (fetch's "null body status"). */
-const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
 
 /**
  * A fetch for requests whose body is text or bytes, over node:http and node:https with

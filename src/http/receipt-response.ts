@@ -1,8 +1,6 @@
 import type { Receipt } from '../contract/receipt.js';
+import { NULL_BODY_STATUSES } from '../contract/null-body-status.js';
 import { knownResponseBody, responseOfBytes } from './known-body.js';
-
-/** Statuses whose responses must not carry a body (RFC 9110 sections 15.3.5, 15.3.6, 15.4.5). */
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 /** Headers that describe one connection or one transfer, never the answer itself. */
 export const TRANSFER_HEADERS = new Set([

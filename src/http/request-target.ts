@@ -48,10 +48,6 @@ const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~-]+)(?::[0-9]{1,5})?$/;
  * - a method a fetch Request cannot carry (405).
  */
 export function readRequestTarget(head: RequestHead): TargetRead {
-  const refuse = (detail: string): TargetRead => ({
-    kind: 'refused',
-    response: problemResponse('malformed_request', detail),
-  });
   const method = head.method.toUpperCase();
   if ((FORBIDDEN_METHODS as readonly string[]).includes(method)) {
     const response = problemResponse(
@@ -66,15 +62,11 @@ export function readRequestTarget(head: RequestHead): TargetRead {
       `the request has ${head.hosts.length} Host fields; send one (RFC 9112 section 3.2)`,
     );
   const host = head.hosts[0]?.trim();
-  const badHost = (): TargetRead =>
-    refuse(
-      `the Host field ${JSON.stringify(host!.slice(0, 100))} is not a host[:port] (RFC 9110 section 7.2)`,
-    );
   if (host === undefined || host === '') {
     if (head.httpVersion !== '1.0')
       return refuse('the request has no Host field; HTTP/1.1 requires one (RFC 9112 section 3.2)');
   } else if (!HOST_VALUE.test(host)) {
-    return badHost();
+    return badHost(host);
   }
   const scheme = head.encrypted ? 'https' : 'http';
   const origin = `${scheme}://${host || 'localhost'}`;
@@ -88,9 +80,9 @@ export function readRequestTarget(head: RequestHead): TargetRead {
     if (url !== undefined) return { kind: 'url', url };
     return URL.canParse(origin)
       ? refuse(`the request target ${JSON.stringify(target.slice(0, 100))} is not a path`)
-      : badHost();
+      : badHost(host!);
   }
-  if (host && !URL.canParse(origin)) return badHost();
+  if (host && !URL.canParse(origin)) return badHost(host);
   // absolute-form (a request through a proxy): the target is the whole URL, Host is ignored.
   // The authority must be there as sent: WHATWG URL parsing reads `http:///healthz` as host
   // `healthz`, path `/`, where RFC 3986 sees an empty host, which http forbids.
@@ -104,6 +96,17 @@ export function readRequestTarget(head: RequestHead): TargetRead {
     return { kind: 'url', url: absolute };
   return refuse(
     `the request target ${JSON.stringify(target.slice(0, 100))} is neither a path nor an http(s) URL`,
+  );
+}
+
+/** A 400 for a request line or Host the server cannot read a URL from. */
+function refuse(detail: string): TargetRead {
+  return { kind: 'refused', response: problemResponse('malformed_request', detail) };
+}
+
+function badHost(host: string): TargetRead {
+  return refuse(
+    `the Host field ${JSON.stringify(host.slice(0, 100))} is not a host[:port] (RFC 9110 section 7.2)`,
   );
 }
 

@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { NULL_BODY_STATUSES } from '../../contract/null-body-status.js';
 import type { AnswerBytes } from '../receipt-response.js';
 
 /** A node response whose writes are being kept instead of sent. */
@@ -10,9 +11,6 @@ export interface CapturedResponse {
   /** Puts the response's own methods back and drops the headers the route set. Idempotent. */
   restore(): void;
 }
-
-/** Statuses whose answers carry no body (RFC 9110 sections 15.3.5, 15.4.5). */
-const NULL_BODY = new Set([204, 205, 304]);
 
 type Callback = (error?: Error | null) => void;
 
@@ -74,7 +72,7 @@ export function captureNodeResponse(res: ServerResponse): CapturedResponse {
   patched['end'] = (chunk?: unknown, encoding?: unknown, callback?: Callback): ServerResponse => {
     keep(chunk, encoding);
     const status = res.statusCode;
-    const body = NULL_BODY.has(status) ? new Uint8Array(0) : Buffer.concat(chunks);
+    const body = NULL_BODY_STATUSES.has(status) ? new Uint8Array(0) : Buffer.concat(chunks);
     resolve({ status, headers: headerPairs(res), body });
     const cb = [chunk, encoding, callback].find((a) => typeof a === 'function') as
       Callback | undefined;
