@@ -15,6 +15,14 @@ let n = 0;
 const file = () => join(dir, `s-${++n}.db`);
 const req = (key: string) => ({ scope: 's', key, fingerprint: 'f' });
 
+/** Lets the event loop run until `ready()` holds (the store reaches its wait through a few turns). */
+async function waitFor(ready: () => boolean): Promise<void> {
+  for (let turn = 0; !ready(); turn++) {
+    if (turn > 1000) throw new Error('never became ready');
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
 describe('SQLite store specifics', () => {
   it('commits durably: WAL with synchronous = FULL', async () => {
     const db = openSqliteDatabase(file());
@@ -145,6 +153,58 @@ describe('SQLite store specifics', () => {
     db.close();
   });
 
+  it("waits for another process's write lock in the event loop, not in SQLite's busy handler", async () => {
+    const path = file();
+    const clock = new VirtualClock({ autoAdvance: false });
+    const store = createSqliteStore({
+      database: () => openSqliteDatabase(path),
+      clock,
+      busyTimeoutMs: 50,
+    });
+    await store.write((tx) => tx.exec('CREATE TABLE t (n INTEGER)'));
+    const other = openSqliteDatabase(path); // another process's connection on the same file
+    other.exec('BEGIN IMMEDIATE');
+    let done = false;
+    const write = store.write((tx) => tx.run('INSERT INTO t VALUES (1)')).then(() => (done = true));
+    // Waiting inside SQLite would block right here, synchronously, for the busy timeout; instead
+    // the write sleeps on the store's clock and reads go on meanwhile.
+    await waitFor(() => clock.pendingCount === 1);
+    assert.equal(
+      (await store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM t')))?.n,
+      0,
+    );
+    await clock.advance(10);
+    assert.equal(done, false, 'still locked: still waiting');
+    other.exec('COMMIT');
+    await clock.advance(1);
+    await write;
+    assert.equal(
+      (await store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM t')))?.n,
+      1,
+    );
+
+    // A lock held past busyTimeoutMs: the write gives up with SQLite's own busy error, and the
+    // store takes the next write once the lock is free.
+    other.exec('BEGIN IMMEDIATE');
+    const refused = store.write((tx) => tx.run('INSERT INTO t VALUES (2)'));
+    const outcome = refused.then(
+      () => 'written',
+      (error: { code?: string }) => error.code,
+    );
+    await waitFor(() => clock.pendingCount === 1);
+    await clock.advance(50);
+    assert.equal(await outcome, 'SQLITE_BUSY');
+    other.exec('COMMIT');
+    await store.write((tx) => tx.run('INSERT INTO t VALUES (3)'));
+    const rows = await store.read((tx) => tx.all<{ n: number }>('SELECT n FROM t ORDER BY n'));
+    assert.deepEqual(
+      rows.map((r) => r.n),
+      [1, 3],
+    );
+    other.close();
+    await store.close();
+  });
+
   it('a sweep step commits without an fsync (synchronous = NORMAL) and puts the durable level back', async () => {
     const db = openSqliteDatabase(file());
     const pragmas: string[] = [];
@@ -160,9 +220,7 @@ describe('SQLite store specifics', () => {
     assert.deepEqual(step, { tombstoned: 1, deleted: 0 });
     assert.deepEqual(pragmas, [
       'synchronous = NORMAL',
-      'busy_timeout = 0',
       'BEGIN IMMEDIATE',
-      'busy_timeout = 5000',
       'COMMIT',
       'synchronous = FULL',
     ]);
@@ -184,7 +242,7 @@ describe('SQLite store specifics', () => {
     insert('live', 103, (i) => Math.floor(i / 10));
     insert('graves', 41, (i) => (i % 2 === 0 ? 5 : 50));
     const sweep = sqliteSweep(
-      { ledgerTable: 'live', tombstoneTable: 'graves', busyTimeoutMs: 0, synchronous: 'FULL' },
+      { ledgerTable: 'live', tombstoneTable: 'graves', synchronous: 'FULL' },
       () => db,
       (sql) => db.prepare(sql),
     );

@@ -40,8 +40,15 @@ export class GroupCommit {
   #due = false;
   #savepoints = 0;
 
-  constructor(connection: () => SqliteDatabase) {
+  readonly #begin: () => Promise<void> | undefined;
+
+  /**
+   * `begin` runs BEGIN IMMEDIATE on the connection: undefined when it took the lock at once, else
+   * a promise that settles once it has (or has given up waiting, rejecting).
+   */
+  constructor(connection: () => SqliteDatabase, begin: () => Promise<void> | undefined) {
     this.#connection = connection;
+    this.#begin = begin;
   }
 
   /** True when no section runs or waits and no batch is open: a read on the writer sees only committed rows. */
@@ -59,7 +66,7 @@ export class GroupCommit {
     let result: T;
     this.#held = true;
     try {
-      batch = this.#join();
+      batch = this.#batch ?? (await this.#open());
       result = section();
     } catch (error) {
       this.#failIfEnded(error);
@@ -79,7 +86,7 @@ export class GroupCommit {
     const name = `oncely_${++this.#savepoints}`;
     let batch: Batch;
     try {
-      batch = this.#join();
+      batch = this.#batch ?? (await this.#open());
       conn.exec(`SAVEPOINT ${name}`);
     } catch (error) {
       this.#failIfEnded(error);
@@ -141,11 +148,15 @@ export class GroupCommit {
     await this.#batch?.committed.catch(() => {});
   }
 
-  #join(): Batch {
-    if (this.#batch) return this.#batch;
-    // IMMEDIATE takes the file's write lock now: a section's statements and the COMMIT cannot fail
-    // with SQLITE_BUSY halfway (another process waits busy_timeout instead).
-    this.#connection().exec('BEGIN IMMEDIATE');
+  /**
+   * Opens a batch: BEGIN IMMEDIATE takes the file's write lock first, so a section's statements
+   * and the COMMIT cannot fail with SQLITE_BUSY halfway. While another process holds the lock,
+   * `begin` waits for it in the event loop (write-lock.ts), the writer still held: sections that
+   * come meanwhile queue behind, and join the batch once it is open.
+   */
+  async #open(): Promise<Batch> {
+    const waiting = this.#begin();
+    if (waiting !== undefined) await waiting;
     let resolve!: () => void;
     let reject!: (error: unknown) => void;
     const committed = new Promise<void>((res, rej) => {

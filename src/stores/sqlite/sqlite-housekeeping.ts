@@ -1,5 +1,5 @@
 import type { SqliteDatabase } from './sqlite-database.js';
-import { beginWithoutWaiting } from './sqlite-sweep.js';
+import { tryBeginImmediate } from './write-lock.js';
 
 /** What one round of housekeeping did, for logs and the store view. */
 export interface SqliteHousekeepingReport {
@@ -59,17 +59,17 @@ export type WriterTurn = <T>(fn: () => T) => Promise<T>;
  * - PRAGMA wal_checkpoint(PASSIVE): copies what it can of the WAL into the database without
  *   waiting for anyone; once all of it is copied, the next writer starts the WAL over and
  *   journal_size_limit truncates its file (https://www.sqlite.org/wal.html#ckpt).
- * The vacuum step needs the write lock: when another process holds it, the round skips it.
+ * The statistics and the vacuum need the write lock: when another process holds it, the round
+ * skips them.
  */
 export async function housekeepSqlite(
   turn: WriterTurn,
   db: () => SqliteDatabase,
-  busyTimeoutMs: number,
   maxPages = VACUUM_PAGES_PER_STEP,
 ): Promise<SqliteHousekeepingReport> {
   const analyses = await turn(() => staleStatistics(db()));
-  for (const statement of analyses) await turn(() => db().exec(statement));
-  const { before, after } = await turn(() => vacuumStep(db(), busyTimeoutMs, maxPages));
+  for (const statement of analyses) await turn(() => writeIfFree(db(), statement));
+  const { before, after } = await turn(() => vacuumStep(db(), maxPages));
   const walFramesLeft = await turn(() => checkpointStep(db()));
   return { pagesFreed: before - after, freePagesLeft: after, walFramesLeft };
 }
@@ -98,22 +98,25 @@ function unquote(identifier: string): string {
   return identifier.slice(1, -1).replaceAll('""', '"');
 }
 
-function vacuumStep(
-  db: SqliteDatabase,
-  busyTimeoutMs: number,
-  maxPages: number,
-): { before: number; after: number } {
+function vacuumStep(db: SqliteDatabase, maxPages: number): { before: number; after: number } {
   const before = Number(db.pragma('freelist_count', { simple: true }));
-  if (before > 0 && beginWithoutWaiting(db, busyTimeoutMs)) {
-    try {
-      db.pragma(`incremental_vacuum(${maxPages})`);
-      db.exec('COMMIT');
-    } catch (error) {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      throw error;
-    }
-  }
+  if (before > 0) writeIfFree(db, `PRAGMA incremental_vacuum(${maxPages})`);
   return { before, after: Number(db.pragma('freelist_count', { simple: true })) };
+}
+
+/**
+ * Runs `source` in a write transaction of its own if the write lock is free now; skipped when
+ * another process holds it (the next round does it): housekeeping never makes a write wait.
+ */
+function writeIfFree(db: SqliteDatabase, source: string): void {
+  if (!tryBeginImmediate(db)) return;
+  try {
+    db.exec(source);
+    db.exec('COMMIT');
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
 }
 
 /** WAL frames left after a PASSIVE checkpoint (0 when it could copy and reset everything). */

@@ -22,6 +22,8 @@ import { sqliteSweep, type BacklogCursor } from './sqlite-sweep.js';
 import { sqliteTombstones } from './sqlite-tombstones.js';
 import { isEarlierSqliteLayout, sqliteLedgerSchema } from './sqlite-ledger-schema.js';
 import { sqliteTransaction } from './sqlite-transaction.js';
+import { beginImmediate } from './write-lock.js';
+import { systemClock, type Clock } from '../../time/clock.js';
 
 export interface SqliteStoreOptions {
   /**
@@ -34,6 +36,8 @@ export interface SqliteStoreOptions {
   readonly table?: string;
   /** How long a write waits for another process's lock on the file. @default 5000 */
   readonly busyTimeoutMs?: number;
+  /** What a write waiting for that lock sleeps on between tries (write-lock.ts). @default the system clock */
+  readonly clock?: Clock;
   /**
    * 'durable': every commit is fsynced (synchronous = FULL): an acknowledged receipt survives a
    * power cut. 'process': synchronous = NORMAL in WAL: it survives a crash of the process, and
@@ -93,6 +97,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       'a whole number of milliseconds >= 0',
     );
   }
+  const clock = options.clock ?? systemClock;
   const durability = options.durability ?? DEFAULT_SQLITE_STORE_OPTIONS.durability;
   if (!DURABILITIES.includes(durability))
     throw new InvalidOptionError('durability', durability, DURABILITIES.join(' or '));
@@ -103,7 +108,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   let closed = false;
   const writerStatements = new Map<string, SqliteStatement>();
   const readerStatements = new Map<string, SqliteStatement>();
-  const group = new GroupCommit(connection);
+  const group = new GroupCommit(connection, () => beginImmediate(connection, clock, busyTimeoutMs));
 
   const where = 'scope = ? AND key = ? AND token = ? AND state = ?';
   const sql = {
@@ -131,6 +136,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     opened.exec(`PRAGMA synchronous = ${durability === 'durable' ? 'FULL' : 'NORMAL'}`);
     opened.pragma(`busy_timeout = ${busyTimeoutMs}`);
     opened.exec(sqliteLedgerSchema(table));
+    // From here on the writer never waits inside SQLite: a batch's BEGIN IMMEDIATE waits for
+    // another process's lock in the event loop (write-lock.ts); sweep and housekeeping steps that
+    // find the lock taken skip their turn.
+    opened.pragma('busy_timeout = 0');
     writer = opened;
     // Only a WAL file lets a reader see committed rows while a write is open; a factory that
     // hands back the same object (or ":memory:", which would be another database) gets none.
@@ -171,7 +180,6 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     {
       ledgerTable: table,
       tombstoneTable: tombstones.table,
-      busyTimeoutMs,
       synchronous: durability === 'durable' ? 'FULL' : 'NORMAL',
     },
     connection,
@@ -267,7 +275,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       // A tombstone lives in its own table (tombstone-row.ts): reviving a key is one INSERT; burying
       // one moves a row across tables in a transaction of its own, between two batches.
       if (expected.state === 'expired') return group.write(() => tombstones.revive(next), true);
-      if (next.state === 'expired') return group.outside(() => tombstones.bury(expected, next));
+      if (next.state === 'expired') return group.write(() => tombstones.bury(expected, next), true);
       return swapWrite(sql.swap, [...entryValues(next), ...versionParams(expected)]);
     },
 
@@ -311,7 +319,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return total;
     },
 
-    housekeep: () => housekeepSqlite((fn) => group.outside(fn), connection, busyTimeoutMs),
+    housekeep: () => housekeepSqlite((fn) => group.outside(fn), connection),
 
     read: (fn) =>
       committed((statement) =>

@@ -1,5 +1,6 @@
 import type { SweepResult } from '../../ledger/ledger-store.js';
 import type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
+import { tryBeginImmediate } from './write-lock.js';
 
 /** Where a count of due rows stopped: the last (expires_at, scope, key) counted in a table. */
 export type BacklogCursor = readonly [table: 0 | 1, expiresAt: number, scope: string, key: string];
@@ -30,14 +31,13 @@ export function sqliteSweep(
   tables: {
     readonly ledgerTable: string;
     readonly tombstoneTable: string;
-    readonly busyTimeoutMs: number;
     /** The store's own synchronous level, restored after each step. */
     readonly synchronous: 'FULL' | 'NORMAL';
   },
   conn: () => SqliteDatabase,
   statement: (sql: string) => SqliteStatement,
 ): SqliteSweep {
-  const { ledgerTable, tombstoneTable, busyTimeoutMs, synchronous } = tables;
+  const { ledgerTable, tombstoneTable, synchronous } = tables;
   // Oldest first by (expires_at, scope, key): the expires_at index holds the primary key after
   // the instant, so both statements walk the same index entries in the same order and, inside one
   // write transaction, pick the same rows without sorting.
@@ -70,8 +70,7 @@ export function sqliteSweep(
       // what survives is a prefix of the commit order (docs/durability.md).
       if (synchronous !== 'NORMAL') db.pragma('synchronous = NORMAL');
       try {
-        if (!beginWithoutWaiting(db, busyTimeoutMs))
-          return { tombstoned: 0, deleted: 0, busy: true };
+        if (!tryBeginImmediate(db)) return { tombstoned: 0, deleted: 0, busy: true };
         try {
           // Numbered placeholders bind by name in better-sqlite3: {1: …, 2: …}.
           statement(sql.bury).run({ 1: tombstoneMs, 2: nowMs, 3: rows });
@@ -100,23 +99,4 @@ export function sqliteSweep(
       return { count: n, next: table === 0 ? [1, -Infinity, '', ''] : undefined };
     },
   };
-}
-
-/**
- * BEGIN IMMEDIATE, but only if the write lock is free now. Waiting in SQLite's busy handler would
- * hold this process's connection (and every request queued behind it) while another process
- * writes; and that handler polls with growing sleeps, so a waiter can miss many short gaps
- * between another process's writes. The sweep tries again after its pause instead.
- */
-export function beginWithoutWaiting(db: SqliteDatabase, busyTimeoutMs: number): boolean {
-  db.pragma('busy_timeout = 0');
-  try {
-    db.exec('BEGIN IMMEDIATE');
-    return true;
-  } catch (error) {
-    if ((error as { code?: string }).code === 'SQLITE_BUSY') return false;
-    throw error;
-  } finally {
-    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-  }
 }

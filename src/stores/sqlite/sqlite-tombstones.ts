@@ -70,17 +70,19 @@ export function sqliteTombstones(
       return row === undefined ? undefined : rowToTombstone(row);
     },
     bury(expected, tombstone) {
+      // A section of the writer's open batch (group-commit.ts): the savepoint keeps the move
+      // all-or-nothing without undoing the batch's other sections.
       const db = conn();
-      db.exec('BEGIN IMMEDIATE');
+      db.exec('SAVEPOINT oncely_bury');
       try {
         const moved =
           statement(sql.unlive).run(expected.scope, expected.key, expected.token, expected.state)
             .changes === 1;
         if (moved) statement(sql.put).run(...tombstoneValues(tombstone));
-        db.exec('COMMIT');
+        db.exec('RELEASE oncely_bury');
         return moved;
       } catch (error) {
-        if (db.inTransaction) db.exec('ROLLBACK');
+        if (db.inTransaction) db.exec('ROLLBACK TO oncely_bury; RELEASE oncely_bury');
         throw error;
       }
     },
