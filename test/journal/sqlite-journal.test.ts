@@ -1,13 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after } from 'node:test';
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { createJournal } from '../../src/journal/index.js';
+import { VirtualClock } from '../../src/time/index.js';
 import {
   createSqliteJournalStore,
   openSqliteDatabase,
   type SqliteJournalTx,
 } from '../../src/stores/sqlite/index.js';
 import { runJournalConformance } from './journal-conformance.js';
+import { turnsUntil } from '../support/turns-until.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'oncely-journal-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -41,4 +45,48 @@ runJournalConformance<SqliteJournalTx>('sqlite', async () => {
       app.close();
     },
   };
+});
+
+describe('SQLite journal store', () => {
+  it("waits for another process's write lock in the event loop, not in SQLite's busy handler", async () => {
+    const file = join(dir, `journal-${++n}.db`);
+    const clock = new VirtualClock({ autoAdvance: false });
+    const store = createSqliteJournalStore({
+      database: () => openSqliteDatabase(file),
+      clock,
+      busyTimeoutMs: 50,
+    });
+    const journal = createJournal({ store });
+    await store.ready();
+    const other = openSqliteDatabase(file); // another process's connection on the same file
+    other.exec('BEGIN IMMEDIATE');
+    let recorded = false;
+    const record = journal
+      .record({ key: 'k1', target: 'https://example.test/hook', body: '{}' })
+      .then(() => (recorded = true));
+    // Waiting inside SQLite would freeze this process right here for the busy timeout; instead
+    // the write sleeps on the store's clock.
+    await turnsUntil(() => clock.pendingCount === 1);
+    await clock.advance(10);
+    assert.equal(recorded, false, 'still locked: still waiting');
+    other.exec('COMMIT');
+    await clock.advance(1);
+    await record;
+    assert.equal((await journal.get('k1'))?.key, 'k1');
+
+    other.exec('BEGIN IMMEDIATE');
+    const refused = journal
+      .record({ key: 'k2', target: 'https://example.test/hook', body: '{}' })
+      .then(
+        () => 'recorded',
+        (error: { code?: string }) => error.code,
+      );
+    await turnsUntil(() => clock.pendingCount === 1);
+    await clock.advance(50);
+    assert.equal(await refused, 'SQLITE_BUSY', 'past busyTimeoutMs: SQLite’s own busy error');
+    other.exec('COMMIT');
+    assert.equal(await journal.get('k2'), undefined, 'nothing half written');
+    other.close();
+    await store.close();
+  });
 });

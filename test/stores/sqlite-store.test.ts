@@ -8,20 +8,13 @@ import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
 import { VirtualClock } from '../../src/time/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 import { sqliteSweep, type BacklogCursor } from '../../src/stores/sqlite/sqlite-sweep.js';
+import { turnsUntil } from '../support/turns-until.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'oncely-sqlite-store-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 const file = () => join(dir, `s-${++n}.db`);
 const req = (key: string) => ({ scope: 's', key, fingerprint: 'f' });
-
-/** Lets the event loop run until `ready()` holds (the store reaches its wait through a few turns). */
-async function waitFor(ready: () => boolean): Promise<void> {
-  for (let turn = 0; !ready(); turn++) {
-    if (turn > 1000) throw new Error('never became ready');
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-}
 
 describe('SQLite store specifics', () => {
   it('commits durably: WAL with synchronous = FULL', async () => {
@@ -168,7 +161,7 @@ describe('SQLite store specifics', () => {
     const write = store.write((tx) => tx.run('INSERT INTO t VALUES (1)')).then(() => (done = true));
     // Waiting inside SQLite would block right here, synchronously, for the busy timeout; instead
     // the write sleeps on the store's clock and reads go on meanwhile.
-    await waitFor(() => clock.pendingCount === 1);
+    await turnsUntil(() => clock.pendingCount === 1);
     assert.equal(
       (await store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM t')))?.n,
       0,
@@ -191,7 +184,7 @@ describe('SQLite store specifics', () => {
       () => 'written',
       (error: { code?: string }) => error.code,
     );
-    await waitFor(() => clock.pendingCount === 1);
+    await turnsUntil(() => clock.pendingCount === 1);
     await clock.advance(50);
     assert.equal(await outcome, 'SQLITE_BUSY');
     other.exec('COMMIT');

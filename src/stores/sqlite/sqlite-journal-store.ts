@@ -7,6 +7,8 @@ import { checkIdentifier } from '../ledger-row.js';
 import { StoreClosedError } from '../store-errors.js';
 import { createSqlJournalStore, type JournalQuery } from '../sql-journal-store.js';
 import type { SqliteDatabase, SqliteTx } from './sqlite-database.js';
+import { beginImmediate } from './write-lock.js';
+import { systemClock, type Clock } from '../../time/clock.js';
 
 export interface SqliteJournalStoreOptions {
   /** A better-sqlite3@12 connection, or a function that opens one on first use (then closed by close()). */
@@ -15,6 +17,8 @@ export interface SqliteJournalStoreOptions {
   readonly table?: string;
   /** How long a write waits for another process's lock on the file. @default 5000 */
   readonly busyTimeoutMs?: number;
+  /** What a write waiting for that lock sleeps on between tries (write-lock.ts). @default the system clock */
+  readonly clock?: Clock;
 }
 
 /** The caller's transaction for `recordWithin`: the ledger's SqliteTx, or the raw connection inside BEGIN. */
@@ -22,6 +26,8 @@ export type SqliteJournalTx = SqliteTx | SqliteDatabase;
 
 interface Statement {
   readonly reader?: boolean;
+  /** False for a statement that writes (better-sqlite3's `readonly`; a RETURNING one reads and writes). */
+  readonly readonly?: boolean;
   run(...params: unknown[]): { readonly changes: number };
   all(...params: unknown[]): unknown[];
 }
@@ -35,8 +41,8 @@ const named = (params: readonly unknown[] = []): unknown[] =>
 /**
  * The journal on SQLite (the default): WAL, `synchronous = FULL`, so every claim, attempt start
  * and settlement has reached the disk when it resolves (docs/origins.md, "The dropbox's swallowed ack": "you need a disk and a
- * write-ahead log"). Writers in other processes on the same file wait for the lock (BEGIN
- * IMMEDIATE, busy_timeout), so two workers never lease one intent. In this process, one async
+ * write-ahead log"). Every write takes the file's lock first (BEGIN IMMEDIATE, waited for in the
+ * event loop, at most busyTimeoutMs), so two workers never lease one intent. In this process, one async
  * mutex keeps transactions from interleaving on the single connection.
  */
 export function createSqliteJournalStore(
@@ -59,6 +65,7 @@ export function createSqliteJournalStore(
       'a whole number of milliseconds >= 0',
     );
   }
+  const clock = options.clock ?? systemClock;
   const mutex = new AsyncMutex();
   const cache = new Map<string, Statement>();
   let db: SqliteDatabase | undefined;
@@ -70,27 +77,50 @@ export function createSqliteJournalStore(
     db = typeof database === 'function' ? database() : database;
     db.pragma('journal_mode = WAL');
     db.exec('PRAGMA synchronous = FULL');
-    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    // Writes never wait inside SQLite, which would freeze this process: they wait for another
+    // process's lock in the event loop (write-lock.ts), in a transaction of their own.
+    db.pragma('busy_timeout = 0');
     return db;
   };
-  const run = (
-    conn: { prepare(sql: string): unknown },
-    sql: string,
-    params: readonly unknown[] = [],
-    cached = true,
-  ) => {
-    const text = numbered(sql);
+  const prepare = (conn: { prepare(sql: string): unknown }, text: string, cached: boolean) => {
     let statement = cached ? cache.get(text) : undefined;
     if (!statement) {
       statement = conn.prepare(text) as Statement;
       if (cached) cache.set(text, statement);
     }
-    return statement.reader
+    return statement;
+  };
+  const runStatement = (statement: Statement, params: readonly unknown[] = []) =>
+    statement.reader
       ? { rows: statement.all(...named(params)) as Record<string, unknown>[], changes: 0 }
       : { rows: [], changes: statement.run(...named(params)).changes };
+  const run = (
+    conn: { prepare(sql: string): unknown },
+    sql: string,
+    params: readonly unknown[] = [],
+    cached = true,
+  ) => runStatement(prepare(conn, numbered(sql), cached), params);
+  /** Runs `fn` in BEGIN IMMEDIATE ... COMMIT, the lock waited for in the event loop. */
+  const writing = async <T>(fn: (conn: SqliteDatabase) => T | Promise<T>): Promise<T> => {
+    const waiting = beginImmediate(connection, clock, busyTimeoutMs);
+    if (waiting !== undefined) await waiting;
+    const conn = connection();
+    try {
+      const result = await fn(conn);
+      conn.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (conn.inTransaction) conn.exec('ROLLBACK');
+      throw error;
+    }
   };
   const onConnection: JournalQuery = async (sql, params) =>
-    mutex.run(() => run(connection(), sql, params));
+    mutex.run(() => {
+      const statement = prepare(connection(), numbered(sql), true);
+      return statement.readonly
+        ? runStatement(statement, params)
+        : writing(() => runStatement(statement, params));
+    });
 
   return createSqlJournalStore<SqliteJournalTx>({
     name: 'sqlite',
@@ -107,21 +137,10 @@ export function createSqliteJournalStore(
     writableCte: false,
     returningKey: 'key',
     fromHex: (expression) => `unhex(${expression})`,
-    setup: (ddl) => mutex.run(() => void connection().exec(ddl)),
+    setup: (ddl) => mutex.run(() => writing((conn) => void conn.exec(ddl))),
     query: onConnection,
     transaction: (fn) =>
-      mutex.run(async () => {
-        const conn = connection();
-        conn.exec('BEGIN IMMEDIATE');
-        try {
-          const result = await fn(async (sql, params) => run(conn, sql, params));
-          conn.exec('COMMIT');
-          return result;
-        } catch (error) {
-          if (conn.inTransaction) conn.exec('ROLLBACK');
-          throw error;
-        }
-      }),
+      mutex.run(() => writing((conn) => fn(async (sql, params) => run(conn, sql, params)))),
     // The caller's connection may not be ours: prepare on it, uncached.
     within: (tx) => async (sql, params) => {
       if ('prepare' in tx) return run(tx, sql, params, tx === db);
