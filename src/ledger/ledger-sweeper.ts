@@ -102,7 +102,7 @@ export function createLedgerSweeper(options: LedgerSweeperOptions): LedgerSweepe
         const tookMs = clock.now() - stepStartedAt;
         // At least as long a pause as the step took: the sweep holds the store (SQLite: the file's
         // write lock) at most half the time, so a writer in another process polling for the lock
-        // (SQLite's busy handler sleeps between tries) finds it free within a few tries.
+        // (every millisecond, in oncely's SQLite stores: write-lock.ts) finds it free at once.
         const pauseNowMs = Math.max(pauseMs, tookMs);
         tombstoned += step.tombstoned;
         deleted += step.deleted;
