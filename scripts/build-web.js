@@ -19,7 +19,7 @@ const out = join(web, 'dist');
 
 if (!process.argv.includes('--no-check')) {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', join(web, 'tsconfig.json')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [tsc, '-b', join(web, 'tsconfig.json')], { stdio: 'inherit' });
 }
 
 rmSync(out, { recursive: true, force: true });
