@@ -10,16 +10,23 @@ import type { Backend, BackendOptions } from './open-backend.js';
 /** The hook receiver's notifications: a journal in the ledger's own database and a worker that delivers it. */
 export interface NotificationOutbox {
   readonly store: JournalStore<SqlHandle>;
+  /**
+   * Starts the worker. Call it once the server's own tables are set up: on SQLite the worker's
+   * claim runs on a connection of its own, synchronously, so a claim made while the set-up holds
+   * the write lock across an await blocks the whole process for the busy timeout (5 s).
+   */
+  start(): void;
   /** Stops the worker (an attempt under way finishes), then closes the journal. */
   stop(): Promise<void>;
 }
 
 /**
  * Opens the journal beside the ledger (the same SQLite file, or the same PostgreSQL database and
- * schema), so the hook receiver can record a notification inside the ack's own transaction, and
- * starts the outbox worker that delivers them while the server runs (`oncely serve --notify-url`).
+ * schema), so the hook receiver can record a notification inside the ack's own transaction, with
+ * the outbox worker that delivers them while the server runs (`oncely serve --notify-url`), which
+ * waits for start().
  */
-export async function startNotificationOutbox(
+export async function openNotificationOutbox(
   backend: Backend<unknown>,
   options: BackendOptions,
   clock: Clock,
@@ -52,7 +59,8 @@ export async function startNotificationOutbox(
   await store.ready();
   const controller = new AbortController();
   const worker = createOutboxWorker({ store, clock, pollMs: 500 });
-  const running = (async () => {
+  let running: Promise<void> | undefined;
+  const deliver = async (): Promise<void> => {
     while (!controller.signal.aborted) {
       try {
         await worker.run(controller.signal);
@@ -61,9 +69,12 @@ export async function startNotificationOutbox(
         await clock.sleep(1000, controller.signal).catch(() => undefined);
       }
     }
-  })();
+  };
   return {
     store,
+    start() {
+      running ??= deliver();
+    },
     async stop() {
       controller.abort();
       await running;

@@ -4,7 +4,7 @@ import { InvalidOptionError, OncelyError } from '../contract/errors.js';
 import { toNodeListener } from '../http/node-listener.js';
 import { systemClock } from '../time/clock.js';
 import { createServerApp, type ServerApp, type ServerAppDeps } from './create-server-app.js';
-import { startNotificationOutbox, type NotificationOutbox } from './notification-outbox.js';
+import { openNotificationOutbox, type NotificationOutbox } from './notification-outbox.js';
 import { openBackend, type AnyBackend, type Backend, type BackendOptions } from './open-backend.js';
 import { createRequestLog } from './request-log.js';
 import { createRequestGate } from './request-gate.js';
@@ -157,7 +157,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let outbox: NotificationOutbox | undefined;
   try {
     if (options.notifyUrl !== undefined)
-      outbox = await startNotificationOutbox(backend as Backend<unknown>, options, clock, (error) =>
+      outbox = await openNotificationOutbox(backend as Backend<unknown>, options, clock, (error) =>
         options.onError?.(error),
       );
     // A request whose client left, or that the server cut (a timeout, the end of the grace), was
@@ -175,6 +175,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         ? {}
         : { notifications: { store: outbox.store, target: options.notifyUrl } }),
     });
+    // Only now: the app's set-up above writes its tables (outbox.start says why it waits).
+    outbox?.start();
   } catch (error) {
     await outbox?.stop().catch(() => {});
     await backend.close().catch(() => {});

@@ -29,7 +29,11 @@ test('serve --notify-url: a completed hook owes one notification, delivered by t
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const notifyUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/events`;
+  // The worker starts once the server's tables are set up: a claim made while the set-up held
+  // SQLite's write lock waited out the busy timeout and failed.
+  const errors: unknown[] = [];
   const server = await startServer({
+    onError: (error) => errors.push(error),
     port: 0,
     dataDir: dir,
     callers: createCallers({ devToken: TOKENS.dev }),
@@ -53,6 +57,7 @@ test('serve --notify-url: a completed hook owes one notification, delivered by t
       'one notification per completed key, the replay none',
     );
     assert.ok(received.every((r) => r.event.event === 'hook.completed' && r.key !== undefined));
+    assert.deepEqual(errors, [], 'nothing failed, the first claim included');
   } finally {
     await server.close();
     receiver.close();
