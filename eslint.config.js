@@ -41,7 +41,12 @@ export default tseslint.config(
     files: ['**/*.ts'],
     languageOptions: {
       parser: tseslint.parser,
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // The two programs, listed: the project service found the same ones per file, for about
+      // 15 % more of the lint's CPU time.
+      parserOptions: {
+        project: ['./tsconfig.json', './web/tsconfig.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     plugins: { '@typescript-eslint': tseslint.plugin },
     linterOptions: { reportUnusedDisableDirectives: 'error' },

@@ -1,8 +1,8 @@
 // The lint config is a test too: run with the repository's own eslint.config.js, it must refuse
 // a clock or randomness read outside src/time and a promise nobody awaits, and leave src/time alone.
 // (`npm test` runs `npm run lint` over the tree before the tests.) The type information the
-// promise rule needs comes from a program of the probe text alone: the config's own project
-// service would type-check the whole repository for it, several seconds of this suite.
+// promise rule needs comes from a program of the probe text alone: the config's own projects
+// would type-check the whole repository for it, several seconds of this suite.
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ESLint } from 'eslint';
@@ -51,7 +51,7 @@ describe('eslint.config.js', () => {
     eslint = new ESLint({
       cwd: REPO_ROOT,
       overrideConfig: {
-        languageOptions: { parserOptions: { projectService: false, programs: [probeProgram()] } },
+        languageOptions: { parserOptions: { project: false, programs: [probeProgram()] } },
       },
     });
   });
