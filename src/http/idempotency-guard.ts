@@ -4,12 +4,12 @@ import type { Receipt } from '../contract/receipt.js';
 import type { Claim, ExecuteResult } from '../ledger/ledger-result.js';
 import type { SqlHandle } from '../ledger/sql-handle.js';
 import { requestWithBody } from './common-responses.js';
+import { LazyFingerprintInput, LazyValidationInput } from './guard-inputs.js';
 import type { ResolvedIdempotencyOptions } from './idempotency-options.js';
 import type { Incoming } from './incoming.js';
 import { keyFromHeader } from './key-header.js';
 import { problemResponse, type ProblemKind } from './problem.js';
 import { answerToReceipt, type AnswerBytes, type HeaderPairs } from './receipt-response.js';
-import type { FingerprintInput } from './request-fingerprint.js';
 import type { AdmittedRequest } from './request-validation.js';
 import { sqlHandleOf } from './sql-handle-of.js';
 
@@ -92,13 +92,7 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
         extensions: { maxBodyBytes: read.limitBytes },
       });
     }
-    const checked = await o.validate({
-      get request() {
-        return incoming.request();
-      },
-      scope,
-      body: read.bytes,
-    });
+    const checked = await o.validate(new LazyValidationInput(incoming, scope, read.bytes));
     if (!checked.ok) return checked.response;
     return { scope, body: read.bytes, value: checked.value };
   }
@@ -127,7 +121,7 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
 
     const admitted = await admit(incoming, scope);
     if (admitted instanceof Response) return admitted;
-    const fingerprint = await o.fingerprintOf(fingerprintInput(incoming, admitted));
+    const fingerprint = await o.fingerprintOf(new LazyFingerprintInput(incoming, admitted));
 
     let handlerHeaders: HeaderPairs | undefined;
     const result = await o.ledger.execute({ scope, key, fingerprint }, async (tx, claim) => {
@@ -192,19 +186,6 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
         'the request failed and was rolled back; it may be retried with the same key',
       );
     }
-  };
-}
-
-/** What the fingerprint sees; the headers only when it reads them (the default does not). */
-function fingerprintInput(incoming: Incoming, admitted: AdmittedRequest): FingerprintInput {
-  return {
-    method: incoming.method,
-    url: incoming.url,
-    get headers() {
-      return incoming.request().headers;
-    },
-    body: admitted.body,
-    value: admitted.value,
   };
 }
 
