@@ -5,10 +5,15 @@
 // another. The tests spend much of their time waiting on databases, servers and a browser, and
 // the lint (a type-checked program of its own) fills those waits: run one after the other, the
 // cores stood idle for much of the tests' run. The tests print as they go; the lint's and the
-// format check's output follows theirs, then one line for each step that failed.
+// format check's output follows theirs, then one line for each step that failed. A tree that
+// linted clean as it is now is not linted again (scripts/lint-record.js).
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { lintedClean, recordCleanLint, treeKey } from './lint-record.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const require = createRequire(import.meta.url);
 /** The script of an installed package's command (what node_modules/.bin links to). */
@@ -30,8 +35,17 @@ function run(args, inherit) {
   });
 }
 
+async function lint() {
+  const key = treeKey(root);
+  if (lintedClean(root, key))
+    return { code: 0, output: 'skipped: the tree is as it was when it last linted clean\n' };
+  const result = await run([bin('eslint'), '.']);
+  if (result.code === 0 && result.output === '') recordCleanLint(root, key);
+  return result;
+}
+
 const steps = [
-  ['lint', run([bin('eslint'), '.'])],
+  ['lint', lint()],
   [
     'format check',
     run([
