@@ -81,7 +81,9 @@ test('every file in examples/ is shown in the docs and has a driver', () => {
   }
 });
 
-describe('example files run', () => {
+// Side by side: each example is a process of its own with its own server, database or schema,
+// and mostly waits for its node to start.
+describe('example files run', { concurrency: 4 }, () => {
   for (const file of exampleFiles) {
     const driver = EXAMPLE_DRIVERS[file];
     if (!driver) continue;
