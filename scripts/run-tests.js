@@ -5,7 +5,7 @@
 // process per file, and starting one (node, the runner, the modules under test) costs about what a
 // quick file's tests do. So files share processes, each file inside a describe named after it (its
 // before/after hooks stay its own): neighbours in path order, which load the same modules, share
-// one of about PROCESS_SECONDS; a long file has a process of its own; the browser files share one
+// one of PROCESSES about alike; a long file has a process of its own; the browser files share one
 // (and one Chromium: test/web/browser-env.ts). The longest start first, so none starts last.
 // ONCELY_TEST_CONCURRENCY sets how many processes run at once.
 import {
@@ -28,65 +28,65 @@ import { pathToFileURL } from 'node:url';
  * counts as QUICK_SECONDS; a wrong figure costs time only). Add a new file that takes seconds.
  */
 const SECONDS = {
-  'web/page': 12,
-  'web/layout': 11,
-  'package/pack-install': 10,
-  'docs/examples': 9,
-  'journal/postgres-two-workers': 9,
-  'server/notify-outbox': 8,
-  'stores/postgres': 7,
-  'stores/crash': 6.5,
-  'stores/bounded-sweep': 6.5,
-  'journal/outbox-crash': 6,
-  'e2e/serve-shutdown': 5.5,
-  'bench/anchors': 5.5,
-  'server/store-view': 5.5,
-  'client/fetch-sockets': 5,
-  'web/fleet-page': 4.5,
-  'server/hostile/json': 4,
-  'design/lint': 4,
-  'sim/fleet-cli': 4,
-  'sim/fleet-models': 3.5,
-  'server/hostile/slow': 3.5,
-  'server/hostile/edge': 3,
-  'stores/postgres-partitions': 3,
-  'services/notes': 3,
-  'e2e/serve-deliver': 3,
-  'cli/serve-config': 3,
-  'server/bad-input': 2.5,
-  'http/race': 2.5,
-  'services/hook-server': 2.5,
-  'stores/postgres-durability': 2.5,
-  'cli/outbox-cli': 2.5,
-  'server/json-properties': 2.5,
-  'server/hostile/callers': 2,
-  'server/postgres-shutdown': 2,
-  'cli/usage-errors': 2,
-  'e2e/serve-shutdown-race': 2,
+  'docs/examples': 12,
+  'package/pack-install': 11,
+  'web/layout': 7,
+  'web/page': 6,
+  'journal/postgres-two-workers': 5,
+  'journal/outbox-crash': 5,
+  'server/store-view': 5,
+  'stores/postgres': 4,
+  'design/lint': 3.5,
+  'bench/anchors': 3,
+  'e2e/serve-shutdown': 3,
+  'sim/fleet-cli': 2.5,
+  'services/notes': 2.5,
+  'server/hostile/slow': 2,
+  'server/hostile/edge': 2,
+  'stores/crash': 2,
+  'http/race': 2,
   'server/edge-log': 2,
-  'lab/hook-lab': 2,
-  'stores/sqlite': 2,
-  'stores/sqlite-store': 2,
-  'http/adapter-suite': 1.5,
-  'journal/postgres-journal': 1.5,
-  'server/shutdown': 1.5,
-  'server/listing-limit': 1,
+  'stores/bounded-sweep': 2,
+  'web/fleet-page': 1.5,
+  'client/fetch-sockets': 1.5,
+  'stores/sqlite': 1.5,
+  'server/hostile/callers': 1.5,
+  'stores/postgres-partitions': 1.5,
+  'server/bad-input': 1.5,
+  'e2e/serve-deliver': 1.5,
+  'cli/serve-config': 1.5,
+  'server/json-properties': 1.5,
+  'server/hostile/json': 1.5,
+  'cli/usage-errors': 1.5,
+  'e2e/serve-shutdown-race': 1.5,
+  'stores/postgres-durability': 1,
+  'server/shutdown': 1,
+  'sim/fleet-models': 1,
   'server/server': 1,
+  'server/postgres-shutdown': 1,
+  'server/notify-outbox': 1,
+  'cli/outbox-cli': 1,
+  'stores/sqlite-store': 1,
+  'http/adapter-suite': 1,
   'server/hook-ledger': 1,
-  'sim/sim-cli': 1,
-  'sim/batch': 1,
-  'sim/run-world': 1,
+  'cli/ledger-compact': 1,
+  'sim/sim-cli': 0.5,
+  'sim/batch': 0.5,
+  'sim/run-world': 0.5,
+  'lab/hook-lab': 0.5,
+  'journal/postgres-journal': 0.5,
+  'server/listing-limit': 0.5,
 };
 const QUICK_SECONDS = 0.3;
-/**
- * A file this long gets a process of its own; shorter ones share processes of about this long.
- * Each process loads its own copy of the modules under test, so fewer processes cost less CPU
- * time: 12 measured fewer CPU-seconds than 6, and 24 with neighbours packed together fewer again
- * (the browser files' process stays the longest).
- */
-const PROCESS_SECONDS = 24;
 /** The processes at once: the cores, and one more, as many files wait on a database or a browser. */
 const CONCURRENCY = Number(process.env['ONCELY_TEST_CONCURRENCY'] ?? 3);
+/**
+ * How many processes: each loads its own copy of the modules under test, so fewer cost less CPU
+ * time, but with fewer than two rounds of CONCURRENCY the run ends with one process alone, and
+ * with a count that is not a multiple of it, the last round is a part round (7 processes of
+ * about 20 s on 3 ran about 60 s; 6 run about 45).
+ */
+const PROCESSES = 2 * CONCURRENCY;
 
 function findTests(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -151,28 +151,42 @@ for (const [name, url] of MEMBERS) {
 function group(members) {
   if (members.length === 1) return members[0];
   members = [...members].sort();
-  const path = join(groupDir, `group-${readdirSync(groupDir).length + 1}.test.mjs`);
+  // Numbered with zeros in front: node --test sorts the files it is given, and group-10 would
+  // start before group-2.
+  const number = String(readdirSync(groupDir).length + 1).padStart(3, '0');
+  const path = join(groupDir, `group-${number}.test.mjs`);
   const list = members.map((file) => [file, pathToFileURL(resolve(file)).href]);
   writeFileSync(path, `const MEMBERS = ${JSON.stringify(list, null, 2)};\n${GROUP_HEAD}`);
   return path;
 }
 
-// The browser files share a process; a long file has one of its own; the rest fill processes of
-// about PROCESS_SECONDS in path order, so that a directory's files, which mostly load the same
-// modules, load them once. Then the processes start longest first.
+// The browser files share a process; the rest fill the others, PROCESSES in all, about alike in
+// seconds, in path order, so that a directory's files, which mostly load the same modules, load
+// them once; a file longer than that share has a process of its own. Then the processes start
+// longest first.
 const runs = [];
 const browser = files.filter(usesBrowser);
 if (browser.length > 0) runs.push(browser);
+const rest = files.filter((f) => !usesBrowser(f));
+// A process for less than a few seconds of tests costs more to start than it saves (a filtered run).
+const share = Math.max(4, total(rest) / Math.max(1, PROCESSES - runs.length));
 let filling;
-for (const file of files.filter((f) => !usesBrowser(f))) {
-  if (seconds(file) >= PROCESS_SECONDS) {
+for (const file of rest) {
+  const filled = filling ? total(filling) : 0;
+  if (seconds(file) >= share) {
     runs.push([file]);
-  } else if (filling && total(filling) + seconds(file) <= PROCESS_SECONDS) {
+  } else if (filling && Math.abs(filled + seconds(file) - share) <= Math.abs(filled - share)) {
     filling.push(file);
   } else {
     filling = [file];
     runs.push(filling);
   }
+}
+// A short remainder joins the process before it rather than start one of its own.
+const last = runs.at(-1);
+const before = runs.at(-2);
+if (last === filling && before && before !== browser && total(last) < share / 4) {
+  before.push(...runs.pop());
 }
 runs.sort((a, b) => total(b) - total(a));
 
