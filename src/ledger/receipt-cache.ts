@@ -3,15 +3,29 @@ import type { CompletedEntry } from './ledger-entry.js';
 /** What an entry costs the cache besides its body and headers: the Map slot and the object. */
 const ENTRY_OVERHEAD_BYTES = 256;
 
+/** One kept entry: its size, and whether it was read since eviction last passed it. */
+interface Slot {
+  readonly entry: CompletedEntry;
+  readonly bytes: number;
+  used: boolean;
+}
+
 /**
  * Completed entries this process committed or read, so a replay is answered without a trip to the
  * store. Safe because a completed entry never changes before its retention ends (expiresAt): only
  * then may a sweep bury it or a new claim take the key over (decide-claim.ts), and an entry past
  * its retention on the ledger's clock is dropped here, never answered. Bounded by bytes (bodies,
- * headers, keys), the least recently used going first; 0 bytes keeps nothing.
+ * headers, keys); 0 bytes keeps nothing.
+ *
+ * Eviction is least recently used in the "second chance" form (CLOCK): a hit only marks its entry
+ * used, and eviction, oldest first, spares a used entry once (it goes to the back, unmarked). A hit
+ * must not move its entry in the Map: V8 leaves a deleted entry in its hash bucket's chain until
+ * the table is next rebuilt, so deleting and setting one key on every replay made that key's chain,
+ * and every later `set` of it, as long as the replays since the last rebuild (25 µs a hit at ten
+ * thousand entries; docs/performance.md).
  */
 export class ReceiptCache {
-  readonly #entries = new Map<string, { readonly entry: CompletedEntry; readonly bytes: number }>();
+  readonly #entries = new Map<string, Slot>();
   readonly #maxBytes: number;
   #bytes = 0;
 
@@ -24,12 +38,12 @@ export class ReceiptCache {
     const id = idOf(scope, key);
     const hit = this.#entries.get(id);
     if (hit === undefined) return undefined;
-    this.#entries.delete(id);
     if (hit.entry.expiresAt <= nowMs) {
+      this.#entries.delete(id);
       this.#bytes -= hit.bytes;
       return undefined;
     }
-    this.#entries.set(id, hit); // the most recently used goes last
+    hit.used = true;
     return hit.entry;
   }
 
@@ -42,12 +56,18 @@ export class ReceiptCache {
       this.#entries.delete(id);
       this.#bytes -= previous.bytes;
     }
-    this.#entries.set(id, { entry, bytes });
+    this.#entries.set(id, { entry, bytes, used: false });
     this.#bytes += bytes;
-    for (const [oldest, { bytes: freed }] of this.#entries) {
-      if (this.#bytes <= this.#maxBytes) break;
+    while (this.#bytes > this.#maxBytes) {
+      const [oldest, slot] = this.#entries.entries().next().value!;
       this.#entries.delete(oldest);
-      this.#bytes -= freed;
+      if (slot.used || oldest === id) {
+        // Its second chance, to the back; the entry just put is never the one to go.
+        slot.used = false;
+        this.#entries.set(oldest, slot);
+      } else {
+        this.#bytes -= slot.bytes;
+      }
     }
   }
 }

@@ -95,4 +95,14 @@ describe('the ledger remembers completed receipts', () => {
     assert.equal(cache.get('alice', 'huge', 0), undefined, 'over a quarter of the budget');
     assert.equal(cache.get('alice', 'a', 10_000), undefined, 'retention over at 10 000');
   });
+
+  it('keeps the entry it was just given even when every other entry was read since', () => {
+    const cache = new ReceiptCache(1_500);
+    for (const key of ['a', 'b', 'c', 'd']) cache.put(completed(key, 100));
+    for (const key of ['d', 'c', 'b', 'a']) assert.ok(cache.get('alice', key, 0), key);
+    cache.put(completed('e', 100));
+    assert.ok(cache.get('alice', 'e', 0), 'the new entry stays');
+    const kept = ['a', 'b', 'c', 'd'].filter((key) => cache.get('alice', key, 0) !== undefined);
+    assert.equal(kept.length, 3, 'one of the four older entries made room');
+  });
 });
