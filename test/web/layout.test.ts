@@ -4,19 +4,16 @@
 // and the store view on the page's stylesheet with one time format, newest first. Served by the
 // server `oncely serve` runs, in this process; Chromium from /usr/bin/chromium.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { test } from 'node:test';
 import { startTestServer, TOKENS } from '../server/server-harness.js';
-import { repoPath } from '../support/repo-path.js';
 import { browserSession } from './browser-env.js';
+import { screenshot } from './screenshots.js';
 
 const WIDTHS = [1400, 390] as const;
-const OUTPUT = repoPath('test-output');
 
 const session = browserSession('the layout test', {
   startServer: async () => ({ ...(await startTestServer()), token: TOKENS.dev }),
   watch: ['error', 'warning'],
-  prepare: () => void mkdirSync(OUTPUT, { recursive: true }),
 });
 const { skip } = session;
 
@@ -43,7 +40,7 @@ test(
       await page.click('#show-outcome');
       await page.waitForSelector('#outcome-table');
       assert.equal(await overflow(), 0, `${width} px with the outcome and its timelines`);
-      await page.screenshot({ path: `${OUTPUT}/layout-page-${width}.png`, fullPage: true });
+      await screenshot(page, `layout-page-${width}.png`, { fullPage: true });
     }
     // A link that carries an outcome shows it at once: following it is asking.
     await page.goto(`${server.url}/?seed=7&retention=8`);
@@ -155,7 +152,7 @@ test(
       }
       assert.ok(scrolled, 'Next duplicate scrolled the track, so the labels were put to the test');
       assert.equal(await overflow(), 0);
-      await page.locator(figure).screenshot({ path: `${OUTPUT}/layout-timeline-${width}.png` });
+      await screenshot(page.locator(figure), `layout-timeline-${width}.png`);
     }
     assert.deepEqual(session.problems, []);
   },
@@ -200,7 +197,7 @@ test(
           document.querySelectorAll('#hooks tr').length === 2,
       );
       assert.equal(await overflow(), 0, `${width} px`);
-      await page.screenshot({ path: `${OUTPUT}/layout-store-${width}.png`, fullPage: true });
+      await screenshot(page, `layout-store-${width}.png`, { fullPage: true });
     }
     assert.ok(
       await page.evaluate(() =>

@@ -1,19 +1,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { METRIC_NAMES, RULE_IDS, runBatch, type WorldMetrics } from '../../src/sim/index.js';
 import { repoPath } from '../support/repo-path.js';
 import { runOncely } from '../support/run-cli.js';
 import { startTestServer } from '../server/server-harness.js';
 import { browserSession } from './browser-env.js';
+import { screenshot } from './screenshots.js';
 
 /**
  * The simulator page in headless Chromium, served by the server `oncely serve` runs (in this
  * process): the table equals `oncely sim run --json` (run in this process too), the URL restores an outcome, the timelines draw every effect, the
  * batch in the web worker equals runBatch, no console errors, no overflow at 375 px.
- * Screenshots go to test-output/. Timings are printed, never asserted.
+ * Screenshots go to test-output/ when asked for (test/web/screenshots.ts). Timings are printed,
+ * never asserted.
  */
-const OUTPUT = repoPath('test-output');
 
 // Missing browser: every test skips with the reason, except the session's first one, which fails
 // under ONCELY_REQUIRE_BROWSER=1.
@@ -25,7 +26,6 @@ const session = browserSession('the page test', {
       existsSync(repoPath('web', 'dist', 'index.html')),
       'web/dist is missing: run `npm run build` (it builds the page)',
     );
-    mkdirSync(OUTPUT, { recursive: true });
   },
 });
 const { skip } = session;
@@ -86,7 +86,7 @@ test(
     assert.equal(command, 'npx oncely sim run --seed 7 --retention 8');
     assert.deepEqual(await readOutcomeTable(), await cliOutcomes(command.split(' ').slice(4)));
     assert.equal(new URL(page.url()).search, '?seed=7&retention=8');
-    await page.screenshot({ path: `${OUTPUT}/page-outcome.png`, fullPage: true });
+    await screenshot(page, 'page-outcome.png', { fullPage: true });
   },
 );
 
@@ -125,9 +125,10 @@ test(
     // The keyboard reaches the events: the focused timeline moves with the arrow keys.
     await page.keyboard.press('ArrowLeft');
     assert.notEqual(await detail.getAttribute('data-kind'), 'duplicate');
-    await page
-      .locator('.timeline-figure[data-rule="retry-key"]')
-      .screenshot({ path: `${OUTPUT}/page-timeline-retry-key.png` });
+    await screenshot(
+      page.locator('.timeline-figure[data-rule="retry-key"]'),
+      'page-timeline-retry-key.png',
+    );
   },
 );
 
@@ -186,7 +187,7 @@ test('readable at 375 px: no horizontal overflow', { skip }, async () => {
     scrollWidth <= clientWidth,
     `page is ${scrollWidth} px wide in a ${clientWidth} px viewport`,
   );
-  await page.screenshot({ path: `${OUTPUT}/page-375.png`, fullPage: true });
+  await screenshot(page, 'page-375.png', { fullPage: true });
   await page.setViewportSize({ width: 1280, height: 900 });
 });
 
@@ -232,7 +233,7 @@ test('the batch runs in a web worker and its means equal runBatch', { skip }, as
     await page.$eval('#means-chart', (canvas) => (canvas as HTMLCanvasElement).width > 0),
     true,
   );
-  await page.locator('#batch').screenshot({ path: `${OUTPUT}/page-batch.png` });
+  await screenshot(page.locator('#batch'), 'page-batch.png');
 });
 
 test('a chart group where every rule is 0 is labelled, not left as a gap', { skip }, async () => {
