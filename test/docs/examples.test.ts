@@ -91,7 +91,9 @@ describe('example files run', { concurrency: 4 }, () => {
   }
 });
 
-describe('shell blocks run', () => {
+// Three at a time: each block is a bash of its own in a directory of its own, against a server of
+// its own; the host runs their `npx oncely` calls one at a time (each in its caller's directory).
+describe('shell blocks run', { concurrency: 3 }, () => {
   // `npx oncely` as a user of the package has it: this build, through runCli in this process
   // (test/support/cli-host.ts) rather than a node process per call.
   const bin = mkdtempSync(join(tmpdir(), 'oncely-doc-bin-'));
