@@ -60,6 +60,24 @@ export function exitOnBadArgs(name: string, message: string): never {
   process.exit(2);
 }
 
+/**
+ * A whole-number option of a benchmark's main: `fallback` when it is absent; not a whole number,
+ * or below `min`: one line on stderr, exit 2 (exitOnBadArgs).
+ */
+export function wholeArgOrExit(
+  bench: string,
+  option: string,
+  raw: unknown,
+  fallback: number,
+  min = 1,
+): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < min)
+    exitOnBadArgs(bench, `--${option} must be a whole number >= ${min}, got ${String(raw)}`);
+  return n;
+}
+
 function badArgsLine(name: string, message: string): string {
   // parseArgs explains at length how to pass a value starting with '-': its first sentence is enough.
   const first = message.split('. ')[0]!.replace(/\.$/, '');

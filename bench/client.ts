@@ -25,7 +25,7 @@ import { ConstantBackoff, handleAll, retry as cockatielRetry } from 'cockatiel';
 import { createRetry, retry } from '../src/client/retry.js';
 import { systemClock } from '../src/time/clock.js';
 import { seededRandom, type Random } from '../src/time/random.js';
-import { exitOnBadArgs, readBenchArgs } from './bench-args.js';
+import { readBenchArgs, wholeArgOrExit } from './bench-args.js';
 
 type Operation = () => Promise<number>;
 type Runner = (operation: Operation) => Promise<unknown>;
@@ -265,18 +265,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values } = readBenchArgs('client', USAGE, {
     options: { ms: { type: 'string' }, rounds: { type: 'string' }, help: { type: 'boolean' } },
   });
-  const whole = (name: string, raw: unknown): number | undefined => {
-    if (raw === undefined) return undefined;
-    const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n < 1)
-      exitOnBadArgs('client', `--${name} must be a whole number >= 1, got ${String(raw)}`);
-    return n;
-  };
-  const durationMs = whole('ms', values.ms);
-  const rounds = whole('rounds', values.rounds);
+
   const result = await runClientBench({
-    ...(durationMs ? { durationMs } : {}),
-    ...(rounds ? { rounds } : {}),
+    durationMs: wholeArgOrExit('client', 'ms', values.ms, DEFAULT_CLIENT_BENCH.durationMs),
+    rounds: wholeArgOrExit('client', 'rounds', values.rounds, DEFAULT_CLIENT_BENCH.rounds),
   });
   process.stdout.write(formatClientBench(result));
 }

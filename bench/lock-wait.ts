@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createSqliteStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
-import { exitOnBadArgs, readBenchArgs } from './bench-args.js';
+import { readBenchArgs, wholeArgOrExit } from './bench-args.js';
 
 const WRITES_PER_SECOND = 50;
 const VARIANTS = ['busy handler', 'oncely store'] as const;
@@ -178,18 +178,12 @@ if (process.argv[2] === '--holder') {
       help: { type: 'boolean' },
     },
   });
-  const whole = (name: string, raw: unknown, fallback: number): number => {
-    if (raw === undefined) return fallback;
-    const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n < 1)
-      exitOnBadArgs('lock-wait', `--${name} must be a whole number >= 1, got ${String(raw)}`);
-    return n;
-  };
+
   process.stdout.write(
     await runLockWaitBench({
-      seconds: whole('seconds', values.seconds, 5),
-      rounds: whole('rounds', values.rounds, 3),
-      holdMs: whole('hold-ms', values['hold-ms'], 20),
+      seconds: wholeArgOrExit('lock-wait', 'seconds', values.seconds, 5),
+      rounds: wholeArgOrExit('lock-wait', 'rounds', values.rounds, 3),
+      holdMs: wholeArgOrExit('lock-wait', 'hold-ms', values['hold-ms'], 20),
     }),
   );
 }

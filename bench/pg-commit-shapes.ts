@@ -18,7 +18,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { exitOnBadArgs, readBenchArgs } from './bench-args.js';
+import { exitOnBadArgs, readBenchArgs, wholeArgOrExit } from './bench-args.js';
 
 const SCHEMA = `oncely_shapes_${process.pid}`;
 const BODY = Buffer.from('{"recorded":1}');
@@ -203,16 +203,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       help: { type: 'boolean' },
     },
   });
-  const whole = (name: string, raw: unknown, fallback: number): number => {
-    if (raw === undefined) return fallback;
-    const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n < 1)
-      exitOnBadArgs(
-        'pg-commit-shapes',
-        `--${name} must be a whole number >= 1, got ${String(raw)}`,
-      );
-    return n;
-  };
+
   const url = values.pg ?? process.env['ONCELY_TEST_POSTGRES_URL'];
   if (!url)
     exitOnBadArgs(
@@ -222,9 +213,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   process.stdout.write(
     await runCommitShapes({
       url,
-      seconds: whole('seconds', values.seconds, 3),
-      rounds: whole('rounds', values.rounds, 3),
-      connections: whole('connections', values.connections, 10),
+      seconds: wholeArgOrExit('pg-commit-shapes', 'seconds', values.seconds, 3),
+      rounds: wholeArgOrExit('pg-commit-shapes', 'rounds', values.rounds, 3),
+      connections: wholeArgOrExit('pg-commit-shapes', 'connections', values.connections, 10),
     }),
   );
 }

@@ -50,4 +50,15 @@ describe('benchmark command lines', () => {
       "bench/profile-breakdown: Unknown option '--cpu' (--help lists the options)\n",
     );
   });
+
+  it('as a process: a count that is not a whole number >= 1 is one line and exit 2, before any set-up (bench/lock-wait)', () => {
+    const file = repoPath('dist', 'bench', 'lock-wait.js');
+    const result = spawnSync(process.execPath, [file, '--rounds', '0'], { encoding: 'utf8' });
+    assert.equal(result.status, 2);
+    assert.equal(result.stdout, '');
+    assert.equal(
+      result.stderr,
+      'bench/lock-wait: --rounds must be a whole number >= 1, got 0 (--help lists the options)\n',
+    );
+  });
 });
