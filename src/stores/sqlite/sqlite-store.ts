@@ -34,7 +34,11 @@ export interface SqliteStoreOptions {
   readonly database: SqliteDatabase | (() => SqliteDatabase);
   /** The ledger's table, created if missing. @default 'oncely_ledger' */
   readonly table?: string;
-  /** How long a write waits for another process's lock on the file. @default 5000 */
+  /**
+   * How long a write waits for another process's lock on the file. The store waits itself, in the
+   * event loop (write-lock.ts), and sets `busy_timeout = 0` on its writer, a connection given as an
+   * object included: SQLite's own wait would freeze the process. @default 5000
+   */
   readonly busyTimeoutMs?: number;
   /** What a write waiting for that lock sleeps on between tries (write-lock.ts). @default the system clock */
   readonly clock?: Clock;
