@@ -41,24 +41,25 @@ describe('benchmark command lines', () => {
   });
 
   it('as a process: exit 2 and one line on stderr, nothing on stdout (bench/profile-breakdown)', () => {
-    const file = repoPath('dist', 'bench', 'profile-breakdown.js');
-    const result = spawnSync(process.execPath, [file, '--cpu', '5'], { encoding: 'utf8' });
-    assert.equal(result.status, 2);
-    assert.equal(result.stdout, '');
-    assert.equal(
-      result.stderr,
-      "bench/profile-breakdown: Unknown option '--cpu' (--help lists the options)\n",
+    expectRefused(
+      ['profile-breakdown', '--cpu', '5'],
+      "bench/profile-breakdown: Unknown option '--cpu' (--help lists the options)",
     );
   });
 
   it('as a process: a count that is not a whole number >= 1 is one line and exit 2, before any set-up (bench/lock-wait)', () => {
-    const file = repoPath('dist', 'bench', 'lock-wait.js');
-    const result = spawnSync(process.execPath, [file, '--rounds', '0'], { encoding: 'utf8' });
-    assert.equal(result.status, 2);
-    assert.equal(result.stdout, '');
-    assert.equal(
-      result.stderr,
-      'bench/lock-wait: --rounds must be a whole number >= 1, got 0 (--help lists the options)\n',
+    expectRefused(
+      ['lock-wait', '--rounds', '0'],
+      'bench/lock-wait: --rounds must be a whole number >= 1, got 0 (--help lists the options)',
     );
   });
 });
+
+/** Runs dist/bench/<bench>.js with `args`: it must exit 2 with `line` alone on stderr and print nothing else. */
+function expectRefused([bench, ...args]: string[], line: string): void {
+  const file = repoPath('dist', 'bench', `${bench}.js`);
+  const result = spawnSync(process.execPath, [file, ...args], { encoding: 'utf8' });
+  assert.equal(result.status, 2);
+  assert.equal(result.stdout, '');
+  assert.equal(result.stderr, `${line}\n`);
+}
