@@ -12,8 +12,9 @@ export interface NotificationOutbox {
   readonly store: JournalStore<SqlHandle>;
   /**
    * Starts the worker. Call it once the server's own tables are set up: on SQLite the worker's
-   * claim runs on a connection of its own, synchronously, so a claim made while the set-up holds
-   * the write lock across an await blocks the whole process for the busy timeout (5 s).
+   * claim runs on a connection of its own, so a claim made while the set-up holds the file's write
+   * lock across an await waits for that lock (and fails after the busy timeout, 5 s, if the set-up
+   * takes longer) instead of delivering.
    */
   start(): void;
   /** Stops the worker (an attempt under way finishes), then closes the journal. */

@@ -1,5 +1,5 @@
 import type { SqliteDatabase } from './sqlite-database.js';
-import { tryBeginImmediate } from './write-lock.js';
+import { commitOrRollBack, tryBeginImmediate } from './write-lock.js';
 
 /** What one round of housekeeping did, for logs and the store view. */
 export interface SqliteHousekeepingReport {
@@ -109,14 +109,7 @@ function vacuumStep(db: SqliteDatabase, maxPages: number): { before: number; aft
  * another process holds it (the next round does it): housekeeping never makes a write wait.
  */
 function writeIfFree(db: SqliteDatabase, source: string): void {
-  if (!tryBeginImmediate(db)) return;
-  try {
-    db.exec(source);
-    db.exec('COMMIT');
-  } catch (error) {
-    if (db.inTransaction) db.exec('ROLLBACK');
-    throw error;
-  }
+  if (tryBeginImmediate(db)) commitOrRollBack(db, () => db.exec(source));
 }
 
 /** WAL frames left after a PASSIVE checkpoint (0 when it could copy and reset everything). */

@@ -277,7 +277,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     async swap(expected, next) {
       // A tombstone lives in its own table (tombstone-row.ts): reviving a key is one INSERT; burying
-      // one moves a row across tables in a transaction of its own, between two batches.
+      // one moves a row across tables, in a savepoint of the open batch (sqlite-tombstones.ts).
       if (expected.state === 'expired') return group.write(() => tombstones.revive(next), true);
       if (next.state === 'expired') return group.write(() => tombstones.bury(expected, next), true);
       return swapWrite(sql.swap, [...entryValues(next), ...versionParams(expected)]);

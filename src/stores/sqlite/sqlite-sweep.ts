@@ -1,6 +1,6 @@
 import type { SweepResult } from '../../ledger/ledger-store.js';
 import type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
-import { tryBeginImmediate } from './write-lock.js';
+import { commitOrRollBack, tryBeginImmediate } from './write-lock.js';
 
 /** Where a count of due rows stopped: the last (expires_at, scope, key) counted in a table. */
 export type BacklogCursor = readonly [table: 0 | 1, expiresAt: number, scope: string, key: string];
@@ -71,17 +71,13 @@ export function sqliteSweep(
       if (synchronous !== 'NORMAL') db.pragma('synchronous = NORMAL');
       try {
         if (!tryBeginImmediate(db)) return { tombstoned: 0, deleted: 0, busy: true };
-        try {
+        return commitOrRollBack(db, () => {
           // Numbered placeholders bind by name in better-sqlite3: {1: …, 2: …}.
           statement(sql.bury).run({ 1: tombstoneMs, 2: nowMs, 3: rows });
           const tombstoned = statement(sql.unlive).run(nowMs, rows).changes;
           const deleted = statement(sql.purge).run(nowMs, rows).changes;
-          db.exec('COMMIT');
           return { tombstoned, deleted };
-        } catch (error) {
-          if (db.inTransaction) db.exec('ROLLBACK');
-          throw error;
-        }
+        });
       } finally {
         if (synchronous !== 'NORMAL') db.pragma(`synchronous = ${synchronous}`);
       }

@@ -57,6 +57,21 @@ async function waitForLock(
   }
 }
 
+/**
+ * Runs `fn` inside the write transaction the caller began, then COMMIT; if `fn` throws, ROLLBACK
+ * (unless SQLite already ended the transaction) and the error goes on.
+ */
+export function commitOrRollBack<T>(db: SqliteDatabase, fn: () => T): T {
+  try {
+    const result = fn();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
 function isBusy(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'SQLITE_BUSY';
 }
