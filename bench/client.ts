@@ -52,6 +52,18 @@ const cockatielPolicy = cockatielRetry(handleAll, {
   backoff: new ConstantBackoff(0),
 });
 
+/**
+ * cockatiel times an attempt only when a listener asks (its executor makes a stopwatch when
+ * onSuccess or onFailure has one): this policy has both, as a caller who logs durations would.
+ */
+const cockatielTimedPolicy = cockatielRetry(handleAll, {
+  maxAttempts: FAILURES_BEFORE_SUCCESS,
+  backoff: new ConstantBackoff(0),
+});
+let durationSink = 0;
+cockatielTimedPolicy.onSuccess(({ duration }) => (durationSink += duration));
+cockatielTimedPolicy.onFailure(({ duration }) => (durationSink += duration));
+
 const ONCELY_OPTIONS = {
   maxAttempts: FAILURES_BEFORE_SUCCESS + 1,
   baseDelayMs: 0,
@@ -59,10 +71,12 @@ const ONCELY_OPTIONS = {
   jitter: 'none',
 } as const;
 const oncelyPrepared = createRetry<number>(ONCELY_OPTIONS);
+const oncelyUntimed = createRetry<number>({ ...ONCELY_OPTIONS, timings: false });
 
 /** Each library set to four attempts in all and zero delay, with its production defaults otherwise. */
 export const RUNNERS: Record<string, Runner> = {
   oncely: (op) => oncelyPrepared(op),
+  'oncely untimed': (op) => oncelyUntimed(op),
   'oncely retry()': (op) => retry(op, ONCELY_OPTIONS),
   'p-retry@7': (op) =>
     pRetry(op, {
@@ -72,6 +86,7 @@ export const RUNNERS: Record<string, Runner> = {
       randomize: false,
     }),
   'cockatiel@3': (op) => cockatielPolicy.execute(op),
+  'cockatiel timed': (op) => cockatielTimedPolicy.execute(op),
   /** The floor: a bare loop with try/catch and no policy at all. Creating and throwing errors dominates the failure path. */
   'bare loop': async (op) => {
     for (let attempt = 1; ; attempt++) {
@@ -159,8 +174,28 @@ export interface ClientBenchRow {
   readonly roundRatiosCpu: readonly number[];
 }
 
+/** oncely against cockatiel doing the same work on the success path, round by round. */
+export interface LikeForLike {
+  readonly label: string;
+  readonly oncely: string;
+  readonly other: string;
+  /** oncely ÷ other by CPU time, one per round, and their median. */
+  readonly roundRatiosCpu: readonly number[];
+  readonly ratioCpu: number;
+}
+
+/**
+ * The fair pairs: oncely times every attempt by default (the report carries each start and end,
+ * two clock reads) and cockatiel times one only when a listener asks; each is set both ways.
+ */
+export const LIKE_FOR_LIKE = [
+  { label: 'both time every attempt', oncely: 'oncely', other: 'cockatiel timed' },
+  { label: 'neither times an attempt', oncely: 'oncely untimed', other: 'cockatiel@3' },
+] as const;
+
 export interface ClientBench {
   readonly rows: readonly ClientBenchRow[];
+  readonly likeForLike: readonly LikeForLike[];
   readonly clockReadNs: number;
 }
 
@@ -183,6 +218,7 @@ export async function runClientBench(
       );
   }
   const rows: ClientBenchRow[] = [];
+  const likeForLike: LikeForLike[] = [];
   for (const [path, failures] of Object.entries(PATHS)) {
     const samples = new Map<string, Sample[]>(names.map((n) => [n, []]));
     for (const name of names) await sample(RUNNERS[name]!, failures, durationMs / 2); // warm-up
@@ -211,11 +247,18 @@ export async function runClientBench(
         roundRatiosCpu,
       });
     }
+    if (path !== 'success') continue;
+    for (const pair of LIKE_FOR_LIKE) {
+      const ours = samples.get(pair.oncely)!;
+      const theirs = samples.get(pair.other)!;
+      const roundRatiosCpu = ours.map((s, round) => s.cpu / theirs[round]!.cpu);
+      likeForLike.push({ ...pair, roundRatiosCpu, ratioCpu: median(roundRatiosCpu) });
+    }
   }
-  return { rows, clockReadNs: clockReadNs() };
+  return { rows, likeForLike, clockReadNs: clockReadNs() };
 }
 
-export function formatClientBench({ rows, clockReadNs: readNs }: ClientBench): string {
+export function formatClientBench({ rows, likeForLike, clockReadNs: readNs }: ClientBench): string {
   const lines = [
     'bench/client: retry helpers, zero delays, in memory; medians over interleaved rounds.',
     'ops/CPU-s: calls per second of this process’s CPU time (what a call costs); ops/s: per second of wall time.',
@@ -237,18 +280,22 @@ export function formatClientBench({ rows, clockReadNs: readNs }: ClientBench): s
       `${row.path.padEnd(12)}${row.library.padEnd(16)}${n(row.opsPerCpuSecond).padStart(12)}${spread.padStart(26)}${n(row.opsPerSecond).padStart(12)}   ${ratio}`,
     );
   }
-  const cockatiel = rows.find((r) => r.path === 'success' && r.library === 'cockatiel@3');
-  const oncely = rows.find((r) => r.path === 'success' && r.library === 'oncely');
-  if (cockatiel && oncely) {
+  lines.push('', 'success, like for like (CPU), oncely ÷ cockatiel by round:');
+  for (const pair of likeForLike) {
     lines.push(
-      '',
-      `success, oncely ÷ cockatiel@3 by round (CPU): ${cockatiel.roundRatiosCpu.map((r) => r.toFixed(2)).join(' ')}; median ${cockatiel.oncelyRatioCpu.toFixed(2)}x`,
-      `one read of oncely's clock (Date.now) costs ${readNs.toFixed(0)} ns here; a first success reads it twice (its attempt's start and end, in the report): ${(((2 * readNs * oncely.opsPerCpuSecond) / 1e9) * 100).toFixed(0)}% of its CPU time. cockatiel reads no clock.`,
+      `  ${pair.label}: ${pair.oncely} ÷ ${pair.other}: ${pair.roundRatiosCpu.map((r) => r.toFixed(2)).join(' ')}; median ${pair.ratioCpu.toFixed(2)}x`,
+    );
+  }
+  const oncely = rows.find((r) => r.path === 'success' && r.library === 'oncely');
+  if (oncely) {
+    lines.push(
+      `one read of oncely's clock (Date.now) costs ${readNs.toFixed(0)} ns here; a timed first success reads it twice (its start and end, in the report): ${(((2 * readNs * oncely.opsPerCpuSecond) / 1e9) * 100).toFixed(0)}% of its CPU time.`,
     );
   }
   lines.push(
     '',
-    'oncely: createRetry (policy resolved once, report built lazily); oncely retry(): options resolved per call.',
+    'oncely: createRetry (policy resolved once, report built lazily, every attempt timed); oncely untimed: the same with timings: false;',
+    'oncely retry(): options resolved per call. cockatiel timed: onSuccess and onFailure listeners, so it times each attempt.',
     'cockatiel waits with setTimeout even for a 0 ms backoff (at least ~1 ms in Node); p-retry and oncely skip the timer.',
   );
   return `${lines.join('\n')}\n`;

@@ -15,7 +15,10 @@ export function attemptSpanEvents(trace: TraceApi): (record: AttemptRecord) => v
     trace.getActiveSpan()?.addEvent(ATTEMPT_SPAN_EVENT, {
       'oncely.attempt': record.attempt,
       'oncely.attempt.outcome': record.outcome,
-      'oncely.attempt.duration_ms': record.endedAt - record.startedAt,
+      // An attempt not timed (`timings: false`) has no duration: the attribute is left out.
+      ...(Number.isNaN(record.endedAt - record.startedAt)
+        ? {}
+        : { 'oncely.attempt.duration_ms': record.endedAt - record.startedAt }),
       ...(record.status === undefined ? {} : { 'http.response.status_code': record.status }),
       ...(record.detail === undefined ? {} : { 'oncely.attempt.detail': record.detail }),
       ...(record.delayMs === undefined ? {} : { 'oncely.attempt.delay_ms': record.delayMs }),

@@ -11,7 +11,9 @@ import type { AttemptRecord } from './retry-report.js';
  *   #4  +1.125s  200 ok
  */
 export function formatAttempt(record: AttemptRecord, startedAt: number): string {
-  const offset = `+${((record.startedAt - startedAt) / 1000).toFixed(3)}s`;
+  const seconds = (record.startedAt - startedAt) / 1000;
+  // An attempt not timed (`timings: false`) has no start to show.
+  const offset = Number.isNaN(seconds) ? '+?' : `+${seconds.toFixed(3)}s`;
   const status = record.status === undefined ? '---' : String(record.status);
   const parts = [
     `#${record.attempt}`.padEnd(3),

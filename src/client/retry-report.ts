@@ -8,7 +8,9 @@ import type { DelayReason, FinalOutcome, StopReason } from '../policy/decide.js'
 export interface AttemptRecord {
   /** Counts from 1. */
   readonly attempt: number;
+  /** On the retry's clock; NaN when the attempt was not timed (`timings: false`). */
   readonly startedAt: number;
+  /** On the retry's clock; NaN when the attempt was not timed (`timings: false`). */
   readonly endedAt: number;
   readonly outcome: Outcome;
   /** The status the server answered; absent when no response came (see `transport`). */
@@ -34,7 +36,9 @@ export interface RetryReport {
   /** The last status outside 2xx a server answered; what a summary must not hide. */
   readonly lastNon2xxStatus: number | undefined;
   readonly totalSleptMs: number;
+  /** NaN when the first attempt was not timed (`timings: false`). */
   readonly startedAt: number;
+  /** NaN when the loop ended on a first attempt that was not timed (`timings: false`). */
   readonly endedAt: number;
   /** The shared retry budget's balance when the loop ended, when one was used. */
   readonly retryBudgetBalance: number | undefined;

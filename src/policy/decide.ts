@@ -197,6 +197,18 @@ export function decide(
   return decideNotOk(state, observation, attemptOutcome, retryAfter, nowMs, random, policy, inputs);
 }
 
+/**
+ * True when {@link decide} ignores the time for this observation: a success without Retry-After
+ * (only a wait, a deadline or a Retry-After date is measured against the clock). A caller that
+ * times nothing reads the clock only when this is false.
+ */
+export function decidesWithoutClock(observation: Observation, policy: RetryPolicyOptions): boolean {
+  return (
+    (observation.kind !== 'response' || observation.retryAfter == null) &&
+    classify(observation, policy) === 'ok'
+  );
+}
+
 /** {@link decide} for an attempt that did not succeed: stop, or how long to wait. */
 function decideNotOk(
   state: RetryState,

@@ -88,6 +88,7 @@ async function runRetry(
   script: readonly Observation[],
   latenciesMs: readonly number[],
   seed: number,
+  timings = true,
 ): Promise<{ report: RetryReport; calls: number; sleeps: number[] }> {
   const clock = new VirtualClock({ startAt: 1_000_000 });
   let calls = 0;
@@ -105,6 +106,7 @@ async function runRetry(
     random: seededRandom(seed),
     key: 'prop-key',
     observe: (value: Observation) => value,
+    timings,
   };
   const report = await retry(operation, options).then(
     (result) => result.report,
@@ -228,6 +230,43 @@ test('property: the same seed gives the same schedule', async () => {
         const y = await runRetry(policy, script, [], seed);
         assert.deepEqual(x.sleeps, y.sleeps);
         assert.deepEqual(x.report, y.report);
+      },
+    ),
+    { numRuns: 100 },
+  );
+});
+
+test('property: timings: false decides exactly as a timed loop does; only the first attempt may be unmeasured', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      policyArb,
+      fc.option(fc.integer({ min: 1, max: 30_000 }), { nil: undefined }),
+      fc.array(observationArb, { minLength: 1, maxLength: 8 }),
+      fc.array(fc.integer({ min: 0, max: 5_000 }), { maxLength: 4 }),
+      fc.integer(),
+      async (policy, deadlineAt, script, latencies, seed) => {
+        const withDeadline = { ...policy, ...(deadlineAt === undefined ? {} : { deadlineAt }) };
+        const timed = await runRetry(withDeadline, script, latencies, seed);
+        const untimed = await runRetry(withDeadline, script, latencies, seed, false);
+        const [first, ...rest] = untimed.report.attempts;
+        const [timedFirst, ...timedRest] = timed.report.attempts;
+        assert.equal(untimed.calls, timed.calls);
+        assert.deepEqual(untimed.sleeps, timed.sleeps);
+        assert.deepEqual(rest, timedRest, 'every later attempt is timed');
+        assert.deepEqual(
+          { ...untimed.report, attempts: [], startedAt: 0, endedAt: 0 },
+          { ...timed.report, attempts: [], startedAt: 0, endedAt: 0 },
+        );
+        if (first === undefined || timedFirst === undefined) return;
+        const { startedAt, endedAt, ...judged } = first;
+        const { startedAt: s, endedAt: e, ...timedJudged } = timedFirst;
+        assert.deepEqual(judged, timedJudged);
+        // With a deadline the first attempt is timed; without one it is not.
+        assert.equal(Number.isNaN(startedAt), deadlineAt === undefined);
+        if (!Number.isNaN(startedAt)) assert.equal(startedAt, s);
+        if (!Number.isNaN(endedAt)) assert.equal(endedAt, e);
+        // Its end is read whenever the loop went on: the wait was decided on it.
+        if (rest.length > 0) assert.equal(endedAt, e);
       },
     ),
     { numRuns: 100 },
