@@ -144,14 +144,41 @@ const EFFECTS_SQL = target.kind === 'postgres' ? `"${target.schema}".${EFFECTS}`
 interface Routes {
   /** oncely/node: the adapter a node:http app installs, around an unchanged listener. */
   readonly keyed: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The same with `writes: 'deferred'`: the INSERT left for the commit (sql.defer). */
+  readonly deferred: (req: IncomingMessage, res: ServerResponse) => void;
   readonly store: (request: Request) => Promise<Response>;
   readonly bare: ReturnType<typeof bareHandler>;
 }
 
 function routesOf(side: Side): Routes {
+  const ledger = createLedger({ store: side.store });
+  const deferred = idempotentListener(
+    {
+      ledger,
+      writes: 'deferred',
+      scopeOf: (req) =>
+        req.headers.authorization === `Bearer ${BENCH_TOKEN}` ? BENCH_TOKEN : undefined,
+      onError: () => {},
+    },
+    (req, res) => {
+      const context = idempotencyOf(req);
+      if (context === undefined) return void res.writeHead(404).end('not found');
+      const { amount, note } = JSON.parse(decoder.decode(context.body)) as {
+        amount: number;
+        note: string;
+      };
+      context.sql.defer(`INSERT INTO ${EFFECTS_SQL} (amount, note) VALUES ($1, $2)`, [
+        amount,
+        note,
+      ]);
+      res
+        .writeHead(201, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ recorded: amount }));
+    },
+  );
   const keyed = idempotentListener(
     {
-      ledger: createLedger({ store: side.store }),
+      ledger,
       scopeOf: (req) =>
         req.headers.authorization === `Bearer ${BENCH_TOKEN}` ? BENCH_TOKEN : undefined,
       // autocannon drops its connections at the end of a run: requests still in flight then fail
@@ -170,6 +197,7 @@ function routesOf(side: Side): Routes {
     // Counted until the request is done with (its transaction committed or rolled back), not
     // when its response closes: autocannon drops connections with effects still in flight.
     keyed: (req, res) => void counted(() => keyed(req, res)),
+    deferred: (req, res) => void counted(() => deferred(req, res)),
     store: async (request) => {
       const body = await request.text();
       return created(await side.db.transaction((sql) => effect(sql, body, slowOf(request.url))));
@@ -225,6 +253,10 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
   }
   if (req.method === 'POST' && url.startsWith('/keyed')) {
     routes[durabilityOf(url)].keyed(req, res);
+    return;
+  }
+  if (req.method === 'POST' && url.startsWith('/deferred')) {
+    routes[durabilityOf(url)].deferred(req, res);
     return;
   }
   web(req, res);

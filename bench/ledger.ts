@@ -77,6 +77,14 @@ const SPECS = {
     floor: 'bare',
     what: 'a new key each: claim, effect + receipt',
   },
+  'keyed-deferred': {
+    path: '/deferred',
+    keys: 'fresh',
+    durability: 'durable',
+    slow: false,
+    floor: 'bare',
+    what: "a new key each, writes: 'deferred' (PostgreSQL: row, effect, COMMIT in one trip)",
+  },
   replay: {
     path: '/keyed',
     keys: 'one',

@@ -2,7 +2,7 @@ import { HEADER } from '../contract/headers.js';
 import { keyProblem } from '../contract/idempotency-key.js';
 import type { Receipt } from '../contract/receipt.js';
 import type { Claim, ExecuteResult } from '../ledger/ledger-result.js';
-import type { SqlHandle } from '../ledger/sql-handle.js';
+import { runDeferredWrites } from '../ledger/deferred-writes.js';
 import { requestWithBody } from './common-responses.js';
 import { LazyFingerprintInput, LazyValidationInput } from './guard-inputs.js';
 import type { ResolvedIdempotencyOptions } from './idempotency-options.js';
@@ -12,6 +12,13 @@ import { problemResponse, type ProblemKind } from './problem.js';
 import { answerToReceipt, type AnswerBytes, type HeaderPairs } from './receipt-response.js';
 import type { AdmittedRequest } from './request-validation.js';
 import { sqlHandleOf } from './sql-handle-of.js';
+import {
+  claimedSql,
+  DeferredWrites,
+  deferredOnlySql,
+  noTransaction,
+  type GuardSql,
+} from './guard-sql.js';
 
 /**
  * What a guarded handler is given besides the request: the admitted request, its key, and the
@@ -26,7 +33,7 @@ export interface IdempotencyContext<Tx, V = unknown> extends AdmittedRequest<V> 
    * handler written against it runs on SQLite and on PostgreSQL alike. On a store that is not
    * SQL (memory) every call rejects, saying so.
    */
-  readonly sql: SqlHandle;
+  readonly sql: GuardSql;
   readonly key: string;
   readonly claim: Claim;
 }
@@ -124,15 +131,38 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
     const fingerprint = await o.fingerprintOf(new LazyFingerprintInput(incoming, admitted));
 
     let handlerHeaders: HeaderPairs | undefined;
-    const result = await o.ledger.execute({ scope, key, fingerprint }, async (tx, claim) => {
-      const response = await next(incoming, { ...admitted, tx, sql: sqlOf(tx), key, claim });
+    /** Runs the handler; its answer as a receipt, unless nobody will receive it. */
+    const respond = async (context: IdempotencyContext<Tx, V>): Promise<Receipt> => {
+      const response = await next(incoming, context);
       // Nobody will receive this answer (the client left, or the server answered for the handler:
       // a timeout, the end of a shutdown's grace): roll back rather than commit it unseen.
       incoming.throwIfAborted();
       const { receipt, headers } = await answerToReceipt(response, o.receiptHeaderSet);
       handlerHeaders = headers;
       return receipt;
-    });
+    };
+    const request = { scope, key, fingerprint };
+    const result =
+      o.writes === 'deferred'
+        ? await o.ledger.executeDeferred(request, async (claim) => {
+            const writes = new DeferredWrites();
+            const sql = deferredOnlySql(o.ledger.store.name, writes);
+            const receipt = await respond(deferredContext({ ...admitted, sql, key, claim }));
+            return { receipt, writes: writes.close() };
+          })
+        : await o.ledger.execute(request, async (tx, claim) => {
+            const writes = new DeferredWrites();
+            const handle = sqlOf(tx);
+            const receipt = await respond({
+              ...admitted,
+              tx,
+              sql: claimedSql(handle, writes),
+              key,
+              claim,
+            });
+            await runDeferredWrites(handle, writes.close());
+            return receipt;
+          });
     return answer(result, handlerHeaders, incoming);
   }
 
@@ -194,4 +224,16 @@ function asAnswer(answer: Response | AnswerBytes): GuardAnswer {
   if (answer instanceof Response) return answer;
   const { status, headers, body } = answer;
   return { kind: 'first', receipt: { status, headers, body }, headers };
+}
+
+/** A deferred route's context: reading `tx` throws, there is no transaction while it runs. */
+function deferredContext<Tx, V>(
+  fields: Omit<IdempotencyContext<Tx, V>, 'tx'>,
+): IdempotencyContext<Tx, V> {
+  // Not enumerable: a handler that spreads its context must not trip over it.
+  return Object.defineProperty({ ...fields }, 'tx', {
+    get(): never {
+      throw noTransaction();
+    },
+  }) as IdempotencyContext<Tx, V>;
 }

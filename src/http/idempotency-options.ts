@@ -36,7 +36,23 @@ export interface IdempotencyTuning {
    * for a gradual roll-out while clients learn to send keys. @default 'refuse'
    */
   readonly missingKey: MissingKeyMode;
+  /**
+   * How the handler's writes reach the ledger's transaction:
+   * - `'claimed'`: the key is claimed (and leased) before the handler runs; the handler writes
+   *   through `context.sql` or `context.tx` in the transaction of the receipt, awaiting results,
+   *   and may call anything else (a duplicate in flight gets 409 and never runs it).
+   * - `'deferred'`: the handler writes only with `context.sql.defer()` and does nothing else that
+   *   leaves a trace (no HTTP call, no message, no awaited statement: those reject). No claim, no
+   *   lease: the handler runs at once, and its receipt and writes commit in one transaction only
+   *   if the key is still free (on PostgreSQL in one round trip); a duplicate arriving meanwhile
+   *   runs the handler too, its writes never commit, and it answers as a replay.
+   * @default 'claimed'
+   */
+  readonly writes: WriteMode;
 }
+
+export const WRITE_MODES = ['claimed', 'deferred'] as const;
+export type WriteMode = (typeof WRITE_MODES)[number];
 
 export const MISSING_KEY_MODES = ['refuse', 'pass-through'] as const;
 export type MissingKeyMode = (typeof MISSING_KEY_MODES)[number];
@@ -82,6 +98,7 @@ export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyTuning = {
       'this request needs an authenticated caller: keys are scoped by caller',
     ),
   missingKey: 'refuse',
+  writes: 'claimed',
 };
 
 export interface ResolvedIdempotencyOptions<Tx, V = unknown> extends IdempotencyTuning {
@@ -114,6 +131,8 @@ export function resolveIdempotencyOptions<Tx, V = unknown>(
       o.missingKey,
       `one of ${MISSING_KEY_MODES.join(', ')}`,
     );
+  if (!WRITE_MODES.includes(o.writes))
+    throw new InvalidOptionError('writes', o.writes, `one of ${WRITE_MODES.join(', ')}`);
   if (o.missingKey === 'pass-through' && o.onKeyless !== undefined) {
     throw new InvalidOptionError(
       'missingKey',

@@ -34,8 +34,10 @@ export {
   MISSING_KEY_MODES,
   SINGLE_TENANT_SCOPE,
   type MissingKeyMode,
+  type WriteMode,
   type ResolvedIdempotencyOptions,
 } from './idempotency-options.js';
+export type { GuardSql } from './guard-sql.js';
 export {
   PROBLEMS,
   DEFAULT_PROBLEM_TYPE_BASE,

@@ -35,6 +35,7 @@ export {
   type LookupResult,
 } from './ledger-result.js';
 export type { LedgerStore, SweepResult } from './ledger-store.js';
+export type { DeferredEffect, DeferredOutcome, DeferredWrite } from './deferred-writes.js';
 export { SQL_DIALECTS, type SqlDialect, type SqlHandle, type SqlRunResult } from './sql-handle.js';
 export {
   createLedgerSweeper,

@@ -1,4 +1,5 @@
 import type { CompletedEntry, EntryVersion, InFlightEntry, LedgerEntry } from './ledger-entry.js';
+import type { DeferredWrite } from './deferred-writes.js';
 import type { SqlHandle } from './sql-handle.js';
 
 /** What one sweep did (see {@link LedgerStore.sweep}). */
@@ -94,6 +95,14 @@ export interface LedgerStore<Tx> {
    * and then false means the effect has been rolled back already.
    */
   complete(tx: Tx, expected: EntryVersion, next: CompletedEntry): Promise<boolean>;
+
+  /**
+   * Optional: commits `entry` (completed) and a deferred effect's writes in one transaction when
+   * (scope, key) has no row: true. False when it has one (in any state): nothing was written, and
+   * the ledger goes the claimed way. Rejects with DeferredWriteError when a write failed (rolled
+   * back). A store without it runs a deferred effect claimed: claim, transaction, complete.
+   */
+  commitDeferred?(entry: CompletedEntry, writes: readonly DeferredWrite[]): Promise<boolean>;
 
   /**
    * One bounded step of retention, against `nowMs`, in one short transaction: at most `limit`

@@ -15,6 +15,13 @@ import { normalizeReceipt } from './normalize-receipt.js';
 import { LeaseHeartbeat } from './lease-heartbeat.js';
 import { ReceiptCache } from './receipt-cache.js';
 import { storeReady } from './store-ready.js';
+import {
+  DeferredWriteError,
+  runDeferredWrites,
+  type DeferredEffect,
+  type DeferredOutcome,
+  type DeferredWrite,
+} from './deferred-writes.js';
 
 /** The effect: the caller's work, given the store's transaction handle for its own writes. */
 export type Effect<Tx> = (tx: Tx, claim: Claim) => Receipt | Promise<Receipt>;
@@ -29,6 +36,15 @@ export interface Ledger<Tx> {
    * releasing the key. Throws InvalidKeyError / InvalidOptionError for a malformed request.
    */
   execute(request: LedgerRequest, effect: Effect<Tx>): Promise<ExecuteResult>;
+  /**
+   * Answers one request whose effect defers its writes and does nothing else (deferred-writes.ts).
+   * On a store that commits them at once (PostgreSQL), the effect runs first, without a claim or
+   * a lease, and its receipt and writes commit in one transaction if the key is still free; a
+   * concurrent duplicate's effect runs too, but its writes never commit and it answers as a
+   * replay. When the key has a row, and on other stores, it goes the claimed way of `execute`,
+   * the writes run in the claimed transaction.
+   */
+  executeDeferred(request: LedgerRequest, effect: DeferredEffect): Promise<ExecuteResult>;
   /** The read-only status lookup by (scope, key). Purges what it finds expired. */
   lookup(scope: string, key: string): Promise<LookupResult>;
   /**
@@ -81,13 +97,18 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
     };
   }
 
-  async function claim(request: LedgerRequest): Promise<ClaimOutcome> {
-    // A receipt this process holds answers a replay (or a conflict) without the store.
+  /** A receipt this process holds answers a replay (or a conflict) without the store. */
+  function heldAnswer(request: LedgerRequest): ExecuteResult | undefined {
     const held = receipts.get(request.scope, request.key, clock.now());
-    if (held !== undefined)
-      return held.fingerprint === request.fingerprint
-        ? { answer: completedAnswer('replayed', held) }
-        : { answer: conflictAnswer(held) };
+    if (held === undefined) return undefined;
+    return held.fingerprint === request.fingerprint
+      ? completedAnswer('replayed', held)
+      : conflictAnswer(held);
+  }
+
+  async function claim(request: LedgerRequest): Promise<ClaimOutcome> {
+    const held = heldAnswer(request);
+    if (held !== undefined) return { answer: held };
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
       // One store call looks the key up and claims it when free: a new key costs one statement.
       const fresh = freshEntry(request, clock.now(), clock.now());
@@ -207,6 +228,69 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
     }
   }
 
+  async function executeDeferred(
+    request: LedgerRequest,
+    effect: DeferredEffect,
+  ): Promise<ExecuteResult> {
+    checkRequest(request);
+    if (typeof effect !== 'function')
+      throw new InvalidOptionError('effect', effect, 'a function (claim) => { receipt, writes }');
+    const commitAtOnce = store.commitDeferred?.bind(store);
+    if (commitAtOnce === undefined) return execute(request, claimedDeferred(effect));
+    const held = heldAnswer(request);
+    if (held !== undefined) return held;
+
+    const firstSeenAt = clock.now();
+    const { receipt, writes } = checkDeferredOutcome(
+      await effect({ ...request, firstSeenAt, leaseExpiresAt: firstSeenAt, tookOver: false }),
+    );
+    if (!o.shouldStore(receipt)) return { kind: 'not_stored', receipt };
+    const completedAt = clock.now();
+    const entry: CompletedEntry = {
+      ...request,
+      state: 'completed',
+      token: o.generateToken(),
+      firstSeenAt,
+      completedAt,
+      expiresAt: completedAt + o.retentionMs,
+      receipt,
+    };
+    let committed: boolean;
+    try {
+      committed = await commitAtOnce(entry, writes);
+    } catch (error) {
+      if (error instanceof DeferredWriteError) throw error;
+      return { kind: 'unavailable', stage: 'transaction', cause: error };
+    }
+    if (committed) {
+      receipts.put(entry);
+      return completedAnswer('executed', entry);
+    }
+    // The key has a row: a replay, a conflict, a request in flight, or an expired key to take
+    // over. The claimed way decides; if it runs the effect, the answer is the one already made.
+    return execute(request, (tx) => withWrites(tx, writes, receipt));
+  }
+
+  /** A deferred effect run the claimed way: after the claim, its writes in the transaction. */
+  function claimedDeferred(effect: DeferredEffect): Effect<Tx> {
+    return async (tx, claimed) => {
+      const { receipt, writes } = checkDeferredOutcome(await effect(claimed));
+      return withWrites(tx, writes, receipt);
+    };
+  }
+
+  async function withWrites(
+    tx: Tx,
+    writes: readonly DeferredWrite[],
+    receipt: Receipt,
+  ): Promise<Receipt> {
+    if (writes.length === 0) return receipt;
+    if (store.sql === undefined)
+      throw new OncelyError('no_sql', `the ${store.name} store has no SQL for deferred writes`);
+    await runDeferredWrites(store.sql(tx), writes);
+    return receipt;
+  }
+
   async function lookup(scope: string, key: string): Promise<LookupResult> {
     checkRequest({ scope, key, fingerprint: '-' });
     try {
@@ -263,6 +347,7 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
     store,
     options: o,
     execute,
+    executeDeferred,
     lookup,
     purgeExpired: (signal) => sweeper.run(signal),
     sweepProgress: () => sweeper.progress,
@@ -303,4 +388,16 @@ function checkRequest(request: LedgerRequest): void {
   if (typeof request.fingerprint !== 'string' || request.fingerprint === '') {
     throw new InvalidOptionError('fingerprint', request.fingerprint, 'a non-empty string');
   }
+}
+
+/** A deferred effect's answer, its receipt normalized; a malformed one is the effect's error. */
+function checkDeferredOutcome(outcome: DeferredOutcome): {
+  receipt: Receipt;
+  writes: readonly DeferredWrite[];
+} {
+  const receipt = normalizeReceipt(outcome?.receipt);
+  if (typeof receipt === 'string') throw new TypeError(receipt);
+  if (!Array.isArray(outcome.writes))
+    throw new TypeError('a deferred effect answers { receipt, writes } with writes an array');
+  return { receipt, writes: outcome.writes };
 }

@@ -17,6 +17,7 @@ import { StoreClosedError } from '../store-errors.js';
 import { LedgerLayoutError } from '../ledger-layout-error.js';
 import type { PgPool, PgQueryable, PgQueryConfig, PgTx } from './pg-pool.js';
 import { postgresClaimFunction } from './postgres-claim.js';
+import { postgresDeferredCommit } from './postgres-deferred.js';
 import { claimBatcher, type ClaimFound } from './postgres-claim-batch.js';
 import { postgresLedgerLayout, postgresLedgerSchema } from './postgres-ledger-schema.js';
 import { postgresReceiptPartitions, type Transact } from './postgres-receipt-partitions.js';
@@ -166,6 +167,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   );
   /** Prepared once per pooled connection: PostgreSQL parses and plans each ledger statement once. */
   const prefix = `oncely_${hashName(table)}`;
+  const deferredCommit = postgresDeferredCommit(tables, commitLevel, (use) => `${prefix}_${use}`);
   const named = (key: keyof typeof sql, values: unknown[]): PgQueryConfig => ({
     name: `${prefix}_${key}`,
     text: sql[key],
@@ -322,6 +324,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         }));
       return casWrite(() => tx.query(named('complete', values)));
     },
+
+    // A deferred effect's receipt and writes: one transaction, one round trip (postgres-deferred.ts).
+    commitDeferred: (entry, writes) =>
+      placed(entry.firstSeenAt, () => deferredCommit(thePool(), entry, writes)),
 
     async sweep(nowMs, tombstoneMs, limit = Infinity) {
       await setUp();

@@ -168,7 +168,7 @@ export async function lazyTransaction<T>(
  * `connection.stream`, as pg's own queries do to cork their messages; a client without one
  * (another driver, a test double) simply writes as it goes.
  */
-function together<T>(client: PgPoolClient, queue: () => T): T {
+export function together<T>(client: PgPoolClient, queue: () => T): T {
   const stream = (client as { connection?: { stream?: Partial<Corkable> } }).connection?.stream;
   if (typeof stream?.cork !== 'function' || typeof stream.uncork !== 'function') return queue();
   const socket = stream as Corkable;
@@ -186,7 +186,7 @@ interface Corkable {
 }
 
 /** True for a client of a pool made with `pipeline: true` (pg 8.17 and later). */
-function pipelines(client: PgPoolClient): boolean {
+export function pipelines(client: PgPoolClient): boolean {
   return (client as { pipeline?: unknown }).pipeline === true;
 }
 
@@ -200,7 +200,7 @@ function sequentially(
 }
 
 /** `promise`, marked as handled: it is awaited later, after another answer. */
-function settledLater<T>(promise: Promise<T>): Promise<T> {
+export function settledLater<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => {});
   return promise;
 }
