@@ -3,13 +3,15 @@
 //   node scripts/run-tests.js [filter]   the files whose path contains filter (all by default)
 // Node 20 has no glob support in `node --test`, so we list the files ourselves. It also starts a
 // process per file, and starting one (node, the runner, the modules under test) costs about what a
-// quick file's tests do. So files share processes, each file inside a describe named after it (its
-// before/after hooks stay its own): neighbours in path order, which load the same modules, share
-// one of PROCESSES about alike; a long file has a process of its own; the browser files share one
-// (and one Chromium: test/web/browser-env.ts). The longest start first, so none starts last.
-// ONCELY_TEST_CONCURRENCY sets how many processes run at once.
+// quick file's tests do. So a few worker processes run all the files, each file inside a describe
+// named after it (its before/after hooks stay its own), one file at a time per worker. A worker
+// takes the next file nobody has taken from one list, longest first (the browser files as one
+// entry: they share one Chromium, test/web/browser-env.ts), so the long files start first and a
+// worker that finishes early takes more, whatever the machine's load: none ends long after the rest.
+// ONCELY_TEST_CONCURRENCY sets how many workers run at once.
 import {
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -25,8 +27,9 @@ import { pathToFileURL } from 'node:url';
 
 /**
  * About how many seconds the files that take more than one spend in a full run on a loaded
- * 2-core machine: a hint to spread them over the processes, never a result (a file missing here
- * counts as QUICK_SECONDS; a wrong figure costs time only). Add a new file that takes seconds.
+ * 2-core machine: the order in which the workers take them (longest first), never a result (a
+ * file missing here counts as QUICK_SECONDS; a wrong figure costs time only: a long file taken
+ * last ends the run alone). Add a new file that takes seconds.
  */
 const SECONDS = {
   'docs/examples': 8,
@@ -79,15 +82,8 @@ const SECONDS = {
   'server/listing-limit': 0.5,
 };
 const QUICK_SECONDS = 0.3;
-/** The processes at once: the cores, and one more, as many files wait on a database or a browser. */
+/** The workers: the cores, and one more, as many files wait on a database or a browser. */
 const CONCURRENCY = Number(process.env['ONCELY_TEST_CONCURRENCY'] ?? 3);
-/**
- * How many processes: each loads its own copy of the modules under test, so fewer cost less CPU
- * time, but with fewer than two rounds of CONCURRENCY the run ends with one process alone, and
- * with a count that is not a multiple of it, the last round is a part round (7 processes of
- * about 20 s on 3 ran about 60 s; 6 run about 45).
- */
-const PROCESSES = 2 * CONCURRENCY;
 
 function findTests(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -131,32 +127,62 @@ function scratchRoot() {
   return tmpdir();
 }
 const scratch = mkdtempSync(join(scratchRoot(), 'oncely-test-'));
-const groupDir = mkdtempSync(join(scratch, 'groups-'));
+const workDir = mkdtempSync(join(scratch, 'workers-'));
+/** Where the workers claim the list's entries: an entry's number, created by whoever takes it. */
+const claimDir = join(workDir, 'claims');
+mkdirSync(claimDir);
+
 /**
- * One file for `node --test` that runs `members` in turn, each in a describe of its own. A member
- * is imported only once the one before it has finished, hooks included, so its top-level code
- * (a database probe, a server) runs alone as it would in a process of its own. node:test finds
- * the suite a test belongs to from the async context: the import runs in the describe's. A member
- * may leave a clean-up to the group's end (the shared browser: test/web/browser-env.ts).
+ * One worker, a file for `node --test`: it claims the first entry of ENTRIES nobody has claimed
+ * (creating a file is atomic: one worker wins it) and runs its files in turn, each in a describe of
+ * its own, then claims the next. A file is imported only once the one before it has finished,
+ * hooks included, so its top-level code (a database probe, a server) runs alone in the worker as
+ * it would in a process of its own. node:test finds the suite a test belongs to from the async
+ * context: the import runs in the describe's, and the next describe is registered from a scope
+ * of no test's, so it belongs to the file's root. A member may leave a clean-up to the worker's
+ * end (the shared browser: test/web/browser-env.ts).
  */
-const GROUP_HEAD = `import { executionAsyncResource } from 'node:async_hooks';
+const WORKER = `import { AsyncResource, executionAsyncResource } from 'node:async_hooks';
+import { closeSync, openSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe } from 'node:test';
 
-// What the members leave to the end of the whole group (one Chromium for all of them).
+// What the members leave to the end of the whole worker (one Chromium for all of them).
 const atGroupEnd = [];
 globalThis[Symbol.for('oncely.test.atGroupEnd')] = atGroupEnd;
 after(async () => {
   for (const cleanUp of atGroupEnd) await cleanUp();
 });
 
-let previous = Promise.resolve();
-for (const [name, url] of MEMBERS) {
-  const turn = previous;
-  let finished;
-  previous = new Promise((resolve) => (finished = resolve));
+let cursor = 0;
+/** The files of the next entry nobody has claimed, or none when all are. */
+function claim() {
+  while (cursor < ENTRIES.length) {
+    const entry = cursor++;
+    try {
+      closeSync(openSync(join(CLAIMS, String(entry)), 'wx'));
+      return [...ENTRIES[entry]];
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
+  }
+  return [];
+}
+
+const outside = new AsyncResource('oncely-test-worker');
+let files = [];
+function next() {
+  if (files.length === 0) files = claim();
+  const member = files.shift();
+  if (!member) return;
+  const [name, url] = member;
   describe(name, async () => {
     const suite = executionAsyncResource();
-    await turn;
+    let done = false;
+    const finished = () => {
+      if (!done) outside.runInAsyncScope(next);
+      done = true;
+    };
     try {
       await suite.runInAsyncScope(() => import(url));
     } catch (error) {
@@ -166,56 +192,41 @@ for (const [name, url] of MEMBERS) {
     suite.runInAsyncScope(() => after(finished));
   });
 }
+outside.runInAsyncScope(next);
 `;
-function group(members) {
-  if (members.length === 1) return members[0];
-  members = [...members].sort();
-  // Numbered with zeros in front: node --test sorts the files it is given, and group-10 would
-  // start before group-2.
-  const number = String(readdirSync(groupDir).length + 1).padStart(3, '0');
-  const path = join(groupDir, `group-${number}.test.mjs`);
-  const list = members.map((file) => [file, pathToFileURL(resolve(file)).href]);
-  writeFileSync(path, `const MEMBERS = ${JSON.stringify(list, null, 2)};\n${GROUP_HEAD}`);
+function worker(number, entries) {
+  // Numbered with zeros in front: node --test sorts the files it is given.
+  const path = join(workDir, `worker-${String(number).padStart(3, '0')}.test.mjs`);
+  const list = entries.map((members) =>
+    members.map((file) => [file, pathToFileURL(resolve(file)).href]),
+  );
+  writeFileSync(
+    path,
+    `const CLAIMS = ${JSON.stringify(claimDir)};\nconst ENTRIES = ${JSON.stringify(list, null, 2)};\n${WORKER}`,
+  );
   return path;
 }
 
-// The browser files share a process; the rest fill the others, PROCESSES in all, about alike in
-// seconds, in path order, so that a directory's files, which mostly load the same modules, load
-// them once; a file longer than that share has a process of its own. Then the processes start
-// longest first.
-const runs = [];
+// The list: the browser files as one entry, every other file an entry of its own, longest first
+// (in path order among alike, so that a directory's quick files, which mostly load the same
+// modules, tend to follow each other in a worker).
 const browser = files.filter(usesBrowser);
-if (browser.length > 0) runs.push(browser);
-const rest = files.filter((f) => !usesBrowser(f));
-// A process for less than a few seconds of tests costs more to start than it saves (a filtered run).
-const share = Math.max(4, total(rest) / Math.max(1, PROCESSES - runs.length));
-let filling;
-for (const file of rest) {
-  const filled = filling ? total(filling) : 0;
-  if (seconds(file) >= share) {
-    runs.push([file]);
-  } else if (filling && Math.abs(filled + seconds(file) - share) <= Math.abs(filled - share)) {
-    filling.push(file);
-  } else {
-    filling = [file];
-    runs.push(filling);
-  }
-}
-// A short remainder joins the process before it rather than start one of its own.
-const last = runs.at(-1);
-const before = runs.at(-2);
-if (last === filling && before && before !== browser && total(last) < share / 4) {
-  before.push(...runs.pop());
-}
-runs.sort((a, b) => total(b) - total(a));
+const entries = files.filter((f) => !usesBrowser(f)).map((file) => [file]);
+if (browser.length > 0) entries.push(browser);
+entries.sort((a, b) => total(b) - total(a));
 
 function total(members) {
   return members.reduce((sum, file) => sum + seconds(file), 0);
 }
 
+// A worker for less than a few seconds of tests costs more to start than it saves (a filtered run).
+const workers = Math.max(1, Math.min(CONCURRENCY, entries.length, Math.round(total(files) / 4)));
+const testFiles =
+  files.length === 1 ? files : Array.from({ length: workers }, (_, i) => worker(i + 1, entries));
+
 const result = spawnSync(
   process.execPath,
-  ['--test', `--test-concurrency=${CONCURRENCY}`, '--test-reporter=spec', ...runs.map(group)],
+  ['--test', `--test-concurrency=${workers}`, '--test-reporter=spec', ...testFiles],
   { stdio: 'inherit', env: { ...process.env, TMPDIR: scratch } },
 );
 rmSync(scratch, { recursive: true, force: true });
