@@ -10,9 +10,8 @@ import {
 } from '../../src/http/index.js';
 import { createLedger, type LedgerStore } from '../../src/ledger/index.js';
 import { createMemoryStore } from '../../src/stores/memory/index.js';
-import { createPostgresStore, openPostgresPool } from '../../src/stores/postgres/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
-import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
+import { describePostgres, storeInFreshSchema } from '../stores/postgres-env.js';
 
 /**
  * The one effect handler of this file, written once against `context.sql`: it records an order,
@@ -114,18 +113,7 @@ runContextSqlCases('SQLite', async () => {
 await describePostgres('context.sql', ({ url, options }) => {
   runContextSqlCases(
     'PostgreSQL',
-    async () => {
-      const schema = uniqueSchemaName('oncely_ctx_sql');
-      const pool = openPostgresPool(url, { max: 4, searchPath: schema });
-      const store = createPostgresStore({ pool, schema });
-      return {
-        store: store as LedgerStore<unknown>,
-        close: async () => {
-          await pool.end();
-          await dropSchema(url, schema);
-        },
-      };
-    },
+    async () => storeInFreshSchema(url, 'oncely_ctx_sql'),
     options.skip,
   );
 });

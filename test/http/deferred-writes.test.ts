@@ -1,5 +1,4 @@
 import { after, describe, it } from 'node:test';
-import pg from 'pg';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,10 +10,9 @@ import {
 } from '../../src/http/index.js';
 import { createLedger, type LedgerStore } from '../../src/ledger/index.js';
 import { createMemoryStore } from '../../src/stores/memory/index.js';
-import { createPostgresStore, openPostgresPool } from '../../src/stores/postgres/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 import { isInvalidOptionError } from '../../src/contract/errors.js';
-import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
+import { describePostgres, storeInFreshSchema } from '../stores/postgres-env.js';
 
 /**
  * A handler with `writes: 'deferred'`: it answers at once and leaves its two writes (an order
@@ -194,39 +192,13 @@ runDeferredCases('SQLite (claimed underneath)', async () => {
 await describePostgres("writes: 'deferred'", ({ url, options }) => {
   runDeferredCases(
     'PostgreSQL (one round trip)',
-    async () => {
-      const schema = uniqueSchemaName('oncely_deferred');
-      const pool = openPostgresPool(url, { max: 10, searchPath: schema });
-      const store = createPostgresStore({ pool, schema });
-      return {
-        store: store as LedgerStore<unknown>,
-        close: async () => {
-          await pool.end();
-          await dropSchema(url, schema);
-        },
-      };
-    },
+    async () => storeInFreshSchema(url, 'oncely_deferred'),
     options.skip,
   );
   // The same statements one at a time, each after the last one's answer (pg without pipelining).
   runDeferredCases(
     'PostgreSQL without pipeline mode',
-    async () => {
-      const schema = uniqueSchemaName('oncely_deferred_np');
-      const pool = new pg.Pool({
-        connectionString: url,
-        max: 10,
-        options: `-c search_path=${schema}`,
-      });
-      const store = createPostgresStore({ pool, schema });
-      return {
-        store: store as LedgerStore<unknown>,
-        close: async () => {
-          await pool.end();
-          await dropSchema(url, schema);
-        },
-      };
-    },
+    async () => storeInFreshSchema(url, 'oncely_deferred_np', { pipeline: false }),
     options.skip,
   );
 });

@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import pg from 'pg';
+import type { LedgerStore } from '../../src/ledger/index.js';
+import { createPostgresStore, openPostgresPool } from '../../src/stores/postgres/index.js';
 
 /**
  * Which PostgreSQL the tests use (docs/design.md, habit 5: an environment variable chooses the backends).
@@ -82,4 +84,28 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A PostgreSQL store in a fresh schema of its own, on a pool whose search path is that schema (so
+ * a handler's unqualified tables land there too); `close` ends the pool and drops the schema.
+ * `pipeline: false` makes the pool without pg's pipeline mode (each statement after the last one's answer).
+ */
+export function storeInFreshSchema(
+  url: string,
+  prefix: string,
+  { pipeline = true }: { pipeline?: boolean } = {},
+): { store: LedgerStore<unknown>; close(): Promise<void> } {
+  const schema = uniqueSchemaName(prefix);
+  const pool = pipeline
+    ? openPostgresPool(url, { max: 10, searchPath: schema })
+    : new pg.Pool({ connectionString: url, max: 10, options: `-c search_path=${schema}` });
+  const store = createPostgresStore({ pool, schema });
+  return {
+    store: store as LedgerStore<unknown>,
+    close: async () => {
+      await pool.end();
+      await dropSchema(url, schema);
+    },
+  };
 }
