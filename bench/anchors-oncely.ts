@@ -7,23 +7,29 @@
  *     concurrent requests share one COMMIT (group commit). 'process' mode: synchronous = NORMAL.
  *   - PostgreSQL: the orders table lives in the ledger's database, so there the effect is an INSERT
  *     into PostgreSQL in the same transaction as the receipt (not into a SQLite file as in the
- *     other rows).
+ *     other rows). With `writes: 'deferred'` the route defers its INSERT (`sql.defer`) and answers
+ *     with the key as the order's number (a deferred write's id is never seen); no claim first, and
+ *     the receipt, the INSERT and COMMIT go out in one round trip.
  */
 import express, { type RequestHandler } from 'express';
 import { captureRawBody, idempotency, idempotencyOf } from '../src/http/express/index.js';
+import type { WriteMode } from '../src/http/index.js';
 import { createLedger, type LedgerStore } from '../src/ledger/index.js';
 import { createPostgresStore, openPostgresPool } from '../src/stores/postgres/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
 import { ORDERS_TABLE, orderOf } from './anchors-effect.js';
 import type { Mounted } from './anchors-rivals.js';
 
-const INSERT_ORDER = 'INSERT INTO orders (amount, note) VALUES ($1, $2) RETURNING id';
+const INSERT_ORDER = 'INSERT INTO orders (amount, note) VALUES ($1, $2)';
 
-function oncelyHandlers(store: LedgerStore<unknown>): RequestHandler[] {
+function oncelyHandlers(
+  store: LedgerStore<unknown>,
+  writes: WriteMode = 'claimed',
+): RequestHandler[] {
   const ledger = createLedger({ store });
   // autocannon drops its connections at the end of a run: requests still in flight then fail
   // with "premature close"; they are not logged one by one.
-  const guard = idempotency({ ledger, onError: () => {} });
+  const guard = idempotency({ ledger, writes, onError: () => {} });
   const route: RequestHandler = async (req, res, next) => {
     try {
       const order = orderOf(req.body);
@@ -31,8 +37,16 @@ function oncelyHandlers(store: LedgerStore<unknown>): RequestHandler[] {
         res.status(400).json({ error: 'the body must be {"amount": number, "note": string}' });
         return;
       }
-      const { sql } = idempotencyOf(req)!;
-      const { insertedId } = await sql.run(INSERT_ORDER, [order.amount, order.note]);
+      const { sql, key } = idempotencyOf(req)!;
+      if (writes === 'deferred') {
+        sql.defer(INSERT_ORDER, [order.amount, order.note]);
+        res.status(201).json({ order: key, amount: order.amount });
+        return;
+      }
+      const { insertedId } = await sql.run(`${INSERT_ORDER} RETURNING id`, [
+        order.amount,
+        order.note,
+      ]);
       res.status(201).json({ order: Number(insertedId), amount: order.amount });
     } catch (error) {
       next(error); // not stored: the insert rolls back and a retry runs again
@@ -57,7 +71,11 @@ export async function mountOncelySqlite(
   };
 }
 
-export async function mountOncelyPostgres(url: string, schema: string): Promise<Mounted> {
+export async function mountOncelyPostgres(
+  url: string,
+  schema: string,
+  writes: WriteMode,
+): Promise<Mounted> {
   // As the README sets it up (pg's pipeline mode, a pool of 10), with a schema of its own, so the
   // ledger and orders tables are this run's; dropped at close.
   const pool = openPostgresPool(url, { searchPath: schema });
@@ -67,7 +85,7 @@ export async function mountOncelyPostgres(url: string, schema: string): Promise<
   );
   const store = createPostgresStore({ pool, schema });
   return {
-    handlers: oncelyHandlers(store as LedgerStore<unknown>),
+    handlers: oncelyHandlers(store as LedgerStore<unknown>, writes),
     count: async () =>
       Number(((await pool.query('SELECT count(*) AS n FROM orders')).rows[0] as { n: string }).n),
     close: async () => {

@@ -46,7 +46,10 @@ async function mount(id: VariantId): Promise<Mounted> {
       return mountOncelySqlite(file, 'process');
     case 'oncely-postgres':
       if (!setup.postgres) throw new Error('no PostgreSQL given');
-      return mountOncelyPostgres(setup.postgres.url, setup.postgres.schema);
+      return mountOncelyPostgres(setup.postgres.url, setup.postgres.schema, 'claimed');
+    case 'oncely-postgres-deferred':
+      if (!setup.postgres) throw new Error('no PostgreSQL given');
+      return mountOncelyPostgres(setup.postgres.url, setup.postgres.schema, 'deferred');
   }
 }
 

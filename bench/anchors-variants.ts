@@ -26,6 +26,7 @@ export const VARIANT_IDS = [
   'powertools-redis',
   'oncely-sqlite',
   'oncely-postgres',
+  'oncely-postgres-deferred',
   'oncely-sqlite-process',
 ] as const;
 export type VariantId = (typeof VARIANT_IDS)[number];
@@ -102,6 +103,15 @@ export const VARIANTS: readonly Variant[] = [
     label: 'oncely PostgreSQL',
     keys: 'PostgreSQL',
     effect: 'PostgreSQL, in the ledger transaction',
+    durability: 'durable',
+    needs: 'postgres',
+    oncely: true,
+  },
+  {
+    id: 'oncely-postgres-deferred',
+    label: 'oncely PostgreSQL deferred',
+    keys: 'PostgreSQL',
+    effect: "PostgreSQL, deferred into the ledger transaction (writes: 'deferred', one round trip)",
     durability: 'durable',
     needs: 'postgres',
     oncely: true,
