@@ -1,5 +1,5 @@
 import type { Ledger } from './ledger.js';
-import type { ExecuteKind } from './ledger-result.js';
+import type { Claim, ExecuteKind, ExecuteResult, LedgerRequest } from './ledger-result.js';
 
 /** What the ledger decided for one request, told to an observer after `execute` answered. */
 export interface LedgerDecision {
@@ -32,29 +32,45 @@ export function observeLedger<Tx>(ledger: Ledger<Tx>, observer: LedgerObserver):
       // An observer's bug is not the request's failure.
     }
   };
+  /** Runs one request's `run`, timing its effect through `time`, and tells what it decided. */
+  async function watch(
+    request: LedgerRequest,
+    run: (
+      time: <T>(claim: Claim, effect: () => T | Promise<T>) => Promise<T>,
+    ) => Promise<ExecuteResult>,
+  ): Promise<ExecuteResult> {
+    let tookOver = false;
+    let effectMs: number | undefined;
+    const time = async <T>(claim: Claim, effect: () => T | Promise<T>): Promise<T> => {
+      tookOver = claim.tookOver;
+      const startedAt = clock.now();
+      try {
+        return await effect();
+      } finally {
+        effectMs = clock.now() - startedAt;
+      }
+    };
+    const base = { scope: request.scope, key: request.key };
+    try {
+      const result = await run(time);
+      tell({ ...base, kind: result.kind, tookOver, effectMs });
+      return result;
+    } catch (error) {
+      tell({ ...base, kind: 'effect_failed', tookOver, effectMs });
+      throw error;
+    }
+  }
+
   return {
     ...ledger,
-    async execute(request, effect) {
-      let tookOver = false;
-      let effectMs: number | undefined;
-      const timed: typeof effect = async (tx, claim) => {
-        tookOver = claim.tookOver;
-        const startedAt = clock.now();
-        try {
-          return await effect(tx, claim);
-        } finally {
-          effectMs = clock.now() - startedAt;
-        }
-      };
-      const base = { scope: request.scope, key: request.key };
-      try {
-        const result = await ledger.execute(request, timed);
-        tell({ ...base, kind: result.kind, tookOver, effectMs });
-        return result;
-      } catch (error) {
-        tell({ ...base, kind: 'effect_failed', tookOver, effectMs });
-        throw error;
-      }
-    },
+    execute: (request, effect) =>
+      watch(request, (time) =>
+        ledger.execute(request, (tx, claim) => time(claim, () => effect(tx, claim))),
+      ),
+    // A deferred effect's time is its handler's: its writes run at the commit, after it.
+    executeDeferred: (request, effect) =>
+      watch(request, (time) =>
+        ledger.executeDeferred(request, (claim) => time(claim, () => effect(claim))),
+      ),
   };
 }

@@ -140,6 +140,11 @@ export function createRequestLog(options: RequestLogOptions = {}): RequestLog {
         note({ outcome: OUTCOME_OF_EXECUTE[result.kind] });
         return result;
       },
+      async executeDeferred(request, effect) {
+        const result = await ledger.executeDeferred(request, effect);
+        note({ outcome: OUTCOME_OF_EXECUTE[result.kind] });
+        return result;
+      },
     }),
     wrap: (handler) => async (request, connection) => {
       const startedAt = clock.now();

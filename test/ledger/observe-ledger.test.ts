@@ -58,6 +58,29 @@ test('observeLedger tells each decision: new with the effect time on the ledger 
   );
 });
 
+test('observeLedger tells the decisions of deferred effects too, timing the handler', async () => {
+  const { clock, ledger, decisions } = setUp();
+  const effect = async () => {
+    await clock.advance(40);
+    return { receipt: jsonReceipt(201, { ok: true }), writes: [] };
+  };
+  const request = { scope: 'alice', key: 'd-1', fingerprint: 'a' };
+  assert.equal((await ledger.executeDeferred(request, effect)).kind, 'executed');
+  assert.equal((await ledger.executeDeferred(request, effect)).kind, 'replayed');
+  await assert.rejects(
+    ledger.executeDeferred({ ...request, key: 'd-2' }, () => Promise.reject(new Error('boom'))),
+    /boom/,
+  );
+  assert.deepEqual(
+    decisions.map((d) => [d.kind, d.key, d.effectMs]),
+    [
+      ['executed', 'd-1', 40],
+      ['replayed', 'd-1', undefined],
+      ['effect_failed', 'd-2', 0],
+    ],
+  );
+});
+
 test('observeLedger reports a lease takeover, and an observer that throws never fails the request', async () => {
   const { clock, store, ledger, decisions } = setUp();
   // A worker claimed k-9 and died: its in-flight row stays until the lease runs out.

@@ -26,14 +26,19 @@ function setUp() {
   return { lines, clock, log };
 }
 
-test('one line per request, with the outcome the ledger answered: new, replay, conflict, in-flight or none', async () => {
+test('one line per request, with the outcome the ledger answered (claimed or deferred): new, replay, conflict, in-flight or none', async () => {
   const { lines, clock, log } = setUp();
   let next: ExecuteResult = RESULTS.executed;
-  const fake = { execute: async () => next } as unknown as Ledger<unknown>;
+  const fake = {
+    execute: async () => next,
+    executeDeferred: async () => next,
+  } as unknown as Ledger<unknown>;
   const ledger = log.observe(fake);
   const handler = log.wrap(async (request) => {
-    if (request.method === 'POST')
-      await ledger.execute({ scope: 's', key: 'k', fingerprint: 'f' }, () => receipt);
+    const asked = { scope: 's', key: 'k', fingerprint: 'f' };
+    if (request.method === 'POST' && request.url.includes('deferred'))
+      await ledger.executeDeferred(asked, () => ({ receipt, writes: [] }));
+    else if (request.method === 'POST') await ledger.execute(asked, () => receipt);
     log.note({ caller: 'alice' });
     await clock.sleep(7);
     return new Response(null, { status: 204 });
@@ -47,10 +52,10 @@ test('one line per request, with the outcome the ledger answered: new, replay, c
     not_stored: 'none',
     unavailable: 'none',
   };
-  for (const kind of EXECUTE_KINDS) {
+  for (const [i, kind] of EXECUTE_KINDS.entries()) {
     next = RESULTS[kind];
     await handler(
-      new Request('http://x/dropbox/submissions?q=1', {
+      new Request(`http://x/dropbox/submissions?q=1${i % 2 === 1 ? '&deferred' : ''}`, {
         method: 'POST',
         headers: { 'idempotency-key': `key-${kind}` },
       }),
