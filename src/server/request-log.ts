@@ -97,19 +97,42 @@ export interface RequestLog {
   }): void;
 }
 
+/** The notes of the requests under way in this async context: the innermost log's first. */
+interface Frame {
+  readonly log: object;
+  readonly notes: Notes;
+  readonly outer: Frame | undefined;
+}
+
+/**
+ * One AsyncLocalStorage for every request log of the process. Node keeps each storage that has
+ * run in a list it walks for every promise and callback created, until the storage's disable(),
+ * for the rest of the process: a storage per log left one more walk on every later promise for
+ * each server a process ever started (a test process starts dozens).
+ */
+const frames = new AsyncLocalStorage<Frame>();
+
+/** The notes of `log`'s request under way here, if any. */
+function notesOf(log: object): Notes | undefined {
+  for (let frame = frames.getStore(); frame; frame = frame.outer) {
+    if (frame.log === log) return frame.notes;
+  }
+  return undefined;
+}
+
 /**
  * The request log. A request's line is filled in by the layers that know each part (the ledger
  * its outcome, the auth its caller) through an AsyncLocalStorage scoped to that request, so no
- * layer has to return more than its Response.
+ * layer has to return more than its Response. Each log sees its own requests' notes only.
  */
 export function createRequestLog(options: RequestLogOptions = {}): RequestLog {
   const write = options.write ?? (() => {});
   const clock = options.clock ?? systemClock;
-  const current = new AsyncLocalStorage<Notes>();
+  const self = {};
   const listeners: Array<(line: RequestLogLine) => void> = [];
 
   const note: RequestLog['note'] = (fields) => {
-    const notes = current.getStore();
+    const notes = notesOf(self);
     if (!notes) return;
     if (fields.caller !== undefined) notes.caller = fields.caller;
     if (fields.outcome !== undefined) notes.outcome = fields.outcome;
@@ -157,7 +180,8 @@ export function createRequestLog(options: RequestLogOptions = {}): RequestLog {
       };
       let status: number | null = 500;
       try {
-        const response = await current.run(notes, () => handler(request, watched));
+        const frame: Frame = { log: self, notes, outer: frames.getStore() };
+        const response = await frames.run(frame, () => handler(request, watched));
         status = response.status;
         return response;
       } finally {

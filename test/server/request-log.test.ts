@@ -120,3 +120,39 @@ test('hook arrivals map to outcomes too', async () => {
     ['new', 'new', 'replay', 'conflict', 'none'],
   );
 });
+
+test('each log fills in its own requests only, when one runs inside another and side by side', async () => {
+  const outer = setUp();
+  const inner = setUp();
+  const innerHandler = inner.log.wrap(async () => {
+    inner.log.note({ caller: 'bob', outcome: 'replay' });
+    outer.log.note({ caller: 'alice' }); // the outer request is still under way here
+    return new Response(null, { status: 200 });
+  });
+  const outerHandler = outer.log.wrap(async (request) => {
+    outer.log.note({ outcome: 'new' });
+    await innerHandler(new Request('http://x/inner'));
+    // A request of the inner log alone, side by side: its notes never reach this line.
+    await Promise.all([
+      inner.log.wrap(async () => {
+        inner.log.note({ caller: 'carol' });
+        return new Response(null, { status: 202 });
+      })(new Request('http://x/beside')),
+      Promise.resolve(inner.log.note({ caller: 'nobody' })),
+    ]);
+    return new Response(null, { status: request.method === 'POST' ? 201 : 200 });
+  });
+  await outerHandler(new Request('http://x/outer', { method: 'POST' }));
+  inner.log.note({ caller: 'nobody' }); // outside every request: nothing to fill in
+  assert.deepEqual(
+    outer.lines.map((l) => [l.path, l.caller, l.outcome, l.status]),
+    [['/outer', 'alice', 'new', 201]],
+  );
+  assert.deepEqual(
+    inner.lines.map((l) => [l.path, l.caller, l.outcome, l.status]),
+    [
+      ['/inner', 'bob', 'replay', 200],
+      ['/beside', 'carol', 'none', 202],
+    ],
+  );
+});
