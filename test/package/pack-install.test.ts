@@ -27,6 +27,7 @@ import { REPO_ROOT, repoPath } from '../support/repo-path.js';
 
 const work = mkdtempSync(join(tmpdir(), 'oncely-pack-'));
 const app = join(work, 'app');
+const npmCache = join(work, 'npm-cache');
 const pkg = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
 };
@@ -41,7 +42,11 @@ const run = (
     cwd,
     encoding: 'utf8',
     timeout: 180_000,
-    env: { ...process.env, npm_config_update_notifier: 'false' },
+    // A cache of its own, empty, beside the app (in memory when the runner's TMPDIR is): the
+    // install needs nothing from a cache (the dependencies are seeded, the tarball is a file), and
+    // in the user's ~/.npm it read the optional peers' full registry documents (express's and
+    // fastify's are megabytes) and wrote the tarball's entry to disk. Nothing is left behind there.
+    env: { ...process.env, npm_config_update_notifier: 'false', npm_config_cache: npmCache },
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 };
@@ -74,8 +79,7 @@ before(() => {
   // An app with the runtime dependencies (and theirs) already in node_modules.
   mkdirSync(join(app, 'node_modules'), { recursive: true });
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true }));
-  for (const name of runtimeClosure(Object.keys(pkg.dependencies)))
-    cpSync(repoPath('node_modules', name), join(app, 'node_modules', name), { recursive: true });
+  seedInstalled(runtimeClosure(Object.keys(pkg.dependencies)));
   const install = run(
     'npm',
     ['install', '--offline', '--no-audit', '--no-fund', join(work, info.filename)],
@@ -192,6 +196,30 @@ function freshBuild(): string[] {
   const hasSource = (file: string) =>
     existsSync(repoPath(file.replace(/^dist\//, '').replace(/(\.d\.ts|\.js|\.js\.map)$/, '.ts')));
   return [...built('dist/src').filter(hasSource), ...built('web/dist')];
+}
+
+/**
+ * Puts `names` in the app's node_modules as an install would have left them: each package, and a
+ * link in node_modules/.bin for each command it declares. npm takes a package without its links
+ * for a broken one and fetches it again, which an empty cache, offline, cannot give.
+ */
+function seedInstalled(names: string[]): void {
+  const bin = join(app, 'node_modules', '.bin');
+  for (const name of names) {
+    const target = join(app, 'node_modules', name);
+    cpSync(repoPath('node_modules', name), target, { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')) as {
+      bin?: string | Record<string, string>;
+    };
+    const commands =
+      typeof manifest.bin === 'string'
+        ? { [name.split('/').at(-1)!]: manifest.bin }
+        : (manifest.bin ?? {});
+    for (const [command, file] of Object.entries(commands)) {
+      mkdirSync(bin, { recursive: true });
+      symlinkSync(relative(bin, join(target, file)), join(bin, command));
+    }
+  }
 }
 
 /** The packages `names` need at run time, from this repository's lockfile (all hoisted here). */
