@@ -88,6 +88,8 @@ async function oneByOne(
     try {
       await answer;
     } catch {
+      // COMMIT itself failed: its answer is the last one, nothing is left to roll back.
+      if (i === statements.length - 1) break;
       const rollback = settledLater(client.query('ROLLBACK'));
       for (let rest = i + 1; rest < statements.length - 1; rest++)
         answers.push(Promise.reject(new Error('not sent: an earlier statement failed')));
