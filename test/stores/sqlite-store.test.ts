@@ -6,7 +6,11 @@ import assert from 'node:assert/strict';
 import { isInvalidOptionError, isOncelyError } from '../../src/contract/errors.js';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
 import { VirtualClock } from '../../src/time/index.js';
-import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
+import {
+  createSqliteStore,
+  openSqliteDatabase,
+  type SqliteDatabase,
+} from '../../src/stores/sqlite/index.js';
 import { sqliteSweep, type BacklogCursor } from '../../src/stores/sqlite/sqlite-sweep.js';
 import { turnsUntil } from '../support/turns-until.js';
 
@@ -80,6 +84,59 @@ describe('SQLite store specifics', () => {
     );
     assert.equal(inner.kind, 'executed');
     await store.close();
+  });
+
+  it('looks a key up on the idle writer (its page cache survives its own commits), on the reader while a write is open', async () => {
+    const path = file();
+    const lookups: string[] = [];
+    // Each connection the store opens, with the ledger lookups it serves recorded under its role.
+    const roles = ['writer', 'reader'];
+    const store = createSqliteStore({
+      database: () => watched(openSqliteDatabase(path), roles.shift()!, lookups),
+    });
+    const ledger = createLedger({ store });
+    assert.equal((await ledger.execute(req('a'), () => jsonReceipt(201, {}))).kind, 'executed');
+    assert.deepEqual(lookups.splice(0), ['writer'], "a new key's claim read it on the idle writer");
+    const held = await ledger.execute(req('b'), async (tx) => {
+      await tx.begin(); // the effect holds the writer: a lookup must not wait for it
+      assert.equal((await ledger.lookup('s', 'a')).kind, 'found');
+      return jsonReceipt(201, {});
+    });
+    assert.equal(held.kind, 'executed');
+    assert.deepEqual(
+      lookups.splice(0),
+      ['writer', 'reader'],
+      "b's claim on the idle writer, the lookup inside its effect on the reader",
+    );
+    // A claim joins a batch that commits on the next turn: until then, reads go to the reader,
+    // which does not see the claim yet (the writer would).
+    const fingerprint = 'a'.repeat(64);
+    const entry = { scope: 's', key: 'c', fingerprint, token: 't', state: 'in_flight' as const };
+    const at = { firstSeenAt: 1, leaseExpiresAt: 2e12, expiresAt: 2e12 };
+    assert.deepEqual(await store.claim({ ...entry, ...at }), { won: true });
+    assert.equal(await store.get('s', 'c'), undefined);
+    assert.deepEqual(lookups.splice(0), ['writer', 'reader']);
+    await new Promise<void>((resolve) => setImmediate(resolve)); // the batch commits
+    assert.equal((await store.get('s', 'c'))?.state, 'in_flight');
+    assert.deepEqual(lookups.splice(0), ['writer']);
+    await store.close();
+  });
+
+  it('an idle writer answers what another process committed since its last write', async () => {
+    const path = file();
+    const here = createSqliteStore({ database: () => openSqliteDatabase(path) });
+    const there = createSqliteStore({ database: () => openSqliteDatabase(path) });
+    const mine = createLedger({ store: here });
+    assert.equal((await mine.execute(req('x'), () => jsonReceipt(201, {}))).kind, 'executed');
+    const theirs = await createLedger({ store: there }).execute(req('y'), () =>
+      jsonReceipt(202, { by: 'there' }),
+    );
+    assert.equal(theirs.kind, 'executed');
+    const replay = await mine.execute(req('y'), () => jsonReceipt(500, {}));
+    assert.equal(replay.kind, 'replayed');
+    assert.equal(replay.kind === 'replayed' && replay.receipt.status, 202);
+    await here.close();
+    await there.close();
   });
 
   it('refuses a ledger table of the earlier text-fingerprint layout at open, naming what to do', async () => {
@@ -293,6 +350,28 @@ function recordingSql<D extends object>(db: D, record: (source: string) => void)
           return (value as (...args: unknown[]) => unknown).call(target, source, ...rest);
         };
       return value.bind(target);
+    },
+  });
+}
+
+/** `db` with every ledger lookup (the store's SELECT by scope and key) recorded as `role`. */
+function watched(db: SqliteDatabase, role: string, lookups: string[]): SqliteDatabase {
+  return new Proxy(db, {
+    get(target, property) {
+      if (property !== 'prepare') {
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return (source: string) => {
+        const statement = target.prepare(source);
+        if (!/^SELECT \* FROM oncely_ledger WHERE scope = \? AND key = \?$/.test(source))
+          return statement;
+        return {
+          run: (...params: unknown[]) => statement.run(...params),
+          all: (...params: unknown[]) => statement.all(...params),
+          get: (...params: unknown[]) => (lookups.push(role), statement.get(...params)),
+        };
+      };
     },
   });
 }
