@@ -12,6 +12,7 @@ import {
   type SqliteDatabase,
 } from '../../src/stores/sqlite/index.js';
 import { sqliteSweep, type BacklogCursor } from '../../src/stores/sqlite/sqlite-sweep.js';
+import { READER_CACHE_KIB } from '../../src/stores/sqlite/sqlite-store.js';
 import { turnsUntil } from '../support/turns-until.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'oncely-sqlite-store-'));
@@ -119,6 +120,23 @@ describe('SQLite store specifics', () => {
     await new Promise<void>((resolve) => setImmediate(resolve)); // the batch commits
     assert.equal((await store.get('s', 'c'))?.state, 'in_flight');
     assert.deepEqual(lookups.splice(0), ['writer']);
+    await store.close();
+  });
+
+  it('gives the read connection a small page cache: SQLite empties it after every commit anyway', async () => {
+    const path = file();
+    const opened: SqliteDatabase[] = [];
+    const store = createSqliteStore({
+      database: () => {
+        const db = openSqliteDatabase(path);
+        opened.push(db);
+        return db;
+      },
+    });
+    await store.ready?.();
+    const [writer, reader] = opened;
+    assert.equal(reader?.pragma('cache_size', { simple: true }), -READER_CACHE_KIB);
+    assert.notEqual(writer?.pragma('cache_size', { simple: true }), -READER_CACHE_KIB);
     await store.close();
   });
 

@@ -160,6 +160,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       }
       second.pragma(`busy_timeout = ${busyTimeoutMs}`);
       second.pragma('query_only = true');
+      second.pragma(`cache_size = -${READER_CACHE_KIB}`);
       reader = second;
     }
     return opened;
@@ -372,6 +373,17 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
   };
 }
+
+/**
+ * The read connection's page cache, in KiB (SQLite's `cache_size` as a negative number; the
+ * driver's default is 16 MB). SQLite empties a connection's cache whenever it begins a read after
+ * another connection committed, and emptying it walks the cache's whole hash table once page
+ * numbers are large (pcache1TruncateUnsafe): the reader, used while writes are in flight, does that
+ * almost on every lookup, and a table that had grown to 16 MB of pages made a lookup after a
+ * commit on a 10 M-receipt file take 18.6 µs instead of 8.8 µs. Between two commits a lookup
+ * needs a handful of pages, and the file's interior pages stay in the OS page cache.
+ */
+export const READER_CACHE_KIB = 2000;
 
 /**
  * Due rows counted per turn of the event loop: well under a millisecond of index walk on a quiet
