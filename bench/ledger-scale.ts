@@ -2,7 +2,7 @@
  * The ledger at scale, on SQLite and PostgreSQL, in one process run:
  *   1. bytes per receipt: the same rows in today's layout and in the layout before (rowid table,
  *      hex fingerprint, JSON headers, tombstones in place);
- *   2. new-key and replay ops/s with 0, 1M (… 10M) receipts held, rounds interleaved, median and
+ *   2. new-key and replay ops/s (and CPU µs per request) with 0, 1M (… 10M) receipts held, rounds interleaved, median and
  *      spread, and the ratio at N ÷ empty; replays of keys the run wrote (recent: what retries
  *      are) and of random keys of the whole ledger (cold pages, the worst case);
  *   3. a sweep of N expired receipts by the ledger's sweeper, with new-key writers running
@@ -55,13 +55,24 @@ const spread = (xs: number[]): string =>
   `${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))}`;
 const fmt = (n: number): string => Math.round(n).toLocaleString('en');
 
-/** Sequential ledger requests, like one client at a time: ops/s. */
-async function opsPerSecond(
+/** One measurement: ops/s, and the process's CPU time per request. */
+interface Speed {
+  readonly opsPerSecond: number;
+  /**
+   * User and system CPU µs per request (fsync waits are not CPU): steadier than ops/s on a shared
+   * machine, where one fsync can take ten times another, and the part a larger B-tree can add to.
+   */
+  readonly cpuUs: number;
+}
+
+/** Sequential ledger requests, like one client at a time. */
+async function measure(
   store: LedgerStore<unknown>,
   keys: (i: number) => string,
   ops: number,
-): Promise<number> {
+): Promise<Speed> {
   const ledger = createLedger({ store });
+  const cpu = process.cpuUsage();
   const started = performance.now();
   for (let i = 0; i < ops; i++) {
     const result = await ledger.execute(
@@ -71,7 +82,9 @@ async function opsPerSecond(
     if (result.kind !== 'executed' && result.kind !== 'replayed')
       throw new Error(`bench request answered ${result.kind}`);
   }
-  return ops / ((performance.now() - started) / 1000);
+  const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  return { opsPerSecond: ops / seconds, cpuUs: (used.user + used.system) / ops };
 }
 
 async function bytesPerReceipt(make: () => Place, rows: number): Promise<Record<Layout, number>> {
@@ -103,8 +116,10 @@ async function bytesPerReceipt(make: () => Place, rows: number): Promise<Record<
 interface Rung {
   readonly size: number;
   readonly newKey: number[];
+  readonly newKeyCpu: number[];
   /** Replays of keys this run wrote (what retries mostly are: minutes after the first request). */
   readonly recent: number[];
+  readonly recentCpu: number[];
   /** Replays of keys drawn from the whole bulk-loaded ledger (cold pages: the worst case). */
   readonly held: number[];
 }
@@ -125,7 +140,9 @@ async function pointOps(
     place: make(),
     fresh: 0,
     newKey: [] as number[],
+    newKeyCpu: [] as number[],
     recent: [] as number[],
+    recentCpu: [] as number[],
     held: [] as number[],
   }));
   try {
@@ -146,21 +163,32 @@ async function pointOps(
       const order = ladder.map((_, i) => ladder[(i + r) % ladder.length]!);
       for (const rung of order) {
         const base = rung.fresh;
-        rung.newKey.push(await opsPerSecond(rung.place.store, (i) => `new-${base + i}`, ops));
+        const speed = await measure(rung.place.store, (i) => `new-${base + i}`, ops);
+        rung.newKey.push(speed.opsPerSecond);
+        rung.newKeyCpu.push(speed.cpuUs);
         rung.fresh += ops;
       }
       for (const rung of order) {
         const recent = (): string => `new-${Math.floor(Math.random() * rung.fresh)}`;
-        rung.recent.push(await opsPerSecond(rung.place.store, recent, ops));
+        const speed = await measure(rung.place.store, recent, ops);
+        rung.recent.push(speed.opsPerSecond);
+        rung.recentCpu.push(speed.cpuUs);
         if (rung.size === 0) continue;
         const held = (): string => benchKey(Math.floor(Math.random() * rung.size));
-        rung.held.push(await opsPerSecond(rung.place.store, held, ops));
+        rung.held.push((await measure(rung.place.store, held, ops)).opsPerSecond);
       }
     }
   } finally {
     for (const rung of ladder) await rung.place.close();
   }
-  return ladder.map(({ size, newKey, recent, held }) => ({ size, newKey, recent, held }));
+  return ladder.map(({ size, newKey, newKeyCpu, recent, recentCpu, held }) => ({
+    size,
+    newKey,
+    newKeyCpu,
+    recent,
+    recentCpu,
+    held,
+  }));
 }
 
 const USAGE = `node dist/bench/ledger-scale.js [options]
@@ -258,16 +286,19 @@ async function main(): Promise<void> {
     const empty = ladder.find((r) => r.size === 0) ?? ladder[0];
     if (empty) {
       console.log(
-        '| receipts held | new key ops/s (median, spread) | ratio | replay of recent keys ops/s | ratio | replay of random held keys ops/s | ratio to recent on empty |',
+        '| receipts held | new key ops/s (median, spread) | ratio | CPU µs | ratio | replay of recent keys ops/s | ratio | CPU µs | ratio | replay of random held keys ops/s | ratio to recent on empty |',
       );
-      console.log('|---|---|---|---|---|---|---|');
+      console.log('|---|---|---|---|---|---|---|---|---|---|---|');
     }
     for (const r of ladder) {
       const ratio = (xs: number[], base: number[]) =>
         xs.length === 0 ? '-' : (median(xs) / median(base)).toFixed(2);
       const cell = (xs: number[]) => (xs.length === 0 ? '-' : `${fmt(median(xs))} (${spread(xs)})`);
+      // CPU per request: the ratio is empty ÷ this size, so that, like ops/s, below 1 is slower.
+      const cpu = (xs: number[], base: number[]) =>
+        `${median(xs).toFixed(1)} | ${(median(base) / median(xs)).toFixed(2)}`;
       console.log(
-        `| ${fmt(r.size)} | ${cell(r.newKey)} | ${ratio(r.newKey, empty!.newKey)} | ${cell(r.recent)} | ${ratio(r.recent, empty!.recent)} | ${cell(r.held)} | ${ratio(r.held, empty!.recent)} |`,
+        `| ${fmt(r.size)} | ${cell(r.newKey)} | ${ratio(r.newKey, empty!.newKey)} | ${cpu(r.newKeyCpu, empty!.newKeyCpu)} | ${cell(r.recent)} | ${ratio(r.recent, empty!.recent)} | ${cpu(r.recentCpu, empty!.recentCpu)} | ${cell(r.held)} | ${ratio(r.held, empty!.recent)} |`,
       );
     }
 
