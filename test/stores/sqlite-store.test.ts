@@ -123,6 +123,27 @@ describe('SQLite store specifics', () => {
     await store.close();
   });
 
+  it('a lookup the idle writer cannot make (SQLITE_BUSY: its busy_timeout is 0) goes to the reader', async () => {
+    const path = file();
+    const lookups: string[] = [];
+    const roles = ['writer', 'reader'];
+    let busy = 0;
+    const store = createSqliteStore({
+      database: () =>
+        watched(openSqliteDatabase(path), roles.shift()!, lookups, (role) => {
+          if (role === 'writer' && busy-- > 0)
+            throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+        }),
+    });
+    const ledger = createLedger({ store });
+    assert.equal((await ledger.execute(req('a'), () => jsonReceipt(201, {}))).kind, 'executed');
+    lookups.length = 0;
+    busy = 1;
+    assert.equal((await ledger.lookup('s', 'a')).kind, 'found');
+    assert.deepEqual(lookups, ['writer', 'reader']);
+    await store.close();
+  });
+
   it('gives the read connection a small page cache: SQLite empties it after every commit anyway', async () => {
     const path = file();
     const opened: SqliteDatabase[] = [];
@@ -372,8 +393,16 @@ function recordingSql<D extends object>(db: D, record: (source: string) => void)
   });
 }
 
-/** `db` with every ledger lookup (the store's SELECT by scope and key) recorded as `role`. */
-function watched(db: SqliteDatabase, role: string, lookups: string[]): SqliteDatabase {
+/**
+ * `db` with every ledger lookup (the store's SELECT by scope and key) recorded as `role`, after
+ * which `before` may throw in its place.
+ */
+function watched(
+  db: SqliteDatabase,
+  role: string,
+  lookups: string[],
+  before: (role: string) => void = () => {},
+): SqliteDatabase {
   return new Proxy(db, {
     get(target, property) {
       if (property !== 'prepare') {
@@ -387,7 +416,11 @@ function watched(db: SqliteDatabase, role: string, lookups: string[]): SqliteDat
         return {
           run: (...params: unknown[]) => statement.run(...params),
           all: (...params: unknown[]) => statement.all(...params),
-          get: (...params: unknown[]) => (lookups.push(role), statement.get(...params)),
+          get: (...params: unknown[]) => (
+            lookups.push(role),
+            before(role),
+            statement.get(...params)
+          ),
         };
       };
     },

@@ -22,7 +22,7 @@ import { sqliteSweep, type BacklogCursor } from './sqlite-sweep.js';
 import { sqliteTombstones } from './sqlite-tombstones.js';
 import { isEarlierSqliteLayout, sqliteLedgerSchema } from './sqlite-ledger-schema.js';
 import { sqliteTransaction } from './sqlite-transaction.js';
-import { beginImmediate } from './write-lock.js';
+import { beginImmediate, isBusy } from './write-lock.js';
 import { systemClock, type Clock } from '../../time/clock.js';
 
 export interface SqliteStoreOptions {
@@ -226,8 +226,19 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       const row = statement.get(scope, key) as LedgerRow | undefined;
       return row === undefined ? graves.get(scope, key) : rowToEntry(row);
     };
-    if (reader && !onWriter && !group.idle)
-      return read(prepared(readerStatements, reader, sql.get), readerTombstones);
+    if (reader && !onWriter) {
+      const second = reader;
+      const onReader = () => read(prepared(readerStatements, second, sql.get), readerTombstones);
+      if (!group.idle) return onReader();
+      try {
+        return read(prepared(writerStatements, conn, sql.get));
+      } catch (error) {
+        // The writer runs with busy_timeout = 0: a read there can meet SQLITE_BUSY (another
+        // process recovering the WAL) where the reader, with busyTimeoutMs, waits its turn.
+        if (isBusy(error)) return onReader();
+        throw error;
+      }
+    }
     let entry = read(prepared(writerStatements, conn, sql.get));
     while (entry !== undefined && entry.state !== 'in_flight' && !group.idle) {
       await group.settled().then(() => new Promise((resolve) => setImmediate(resolve)));

@@ -72,6 +72,7 @@ export function commitOrRollBack<T>(db: SqliteDatabase, fn: () => T): T {
   }
 }
 
-function isBusy(error: unknown): boolean {
+/** SQLite's SQLITE_BUSY, as better-sqlite3 reports it. */
+export function isBusy(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'SQLITE_BUSY';
 }
