@@ -9,7 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCallers } from '../../src/server/callers.js';
-import { startServer } from '../../src/server/start-server.js';
+import { DEFAULT_SERVER_OPTIONS, startServer } from '../../src/server/start-server.js';
 import { parseResponse } from './hostile/hostile-harness.js';
 import {
   send,
@@ -83,7 +83,7 @@ function assertShuttingDown(answer: RawResponse): void {
 }
 
 test('during the drain: a kept-alive connection gets 503 + Retry-After + Connection: close; the request in flight finishes with 201', async () => {
-  const t = await startTestServer({ graceMs: 10_000 });
+  const t = await startTestServer({ graceMs: 10_000, settleMs: DEFAULT_SERVER_OPTIONS.settleMs });
   try {
     const idle = await connection(t.port);
     idle.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
