@@ -61,6 +61,7 @@ interface Speed {
   /**
    * User and system CPU µs per request (fsync waits are not CPU): steadier than ops/s on a shared
    * machine, where one fsync can take ten times another, and the part a larger B-tree can add to.
+   * This process's only: on PostgreSQL the client's share, the server's own CPU is not in it.
    */
   readonly cpuUs: number;
 }
