@@ -14,6 +14,10 @@ import {
   type PgPool,
   type PgQueryConfig,
 } from '../../src/stores/postgres/index.js';
+import {
+  postgresGetSql,
+  postgresLedgerTables,
+} from '../../src/stores/postgres/postgres-tombstones.js';
 import { VirtualClock } from '../../src/time/index.js';
 import { inFlight } from './conformance.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
@@ -25,6 +29,13 @@ const ROWS = 3000;
 const SPREAD_MS = 180_000;
 const RETENTION_MS = 120_000;
 const TOMBSTONE_MS = 600_000;
+
+/** One node of EXPLAIN's JSON plan, as far as this file reads it. */
+interface PlanNode {
+  readonly 'Relation Name'?: string;
+  readonly 'Actual Loops': number;
+  readonly Plans?: PlanNode[];
+}
 
 interface TableStats {
   relname: string;
@@ -269,6 +280,62 @@ await describePostgres('partitions', ({ url, options }) => {
         assert.equal(count.rows[0].n, 1);
       } finally {
         first.release();
+        await store.close();
+      }
+    });
+
+    it('a recent key is read from the newest partition only: the older partitions are never scanned', async () => {
+      const table = 'newest';
+      const store = createPostgresStore({
+        pool: pool!,
+        schema,
+        table,
+        receiptPartitionMs: PARTITION_MS,
+      });
+      try {
+        await store.preparePartitions(T0, T0 + 3 * PARTITION_MS);
+        for (let i = 0; i < 3; i++) {
+          const claimed = await store.claim(
+            inFlight('alice', `k${i}`, `t${i}`, T0 + i * PARTITION_MS),
+          );
+          assert.equal(claimed.won, true);
+        }
+        const get = postgresGetSql(postgresLedgerTables(schema, table));
+        const { rows } = await pool!.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${get}`, [
+          'alice',
+          'k2',
+        ]);
+        const scans: Array<{ relation: string; loops: number }> = [];
+        const walk = (node: PlanNode): void => {
+          if (node['Relation Name'] !== undefined)
+            scans.push({ relation: node['Relation Name'], loops: node['Actual Loops'] });
+          for (const child of node.Plans ?? []) walk(child);
+        };
+        walk((rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode }] })['QUERY PLAN'][0].Plan);
+        const live = scans.filter(
+          (s) => s.relation.startsWith(`${table}_`) && !s.relation.includes('tomb'),
+        );
+        assert.equal(
+          live.length,
+          3,
+          `three receipt partitions in the plan: ${JSON.stringify(scans)}`,
+        );
+        assert.deepEqual(
+          live.filter((s) => s.loops > 0).length,
+          1,
+          `only the newest is scanned: ${JSON.stringify(scans)}`,
+        );
+        assert.ok(
+          scans.every((s) => !s.relation.includes('tomb') || s.loops === 0),
+          'nor the tombstones',
+        );
+        assert.equal((await store.get('alice', 'k2'))?.token, 't2');
+        // A claim of it finds it too (its lookup reads newest first in the same way).
+        const again = await store.claim(
+          inFlight('alice', 'k2', 't-again', T0 + 2 * PARTITION_MS + 5),
+        );
+        assert.equal(again.won === false && again.existing?.token, 't2');
+      } finally {
         await store.close();
       }
     });

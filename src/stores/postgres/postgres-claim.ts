@@ -17,7 +17,9 @@ import { qualified, type PostgresLedgerTables } from './postgres-tombstones.js';
  * 3. for each entry in turn, reads the key in every partition, with a snapshot taken after the
  *    locks (each statement of a volatile PL/pgSQL function takes a fresh one at READ COMMITTED),
  *    so it sees a row a claim before it committed, or one an earlier entry of the same batch
- *    inserted, and answers that row;
+ *    inserted, and answers that row. Newest partition first (ORDER BY first_seen_at DESC: an
+ *    ordered scan of the partitions, backwards on each primary key): a retry of a recent request
+ *    is found in the current partition without descending the older partitions' indexes;
  * 4. else inserts the entry's row: it won, and answers nothing.
  * One round trip, one statement and one commit for the whole batch. Each entry's statements have
  * only scalar parameters, so PostgreSQL plans them once per connection; a set-based INSERT over
@@ -49,7 +51,7 @@ export function postgresClaimFunction(tables: PostgresLedgerTables): {
       PERFORM pg_advisory_xact_lock(hashtext(${literal(tables.live)}), h)
         FROM (SELECT DISTINCT hashtext(s || chr(31) || k) AS h FROM unnest(p_scope, p_key) AS u(s, k) ORDER BY 1) AS locks;
       FOR j IN 1 .. cardinality(p_key) LOOP
-        RETURN QUERY SELECT j, ${found} FROM ${tables.live} t WHERE t.scope = p_scope[j] AND t.key = p_key[j] LIMIT 1;
+        RETURN QUERY SELECT j, ${found} FROM ${tables.live} t WHERE t.scope = p_scope[j] AND t.key = p_key[j] ORDER BY t.first_seen_at DESC LIMIT 1;
         IF NOT FOUND THEN
           INSERT INTO ${tables.live} (${LEDGER_COLUMNS.join(', ')}) VALUES (${LEDGER_COLUMNS.map((c) => `p_${c}[j]`).join(', ')});
         END IF;

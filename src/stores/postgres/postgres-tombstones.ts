@@ -61,13 +61,15 @@ export function postgresTombstoneSchema(tables: PostgresLedgerTables): string[] 
 
 /**
  * The point read of a key: its live row, else its newest tombstone dressed as a ledger row, in one
- * round trip. The Append stops at the first row (LIMIT 1), so a live key never probes tombstones.
+ * round trip. The Append stops at the first row (LIMIT 1), so a live key never probes tombstones,
+ * and the live partitions are read newest first (ORDER BY first_seen_at DESC, an ordered scan of
+ * the partitions): a recent key never descends the older partitions' indexes.
  */
 export function postgresGetSql(tables: PostgresLedgerTables): string {
   const tombstone = `SELECT scope, key, fingerprint, 'expired' AS state, 'expired@' || expired_at AS token, first_seen_at, expires_at,
       NULL::bigint AS lease_expires_at, completed_at, expired_at, NULL::integer AS status, NULL::text AS headers, NULL::bytea AS body
     FROM ${tables.tombstones} WHERE scope = $1 AND key = $2 ORDER BY expired_at DESC LIMIT 1`;
-  return `(SELECT ${LEDGER_COLUMNS.join(', ')} FROM ${tables.live} WHERE scope = $1 AND key = $2) UNION ALL (${tombstone}) LIMIT 1`;
+  return `(SELECT ${LEDGER_COLUMNS.join(', ')} FROM ${tables.live} WHERE scope = $1 AND key = $2 ORDER BY first_seen_at DESC LIMIT 1) UNION ALL (${tombstone}) LIMIT 1`;
 }
 
 type Query = (text: string, values: unknown[]) => Promise<{ rowCount: number }>;
