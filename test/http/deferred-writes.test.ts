@@ -8,7 +8,7 @@ import {
   withIdempotency,
   type IdempotentHandler,
 } from '../../src/http/index.js';
-import { createLedger, type LedgerStore } from '../../src/ledger/index.js';
+import { createLedger, type Ledger, type LedgerStore } from '../../src/ledger/index.js';
 import { createMemoryStore } from '../../src/stores/memory/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 import { isInvalidOptionError } from '../../src/contract/errors.js';
@@ -30,6 +30,23 @@ const placeOrder: IdempotentHandler<unknown> = async (request, context) => {
 };
 let handlerRuns = 0;
 
+/** `handler` behind a middleware with `writes: 'deferred'` for the one caller alice; errors kept. */
+function deferredRoute(
+  ledger: Ledger<unknown>,
+  handler: IdempotentHandler<unknown>,
+  errors: unknown[],
+) {
+  return withIdempotency(
+    createIdempotencyMiddleware({
+      ledger,
+      scopeOf: () => 'alice',
+      writes: 'deferred',
+      onError: (e) => errors.push(e),
+    }),
+    handler,
+  );
+}
+
 const TABLES = [
   'CREATE TABLE orders (item TEXT NOT NULL, caller TEXT NOT NULL)',
   'CREATE TABLE audit (line TEXT NOT NULL)',
@@ -50,15 +67,7 @@ function runDeferredCases(name: string, open: () => Promise<Opened>, skip?: stri
       for (const ddl of TABLES)
         await store.transaction(async (tx) => void (await store.sql!(tx).run(ddl)));
       const errors: unknown[] = [];
-      const handle = withIdempotency(
-        createIdempotencyMiddleware({
-          ledger,
-          scopeOf: () => 'alice',
-          writes: 'deferred',
-          onError: (e) => errors.push(e),
-        }),
-        placeOrder,
-      );
+      const handle = deferredRoute(ledger, placeOrder, errors);
       const post = (key: string, body: object) =>
         handle(
           new Request('http://shop.test/orders', {
@@ -208,14 +217,10 @@ describe("writes: 'deferred' refuses what it cannot keep", () => {
     const errors: unknown[] = [];
     const ledger = createLedger({ store: createMemoryStore() });
     const post = (handler: IdempotentHandler<unknown>, key: string) =>
-      withIdempotency(
-        createIdempotencyMiddleware({
-          ledger,
-          scopeOf: () => 'alice',
-          writes: 'deferred',
-          onError: (e) => errors.push(e),
-        }),
+      deferredRoute(
+        ledger,
         handler,
+        errors,
       )(
         new Request('http://shop.test/x', {
           method: 'POST',
