@@ -16,6 +16,7 @@ export interface Claim {
   readonly key: string;
   readonly fingerprint: string;
   readonly firstSeenAt: number;
+  /** When the lease ends unless renewed; equal to firstSeenAt for a deferred effect run without a claim (no lease). */
   readonly leaseExpiresAt: number;
   /**
    * True when an earlier worker's lease expired and this one took the key over. A database
