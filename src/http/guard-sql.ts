@@ -1,6 +1,11 @@
 import { InvalidOptionError, OncelyError } from '../contract/errors.js';
 import type { DeferredWrite } from '../ledger/deferred-writes.js';
-import { SQL_DIALECTS, type SqlDialect, type SqlHandle } from '../ledger/sql-handle.js';
+import {
+  SQL_DIALECTS,
+  type SqlDialect,
+  type SqlHandle,
+  type SqlRunResult,
+} from '../ledger/sql-handle.js';
 
 /**
  * `context.sql`: the transaction's SQL handle, plus `defer`, a write left for the commit. Deferred
@@ -11,55 +16,100 @@ export interface GuardSql extends SqlHandle {
   defer(sql: string, params?: readonly unknown[]): void;
 }
 
-/** The writes a handler defers; closed once it has answered (a later defer is a bug, refused). */
-export class DeferredWrites {
-  readonly list: DeferredWrite[] = [];
+const NO_WRITES: readonly DeferredWrite[] = Object.freeze([]);
+
+/**
+ * What both kinds of `context.sql` share: the writes a handler defers, kept until it has answered
+ * and then closed (a later defer is a bug, refused). Classes with prototype methods, not object
+ * literals with getters: one is made for every keyed request (docs/performance.md, "A replay's two
+ * getters").
+ */
+abstract class DeferringSql implements GuardSql {
+  #writes: DeferredWrite[] | undefined;
   #closed = false;
 
-  add(sql: string, params: readonly unknown[] = []): void {
+  abstract readonly dialect: SqlDialect;
+  abstract run(sql: string, params?: readonly unknown[]): Promise<SqlRunResult>;
+  abstract get<R = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+  ): Promise<R | undefined>;
+  abstract all<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+
+  defer(sql: string, params: readonly unknown[] = []): void {
     if (this.#closed)
       throw new OncelyError('deferred_after_answer', 'sql.defer() after the handler answered');
     if (typeof sql !== 'string' || sql.trim() === '')
       throw new InvalidOptionError('sql', sql, 'a non-empty SQL statement');
     if (!Array.isArray(params)) throw new InvalidOptionError('params', params, 'an array');
-    this.list.push({ sql, params: [...params] });
+    (this.#writes ??= []).push({ sql, params: [...params] });
   }
 
+  /** The writes deferred so far, in order; no more are taken after this. */
   close(): readonly DeferredWrite[] {
     this.#closed = true;
-    return this.list;
+    return this.#writes ?? NO_WRITES;
   }
 }
 
 /** `context.sql` of a claimed route: the transaction's handle; deferred writes wait for the answer. */
-export function claimedSql(handle: SqlHandle, writes: DeferredWrites): GuardSql {
-  return {
-    get dialect() {
-      return handle.dialect;
-    },
-    run: (sql, params) => handle.run(sql, params),
-    get: (sql, params) => handle.get(sql, params),
-    all: (sql, params) => handle.all(sql, params),
-    defer: (sql, params) => writes.add(sql, params),
-  };
+export class ClaimedSql extends DeferringSql {
+  readonly #handle: SqlHandle;
+
+  constructor(handle: SqlHandle) {
+    super();
+    this.#handle = handle;
+  }
+
+  get dialect(): SqlDialect {
+    return this.#handle.dialect;
+  }
+
+  run(sql: string, params?: readonly unknown[]): Promise<SqlRunResult> {
+    return this.#handle.run(sql, params);
+  }
+
+  get<R = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+  ): Promise<R | undefined> {
+    return this.#handle.get<R>(sql, params);
+  }
+
+  all<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]> {
+    return this.#handle.all<R>(sql, params);
+  }
 }
 
 /**
  * `context.sql` of a route with `writes: 'deferred'`: no transaction is open while its handler
  * runs, so only `defer` works; the rest reject, saying so.
  */
-export function deferredOnlySql(storeName: string, writes: DeferredWrites): GuardSql {
-  const refuse = (): Promise<never> => Promise.reject(noTransaction());
-  return {
-    get dialect(): SqlDialect {
-      if ((SQL_DIALECTS as readonly string[]).includes(storeName)) return storeName as SqlDialect;
-      throw new OncelyError('no_sql', `the ${storeName} store has no SQL`);
-    },
-    run: refuse,
-    get: refuse,
-    all: refuse,
-    defer: (sql, params) => writes.add(sql, params),
-  };
+export class DeferredOnlySql extends DeferringSql {
+  readonly #storeName: string;
+
+  constructor(storeName: string) {
+    super();
+    this.#storeName = storeName;
+  }
+
+  get dialect(): SqlDialect {
+    const name = this.#storeName;
+    if ((SQL_DIALECTS as readonly string[]).includes(name)) return name as SqlDialect;
+    throw new OncelyError('no_sql', `the ${name} store has no SQL`);
+  }
+
+  run(): Promise<never> {
+    return Promise.reject(noTransaction());
+  }
+
+  get(): Promise<never> {
+    return Promise.reject(noTransaction());
+  }
+
+  all(): Promise<never> {
+    return Promise.reject(noTransaction());
+  }
 }
 
 /** What a deferred route's handler gets for `context.tx`, or for an awaited statement. */

@@ -12,13 +12,7 @@ import { problemResponse, type ProblemKind } from './problem.js';
 import { answerToReceipt, type AnswerBytes, type HeaderPairs } from './receipt-response.js';
 import type { AdmittedRequest } from './request-validation.js';
 import { sqlHandleOf } from './sql-handle-of.js';
-import {
-  claimedSql,
-  DeferredWrites,
-  deferredOnlySql,
-  noTransaction,
-  type GuardSql,
-} from './guard-sql.js';
+import { ClaimedSql, DeferredOnlySql, noTransaction, type GuardSql } from './guard-sql.js';
 
 /**
  * What a guarded handler is given besides the request: the admitted request, its key, and the
@@ -145,22 +139,15 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
     const result =
       o.writes === 'deferred'
         ? await o.ledger.executeDeferred(request, async (claim) => {
-            const writes = new DeferredWrites();
-            const sql = deferredOnlySql(o.ledger.store.name, writes);
-            const receipt = await respond(deferredContext({ ...admitted, sql, key, claim }));
-            return { receipt, writes: writes.close() };
+            const sql = new DeferredOnlySql(o.ledger.store.name);
+            const receipt = await respond(new DeferredContext(admitted, sql, key, claim));
+            return { receipt, writes: sql.close() };
           })
         : await o.ledger.execute(request, async (tx, claim) => {
-            const writes = new DeferredWrites();
             const handle = sqlOf(tx);
-            const receipt = await respond({
-              ...admitted,
-              tx,
-              sql: claimedSql(handle, writes),
-              key,
-              claim,
-            });
-            await runDeferredWrites(handle, writes.close());
+            const sql = new ClaimedSql(handle);
+            const receipt = await respond({ ...admitted, tx, sql, key, claim });
+            await runDeferredWrites(handle, sql.close());
             return receipt;
           });
     return answer(result, handlerHeaders, incoming);
@@ -226,14 +213,28 @@ function asAnswer(answer: Response | AnswerBytes): GuardAnswer {
   return { kind: 'first', receipt: { status, headers, body }, headers };
 }
 
-/** A deferred route's context: reading `tx` throws, there is no transaction while it runs. */
-function deferredContext<Tx, V>(
-  fields: Omit<IdempotencyContext<Tx, V>, 'tx'>,
-): IdempotencyContext<Tx, V> {
-  // Not enumerable: a handler that spreads its context must not trip over it.
-  return Object.defineProperty({ ...fields }, 'tx', {
-    get(): never {
-      throw noTransaction();
-    },
-  }) as IdempotencyContext<Tx, V>;
+/**
+ * A deferred route's context: no transaction is open while its handler runs, so reading `tx`
+ * throws, saying why. A class: its getter lives on the prototype, so a handler that spreads its
+ * context does not trip over it, and the object keeps one shape.
+ */
+class DeferredContext<Tx, V> implements IdempotencyContext<Tx, V> {
+  readonly scope: string;
+  readonly body: Uint8Array;
+  readonly value: V;
+
+  constructor(
+    admitted: AdmittedRequest<V>,
+    readonly sql: GuardSql,
+    readonly key: string,
+    readonly claim: Claim,
+  ) {
+    this.scope = admitted.scope;
+    this.body = admitted.body;
+    this.value = admitted.value;
+  }
+
+  get tx(): Tx {
+    throw noTransaction();
+  }
 }

@@ -82,6 +82,8 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
   const { store, clock } = o;
   const receipts = new ReceiptCache(o.receiptCacheBytes);
   const heartbeat = new LeaseHeartbeat(store, clock, o.heartbeatMs, o.leaseMs);
+  /** The store's commit of a deferred effect without a claim, if it has one (PostgreSQL). */
+  const commitAtOnce = store.commitDeferred?.bind(store);
 
   /** A fresh in-flight entry for this worker; a takeover keeps the first sighting of the request. */
   function freshEntry(request: LedgerRequest, nowMs: number, firstSeenAt: number): InFlightEntry {
@@ -235,7 +237,6 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
     checkRequest(request);
     if (typeof effect !== 'function')
       throw new InvalidOptionError('effect', effect, 'a function (claim) => { receipt, writes }');
-    const commitAtOnce = store.commitDeferred?.bind(store);
     if (commitAtOnce === undefined) return execute(request, claimedDeferred(effect));
     const held = heldAnswer(request);
     if (held !== undefined) return held;

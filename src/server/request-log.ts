@@ -6,7 +6,7 @@ import {
   type FetchHandler,
 } from '../http/node-listener.js';
 import type { Ledger } from '../ledger/ledger.js';
-import type { ExecuteKind } from '../ledger/ledger-result.js';
+import type { ExecuteKind, ExecuteResult } from '../ledger/ledger-result.js';
 import type { HitAnswer } from '../services/hook/hook-service.js';
 import { systemClock, type Clock } from '../time/clock.js';
 
@@ -156,19 +156,18 @@ export function createRequestLog(options: RequestLogOptions = {}): RequestLog {
       write(JSON.stringify(line));
       for (const listener of listeners) listener(line);
     },
-    observe: (ledger) => ({
-      ...ledger,
-      async execute(request, effect) {
-        const result = await ledger.execute(request, effect);
+    observe: (ledger) => {
+      const noted = async (answer: Promise<ExecuteResult>): Promise<ExecuteResult> => {
+        const result = await answer;
         note({ outcome: OUTCOME_OF_EXECUTE[result.kind] });
         return result;
-      },
-      async executeDeferred(request, effect) {
-        const result = await ledger.executeDeferred(request, effect);
-        note({ outcome: OUTCOME_OF_EXECUTE[result.kind] });
-        return result;
-      },
-    }),
+      };
+      return {
+        ...ledger,
+        execute: (request, effect) => noted(ledger.execute(request, effect)),
+        executeDeferred: (request, effect) => noted(ledger.executeDeferred(request, effect)),
+      };
+    },
     wrap: (handler) => async (request, connection) => {
       const startedAt = clock.now();
       const notes: Notes = { caller: null, outcome: 'none', dropped: false };
