@@ -145,6 +145,29 @@ function runDeferredCases(name: string, open: () => Promise<Opened>, skip?: stri
       }
     });
 
+    it('twenty concurrent requests with keys of their own: each writes once; the one whose write fails fails alone', async () => {
+      const { post, count, ledger, errors, close } = await setUp();
+      try {
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            post(`batch-${i}`, i === 7 ? { item: 'bad', note: null } : { item: `item-${i}` }),
+          ),
+        );
+        const statuses = answers.map((a) => a.status);
+        assert.deepEqual(
+          statuses,
+          statuses.map((_, i) => (i === 7 ? 500 : 201)),
+        );
+        assert.equal(errors.length, 1);
+        assert.match(String(errors[0]), /deferred write failed at commit \(INSERT INTO audit/);
+        assert.deepEqual([await count('orders'), await count('audit')], [19, 19]);
+        assert.equal((await ledger.lookup('alice', 'batch-7')).kind, 'never_seen');
+        assert.equal((await ledger.lookup('alice', 'batch-8')).kind, 'found');
+      } finally {
+        await close();
+      }
+    });
+
     it('a key held by a claimed request in flight answers 409 (no write lands); the claimed one commits its deferred writes', async () => {
       const { ledger, post, count, close } = await setUp();
       try {
@@ -209,6 +232,72 @@ await describePostgres("writes: 'deferred'", ({ url, options }) => {
     'PostgreSQL without pipeline mode',
     async () => storeInFreshSchema(url, 'oncely_deferred_np', { pipeline: false }),
     options.skip,
+  );
+});
+
+await describePostgres("writes: 'deferred' grouped", ({ url, options }) => {
+  describe(
+    "writes: 'deferred' on PostgreSQL: concurrent requests share transactions",
+    options,
+    () => {
+      it('a burst of new keys commits in fewer transactions than requests, each effect once; a burst with a key committed elsewhere replays it', async () => {
+        const { store, close } = storeInFreshSchema(url, 'oncely_deferred_groups');
+        try {
+          const sql = (text: string) => store.transaction(async (tx) => store.sql!(tx).run(text));
+          const count = async (text: string) =>
+            store.transaction(async (tx) => (await store.sql!(tx).get<{ n: number }>(text))!.n);
+          await createLedger({ store }).ready();
+          await sql('CREATE TABLE effects (key TEXT NOT NULL, tx BIGINT NOT NULL)');
+          /** A server's route: a ledger of its own (its own receipt cache), on the shared store. */
+          const server = () => {
+            const handle = deferredRoute(
+              createLedger({ store }),
+              (_request, context) => {
+                // txid_current() at commit: the transaction each request's write landed in.
+                context!.sql.defer('INSERT INTO effects (key, tx) VALUES ($1, txid_current())', [
+                  context!.key,
+                ]);
+                return Response.json({ key: context!.key }, { status: 201 });
+              },
+              [],
+            );
+            return (key: string) =>
+              handle(
+                new Request('http://a.test/x', {
+                  method: 'POST',
+                  headers: { 'idempotency-key': key },
+                  body: '{}',
+                }),
+              );
+          };
+          const [one, another] = [server(), server()];
+          const burst = async (post: (key: string) => Promise<Response>, keys: string[]) => {
+            const answers = await Promise.all(keys.map(post));
+            assert.deepEqual(
+              answers.map((a) => a.status),
+              keys.map(() => 201),
+            );
+            return answers;
+          };
+          const first = Array.from({ length: 30 }, (_, i) => `burst-${i}`);
+          await burst(one, first);
+          const transactions = await count(
+            'SELECT CAST(count(DISTINCT tx) AS INTEGER) AS n FROM effects',
+          );
+          assert.ok(transactions < 30, `30 new keys in ${transactions} transactions`);
+          // Not in the other server's cache: its commit finds the row, in a group or alone.
+          const second = [...Array.from({ length: 10 }, (_, i) => `again-${i}`), 'burst-3'];
+          const answers = await burst(another, second);
+          assert.equal(answers.at(-1)!.headers.get('idempotent-replayed'), 'true');
+          assert.deepEqual(await answers.at(-1)!.json(), { key: 'burst-3' });
+          const rows = await count('SELECT CAST(count(*) AS INTEGER) AS n FROM effects');
+          const keys = await count('SELECT CAST(count(DISTINCT key) AS INTEGER) AS n FROM effects');
+          assert.deepEqual([rows, keys], [40, 40], 'one effect per key, the replay none');
+        } finally {
+          await close();
+        }
+      });
+    },
   );
 });
 

@@ -26,7 +26,7 @@ const writes = [
   { sql: 'INSERT INTO b VALUES ($1)', params: [2] },
 ];
 
-/** What the scripted server answers the statement at `index` (0 BEGIN, 1 lock, 2 row, then the writes, then COMMIT). */
+/** What the scripted server answers the statement at `index` (0 BEGIN, 1 the rows, then the writes, then COMMIT). */
 type Script = (index: number, text: string) => PgQueryResult | Error;
 
 function scriptedPool(script: Script, pipeline: boolean) {
@@ -54,7 +54,8 @@ const commit = postgresDeferredCommit(
   'SELECT 1',
   (u) => u,
 );
-const COMMIT_AT = 3 + writes.length;
+const COMMIT_AT = 2 + writes.length;
+const members = [{ entry, writes }];
 
 for (const pipeline of [true, false]) {
   describe(`the deferred commit's answers, ${pipeline ? 'pipelined' : 'one statement at a time'}`, () => {
@@ -63,7 +64,7 @@ for (const pipeline of [true, false]) {
         (i) => ok(i === COMMIT_AT ? 'COMMIT' : 'OK'),
         pipeline,
       );
-      assert.equal(await commit(pool, entry, writes), true);
+      assert.equal(await commit(pool, members), 'committed');
       assert.equal(sent.length, COMMIT_AT + 1);
       assert.deepEqual([sent[0], sent[COMMIT_AT]], ['BEGIN', 'COMMIT']);
       assert.deepEqual(released, [false]);
@@ -72,24 +73,24 @@ for (const pipeline of [true, false]) {
     it('a key that has a row: false, nothing written (COMMIT answers ROLLBACK), the connection kept', async () => {
       const { pool, released } = scriptedPool(
         (i) =>
-          i === 2
+          i === 1
             ? failure(RECEIPT_LOST)
-            : i > 2 && i < COMMIT_AT
+            : i > 1 && i < COMMIT_AT
               ? failure('25P02')
               : ok(i === COMMIT_AT ? 'ROLLBACK' : 'OK'),
         pipeline,
       );
-      assert.equal(await commit(pool, entry, writes), false);
+      assert.equal(await commit(pool, members), 'lost');
       assert.deepEqual(released, [false]);
     });
 
     it("a write that fails is the effect's error, naming the write; the connection is kept", async () => {
       const { pool, released } = scriptedPool(
-        (i) => (i === 4 ? failure('23502') : ok(i === COMMIT_AT ? 'ROLLBACK' : 'OK')),
+        (i) => (i === 3 ? failure('23502') : ok(i === COMMIT_AT ? 'ROLLBACK' : 'OK')),
         pipeline,
       );
       await assert.rejects(
-        commit(pool, entry, writes),
+        commit(pool, members),
         (error: unknown) =>
           error instanceof DeferredWriteError && /INSERT INTO b/.test(error.message),
       );
@@ -101,17 +102,17 @@ for (const pipeline of [true, false]) {
         (i) => (i === COMMIT_AT ? failure('08006') : ok()),
         pipeline,
       );
-      await assert.rejects(commit(pool, entry, writes), /failed: 08006/);
+      await assert.rejects(commit(pool, members), /failed: 08006/);
       assert.deepEqual(released, [true]);
     });
 
-    it('a lock that fails (the store, not the effect) rejects with its error and destroys the connection', async () => {
+    it("the rows' statement failing for the store (a deadlock, not a key taken) rejects with its error and destroys the connection", async () => {
       const { pool, released } = scriptedPool(
         (i) =>
           i === 1 ? failure('40P01') : i > 1 && i < COMMIT_AT ? failure('25P02') : ok('ROLLBACK'),
         pipeline,
       );
-      await assert.rejects(commit(pool, entry, writes), /failed: 40P01/);
+      await assert.rejects(commit(pool, members), /failed: 40P01/);
       assert.deepEqual(released, [true]);
     });
   });

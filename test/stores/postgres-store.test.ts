@@ -62,6 +62,17 @@ describe('PostgreSQL store specifics', () => {
         () => createPostgresStore({ pool, receiptPartitionMs }),
         (e) => isInvalidOptionError(e) && e.option === 'receiptPartitionMs',
       );
+    for (const deferredGroups of [
+      { maxRequests: 0 },
+      { inFlight: 2.5 },
+      { maxRequests: 'all' },
+      'many',
+      null,
+    ])
+      assert.throws(
+        () => createPostgresStore({ pool, deferredGroups: deferredGroups as never }),
+        (e) => isInvalidOptionError(e) && e.option.startsWith('deferredGroups'),
+      );
     assert.equal(
       createPostgresStore({ pool, schema: 'app', table: 'ledger' }).table,
       '"app"."ledger"',

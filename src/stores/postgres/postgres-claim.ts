@@ -1,4 +1,5 @@
-import { LEDGER_COLUMNS } from '../ledger-row.js';
+import type { LedgerEntry } from '../../ledger/ledger-entry.js';
+import { LEDGER_COLUMNS, entryValues } from '../ledger-row.js';
 import { LEDGER_COLUMN_TYPES } from './postgres-ledger-columns.js';
 import { qualified, type PostgresLedgerTables } from './postgres-tombstones.js';
 
@@ -37,6 +38,8 @@ export function postgresClaimFunction(tables: PostgresLedgerTables): {
    * the arrays) and the row found.
    */
   readonly call: string;
+  /** The function's arguments as the call passes them ($1 … $13, each cast to its array type). */
+  readonly args: string;
 } {
   const name = qualified(tables, `${tables.liveName}_claims`);
   const types = LEDGER_COLUMN_TYPES;
@@ -60,7 +63,13 @@ export function postgresClaimFunction(tables: PostgresLedgerTables): {
   const args = LEDGER_COLUMNS.map((c, i) => `$${i + 1}::${types[c]}[]`).join(', ');
   // The async setting rides in the statement itself (LATERAL: set before the function runs).
   const call = `SELECT c.* FROM (SELECT set_config('synchronous_commit', 'off', true)) AS oncely_async_commit CROSS JOIN LATERAL ${name}(${args}) AS c`;
-  return { name, ddl, call };
+  return { name, ddl, call, args };
+}
+
+/** The claim function's parameters for `entries`: array i holds every entry's value of column i. */
+export function columnArrays(entries: readonly LedgerEntry[]): unknown[][] {
+  const rows = entries.map(entryValues);
+  return LEDGER_COLUMNS.map((_, c) => rows.map((row) => row[c]));
 }
 
 /** A string literal for DDL text (our own identifiers only: no quote can be in them). */

@@ -2,54 +2,56 @@ import { OncelyError } from '../../contract/errors.js';
 import type { CompletedEntry } from '../../ledger/ledger-entry.js';
 import { DeferredWriteError, type DeferredWrite } from '../../ledger/deferred-writes.js';
 import { neutralParams } from '../../ledger/sql-handle.js';
-import { LEDGER_COLUMNS, entryValues } from '../ledger-row.js';
 import type { PgPool, PgPoolClient, PgQueryConfig, PgQueryResult } from './pg-pool.js';
+import { columnArrays, postgresClaimFunction } from './postgres-claim.js';
 import type { PostgresLedgerTables } from './postgres-tombstones.js';
 import { preparedByText } from './prepared-by-text.js';
 import { pipelines, RECEIPT_LOST, settledLater, together } from './postgres-transaction.js';
 
+/** One request's deferred commit: its completed entry and the writes that commit with it. */
+export interface DeferredMember {
+  readonly entry: CompletedEntry;
+  readonly writes: readonly DeferredWrite[];
+}
+
+/** 'committed', or 'lost' when a member's key had a row already (then nothing was written). */
+export type DeferredCommitOutcome = 'committed' | 'lost';
+
 /**
- * Commits a completed entry and its deferred writes in one transaction: BEGIN, the key's advisory
- * lock, the entry's row unless (scope, key) has one, the writes, COMMIT. On a pool made with
- * `pipeline: true` they go out in one write and come back in one round trip; elsewhere one by one.
+ * Commits members' completed entries and deferred writes in one transaction: BEGIN, the rows of
+ * every key that has none, the writes in order, COMMIT. On a pool made with `pipeline: true` they
+ * go out in one write and come back in one round trip; elsewhere one by one.
  *
- * The lock is the one claims take (postgres-claim.ts: the same two keys), so a concurrent claim or
- * deferred commit of the key waits for this transaction, and the row's INSERT, a statement of its
- * own, reads with a snapshot taken after the lock: it sees a row committed meanwhile. When the key
- * has a row, the INSERT divides by the rows it added and fails with 22012 (RECEIPT_LOST); every
- * statement behind it then fails and COMMIT answers ROLLBACK, so the writes never land. The INSERT
- * also sets the commit's level, like the receipt of a claimed key.
+ * The rows go in through the claim function (postgres-claim.ts): it takes the keys' advisory
+ * locks (the ones claims take, in the same order, so claims and deferred commits of a key take
+ * turns and never wait on each other in a cycle), then reads each key with a snapshot taken after
+ * the locks, so it sees a row committed meanwhile, and inserts the row of each key that has none.
+ * When a key has one, the statement divides by the rows it found and fails with 22012
+ * (RECEIPT_LOST): every statement behind it then fails and COMMIT answers ROLLBACK, so nothing
+ * lands. The statement also sets the commit's level, like the receipt of a claimed key.
  *
- * Resolves true once committed, false when the key had a row; rejects with a DeferredWriteError
- * when one of the writes failed (rolled back), or with the driver's error when the store did.
+ * Rejects with a DeferredWriteError when one of the writes failed (rolled back), or with the
+ * driver's error when the store did.
  */
 export type DeferredCommit = (
   pool: PgPool,
-  entry: CompletedEntry,
-  writes: readonly DeferredWrite[],
-) => Promise<boolean>;
+  members: readonly DeferredMember[],
+) => Promise<DeferredCommitOutcome>;
 
 export function postgresDeferredCommit(
   tables: PostgresLedgerTables,
   commitLevel: string,
   statementName: (purpose: string) => string,
 ): DeferredCommit {
-  const table = tables.live;
-  const columns = LEDGER_COLUMNS.join(', ');
-  const values = LEDGER_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
-  const scopeAt = LEDGER_COLUMNS.indexOf('scope') + 1;
-  const keyAt = LEDGER_COLUMNS.indexOf('key') + 1;
-  const lockText = `SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2 || chr(31) || $3))`;
-  const insertText = `WITH added AS (INSERT INTO ${table} (${columns}) SELECT ${values} WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE scope = $${scopeAt} AND key = $${keyAt}) RETURNING 1) SELECT 1 / count(*)::int AS added, (${commitLevel}) AS commit_level FROM added`;
-  const lockName = statementName('deferred_lock');
-  const insertName = statementName('deferred_insert');
+  const claims = postgresClaimFunction(tables);
+  const rowsText = `SELECT 1 / (count(*) = 0)::int AS added, (${commitLevel}) AS commit_level FROM ${claims.name}(${claims.args}) AS found`;
+  const rowsName = statementName('deferred_rows');
 
-  return async (pool, entry, writes) => {
-    const row = entryValues(entry);
+  return async (pool, members) => {
+    const writes = members.length === 1 ? members[0]!.writes : members.flatMap((m) => m.writes);
     const statements: Array<string | PgQueryConfig> = [
       'BEGIN',
-      { name: lockName, text: lockText, values: [table, entry.scope, entry.key] },
-      { name: insertName, text: insertText, values: row },
+      { name: rowsName, text: rowsText, values: columnArrays(members.map((m) => m.entry)) },
       ...writes.map((w) => preparedByText(w.sql, neutralParams(w.params))),
       'COMMIT',
     ];
@@ -59,7 +61,7 @@ export function postgresDeferredCommit(
       const answers = pipelines(client)
         ? together(client, () => statements.map((s) => settledLater(send(client, s))))
         : await oneByOne(client, statements);
-      return (await settle(answers, writes)) === 'committed';
+      return await settle(answers, writes);
     } catch (error) {
       if (!(error instanceof DeferredWriteError)) broken = true;
       throw error;
@@ -102,26 +104,26 @@ async function oneByOne(
 }
 
 /**
- * Reads the answers in order: BEGIN, lock, INSERT, writes…, COMMIT. 'lost' when the INSERT found
- * the key taken; a write's failure throws DeferredWriteError; BEGIN's, the lock's or COMMIT's the
- * driver's error.
+ * Reads the answers in order: BEGIN, the rows, writes…, COMMIT. 'lost' when the rows' statement
+ * found a key taken; a write's failure throws DeferredWriteError; BEGIN's, the rows' (but for a
+ * key taken) or COMMIT's the driver's error.
  */
 async function settle(
   answers: ReadonlyArray<Promise<PgQueryResult>>,
   writes: readonly DeferredWrite[],
-): Promise<'committed' | 'lost'> {
-  const [begin, lock, insert, ...rest] = answers;
+): Promise<DeferredCommitOutcome> {
+  const [begin, rows, ...rest] = answers;
   const commit = rest.pop()!;
   let failure: unknown;
   let lost = false;
   let writeFailure: DeferredWriteError | undefined;
-  for (const [i, answer] of [begin!, lock!, insert!, ...rest].entries()) {
+  for (const [i, answer] of [begin!, rows!, ...rest].entries()) {
     try {
       await answer;
     } catch (error) {
       if (failure !== undefined || lost || writeFailure !== undefined) continue; // a consequence
-      if (i === 2 && (error as { code?: unknown }).code === RECEIPT_LOST) lost = true;
-      else if (i >= 3) writeFailure = new DeferredWriteError(writes[i - 3]!, error);
+      if (i === 1 && (error as { code?: unknown }).code === RECEIPT_LOST) lost = true;
+      else if (i >= 2) writeFailure = new DeferredWriteError(writes[i - 2]!, error);
       else failure = error;
     }
   }

@@ -16,8 +16,9 @@ import {
 import { StoreClosedError } from '../store-errors.js';
 import { LedgerLayoutError } from '../ledger-layout-error.js';
 import type { PgPool, PgQueryable, PgQueryConfig, PgTx } from './pg-pool.js';
-import { postgresClaimFunction } from './postgres-claim.js';
+import { columnArrays, postgresClaimFunction } from './postgres-claim.js';
 import { postgresDeferredCommit } from './postgres-deferred.js';
+import { deferredGroups, type DeferredGroupOptions } from './postgres-deferred-groups.js';
 import { claimBatcher, type ClaimFound } from './postgres-claim-batch.js';
 import { postgresLedgerLayout, postgresLedgerSchema } from './postgres-ledger-schema.js';
 import { postgresReceiptPartitions, type Transact } from './postgres-receipt-partitions.js';
@@ -59,6 +60,14 @@ export interface PostgresStoreOptions {
    * @default 'durable'
    */
   readonly durability?: Durability;
+  /**
+   * Deferred commits of concurrent requests share transactions: those that arrive while
+   * `inFlight` are on their way go together as the next, up to `maxRequests` in one
+   * (postgres-deferred-groups.ts). A member whose group does not commit is committed again alone,
+   * so each request's answer is its own. `{ maxRequests: 1 }` commits every request alone.
+   * @default { maxRequests: 32, inFlight: 2 }
+   */
+  readonly deferredGroups?: DeferredGroupOptions;
 }
 
 export interface PostgresStore extends LedgerStore<PgTx> {
@@ -168,6 +177,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   /** Prepared once per pooled connection: PostgreSQL parses and plans each ledger statement once. */
   const prefix = `oncely_${hashName(table)}`;
   const deferredCommit = postgresDeferredCommit(tables, commitLevel, (use) => `${prefix}_${use}`);
+  const deferred = deferredGroups(
+    (members) => deferredCommit(thePool(), members),
+    options.deferredGroups,
+  );
   const named = (key: keyof typeof sql, values: unknown[]): PgQueryConfig => ({
     name: `${prefix}_${key}`,
     text: sql[key],
@@ -249,9 +262,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   /** Claims of concurrent requests go together, one statement for all (postgres-claim-batch.ts). */
   const claims = claimBatcher(async (entries) => {
-    const rows = entries.map(entryValues);
-    const columns = LEDGER_COLUMNS.map((_, c) => rows.map((row) => row[c]));
-    const { rows: found } = await query('claims', columns);
+    const { rows: found } = await query('claims', columnArrays(entries));
     const answers: ClaimFound[] = entries.map(() => undefined);
     for (const row of found as Array<LedgerRow & { i: number }>) answers[row.i - 1] = row;
     return answers;
@@ -325,9 +336,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       return casWrite(() => tx.query(named('complete', values)));
     },
 
-    // A deferred effect's receipt and writes: one transaction, one round trip (postgres-deferred.ts).
+    // A deferred effect's receipt and writes: one transaction, one round trip (postgres-deferred.ts),
+    // shared with the deferred commits of concurrent requests (postgres-deferred-groups.ts).
     commitDeferred: (entry, writes) =>
-      placed(entry.firstSeenAt, () => deferredCommit(thePool(), entry, writes)),
+      placed(entry.firstSeenAt, () => deferred.commit({ entry, writes })),
 
     async sweep(nowMs, tombstoneMs, limit = Infinity) {
       await setUp();
