@@ -29,10 +29,21 @@ function member(key: string): DeferredMember {
   return { entry, writes: [{ sql: 'INSERT INTO t VALUES ($1)', params: [key] }] };
 }
 
+/**
+ * What a scripted transaction answers: committed; 'lost' (a lone member's key had a row); the
+ * places of the members whose key had one; or a failure.
+ */
+type Answer = 'committed' | 'lost' | { readonly found: number[] } | Error;
+
+function outcomeOf(answer: Exclude<Answer, Error>): DeferredCommitOutcome {
+  if (answer === 'committed') return { committed: true };
+  return { committed: false, found: answer === 'lost' ? [0] : answer.found };
+}
+
 /** A transaction the scripted commit was asked for, answered when the test says so. */
 interface Sent {
   readonly keys: string[];
-  answer(outcome: DeferredCommitOutcome | Error): void;
+  answer(answer: Answer): void;
 }
 
 /** Groups over a commit that records each transaction and waits for the test to answer it. */
@@ -43,7 +54,8 @@ function scripted(options?: DeferredGroupOptions) {
       new Promise<DeferredCommitOutcome>((resolve, reject) => {
         sent.push({
           keys: members.map((m) => m.entry.key),
-          answer: (outcome) => (outcome instanceof Error ? reject(outcome) : resolve(outcome)),
+          answer: (answer) =>
+            answer instanceof Error ? reject(answer) : resolve(outcomeOf(answer)),
         });
       }),
     options,
@@ -125,22 +137,34 @@ describe('deferred commits grouped into transactions', () => {
     await Promise.all(all);
   });
 
-  it('a group with a key that had a row commits nothing: each member goes again alone and gets its own answer', async () => {
+  it('a group with keys that had a row commits nothing: those lose, the others go again together', async () => {
+    const { sent, answers, commit } = scripted({ inFlight: 1 });
+    const all = ['a', 'b', 'c', 'd'].map(commit);
+    await turn();
+    sent[0]!.answer({ found: [1, 3] });
+    await turn();
+    assert.deepEqual(sent[1]!.keys, ['a', 'c'], 'b and d are not sent again');
+    sent[1]!.answer('committed');
+    await Promise.all(all);
+    assert.deepEqual(Object.fromEntries(answers), { a: true, b: false, c: true, d: false });
+    assert.equal(sent.length, 2);
+  });
+
+  it('a group whose second try finds a row too narrows again, down to one member alone', async () => {
     const { sent, answers, commit } = scripted({ inFlight: 1 });
     const all = ['a', 'b', 'c'].map(commit);
     await turn();
-    sent[0]!.answer('lost');
+    sent[0]!.answer({ found: [0] });
+    await turn();
+    sent[1]!.answer({ found: [0] });
     await turn();
     assert.deepEqual(
-      sent.slice(1).map((s) => s.keys),
-      [['a'], ['b'], ['c']],
-      'alone, all at once',
+      sent.map((s) => s.keys),
+      [['a', 'b', 'c'], ['b', 'c'], ['c']],
     );
-    sent[1]!.answer('committed');
-    sent[2]!.answer('lost');
-    sent[3]!.answer('committed');
+    sent[2]!.answer('committed');
     await Promise.all(all);
-    assert.deepEqual(Object.fromEntries(answers), { a: true, b: false, c: true });
+    assert.deepEqual(Object.fromEntries(answers), { a: false, b: false, c: true });
   });
 
   it("a group that fails (a write, the connection) fails nobody: alone, only the culprit's commit rejects", async () => {
@@ -181,7 +205,7 @@ describe('deferred commits grouped into transactions', () => {
   it('bad options are refused, naming the option', () => {
     for (const options of [{ maxRequests: 0 }, { maxRequests: 1.5 }, { inFlight: 0 }]) {
       assert.throws(
-        () => deferredGroups(async () => 'committed', options),
+        () => deferredGroups(async () => ({ committed: true }), options),
         (error: unknown) =>
           isInvalidOptionError(error) &&
           /deferredGroups\.(maxRequests|inFlight)/.test(error.message),

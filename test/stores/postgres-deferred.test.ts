@@ -8,7 +8,6 @@ import { DeferredWriteError } from '../../src/ledger/deferred-writes.js';
 import type { PgPool, PgQueryConfig, PgQueryResult } from '../../src/stores/postgres/pg-pool.js';
 import { postgresDeferredCommit } from '../../src/stores/postgres/postgres-deferred.js';
 import { postgresLedgerTables } from '../../src/stores/postgres/postgres-tombstones.js';
-import { RECEIPT_LOST } from '../../src/stores/postgres/postgres-transaction.js';
 
 const entry: CompletedEntry = {
   scope: 's',
@@ -64,24 +63,36 @@ for (const pipeline of [true, false]) {
         (i) => ok(i === COMMIT_AT ? 'COMMIT' : 'OK'),
         pipeline,
       );
-      assert.equal(await commit(pool, members), 'committed');
+      assert.deepEqual(await commit(pool, members), { committed: true });
       assert.equal(sent.length, COMMIT_AT + 1);
       assert.deepEqual([sent[0], sent[COMMIT_AT]], ['BEGIN', 'COMMIT']);
       assert.deepEqual(released, [false]);
     });
 
-    it('a key that has a row: false, nothing written (COMMIT answers ROLLBACK), the connection kept', async () => {
+    it('keys that have a row: not committed, naming them, nothing written (COMMIT answers ROLLBACK), the connection kept', async () => {
       const { pool, released } = scriptedPool(
         (i) =>
           i === 1
-            ? failure(RECEIPT_LOST)
+            ? Object.assign(failure('22P02'), {
+                message: 'invalid input syntax for type integer: "oncely-found:1,3"',
+              })
             : i > 1 && i < COMMIT_AT
               ? failure('25P02')
               : ok(i === COMMIT_AT ? 'ROLLBACK' : 'OK'),
         pipeline,
       );
-      assert.equal(await commit(pool, members), 'lost');
+      assert.deepEqual(await commit(pool, members), { committed: false, found: [0, 2] });
       assert.deepEqual(released, [false]);
+    });
+
+    it("a failed cast in the rows' statement that names no member is the store's error", async () => {
+      const { pool, released } = scriptedPool(
+        (i) =>
+          i === 1 ? failure('22P02') : i > 1 && i < COMMIT_AT ? failure('25P02') : ok('ROLLBACK'),
+        pipeline,
+      );
+      await assert.rejects(commit(pool, members), /failed: 22P02/);
+      assert.deepEqual(released, [true]);
     });
 
     it("a write that fails is the effect's error, naming the write; the connection is kept", async () => {

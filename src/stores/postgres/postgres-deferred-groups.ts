@@ -32,11 +32,13 @@ interface Waiting {
  * the requests share BEGIN, COMMIT, the WAL flush and one statement for all their rows, which is
  * what a deferred request cost beyond its own writes (docs/performance.md).
  *
- * A group commits whole or not at all, so one member's failure would be every member's: when a
- * group does not commit (a key that had a row, a write that failed, a lost connection) every
- * member is committed again alone, and each gets its own answer, exactly as if it had never been
- * grouped. A group that lost its connection at COMMIT may have committed: a member sent again then
- * finds its own row and answers 'lost', and the ledger replays the receipt it wrote.
+ * A group commits whole or not at all, so one member's failure would be every member's. When
+ * members' keys had a row (retries answered by another process), those members lose (the ledger
+ * goes the claimed way for them) and the others go again, together. When a group fails (a write,
+ * a deadlock, a lost connection), every member is committed again alone, and each gets its own
+ * answer, exactly as if it had never been grouped. A group that lost its connection at COMMIT may
+ * have committed: a member sent again then finds its own row and loses, and the ledger replays
+ * the receipt it wrote.
  *
  * Two commits of one key never share a group, nor run at once: the second waits for the first's
  * transaction and then goes alone (it will find the first's row and lose, which would fail a group).
@@ -115,14 +117,24 @@ export function deferredGroups(
       outcome = await commit(group.map((w) => w.member));
     } catch {
       // Whose failure it was, and whether the rest would have committed, is found out alone.
+      await Promise.all(group.map(alone));
+      return;
     }
-    if (outcome === 'committed') for (const w of group) w.resolve(true);
+    if (outcome.committed) {
+      for (const w of group) w.resolve(true);
+      return;
+    }
+    // Keys that had a row (a retry another process answered): those lose, the rest go again.
+    const found = new Set(outcome.found);
+    for (const i of found) group[i]?.resolve(false);
+    const rest = group.filter((_, i) => !found.has(i));
+    if (rest.length < group.length) await run(rest);
     else await Promise.all(group.map(alone));
   }
 
   async function alone(w: Waiting): Promise<void> {
     try {
-      w.resolve((await commit([w.member])) === 'committed');
+      w.resolve((await commit([w.member])).committed);
     } catch (error) {
       w.reject(error);
     }

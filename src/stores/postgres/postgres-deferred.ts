@@ -6,7 +6,7 @@ import type { PgPool, PgPoolClient, PgQueryConfig, PgQueryResult } from './pg-po
 import { columnArrays, postgresClaimFunction } from './postgres-claim.js';
 import type { PostgresLedgerTables } from './postgres-tombstones.js';
 import { preparedByText } from './prepared-by-text.js';
-import { pipelines, RECEIPT_LOST, settledLater, together } from './postgres-transaction.js';
+import { pipelines, settledLater, together } from './postgres-transaction.js';
 
 /** One request's deferred commit: its completed entry and the writes that commit with it. */
 export interface DeferredMember {
@@ -14,8 +14,14 @@ export interface DeferredMember {
   readonly writes: readonly DeferredWrite[];
 }
 
-/** 'committed', or 'lost' when a member's key had a row already (then nothing was written). */
-export type DeferredCommitOutcome = 'committed' | 'lost';
+/**
+ * Committed, or not because some members' keys had a row already: `found` holds their places in
+ * the members (0-based). Then nothing was written, for any member.
+ */
+export type DeferredCommitOutcome =
+  { readonly committed: true } | { readonly committed: false; readonly found: readonly number[] };
+
+const COMMITTED: DeferredCommitOutcome = { committed: true };
 
 /**
  * Commits members' completed entries and deferred writes in one transaction: BEGIN, the rows of
@@ -26,8 +32,8 @@ export type DeferredCommitOutcome = 'committed' | 'lost';
  * locks (the ones claims take, in the same order, so claims and deferred commits of a key take
  * turns and never wait on each other in a cycle), then reads each key with a snapshot taken after
  * the locks, so it sees a row committed meanwhile, and inserts the row of each key that has none.
- * When a key has one, the statement divides by the rows it found and fails with 22012
- * (RECEIPT_LOST): every statement behind it then fails and COMMIT answers ROLLBACK, so nothing
+ * When a key has one, the statement fails (FOUND_ERROR: a cast of a text naming the members that
+ * found a row), every statement behind it then fails and COMMIT answers ROLLBACK, so nothing
  * lands. The statement also sets the commit's level, like the receipt of a claimed key.
  *
  * Rejects with a DeferredWriteError when one of the writes failed (rolled back), or with the
@@ -44,7 +50,7 @@ export function postgresDeferredCommit(
   statementName: (purpose: string) => string,
 ): DeferredCommit {
   const claims = postgresClaimFunction(tables);
-  const rowsText = `SELECT 1 / (count(*) = 0)::int AS added, (${commitLevel}) AS commit_level FROM ${claims.name}(${claims.args}) AS found`;
+  const rowsText = `SELECT CASE WHEN count(*) = 0 THEN 1 ELSE CAST('${FOUND_MARK}' || string_agg(found.i::text, ',') AS integer) END AS added, (${commitLevel}) AS commit_level FROM ${claims.name}(${claims.args}) AS found`;
   const rowsName = statementName('deferred_rows');
 
   return async (pool, members) => {
@@ -104,9 +110,26 @@ async function oneByOne(
 }
 
 /**
- * Reads the answers in order: BEGIN, the rows, writes…, COMMIT. 'lost' when the rows' statement
- * found a key taken; a write's failure throws DeferredWriteError; BEGIN's, the rows' (but for a
- * key taken) or COMMIT's the driver's error.
+ * SQLSTATE 22P02 (invalid_text_representation) of the rows' statement, its message quoting the
+ * text it could not cast: FOUND_MARK and the 1-based places of the members whose key had a row.
+ * A statement cannot raise an error of its own choosing; a failed cast is one that carries data.
+ */
+const FOUND_ERROR = '22P02';
+const FOUND_MARK = 'oncely-found:';
+const FOUND_PLACES = new RegExp(`${FOUND_MARK}([0-9,]+)`);
+
+/** The members (0-based) that found a row, if `error` is the rows' statement saying so. */
+function foundIn(error: unknown): number[] | undefined {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (code !== FOUND_ERROR || typeof message !== 'string') return undefined;
+  const places = FOUND_PLACES.exec(message)?.[1];
+  return places?.split(',').map((place) => Number(place) - 1);
+}
+
+/**
+ * Reads the answers in order: BEGIN, the rows, writes…, COMMIT. Not committed, with the members
+ * that found a row, when the rows' statement found keys taken; a write's failure throws
+ * DeferredWriteError; BEGIN's, the rows' (but for keys taken) or COMMIT's the driver's error.
  */
 async function settle(
   answers: ReadonlyArray<Promise<PgQueryResult>>,
@@ -115,15 +138,17 @@ async function settle(
   const [begin, rows, ...rest] = answers;
   const commit = rest.pop()!;
   let failure: unknown;
-  let lost = false;
+  let found: number[] | undefined;
   let writeFailure: DeferredWriteError | undefined;
   for (const [i, answer] of [begin!, rows!, ...rest].entries()) {
     try {
       await answer;
     } catch (error) {
-      if (failure !== undefined || lost || writeFailure !== undefined) continue; // a consequence
-      if (i === 1 && (error as { code?: unknown }).code === RECEIPT_LOST) lost = true;
-      else if (i >= 2) writeFailure = new DeferredWriteError(writes[i - 2]!, error);
+      // A failure after the first one is its consequence (the transaction is aborted).
+      if (failure !== undefined || found !== undefined || writeFailure !== undefined) continue;
+      if (i === 1) found = foundIn(error);
+      if (found !== undefined) continue;
+      if (i >= 2) writeFailure = new DeferredWriteError(writes[i - 2]!, error);
       else failure = error;
     }
   }
@@ -133,8 +158,8 @@ async function settle(
   });
   if (failure !== undefined) throw failure;
   if (writeFailure !== undefined) throw writeFailure;
-  if (lost) return 'lost';
+  if (found !== undefined) return { committed: false, found };
   if ((ended as { command?: unknown } | undefined)?.command === 'ROLLBACK')
     throw new OncelyError('commit_failed', 'postgres: the transaction rolled back at COMMIT');
-  return 'committed';
+  return COMMITTED;
 }
