@@ -16,7 +16,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { toNodeListener } from '../src/http/index.js';
 import { idempotencyOf, idempotentListener } from '../src/http/node/index.js';
-import { createLedger, type LedgerStore } from '../src/ledger/index.js';
+import { createLedger, type Ledger, type LedgerStore } from '../src/ledger/index.js';
 import {
   postgresServiceDatabase,
   sqliteServiceDatabase,
@@ -37,6 +37,8 @@ import {
 /** What one durability's routes run on: oncely's store, and the bare connection beside it. */
 interface Side {
   readonly store: LedgerStore<unknown>;
+  /** The same store committing each deferred request alone (PostgreSQL: no group commit). */
+  readonly storeAlone: LedgerStore<unknown>;
   readonly db: ServiceDatabase<unknown>;
   readonly bare: BareEffect;
   /** Rows in this side's effects table. */
@@ -61,6 +63,7 @@ async function sqliteSide(file: string, durability: BenchDurability): Promise<Si
   const bare = bareSqlite(file, durability, EFFECTS);
   return {
     store: store as LedgerStore<unknown>,
+    storeAlone: store as LedgerStore<unknown>,
     db,
     bare,
     count,
@@ -86,12 +89,21 @@ async function postgresSide(
   });
   const table = durability === 'durable' ? 'oncely_ledger' : 'oncely_ledger_process';
   const store = createPostgresStore({ pool, schema, table, durability });
+  const alone = { maxRequests: 1 };
+  const storeAlone = createPostgresStore({
+    pool,
+    schema,
+    table,
+    durability,
+    deferredGroups: alone,
+  });
   await store.sweep(0, 0); // creates the schema and the ledger's table
   const effects = `"${schema}".${EFFECTS}`;
   await pool.query(createEffects.replace(EFFECTS, effects));
   const bare = barePostgres(url, durability, effects, applicationName);
   return {
     store: store as LedgerStore<unknown>,
+    storeAlone: storeAlone as LedgerStore<unknown>,
     db: postgresServiceDatabase(store) as ServiceDatabase<unknown>,
     bare,
     // Both sides share the effects table: the durable side counts it, the other adds nothing.
@@ -146,36 +158,41 @@ interface Routes {
   readonly keyed: (req: IncomingMessage, res: ServerResponse) => void;
   /** The same with `writes: 'deferred'`: the INSERT left for the commit (sql.defer). */
   readonly deferred: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The same, each request's commit alone (no group commit). */
+  readonly deferredAlone: (req: IncomingMessage, res: ServerResponse) => void;
   readonly store: (request: Request) => Promise<Response>;
   readonly bare: ReturnType<typeof bareHandler>;
 }
 
 function routesOf(side: Side): Routes {
   const ledger = createLedger({ store: side.store });
-  const deferred = idempotentListener(
-    {
-      ledger,
-      writes: 'deferred',
-      scopeOf: (req) =>
-        req.headers.authorization === `Bearer ${BENCH_TOKEN}` ? BENCH_TOKEN : undefined,
-      onError: () => {},
-    },
-    (req, res) => {
-      const context = idempotencyOf(req);
-      if (context === undefined) return void res.writeHead(404).end('not found');
-      const { amount, note } = JSON.parse(decoder.decode(context.body)) as {
-        amount: number;
-        note: string;
-      };
-      context.sql.defer(`INSERT INTO ${EFFECTS_SQL} (amount, note) VALUES ($1, $2)`, [
-        amount,
-        note,
-      ]);
-      res
-        .writeHead(201, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ recorded: amount }));
-    },
-  );
+  const deferredOn = (ledger: Ledger<unknown>) =>
+    idempotentListener(
+      {
+        ledger,
+        writes: 'deferred',
+        scopeOf: (req) =>
+          req.headers.authorization === `Bearer ${BENCH_TOKEN}` ? BENCH_TOKEN : undefined,
+        onError: () => {},
+      },
+      (req, res) => {
+        const context = idempotencyOf(req);
+        if (context === undefined) return void res.writeHead(404).end('not found');
+        const { amount, note } = JSON.parse(decoder.decode(context.body)) as {
+          amount: number;
+          note: string;
+        };
+        context.sql.defer(`INSERT INTO ${EFFECTS_SQL} (amount, note) VALUES ($1, $2)`, [
+          amount,
+          note,
+        ]);
+        res
+          .writeHead(201, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ recorded: amount }));
+      },
+    );
+  const deferred = deferredOn(ledger);
+  const deferredAlone = deferredOn(createLedger({ store: side.storeAlone }));
   const keyed = idempotentListener(
     {
       ledger,
@@ -198,6 +215,7 @@ function routesOf(side: Side): Routes {
     // when its response closes: autocannon drops connections with effects still in flight.
     keyed: (req, res) => void counted(() => keyed(req, res)),
     deferred: (req, res) => void counted(() => deferred(req, res)),
+    deferredAlone: (req, res) => void counted(() => deferredAlone(req, res)),
     store: async (request) => {
       const body = await request.text();
       return created(await side.db.transaction((sql) => effect(sql, body, slowOf(request.url))));
@@ -253,6 +271,10 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
   }
   if (req.method === 'POST' && url.startsWith('/keyed')) {
     routes[durabilityOf(url)].keyed(req, res);
+    return;
+  }
+  if (req.method === 'POST' && url.startsWith('/deferred-alone')) {
+    routes[durabilityOf(url)].deferredAlone(req, res);
     return;
   }
   if (req.method === 'POST' && url.startsWith('/deferred')) {

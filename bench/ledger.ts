@@ -83,7 +83,15 @@ const SPECS = {
     durability: 'durable',
     slow: false,
     floor: 'bare',
-    what: "a new key each, writes: 'deferred' (PostgreSQL: row, effect, COMMIT in one trip)",
+    what: "a new key each, writes: 'deferred' (PostgreSQL: rows, effects, COMMIT in one trip, concurrent requests grouped)",
+  },
+  'keyed-deferred-alone': {
+    path: '/deferred-alone',
+    keys: 'fresh',
+    durability: 'durable',
+    slow: false,
+    floor: 'bare',
+    what: "the same, each request's commit alone (deferredGroups: { maxRequests: 1 })",
   },
   replay: {
     path: '/keyed',
