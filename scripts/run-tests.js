@@ -5,16 +5,17 @@
 // process per file, and starting one (node, the runner, the modules under test) costs about what a
 // quick file's tests do. So a few worker processes run all the files, each file inside a describe
 // named after it (its before/after hooks stay its own), one file at a time per worker. A worker
-// takes the next file nobody has taken from one list, longest first (the browser files as one
-// entry: they share one Chromium, test/web/browser-env.ts), so the long files start first and a
-// worker that finishes early takes more, whatever the machine's load: none ends long after the rest.
+// takes the next file nobody has taken from one list, longest first, so the long files start first
+// and a worker that finishes early takes more, whatever the machine's load: none ends long after
+// the rest. The browser files are entries like any other: a worker keeps the Chromium its first
+// one launched for the next it takes (test/web/browser-env.ts). Taken together they would be
+// the longest entry by far (about 19 s of the hints below), run in turn by one worker.
 // ONCELY_TEST_CONCURRENCY sets how many workers run at once.
 import {
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   rmSync,
   statfsSync,
   statSync,
@@ -107,7 +108,6 @@ if (files.length === 0) {
 
 const name = (file) => relative(join('dist', 'test'), file).replace(/\.test\.js$/, '');
 const seconds = (file) => SECONDS[name(file)] ?? QUICK_SECONDS;
-const usesBrowser = (file) => readFileSync(file, 'utf8').includes('/browser-env.js');
 
 /**
  * Where the tests' scratch files go (their TMPDIR): a directory in memory when there is room, as
@@ -128,18 +128,18 @@ function scratchRoot() {
 }
 const scratch = mkdtempSync(join(scratchRoot(), 'oncely-test-'));
 const workDir = mkdtempSync(join(scratch, 'workers-'));
-/** Where the workers claim the list's entries: an entry's number, created by whoever takes it. */
+/** Where the workers claim the list's files: a file's number, created by whoever takes it. */
 const claimDir = join(workDir, 'claims');
 mkdirSync(claimDir);
 
 /**
- * One worker, a file for `node --test`: it claims the first entry of ENTRIES nobody has claimed
- * (creating a file is atomic: one worker wins it) and runs its files in turn, each in a describe of
- * its own, then claims the next. A file is imported only once the one before it has finished,
+ * One worker, a file for `node --test`: it claims the first file of FILES nobody has claimed
+ * (creating a file is atomic: one worker wins it) and runs it in a describe of its own, then
+ * claims the next. A file is imported only once the one before it has finished,
  * hooks included, so its top-level code (a database probe, a server) runs alone in the worker as
  * it would in a process of its own. node:test finds the suite a test belongs to from the async
  * context: the import runs in the describe's, and the next describe is registered from a scope
- * of no test's, so it belongs to the file's root. A member may leave a clean-up to the worker's
+ * of no test's, so it belongs to the file's root. A file may leave a clean-up to the worker's
  * end (the shared browser: test/web/browser-env.ts).
  */
 const WORKER = `import { AsyncResource, executionAsyncResource } from 'node:async_hooks';
@@ -147,7 +147,7 @@ import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe } from 'node:test';
 
-// What the members leave to the end of the whole worker (one Chromium for all of them).
+// What the files leave to the end of the whole worker (one Chromium for all its browser files).
 const atGroupEnd = [];
 globalThis[Symbol.for('oncely.test.atGroupEnd')] = atGroupEnd;
 after(async () => {
@@ -155,27 +155,25 @@ after(async () => {
 });
 
 let cursor = 0;
-/** The files of the next entry nobody has claimed, or none when all are. */
+/** The next file nobody has claimed, or undefined when all are. */
 function claim() {
-  while (cursor < ENTRIES.length) {
-    const entry = cursor++;
+  while (cursor < FILES.length) {
+    const index = cursor++;
     try {
-      closeSync(openSync(join(CLAIMS, String(entry)), 'wx'));
-      return [...ENTRIES[entry]];
+      closeSync(openSync(join(CLAIMS, String(index)), 'wx'));
+      return FILES[index];
     } catch (error) {
       if (error.code !== 'EEXIST') throw error;
     }
   }
-  return [];
+  return undefined;
 }
 
 const outside = new AsyncResource('oncely-test-worker');
-let files = [];
 function next() {
-  if (files.length === 0) files = claim();
-  const member = files.shift();
-  if (!member) return;
-  const [name, url] = member;
+  const file = claim();
+  if (!file) return;
+  const [name, url] = file;
   describe(name, async () => {
     const suite = executionAsyncResource();
     let done = false;
@@ -194,35 +192,28 @@ function next() {
 }
 outside.runInAsyncScope(next);
 `;
-function worker(number, entries) {
+function worker(number, list) {
   // Numbered with zeros in front: node --test sorts the files it is given.
   const path = join(workDir, `worker-${String(number).padStart(3, '0')}.test.mjs`);
-  const list = entries.map((members) =>
-    members.map((file) => [file, pathToFileURL(resolve(file)).href]),
-  );
+  const named = list.map((file) => [file, pathToFileURL(resolve(file)).href]);
   writeFileSync(
     path,
-    `const CLAIMS = ${JSON.stringify(claimDir)};\nconst ENTRIES = ${JSON.stringify(list, null, 2)};\n${WORKER}`,
+    `const CLAIMS = ${JSON.stringify(claimDir)};\nconst FILES = ${JSON.stringify(named, null, 2)};\n${WORKER}`,
   );
   return path;
 }
 
-// The list: the browser files as one entry, every other file an entry of its own, longest first
-// (in path order among alike, so that a directory's quick files, which mostly load the same
-// modules, tend to follow each other in a worker).
-const browser = files.filter(usesBrowser);
-const entries = files.filter((f) => !usesBrowser(f)).map((file) => [file]);
-if (browser.length > 0) entries.push(browser);
-entries.sort((a, b) => total(b) - total(a));
-
-function total(members) {
-  return members.reduce((sum, file) => sum + seconds(file), 0);
-}
+// The list: longest first (in path order among alike, so that a directory's quick files, which
+// mostly load the same modules, tend to follow each other in a worker).
+const longestFirst = [...files].sort((a, b) => seconds(b) - seconds(a));
+const totalSeconds = files.reduce((sum, file) => sum + seconds(file), 0);
 
 // A worker for less than a few seconds of tests costs more to start than it saves (a filtered run).
-const workers = Math.max(1, Math.min(CONCURRENCY, entries.length, Math.round(total(files) / 4)));
+const workers = Math.max(1, Math.min(CONCURRENCY, files.length, Math.round(totalSeconds / 4)));
 const testFiles =
-  files.length === 1 ? files : Array.from({ length: workers }, (_, i) => worker(i + 1, entries));
+  files.length === 1
+    ? files
+    : Array.from({ length: workers }, (_, i) => worker(i + 1, longestFirst));
 
 const result = spawnSync(
   process.execPath,

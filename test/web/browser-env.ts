@@ -42,8 +42,9 @@ export function launchChromium(executablePath: string): Promise<Browser> {
 }
 
 /**
- * One Chromium for every browser session of a process (scripts/run-tests.js runs the browser
- * files in one): starting it costs more than most of their tests. Each session counts itself in
+ * One Chromium for every browser session of a process (each of scripts/run-tests.js's workers
+ * keeps one for whichever browser files it takes): starting it costs more than most of their
+ * tests. Each session counts itself in
  * when it is registered, has a context of its own (fresh cookies and storage), and the last one
  * to finish closes the browser (or, in a process that runs files in turn, the group's end does).
  * A session registered after it closed launches another.
@@ -67,8 +68,8 @@ let closingAtGroupEnd = false;
 async function leaveSharedBrowser(): Promise<void> {
   shared.sessions -= 1;
   if (shared.sessions > 0 || shared.browser === undefined) return;
-  // The next file of the group registers its session only once this one is done: the browser
-  // stays open for it, and the group's end closes it.
+  // The next browser file this worker takes registers its session only once this one is done:
+  // the browser stays open for it, and the worker's end closes it.
   if (atGroupEnd) {
     if (!closingAtGroupEnd) atGroupEnd.push(closeSharedBrowser);
     closingAtGroupEnd = true;
