@@ -5,9 +5,11 @@
 // compiling everything again for the tarball took most of this test's time. CI's `npm ci` on a
 // fresh clone runs that build (scripts/build-package.js, through prepare). Offline: the app's
 // node_modules is seeded with the runtime dependencies this repository already installed, and
-// npm adds the tarball alone.
+// npm adds the tarball alone. The steps that do not need each other's results run side by side
+// (the app is seeded while npm packs; a test's processes start together): this file is the
+// suite's longest, and most of it is waiting for npm and node processes.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -33,25 +35,34 @@ const pkg = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as {
 };
 let packed: string[] = [];
 
-const run = (
-  cmd: string,
-  args: string[],
-  cwd: string,
-): { status: number | null; stdout: string; stderr: string } => {
-  const result = spawnSync(cmd, args, {
-    cwd,
-    encoding: 'utf8',
-    timeout: 180_000,
-    // A cache of its own, empty, beside the app (in memory when the runner's TMPDIR is): the
-    // install needs nothing from a cache (the dependencies are seeded, the tarball is a file), and
-    // in the user's ~/.npm it read the optional peers' full registry documents (express's and
-    // fastify's are megabytes) and wrote the tarball's entry to disk. Nothing is left behind there.
-    env: { ...process.env, npm_config_update_notifier: 'false', npm_config_cache: npmCache },
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-};
+interface Run {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
 
-before(() => {
+/** Runs `cmd args` in `cwd` to its end (killed after 180 s), without blocking this process. */
+const run = (cmd: string, args: string[], cwd: string): Promise<Run> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, {
+      cwd,
+      timeout: 180_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // A cache of its own, empty, beside the app (in memory when the runner's TMPDIR is): the
+      // install needs nothing from a cache (the dependencies are seeded, the tarball is a file), and
+      // in the user's ~/.npm it read the optional peers' full registry documents (express's and
+      // fastify's are megabytes) and wrote the tarball's entry to disk. Nothing is left behind there.
+      env: { ...process.env, npm_config_update_notifier: 'false', npm_config_cache: npmCache },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+
+before(async () => {
   // A copy of the tree: the tracked and new files, the installed node_modules, and the build.
   const clone = join(work, 'clone');
   const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], {
@@ -67,20 +78,22 @@ before(() => {
   }
   symlinkSync(repoPath('node_modules'), join(clone, 'node_modules'));
   // The build is there: prepack (which builds it) and prepare need not run.
-  const pack = run(
+  const packing = run(
     'npm',
     ['pack', '--json', '--ignore-scripts', '--pack-destination', work],
     clone,
   );
-  assert.equal(pack.status, 0, pack.stderr);
-  const [info] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
-  packed = info.files.map((f) => f.path);
 
-  // An app with the runtime dependencies (and theirs) already in node_modules.
+  // Meanwhile, an app with the runtime dependencies (and theirs) already in node_modules.
   mkdirSync(join(app, 'node_modules'), { recursive: true });
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true }));
   seedInstalled(runtimeClosure(Object.keys(pkg.dependencies)));
-  const install = run(
+
+  const pack = await packing;
+  assert.equal(pack.status, 0, pack.stderr);
+  const [info] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
+  packed = info.files.map((f) => f.path);
+  const install = await run(
     'npm',
     ['install', '--offline', '--no-audit', '--no-fund', join(work, info.filename)],
     app,
@@ -137,35 +150,39 @@ test('every shipped source map carries its sources', () => {
   }
 });
 
-test('the app loads oncely with import and with require, drivers not installed', () => {
-  const imported = run(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      "import { createClient } from 'oncely'; import { createIdempotencyMiddleware } from 'oncely/http'; import { runWorld } from 'oncely/sim'; console.log(typeof createClient, typeof createIdempotencyMiddleware, typeof runWorld)",
-    ],
-    app,
-  );
+test('the app loads oncely with import and with require, drivers not installed', async () => {
+  const [imported, required] = await Promise.all([
+    run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "import { createClient } from 'oncely'; import { createIdempotencyMiddleware } from 'oncely/http'; import { runWorld } from 'oncely/sim'; console.log(typeof createClient, typeof createIdempotencyMiddleware, typeof runWorld)",
+      ],
+      app,
+    ),
+    // require(esm): Node >= 20.19 and >= 22.12, through the exports' "default" condition.
+    run(
+      process.execPath,
+      [
+        '-e',
+        "const { createClient } = require('oncely'); const { createMemoryStore } = require('oncely/stores/memory'); console.log(typeof createClient, typeof createMemoryStore)",
+      ],
+      app,
+    ),
+  ]);
   assert.equal(imported.stdout.trim(), 'function function function', imported.stderr);
-  // require(esm): Node >= 20.19 and >= 22.12, through the exports' "default" condition.
-  const required = run(
-    process.execPath,
-    [
-      '-e',
-      "const { createClient } = require('oncely'); const { createMemoryStore } = require('oncely/stores/memory'); console.log(typeof createClient, typeof createMemoryStore)",
-    ],
-    app,
-  );
   assert.equal(required.stdout.trim(), 'function function', required.stderr);
   assert.equal(required.stderr, '', 'no warning');
 });
 
-test('the CLI runs from the app; a store without its driver is one clear line', () => {
+test('the CLI runs from the app; a store without its driver is one clear line', async () => {
   const bin = join(app, 'node_modules', '.bin', 'oncely');
-  const lab = run(bin, ['lab', 'dropbox'], app);
+  const [lab, serve] = await Promise.all([
+    run(bin, ['lab', 'dropbox'], app),
+    run(bin, ['serve', '--port', '0', '--data-dir', join(work, 'data')], app),
+  ]);
   assert.equal(lab.status, 0, lab.stderr);
-  const serve = run(bin, ['serve', '--port', '0', '--data-dir', join(work, 'data')], app);
   assert.equal(serve.status, 1);
   assert.match(
     serve.stderr,
@@ -180,11 +197,14 @@ test("the README's client and ledger examples run in the app", async () => {
   )) {
     cpSync(repoPath('node_modules', name), join(app, 'node_modules', name), { recursive: true });
   }
-  for (const name of ['client', 'ledger']) {
-    const script = join(app, `${name}.mjs`);
-    cpSync(repoPath('dist', 'examples', `${name}.js`), script);
-    await EXAMPLE_DRIVERS[`examples/${name}.ts`]!(script, app);
-  }
+  // Side by side: each has a server and a database of its own.
+  await Promise.all(
+    ['client', 'ledger'].map((name) => {
+      const script = join(app, `${name}.mjs`);
+      cpSync(repoPath('dist', 'examples', `${name}.js`), script);
+      return EXAMPLE_DRIVERS[`examples/${name}.ts`]!(script, app);
+    }),
+  );
 });
 
 /**
