@@ -22,6 +22,9 @@ const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   sim: async () => (await import('./commands/sim.js')).registerSim,
 };
 
+/** What `oncely` answers with its version alone, whatever follows. */
+const VERSION_FLAGS: ReadonlySet<string> = new Set(['-V', '--version']);
+
 /**
  * The `oncely` command line as a commander program writing to `io`: every command, or only
  * `command` (what `oncely COMMAND …` runs; its help and its errors are the same either way).
@@ -41,7 +44,12 @@ export async function createProgram(io: CliIo = processIo, command?: string): Pr
     })
     .exitOverride();
 
-  const names = command !== undefined && command in COMMANDS ? [command] : Object.keys(COMMANDS);
+  const names =
+    command !== undefined && command in COMMANDS
+      ? [command]
+      : VERSION_FLAGS.has(command ?? '')
+        ? [] // the version needs no command's modules
+        : Object.keys(COMMANDS);
   const registers = await Promise.all(names.map((name) => COMMANDS[name]!()));
   for (const register of registers) register(program, io);
   return program;
