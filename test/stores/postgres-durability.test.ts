@@ -315,4 +315,30 @@ await describePostgres('the store durability tests', ({ url, options }) => {
       assert.deepEqual(await levelsAtCommit(), ['off', 'off']);
     },
   );
+
+  it(
+    'deferred commits, grouped or alone, commit at the store durability: raised to synchronous when durable, asynchronous at process',
+    options,
+    async () => {
+      for (const [session, durability, level] of [
+        ['off', 'durable', 'on'],
+        [undefined, 'process', 'off'],
+      ] as const) {
+        const { ledger, effects, levelsAtCommit } = await setUp(session, durability);
+        const deferred = (id: string) =>
+          ledger.executeDeferred(req(`d-${durability}-${id}`), () => ({
+            receipt: jsonReceipt(201, {}),
+            writes: [{ sql: `INSERT INTO ${effects} (id) VALUES ($1)`, params: [id] }],
+          }));
+        // Three in one turn go as one transaction; one more goes alone.
+        const grouped = await Promise.all(['a', 'b', 'c'].map(deferred));
+        const alone = await deferred('d');
+        assert.deepEqual(
+          [...grouped, alone].map((r) => r.kind),
+          Array(4).fill('executed'),
+        );
+        assert.deepEqual(await levelsAtCommit(), Array(4).fill(level), durability);
+      }
+    },
+  );
 });
