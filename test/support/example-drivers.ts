@@ -220,48 +220,79 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
   },
 
   /** The README's PostgreSQL wiring, against the test server in a schema of its own. */
-  'examples/postgres.ts': async (script, cwd) => {
-    const target = await postgresTarget();
-    if (target.kind === 'fail') throw new Error(target.reason);
-    if (target.kind === 'skip') {
-      console.log(`# examples/postgres.ts not run: ${target.reason}`);
-      return;
-    }
-    const schema = uniqueSchemaName('oncely_example');
-    const admin = new pg.Client({ connectionString: target.url });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA "${schema}"`);
-    try {
-      await withListeningExample(
-        script,
-        cwd,
-        async (order) => {
-          const first = await order({ key: 'p-1', body: '{"item":"tea","qty":2}' });
-          assert.equal(first.status, 201, await first.clone().text());
-          assert.equal(
-            (await order({ key: 'p-1', body: '{"item":"tea","qty":2}' })).headers.get(
-              'idempotent-replayed',
-            ),
-            'true',
-          );
-          assert.equal((await order({ key: 'p-1', body: '{"item":"tea","qty":5}' })).status, 422);
-          const { rows } = await admin.query(
-            `SELECT caller, key, item, qty FROM "${schema}".orders`,
-          );
-          assert.deepEqual(
-            rows,
-            [{ caller: 'default', key: 'p-1', item: 'tea', qty: 2 }],
-            "one order, in the ledger's database",
-          );
-        },
-        { DATABASE_URL: target.url, PGOPTIONS: `-c search_path=${schema}` },
-      ); // libpq's variable, which pg reads too
-    } finally {
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await admin.end();
-    }
-  },
+  'examples/postgres.ts': (script, cwd) =>
+    withPostgresExample(script, cwd, async (order, orders) => {
+      const first = await order({ key: 'p-1', body: '{"item":"tea","qty":2}' });
+      assert.equal(first.status, 201, await first.clone().text());
+      assert.equal(
+        (await order({ key: 'p-1', body: '{"item":"tea","qty":2}' })).headers.get(
+          'idempotent-replayed',
+        ),
+        'true',
+      );
+      assert.equal((await order({ key: 'p-1', body: '{"item":"tea","qty":5}' })).status, 422);
+      assert.deepEqual(
+        await orders(),
+        [{ caller: 'default', key: 'p-1', item: 'tea', qty: 2 }],
+        "one order, in the ledger's database",
+      );
+    }),
+
+  /** The same route with deferred writes: one order per key, a burst of keys at once included. */
+  'examples/postgres-deferred.ts': (script, cwd) =>
+    withPostgresExample(script, cwd, async (order, orders) => {
+      const first = await order({ key: 'd-1', body: '{"item":"tea","qty":2}' });
+      assert.equal(first.status, 201, await first.clone().text());
+      const again = await order({ key: 'd-1', body: '{"item":"tea","qty":2}' });
+      assert.equal(again.headers.get('idempotent-replayed'), 'true');
+      assert.deepEqual(await again.json(), await first.json());
+      assert.equal((await order({ key: 'd-1', body: '{"item":"tea","qty":5}' })).status, 422);
+      const burst = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          order({ key: `d-burst-${i}`, body: `{"item":"jam","qty":${i}}` }),
+        ),
+      );
+      assert.deepEqual(
+        burst.map((r) => r.status),
+        Array(12).fill(201),
+      );
+      const rows = await orders();
+      assert.equal(rows.length, 13, 'one order per key');
+      assert.deepEqual(rows[0], { caller: 'default', key: 'd-1', item: 'tea', qty: 2 });
+    }),
 };
+
+/**
+ * Runs a PostgreSQL example against the test server in a schema of its own (its pool reaches it
+ * through libpq's PGOPTIONS, which pg reads too); `orders()` reads the orders it wrote, by key.
+ */
+async function withPostgresExample(
+  script: string,
+  cwd: string,
+  check: (order: OrderPost, orders: () => Promise<unknown[]>) => Promise<void>,
+): Promise<void> {
+  const target = await postgresTarget();
+  if (target.kind === 'fail') throw new Error(target.reason);
+  if (target.kind === 'skip') {
+    console.log(`# ${script} not run: ${target.reason}`);
+    return;
+  }
+  const schema = uniqueSchemaName('oncely_example');
+  const admin = new pg.Client({ connectionString: target.url });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA "${schema}"`);
+  const orders = async () =>
+    (await admin.query(`SELECT caller, key, item, qty FROM "${schema}".orders ORDER BY key`)).rows;
+  try {
+    await withListeningExample(script, cwd, (order) => check(order, orders), {
+      DATABASE_URL: target.url,
+      PGOPTIONS: `-c search_path=${schema}`,
+    });
+  } finally {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.end();
+  }
+}
 
 type OrderPost = (init: {
   readonly key?: string;
