@@ -8,7 +8,15 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { SHARED_ARGS_ENV } from './bench-args.js';
 
-const BENCHMARKS = ['client', 'ledger', 'anchors', 'outbox', 'lock-wait', 'sim'] as const;
+const BENCHMARKS = [
+  'client',
+  'ledger',
+  'middleware-cost',
+  'anchors',
+  'outbox',
+  'lock-wait',
+  'sim',
+] as const;
 
 if (process.argv.includes('--help')) {
   console.log(`usage: npm run bench [-- options]
