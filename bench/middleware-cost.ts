@@ -7,6 +7,7 @@
  * with their database; the difference between the two is the store's share.
  *
  *   npm run build && node dist/bench/middleware-cost.js [--seconds 3] [--rounds 3] [--connections 10]
+ *                                                      [--cpu-prof DIR]
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +28,7 @@ const USAGE = `usage: node dist/bench/middleware-cost.js [options]
   --seconds N       length of each measured run (default 3)
   --rounds N        rounds, variants interleaved in each; the median kept (default 3)
   --connections N   autocannon connections (default 10)
+  --cpu-prof DIR    profile the server process (node --cpu-prof) into DIR
   --help            this text`;
 
 const { values } = readBenchArgs('middleware-cost', USAGE, {
@@ -34,6 +36,7 @@ const { values } = readBenchArgs('middleware-cost', USAGE, {
     seconds: { type: 'string' },
     rounds: { type: 'string' },
     connections: { type: 'string' },
+    'cpu-prof': { type: 'string' },
     help: { type: 'boolean' },
   },
 });
@@ -41,7 +44,10 @@ const seconds = wholeArgOrExit('middleware-cost', 'seconds', values.seconds, 3);
 const rounds = wholeArgOrExit('middleware-cost', 'rounds', values.rounds, 3);
 const connections = wholeArgOrExit('middleware-cost', 'connections', values.connections, 10);
 
-const server = fork(fileURLToPath(new URL('./middleware-cost-server.js', import.meta.url)));
+const profileDir = values['cpu-prof'];
+const server = fork(fileURLToPath(new URL('./middleware-cost-server.js', import.meta.url)), [], {
+  execArgv: profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+});
 const ask = <T>(message: string, field: string): Promise<T> =>
   new Promise((resolve) => {
     const onMessage = (reply: Record<string, unknown>): void => {

@@ -3,8 +3,9 @@ import type { CompletedEntry } from './ledger-entry.js';
 /** What an entry costs the cache besides its body and headers: the Map slot and the object. */
 const ENTRY_OVERHEAD_BYTES = 256;
 
-/** One kept entry: its size, and whether it was read since eviction last passed it. */
+/** One kept entry: its id, its size, and whether it was read since eviction last passed it. */
 interface Slot {
+  readonly id: string;
   readonly entry: CompletedEntry;
   readonly bytes: number;
   used: boolean;
@@ -18,14 +19,22 @@ interface Slot {
  * headers, keys); 0 bytes keeps nothing.
  *
  * Eviction is least recently used in the "second chance" form (CLOCK): a hit only marks its entry
- * used, and eviction, oldest first, spares a used entry once (it goes to the back, unmarked). A hit
- * must not move its entry in the Map: V8 leaves a deleted entry in its hash bucket's chain until
- * the table is next rebuilt, so deleting and setting one key on every replay made that key's chain,
- * and every later `set` of it, as long as the replays since the last rebuild (25 µs a hit at ten
- * thousand entries; docs/performance.md).
+ * used, and eviction, oldest first, spares a used entry once (it goes to the back, unmarked).
+ * The order lives in an array of its own (a queue: a head index, slots pushed at the back), not in
+ * the Map's: V8 leaves a deleted entry in the Map's table until the table is next rebuilt, and an
+ * iterator walks past every one of them, so taking the Map's first entry after evicting from its
+ * front cost in proportion to the entries evicted since (12 µs a new key at ten thousand entries,
+ * 60 at a hundred thousand: every new key once the cache is full; docs/performance.md). Likewise a
+ * hit never deletes and sets its key again (that made the key's hash chain as long as the replays
+ * since the last rebuild). A slot the Map no longer holds (replaced, or dropped past retention)
+ * stays in the queue until eviction reaches it, and is skipped then; the queue is compacted when
+ * such slots outnumber the live ones.
  */
 export class ReceiptCache {
   readonly #entries = new Map<string, Slot>();
+  /** Eviction order, oldest first from #head; may hold slots the Map no longer has. */
+  #order: Slot[] = [];
+  #head = 0;
   readonly #maxBytes: number;
   #bytes = 0;
 
@@ -52,25 +61,44 @@ export class ReceiptCache {
     if (bytes > this.#maxBytes / 4) return; // one large body must not empty the cache
     const id = idOf(entry.scope, entry.key);
     const previous = this.#entries.get(id);
-    if (previous !== undefined) {
-      this.#entries.delete(id);
-      this.#bytes -= previous.bytes;
-    }
-    this.#entries.set(id, { entry, bytes, used: false });
+    if (previous !== undefined) this.#bytes -= previous.bytes;
+    const slot: Slot = { id, entry, bytes, used: false };
+    this.#entries.set(id, slot);
+    this.#order.push(slot);
     this.#bytes += bytes;
     while (this.#bytes > this.#maxBytes) {
-      const [oldest, slot] = this.#entries.entries().next().value!;
-      this.#entries.delete(oldest);
-      if (slot.used || oldest === id) {
+      const oldest = this.#order[this.#head]!;
+      this.#head++;
+      if (this.#entries.get(oldest.id) !== oldest) continue; // replaced or dropped already
+      if (oldest.used || oldest === slot) {
         // Its second chance, to the back; the entry just put is never the one to go.
-        slot.used = false;
-        this.#entries.set(oldest, slot);
+        oldest.used = false;
+        this.#order.push(oldest);
       } else {
-        this.#bytes -= slot.bytes;
+        this.#entries.delete(oldest.id);
+        this.#bytes -= oldest.bytes;
       }
     }
+    this.#compact();
+  }
+
+  /**
+   * Drops the queue's passed slots once they are at least half of it, and its stale ones once
+   * they outnumber the live ones (each pass is paid for by the puts that made what it drops).
+   */
+  #compact(): void {
+    const queued = this.#order.length - this.#head;
+    const manyPassed = this.#head >= COMPACT_AT && this.#head >= queued;
+    const manyStale = queued > 2 * this.#entries.size + COMPACT_AT;
+    if (!manyPassed && !manyStale) return;
+    const rest = this.#order.slice(this.#head);
+    this.#order = manyStale ? rest.filter((slot) => this.#entries.get(slot.id) === slot) : rest;
+    this.#head = 0;
   }
 }
+
+/** Below this many passed or stale slots the queue is not compacted: copying it would cost more. */
+const COMPACT_AT = 1024;
 
 /** Length-prefixed, so no (scope, key) pair can spell another's id. */
 function idOf(scope: string, key: string): string {

@@ -1,4 +1,5 @@
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import assert from 'node:assert/strict';
 import { isInvalidOptionError } from '../../src/contract/errors.js';
 import { createLedger, jsonReceipt, type LedgerStore } from '../../src/ledger/index.js';
@@ -104,5 +105,107 @@ describe('the ledger remembers completed receipts', () => {
     assert.ok(cache.get('alice', 'e', 0), 'the new entry stays');
     const kept = ['a', 'b', 'c', 'd'].filter((key) => cache.get('alice', key, 0) !== undefined);
     assert.equal(kept.length, 3, 'one of the four older entries made room');
+  });
+});
+
+/**
+ * The cache as it was kept before its eviction order moved out of the Map (receipt-cache.ts): the
+ * Map's insertion order is the queue. Slow at scale, plain to read: the model the cache must agree
+ * with, answer for answer.
+ */
+class MapOrderedCache {
+  readonly #entries = new Map<string, { entry: CompletedEntry; bytes: number; used: boolean }>();
+  #bytes = 0;
+  constructor(readonly maxBytes: number) {}
+  get(key: string, nowMs: number): CompletedEntry | undefined {
+    const hit = this.#entries.get(key);
+    if (hit === undefined) return undefined;
+    if (hit.entry.expiresAt <= nowMs) {
+      this.#entries.delete(key);
+      this.#bytes -= hit.bytes;
+      return undefined;
+    }
+    hit.used = true;
+    return hit.entry;
+  }
+  put(entry: CompletedEntry, bytes: number): void {
+    if (bytes > this.maxBytes / 4) return;
+    const previous = this.#entries.get(entry.key);
+    if (previous !== undefined) {
+      this.#entries.delete(entry.key);
+      this.#bytes -= previous.bytes;
+    }
+    this.#entries.set(entry.key, { entry, bytes, used: false });
+    this.#bytes += bytes;
+    while (this.#bytes > this.maxBytes) {
+      const [oldest, slot] = this.#entries.entries().next().value!;
+      this.#entries.delete(oldest);
+      if (slot.used || oldest === entry.key) {
+        slot.used = false;
+        this.#entries.set(oldest, slot);
+      } else this.#bytes -= slot.bytes;
+    }
+  }
+}
+
+describe("the receipt cache's eviction order at scale", () => {
+  it('survives the compaction of its queue: the oldest entry still goes first', () => {
+    const cache = new ReceiptCache(1_500); // four of these entries fit (374 bytes each)
+    cache.put(completed('e', 100));
+    // Replaced 2 000 times: the queue fills with replaced slots and is compacted.
+    for (let i = 0; i < 2_000; i++) cache.put(completed('a', 100));
+    for (const key of ['b', 'c', 'd']) cache.put(completed(key, 100));
+    assert.equal(cache.get('alice', 'e', 0), undefined, 'the oldest went first');
+    for (const key of ['a', 'b', 'c', 'd']) assert.ok(cache.get('alice', key, 0), key);
+  });
+
+  it('evicts a full cache of small entries, entry after entry, the oldest first', () => {
+    const cache = new ReceiptCache(382_000); // a thousand entries of k1000 … k4999 (382 bytes)
+    for (let i = 1000; i < 5_000; i++) cache.put(completed(`k${i}`, 100));
+    assert.equal(cache.get('alice', 'k3999', 0), undefined);
+    for (const i of [4000, 4500, 4999]) assert.ok(cache.get('alice', `k${i}`, 0), `k${i}`);
+  });
+});
+
+describe('the receipt cache agrees with a Map-ordered model', () => {
+  it('answers every get as the model does, over long runs of puts, hits, re-puts and expiries', () => {
+    const put = (keys: number, body: number) =>
+      fc.record({
+        put: fc.integer({ min: 0, max: keys }),
+        body: fc.integer({ min: 0, max: body }),
+        expiresAt: fc.integer({ min: 1, max: 100 }),
+      });
+    const get = fc.record({
+      get: fc.integer({ min: 0, max: 40 }),
+      at: fc.integer({ min: 0, max: 100 }),
+    });
+    // First re-puts of six small entries, which fit: the queue fills with replaced slots and is
+    // compacted (more than 1 024 of them). Then puts of 41 keys, larger, and gets: eviction on
+    // most puts, the queue's head past 1 024 slots.
+    const run = fc.tuple(
+      fc.array(put(5, 100), { minLength: 1200, maxLength: 2500 }),
+      fc.array(fc.oneof({ arbitrary: put(40, 600), weight: 3 }, { arbitrary: get, weight: 1 }), {
+        minLength: 2000,
+        maxLength: 4000,
+      }),
+    );
+    fc.assert(
+      fc.property(run, ([fill, churn]) => {
+        const cache = new ReceiptCache(3_000);
+        const model = new MapOrderedCache(3_000);
+        for (const o of [...fill, ...churn]) {
+          if ('put' in o) {
+            const entry = completed(`k${o.put}`, o.body, o.expiresAt);
+            cache.put(entry);
+            // The cache's own size of it: 256 + body + twice the key's, token's and fingerprint's.
+            model.put(entry, 256 + o.body + 2 * ('alice'.length + entry.key.length + 2 + 1));
+          } else {
+            const key = `k${o.get}`;
+            assert.equal(cache.get('alice', key, o.at), model.get(key, o.at), `get ${key}`);
+          }
+        }
+      }),
+      { numRuns: 40 },
+    );
   });
 });
