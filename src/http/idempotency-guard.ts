@@ -146,7 +146,16 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
         : await o.ledger.execute(request, async (tx, claim) => {
             const handle = sqlOf(tx);
             const sql = new ClaimedSql(handle);
-            const receipt = await respond({ ...admitted, tx, sql, key, claim });
+            // Named fields, one fixed shape (a spread of `admitted` made a new one each time).
+            const receipt = await respond({
+              scope: admitted.scope,
+              body: admitted.body,
+              value: admitted.value,
+              tx,
+              sql,
+              key,
+              claim,
+            });
             await runDeferredWrites(handle, sql.close());
             return receipt;
           });

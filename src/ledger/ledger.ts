@@ -241,14 +241,26 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
     const held = heldAnswer(request);
     if (held !== undefined) return held;
 
+    const { scope, key, fingerprint } = request;
     const firstSeenAt = clock.now();
+    // Objects of one fixed shape, the request's fields named (a spread copies whatever the
+    // caller's object holds, and makes a new shape when it holds more).
     const { receipt, writes } = checkDeferredOutcome(
-      await effect({ ...request, firstSeenAt, leaseExpiresAt: firstSeenAt, tookOver: false }),
+      await effect({
+        scope,
+        key,
+        fingerprint,
+        firstSeenAt,
+        leaseExpiresAt: firstSeenAt,
+        tookOver: false,
+      }),
     );
     if (!o.shouldStore(receipt)) return { kind: 'not_stored', receipt };
     const completedAt = clock.now();
     const entry: CompletedEntry = {
-      ...request,
+      scope,
+      key,
+      fingerprint,
       state: 'completed',
       token: o.generateToken(),
       firstSeenAt,
