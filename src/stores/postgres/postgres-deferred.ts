@@ -54,7 +54,7 @@ export function postgresDeferredCommit(
   const rowsName = statementName('deferred_rows');
 
   return async (pool, members) => {
-    const writes = members.length === 1 ? members[0]!.writes : members.flatMap((m) => m.writes);
+    const writes = members.flatMap((m) => m.writes);
     const statements: Array<string | PgQueryConfig> = [
       'BEGIN',
       { name: rowsName, text: rowsText, values: columnArrays(members.map((m) => m.entry)) },
