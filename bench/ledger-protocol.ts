@@ -16,7 +16,9 @@ export type BenchTarget =
     };
 
 export type ServerMessage =
-  { type: 'listening'; port: number } | { type: 'count'; rows: number } | { type: 'closed' };
+  | { type: 'listening'; port: number }
+  | { type: 'count'; rows: number }
+  | { type: 'closed' };
 export type ClientMessage = { type: 'count' } | { type: 'close' };
 
 /** The bearer token the bench sends: the ledger's scope. */

@@ -117,7 +117,7 @@ export async function sweepInWindows(
     let deleted = 0;
     let sweepMs = 0;
     const measuredFrom = epochMs();
-    for (let finished = false; !finished;) {
+    for (let finished = false; !finished; ) {
       const last = sweepWindows.at(-1);
       await sleep(last ? last[1] - last[0] : windowMs); // a quiet window as long as the last sweep window
       const stop = new AbortController();
@@ -189,7 +189,7 @@ export async function sweepInOneTransaction(
     const from = epochMs();
     const tombstoneMs = createLedger({ store: place.store }).options.tombstoneMs;
     // Retried while another process holds the SQLite write lock.
-    for (let swept: SweepResult = { tombstoned: 0, deleted: 0, busy: true }; swept.busy;)
+    for (let swept: SweepResult = { tombstoned: 0, deleted: 0, busy: true }; swept.busy; )
       swept = await place.store.sweep(Date.now(), tombstoneMs);
     const to = epochMs();
     done = true;

@@ -40,7 +40,7 @@ async function holdInBursts(file: string, holdMs: number): Promise<never> {
   db.pragma('synchronous = NORMAL');
   const insert = db.prepare('INSERT INTO held (n) VALUES (?)');
   process.send?.('holding');
-  for (let n = 0; ;) {
+  for (let n = 0; ; ) {
     db.exec('BEGIN IMMEDIATE');
     const until = performance.now() + holdMs;
     while (performance.now() < until) insert.run(n++);

@@ -7,15 +7,17 @@
 // named after it (its before/after hooks stay its own), one file at a time per worker. A worker
 // takes the next file nobody has taken from one list, longest first, so the long files start first
 // and a worker that finishes early takes more, whatever the machine's load: none ends long after
-// the rest. The browser files are entries like any other: a worker keeps the Chromium its first
-// one launched for the next it takes (test/web/browser-env.ts). Taken together they would be
-// the longest entry by far (about 19 s of the hints below), run in turn by one worker.
+// the rest. The browser files (those importing test/web/browser-env.ts) are one entry, run in turn
+// by one worker in one Chromium: as entries of their own, each worker launched a Chromium of its
+// own, about 1.5 CPU-seconds each, and the suite is bound by CPU on 2 cores, not by its longest
+// entry (about 19 s of the hints below, started first).
 // ONCELY_TEST_CONCURRENCY sets how many workers run at once.
 import {
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statfsSync,
   statSync,
@@ -133,9 +135,9 @@ const claimDir = join(workDir, 'claims');
 mkdirSync(claimDir);
 
 /**
- * One worker, a file for `node --test`: it claims the first file of FILES nobody has claimed
- * (creating a file is atomic: one worker wins it) and runs it in a describe of its own, then
- * claims the next. A file is imported only once the one before it has finished,
+ * One worker, a file for `node --test`: it claims the first entry of ENTRIES nobody has claimed
+ * (creating a file is atomic: one worker wins it), runs each of its files in a describe of its
+ * own, then claims the next. A file is imported only once the one before it has finished,
  * hooks included, so its top-level code (a database probe, a server) runs alone in the worker as
  * it would in a process of its own. node:test finds the suite a test belongs to from the async
  * context: the import runs in the describe's, and the next describe is registered from a scope
@@ -155,23 +157,25 @@ after(async () => {
 });
 
 let cursor = 0;
-/** The next file nobody has claimed, or undefined when all are. */
+/** The files of the next entry nobody has claimed, or none when all are. */
 function claim() {
-  while (cursor < FILES.length) {
+  while (cursor < ENTRIES.length) {
     const index = cursor++;
     try {
       closeSync(openSync(join(CLAIMS, String(index)), 'wx'));
-      return FILES[index];
+      return ENTRIES[index];
     } catch (error) {
       if (error.code !== 'EEXIST') throw error;
     }
   }
-  return undefined;
+  return [];
 }
 
 const outside = new AsyncResource('oncely-test-worker');
+let claimed = [];
 function next() {
-  const file = claim();
+  if (claimed.length === 0) claimed = [...claim()];
+  const file = claimed.shift();
   if (!file) return;
   const [name, url] = file;
   describe(name, async () => {
@@ -192,24 +196,34 @@ function next() {
 }
 outside.runInAsyncScope(next);
 `;
-function worker(number, list) {
+function worker(number, entries) {
   // Numbered with zeros in front: node --test sorts the files it is given.
   const path = join(workDir, `worker-${String(number).padStart(3, '0')}.test.mjs`);
-  const named = list.map((file) => [file, pathToFileURL(resolve(file)).href]);
+  const named = entries.map((entry) =>
+    entry.map((file) => [file, pathToFileURL(resolve(file)).href]),
+  );
   writeFileSync(
     path,
-    `const CLAIMS = ${JSON.stringify(claimDir)};\nconst FILES = ${JSON.stringify(named, null, 2)};\n${WORKER}`,
+    `const CLAIMS = ${JSON.stringify(claimDir)};\nconst ENTRIES = ${JSON.stringify(named, null, 2)};\n${WORKER}`,
   );
   return path;
 }
 
+// The entries: the browser files together, every other file alone.
+const usesBrowser = (file) => readFileSync(file, 'utf8').includes('/browser-env.js');
+const browserFiles = files.filter(usesBrowser);
+const entries = [
+  ...(browserFiles.length > 0 ? [browserFiles] : []),
+  ...files.filter((file) => !browserFiles.includes(file)).map((file) => [file]),
+];
+const entrySeconds = (entry) => entry.reduce((sum, file) => sum + seconds(file), 0);
 // The list: longest first (in path order among alike, so that a directory's quick files, which
 // mostly load the same modules, tend to follow each other in a worker).
-const longestFirst = [...files].sort((a, b) => seconds(b) - seconds(a));
+const longestFirst = [...entries].sort((a, b) => entrySeconds(b) - entrySeconds(a));
 const totalSeconds = files.reduce((sum, file) => sum + seconds(file), 0);
 
 // A worker for less than a few seconds of tests costs more to start than it saves (a filtered run).
-const workers = Math.max(1, Math.min(CONCURRENCY, files.length, Math.round(totalSeconds / 4)));
+const workers = Math.max(1, Math.min(CONCURRENCY, entries.length, Math.round(totalSeconds / 4)));
 const testFiles =
   files.length === 1
     ? files

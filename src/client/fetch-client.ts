@@ -37,9 +37,8 @@ export type { ClientResult, ClientResultFor, SettledClientResult, ThrowOn };
 export const IDEMPOTENT_METHODS = ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'] as const;
 
 /** The policy options a client takes once; the deadline is each request's own (`deadlineAt`). */
-export interface ClientOptions<T extends ThrowOn = 'give-up'> extends Partial<
-  Omit<RetryPolicyOptions, 'deadlineAt'>
-> {
+export interface ClientOptions<T extends ThrowOn = 'give-up'>
+  extends Partial<Omit<RetryPolicyOptions, 'deadlineAt'>> {
   /** @default globalThis.fetch */
   readonly fetch?: typeof globalThis.fetch;
   /** Reads the time for deadlines and Retry-After, and sleeps between attempts. @default systemClock */

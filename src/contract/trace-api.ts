@@ -8,5 +8,6 @@ export type SpanEventAttributes = Record<string, string | number | boolean>;
  */
 export interface TraceApi {
   getActiveSpan():
-    { addEvent(name: string, attributes?: SpanEventAttributes): unknown } | undefined;
+    | { addEvent(name: string, attributes?: SpanEventAttributes): unknown }
+    | undefined;
 }

@@ -69,7 +69,8 @@ export interface IdempotencyOptions<Tx, V = unknown> extends Partial<Idempotency
    * SINGLE_TENANT_SCOPE ('default'): for a single-tenant app; a multi-tenant one must scope keys.
    */
   readonly scopeOf?:
-    ((request: Request) => string | undefined | Promise<string | undefined>) | undefined;
+    | ((request: Request) => string | undefined | Promise<string | undefined>)
+    | undefined;
   /**
    * The service's own check of the body, after the key and before the ledger: its refusal is
    * answered and nothing is stored; its value reaches the handler as `context.value` and the
@@ -82,7 +83,8 @@ export interface IdempotencyOptions<Tx, V = unknown> extends Partial<Idempotency
    * @default none: a missing key is 400 missing_key
    */
   readonly onKeyless?:
-    ((request: Request, admitted: AdmittedRequest<V>) => Response | Promise<Response>) | undefined;
+    | ((request: Request, admitted: AdmittedRequest<V>) => Response | Promise<Response>)
+    | undefined;
 }
 
 export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyTuning = {

@@ -19,7 +19,8 @@ export interface ValidationInput {
 
 /** The value the handler will be given, or the refusal to answer instead (nothing is stored). */
 export type Validation<V> =
-  { readonly ok: true; readonly value: V } | { readonly ok: false; readonly response: Response };
+  | { readonly ok: true; readonly value: V }
+  | { readonly ok: false; readonly response: Response };
 
 /**
  * A service's own check of a request, run by the middleware after the key and the body are read

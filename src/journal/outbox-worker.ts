@@ -43,7 +43,8 @@ export interface OutboxWorkerOptions {
   readonly pollMs?: number;
   /** Values of the secret headers intents name, re-supplied at send time. */
   readonly secrets?:
-    Readonly<Record<string, string>> | ((name: string, intent: IntentRecord) => string | undefined);
+    | Readonly<Record<string, string>>
+    | ((name: string, intent: IntentRecord) => string | undefined);
   /** Standard Webhooks signing secret (`whsec_…`): every attempt is signed, webhook-id = the key. */
   readonly signingSecret?: string;
   /** Works on this one intent only (`oncely deliver --journal`); the others are left alone. */

@@ -54,7 +54,7 @@ function countLine(c: { arrivals: number; completions: number; replays: number }
 function hitLines(hits: readonly HookHit[]): string[] {
   const origin = hits[0]?.at ?? 0;
   const out: string[] = [];
-  for (let i = 0; i < hits.length;) {
+  for (let i = 0; i < hits.length; ) {
     let j = i;
     while (j + 1 < hits.length && sameAnswer(hits[i]!, hits[j + 1]!)) j++;
     const run = j - i + 1;

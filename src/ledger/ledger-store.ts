@@ -22,7 +22,8 @@ export interface SweepResult {
  * holds it (undefined when that entry vanished while claiming: read again).
  */
 export type ClaimAttempt =
-  { readonly won: true } | { readonly won: false; readonly existing: LedgerEntry | undefined };
+  | { readonly won: true }
+  | { readonly won: false; readonly existing: LedgerEntry | undefined };
 
 /**
  * How much of what a store acknowledged survives a crash (docs/durability.md):

@@ -47,7 +47,8 @@ export interface ServerAppDeps<Tx> {
   readonly hookScript?: string | HookScript | undefined;
   /** The hook receiver's notifications (`--notify-url`): a journal beside the ledger and where to send. */
   readonly notifications?:
-    { readonly store: JournalStore<SqlHandle>; readonly target: string } | undefined;
+    | { readonly store: JournalStore<SqlHandle>; readonly target: string }
+    | undefined;
   /** The built simulator page. @default web/dist of this package */
   readonly webDir?: string | undefined;
   /** The ledger's lease and retention. @default DEFAULT_LEDGER_OPTIONS */

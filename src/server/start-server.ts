@@ -12,8 +12,7 @@ import { answerClientError, refuseConnect } from './raw-answer.js';
 import { startRetentionSweep } from './retention-sweep.js';
 
 export interface ServerOptions
-  extends
-    BackendOptions,
+  extends BackendOptions,
     Omit<ServerAppDeps<unknown>, 'backend' | 'log' | 'onError' | 'notifications'> {
   /**
    * Where the hook receiver's notifications go (`--notify-url`): one per completed arrival,

@@ -6,10 +6,8 @@ import type { BatchResult } from './run-batch.js';
 import { compareWithPublished, type FigureComparison } from './published-figures.js';
 
 /** What a batch shows: `summary.json` of `oncely sim batch --out`, and the page's batch panel. */
-export interface BatchSummary extends Pick<
-  BatchResult,
-  'seeds' | 'firstSeed' | 'rules' | 'worlds' | 'means'
-> {
+export interface BatchSummary
+  extends Pick<BatchResult, 'seeds' | 'firstSeed' | 'rules' | 'worlds' | 'means'> {
   /** The settings themselves, not only their ids. */
   readonly settings: readonly BatchSetting[];
   /** How many outcomes the batch had (its outcomeCount). */

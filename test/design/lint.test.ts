@@ -1,13 +1,53 @@
-// The lint config is a test too: run with the repository's own eslint.config.js, it must refuse
-// a clock or randomness read outside src/time and a promise nobody awaits, and leave src/time alone.
-// (`npm test` runs `npm run lint` over the tree before the tests.) The type information the
-// promise rule needs comes from a program of the probe text alone: the config's own projects
-// would type-check the whole repository for it, several seconds of this suite.
-import { before, describe, it } from 'node:test';
+// The lint and format configs are tests too. Run with the repository's own .oxlintrc.json, the
+// lint must refuse a clock or randomness read outside src/time and a promise nobody awaits, and
+// leave src/time its clock; run with its own biome.json, the format check must refuse a file
+// Biome would reformat. (`npm test` runs both over the tree beside the tests, scripts/check.js.)
+// Each runs in a directory of its own probe files with a copy of the config, so the type-aware
+// rules build a program of the probes alone, not of the whole repository.
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ESLint } from 'eslint';
-import ts from 'typescript';
-import { REPO_ROOT, repoPath } from '../support/repo-path.js';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { repoPath } from '../support/repo-path.js';
+
+const require = createRequire(import.meta.url);
+/** The script of an installed package's command. */
+function bin(pkg: string, name: string): string {
+  const manifest = require.resolve(`${pkg}/package.json`);
+  const { bin } = require(manifest) as { bin: Record<string, string> };
+  return join(dirname(manifest), bin[name]!);
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+function runNode(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      args,
+      { cwd, env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** A directory holding `files` (path → text), removed after the suite. */
+function probeDirectory(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'oncely-lint-'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 const BAD = [
   'export const at = Date.now();',
@@ -20,53 +60,78 @@ const BAD = [
   '',
 ].join('\n');
 
-const PROBED = ['src/policy/decide.ts', 'src/time/clock.ts'];
-
-/** A TypeScript program in which each probed path holds BAD (and the standard library). */
-function probeProgram(): ts.Program {
-  const options: ts.CompilerOptions = {
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    lib: ['lib.es2022.d.ts'],
-    types: [],
-    strict: true,
-    noEmit: true,
-  };
-  const host = ts.createCompilerHost(options);
-  const paths = new Set(PROBED.map((file) => repoPath(file)));
-  const sourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (path, version, ...rest) =>
-    paths.has(path) ? ts.createSourceFile(path, BAD, version) : sourceFile(path, version, ...rest);
-  return ts.createProgram({ rootNames: [...paths], options, host });
-}
-
-describe('eslint.config.js', () => {
-  let eslint: ESLint;
-  const findings = async (file: string) => {
-    const [result] = await eslint.lintText(BAD, { filePath: repoPath(file) });
-    return (result?.messages ?? []).map((m) => `${m.line}:${m.ruleId}`);
-  };
-  before(() => {
-    eslint = new ESLint({
-      cwd: REPO_ROOT,
-      overrideConfig: {
-        languageOptions: { parserOptions: { project: false, programs: [probeProgram()] } },
-      },
+describe('.oxlintrc.json', () => {
+  let findings: Map<string, string[]>;
+  before(async () => {
+    // The copy names the repository's plugin by its absolute path; the rest is as it stands.
+    const config = readFileSync(repoPath('.oxlintrc.json'), 'utf8').replace(
+      './scripts/lint/clock-plugin.js',
+      repoPath('scripts', 'lint', 'clock-plugin.js'),
+    );
+    const tsconfig = { compilerOptions: { strict: true, target: 'ES2022', types: [] } };
+    const dir = probeDirectory({
+      '.oxlintrc.json': config,
+      'tsconfig.json': JSON.stringify(tsconfig),
+      'src/policy/decide.ts': BAD,
+      'src/time/clock.ts': BAD,
     });
+    const { stdout } = await runNode(
+      [bin('oxlint', 'oxlint'), '--type-aware', '--format', 'json'],
+      dir,
+      // oxlint looks for tsgolint under the working directory; the probes are elsewhere.
+      { OXLINT_TSGOLINT_PATH: bin('oxlint-tsgolint', 'tsgolint') },
+    );
+    const report = JSON.parse(stdout) as {
+      diagnostics: { code: string; filename: string; labels: { span: { line: number } }[] }[];
+    };
+    findings = new Map();
+    for (const d of report.diagnostics) {
+      const list = findings.get(d.filename) ?? [];
+      list.push(`${d.labels[0]!.span.line}:${d.code}`);
+      findings.set(d.filename, list);
+    }
+    for (const list of findings.values()) list.sort();
   });
 
-  it('refuses Date.now, Math.random, new Date() and setTimeout outside src/time, and a floating promise', async () => {
-    assert.deepEqual(await findings(PROBED[0]!), [
-      '1:no-restricted-properties',
-      '2:no-restricted-properties',
-      '3:no-restricted-syntax',
-      '4:no-restricted-globals',
-      '7:@typescript-eslint/no-floating-promises',
+  it('refuses Date.now, Math.random, new Date() and setTimeout outside src/time, and a floating promise', () => {
+    assert.deepEqual(findings.get('src/policy/decide.ts'), [
+      '1:eslint(no-restricted-properties)',
+      '2:eslint(no-restricted-properties)',
+      '3:oncely(no-argument-date)',
+      '4:eslint(no-restricted-globals)',
+      '7:typescript(no-floating-promises)',
     ]);
   });
 
-  it('lets src/time read the clock, but not drop a promise', async () => {
-    assert.deepEqual(await findings(PROBED[1]!), ['7:@typescript-eslint/no-floating-promises']);
+  it('lets src/time read the clock, but not drop a promise', () => {
+    assert.deepEqual(findings.get('src/time/clock.ts'), ['7:typescript(no-floating-promises)']);
+  });
+});
+
+describe('biome.json', () => {
+  it('refuses a file the formatter would change (double quotes, a line past 100 columns), passes a formatted one', async () => {
+    const config = JSON.parse(readFileSync(repoPath('biome.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    // The probes are not in a git repository, so the copy reads no ignore file.
+    delete config.$schema;
+    config.vcs = { enabled: false };
+    const long = `export const long = [${Array.from({ length: 20 }, (_, i) => `'v${i}'`).join(', ')}];\n`;
+    const dir = probeDirectory({
+      'biome.json': JSON.stringify(config),
+      'src/quoted.ts': 'export const quoted = "double";\n',
+      'src/long.ts': long,
+      'src/tidy.ts': "export const tidy = { a: 1, b: 'two' };\n",
+    });
+    assert.ok(long.length > 101, 'the long probe is past 100 columns');
+    // Biome reports on stderr; the pattern reads only the probes' names, not the config's.
+    const { code, stderr } = await runNode(
+      [bin('@biomejs/biome', 'biome'), 'format', '--colors=off', '--max-diagnostics=50', '.'],
+      dir,
+    );
+    assert.equal(code, 1, stderr);
+    const flagged = [...stderr.matchAll(/^(src\/\S+\.ts) format/gm)].map((m) => m[1]).sort();
+    assert.deepEqual(flagged, ['src/long.ts', 'src/quoted.ts']);
   });
 });

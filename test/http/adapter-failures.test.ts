@@ -123,68 +123,65 @@ it('node:http: a listener that throws is a 500 problem, and the retry runs it ag
   }
 });
 
-it(
-  'node:http: a client that goes away while the listener runs: its write rolls back, nothing is left unhandled, and the retry runs again',
-  { timeout: 20_000 },
-  async () => {
-    const database = openSqliteDatabase(join(dir, 'gone.db'));
-    database.exec('CREATE TABLE orders (key TEXT PRIMARY KEY)');
-    const store = createSqliteStore({ database });
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
-    process.on('unhandledRejection', onUnhandled);
-    let started!: () => void;
-    const running = new Promise<void>((resolve) => (started = resolve));
-    let release: (() => void) | undefined;
-    let finished!: () => void;
-    const done = new Promise<void>((resolve) => (finished = resolve));
-    const listener = idempotentListener(
-      { ledger: createLedger({ store }), onError: () => {} },
-      async (req, res) => {
-        const { sql, key } = idempotencyOf(req)!;
-        await sql.run('INSERT INTO orders (key) VALUES ($1)', [key]);
-        const first = release === undefined; // only the first run waits to be released
-        if (first) {
-          started();
-          await new Promise<void>((resolve) => (release = resolve));
-        }
-        res.writeHead(201).end('made');
-        if (first) finished();
-      },
+it('node:http: a client that goes away while the listener runs: its write rolls back, nothing is left unhandled, and the retry runs again', {
+  timeout: 20_000,
+}, async () => {
+  const database = openSqliteDatabase(join(dir, 'gone.db'));
+  database.exec('CREATE TABLE orders (key TEXT PRIMARY KEY)');
+  const store = createSqliteStore({ database });
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  let release: (() => void) | undefined;
+  let finished!: () => void;
+  const done = new Promise<void>((resolve) => (finished = resolve));
+  const listener = idempotentListener(
+    { ledger: createLedger({ store }), onError: () => {} },
+    async (req, res) => {
+      const { sql, key } = idempotencyOf(req)!;
+      await sql.run('INSERT INTO orders (key) VALUES ($1)', [key]);
+      const first = release === undefined; // only the first run waits to be released
+      if (first) {
+        started();
+        await new Promise<void>((resolve) => (release = resolve));
+      }
+      res.writeHead(201).end('made');
+      if (first) finished();
+    },
+  );
+  const http = createServer(listener);
+  const serverSides: Socket[] = [];
+  http.on('connection', (socket: Socket) => void serverSides.push(socket));
+  const server = await listen(http);
+  try {
+    const { port } = new URL(server.url);
+    const gone = request({ port, method: 'POST', headers: { 'idempotency-key': 'k-gone' } });
+    gone.on('error', () => {});
+    gone.end('{}');
+    await running;
+    gone.destroy(); // the client goes away while the listener is mid-effect
+    const [serverSide] = serverSides;
+    if (!serverSide!.destroyed) await new Promise((resolve) => serverSide!.once('close', resolve));
+    // The effect resumes later, after other I/O (as a database answer would).
+    await new Promise((resolve) => setImmediate(resolve));
+    release!();
+    await done;
+    // Rejections are reported once the microtasks drain: let them.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(unhandled, [], 'no rejection was left unhandled');
+    assert.equal(
+      await store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM orders')!.n),
+      0,
+      'the write of an answer nobody received rolled back',
     );
-    const http = createServer(listener);
-    const serverSides: Socket[] = [];
-    http.on('connection', (socket: Socket) => void serverSides.push(socket));
-    const server = await listen(http);
-    try {
-      const { port } = new URL(server.url);
-      const gone = request({ port, method: 'POST', headers: { 'idempotency-key': 'k-gone' } });
-      gone.on('error', () => {});
-      gone.end('{}');
-      await running;
-      gone.destroy(); // the client goes away while the listener is mid-effect
-      const [serverSide] = serverSides;
-      if (!serverSide!.destroyed)
-        await new Promise((resolve) => serverSide!.once('close', resolve));
-      // The effect resumes later, after other I/O (as a database answer would).
-      await new Promise((resolve) => setImmediate(resolve));
-      release!();
-      await done;
-      // Rejections are reported once the microtasks drain: let them.
-      await new Promise((resolve) => setImmediate(resolve));
-      assert.deepEqual(unhandled, [], 'no rejection was left unhandled');
-      assert.equal(
-        await store.read((tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM orders')!.n),
-        0,
-        'the write of an answer nobody received rolled back',
-      );
-      const retried = await post(server.url, 'k-gone');
-      assert.equal(retried.status, 201, 'the key was released: the retry ran the listener again');
-    } finally {
-      process.off('unhandledRejection', onUnhandled);
-      await server.close();
-      await store.close();
-      database.close();
-    }
-  },
-);
+    const retried = await post(server.url, 'k-gone');
+    assert.equal(retried.status, 201, 'the key was released: the retry ran the listener again');
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+    await server.close();
+    await store.close();
+    database.close();
+  }
+});

@@ -27,8 +27,7 @@ function middleware(validate?: (request: Request) => Promise<void>) {
     ...(validate
       ? {
           validate: async ({ request }) => (
-            await validate(request),
-            { ok: true, value: undefined }
+            await validate(request), { ok: true, value: undefined }
           ),
         }
       : {}),

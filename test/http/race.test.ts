@@ -70,41 +70,39 @@ function assertOneEffect(answers: Awaited<ReturnType<typeof fire>>): void {
 }
 
 describe('race: 50 concurrent requests, one key', () => {
-  it(
-    'SQLite, one server: exactly one effect; the rest replay or 409',
-    { timeout: 30_000 },
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'oncely-race-'));
-      const fixture = await openFixtureStore({ kind: 'sqlite', file: join(dir, 'race.db') });
-      // The first effect holds its transaction open until all 50 requests have reached the server,
-      // so every one of them really is concurrent with it (a barrier, not a sleep). On one SQLite
-      // connection the others queue behind that transaction, then find the receipt.
-      let arrived = 0;
-      let allArrived!: () => void;
-      const barrier = new Promise<void>((resolve) => (allArrived = resolve));
-      const app = createFixtureApp(fixture, {}, () => barrier);
-      const server = createServer(
-        toNodeListener((request) => {
-          if (++arrived === REQUESTS) allArrived();
-          return app(request);
-        }),
+  it('SQLite, one server: exactly one effect; the rest replay or 409', {
+    timeout: 30_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'oncely-race-'));
+    const fixture = await openFixtureStore({ kind: 'sqlite', file: join(dir, 'race.db') });
+    // The first effect holds its transaction open until all 50 requests have reached the server,
+    // so every one of them really is concurrent with it (a barrier, not a sleep). On one SQLite
+    // connection the others queue behind that transaction, then find the receipt.
+    let arrived = 0;
+    let allArrived!: () => void;
+    const barrier = new Promise<void>((resolve) => (allArrived = resolve));
+    const app = createFixtureApp(fixture, {}, () => barrier);
+    const server = createServer(
+      toNodeListener((request) => {
+        if (++arrived === REQUESTS) allArrived();
+        return app(request);
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const answers = await fire(
+        [`http://127.0.0.1:${(server.address() as AddressInfo).port}`],
+        'race-sqlite',
       );
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      try {
-        const answers = await fire(
-          [`http://127.0.0.1:${(server.address() as AddressInfo).port}`],
-          'race-sqlite',
-        );
-        assertOneEffect(answers);
-        assert.equal(await fixture.countEffects('race-sqlite'), 1);
-      } finally {
-        server.closeAllConnections();
-        await new Promise((resolve) => server.close(resolve));
-        await fixture.close();
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
-  );
+      assertOneEffect(answers);
+      assert.equal(await fixture.countEffects('race-sqlite'), 1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await fixture.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 await describePostgres('the race test', ({ url, options }) => {
@@ -112,46 +110,44 @@ await describePostgres('the race test', ({ url, options }) => {
   if (url) after(() => dropSchema(url, schema));
 
   describe('race: 50 concurrent requests, one key, PostgreSQL', options, () => {
-    it(
-      'two server processes sharing the database: exactly one effect; the rest replay or 409',
-      { timeout: 30_000 },
-      async () => {
-        const target = { kind: 'postgres' as const, url, schema };
-        const fixture = await openFixtureStore(target); // creates the tables before the servers race to
-        const children: ChildProcess[] = [];
-        try {
-          const bases = await Promise.all(
-            [0, 1].map(async () => {
-              const child = spawn(process.execPath, [SERVER, JSON.stringify(target)], {
-                stdio: ['ignore', 'pipe', 'inherit'],
-              });
-              children.push(child);
-              for await (const line of createInterface({ input: child.stdout! })) {
-                const port = /^listening (\d+)$/.exec(line)?.[1];
-                if (port) return `http://127.0.0.1:${port}`;
-              }
-              throw new Error('a server process exited before listening');
-            }),
-          );
-          const answers = await fire(bases, 'race-pg');
-          assertOneEffect(answers);
-          assert.equal(await fixture.countEffects('race-pg'), 1);
-          const pids = new Set(answers.map((a) => a.pid).filter((p) => p !== undefined));
-          assert.equal(pids.size, 1, 'both servers replay the one receipt');
-        } finally {
-          await Promise.all(
-            children.map(
-              (child) =>
-                new Promise<void>((resolve) => {
-                  if (child.exitCode !== null) return resolve();
-                  child.on('exit', () => resolve());
-                  child.kill('SIGTERM');
-                }),
-            ),
-          );
-          await fixture.close();
-        }
-      },
-    );
+    it('two server processes sharing the database: exactly one effect; the rest replay or 409', {
+      timeout: 30_000,
+    }, async () => {
+      const target = { kind: 'postgres' as const, url, schema };
+      const fixture = await openFixtureStore(target); // creates the tables before the servers race to
+      const children: ChildProcess[] = [];
+      try {
+        const bases = await Promise.all(
+          [0, 1].map(async () => {
+            const child = spawn(process.execPath, [SERVER, JSON.stringify(target)], {
+              stdio: ['ignore', 'pipe', 'inherit'],
+            });
+            children.push(child);
+            for await (const line of createInterface({ input: child.stdout! })) {
+              const port = /^listening (\d+)$/.exec(line)?.[1];
+              if (port) return `http://127.0.0.1:${port}`;
+            }
+            throw new Error('a server process exited before listening');
+          }),
+        );
+        const answers = await fire(bases, 'race-pg');
+        assertOneEffect(answers);
+        assert.equal(await fixture.countEffects('race-pg'), 1);
+        const pids = new Set(answers.map((a) => a.pid).filter((p) => p !== undefined));
+        assert.equal(pids.size, 1, 'both servers replay the one receipt');
+      } finally {
+        await Promise.all(
+          children.map(
+            (child) =>
+              new Promise<void>((resolve) => {
+                if (child.exitCode !== null) return resolve();
+                child.on('exit', () => resolve());
+                child.kill('SIGTERM');
+              }),
+          ),
+        );
+        await fixture.close();
+      }
+    });
   });
 });

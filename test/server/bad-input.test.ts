@@ -55,32 +55,38 @@ const BAD_KEYS: Array<[string, string | undefined]> = [
   ['quoted overlong', `"${'q'.repeat(300)}"`],
 ];
 const keyCases: Case[] = [
-  ...BAD_KEYS.map(([name, key]): Case => ({
-    name: `dropbox key ${name}`,
-    request: POST({ headers: { 'idempotency-key': key } }),
-    status: 400,
-  })),
-  ...BAD_KEYS.map(([name, key]): Case => ({
-    name: `notes key ${name}`,
-    request: {
-      method: 'PATCH',
-      path: '/notes/note-1',
-      headers: { ...submissionHeaders(TOKENS.dev, 'x'), 'idempotency-key': key },
-      body: '{"expectedVersion":1,"title":"changed"}',
-    },
-    status: 400,
-  })),
+  ...BAD_KEYS.map(
+    ([name, key]): Case => ({
+      name: `dropbox key ${name}`,
+      request: POST({ headers: { 'idempotency-key': key } }),
+      status: 400,
+    }),
+  ),
+  ...BAD_KEYS.map(
+    ([name, key]): Case => ({
+      name: `notes key ${name}`,
+      request: {
+        method: 'PATCH',
+        path: '/notes/note-1',
+        headers: { ...submissionHeaders(TOKENS.dev, 'x'), 'idempotency-key': key },
+        body: '{"expectedVersion":1,"title":"changed"}',
+      },
+      status: 400,
+    }),
+  ),
   ...[
     ['blank', '%20%20'],
     ['overlong', 'k'.repeat(256)],
     ['non-ASCII', '%C3%A9t%C3%A9'],
     ['NUL', 'a%00b'],
     ['newline', 'a%0Ab'],
-  ].map(([name, key]): Case => ({
-    name: `lookup key ${name}`,
-    request: { path: `/dropbox/submissions/${key}`, headers: AUTH },
-    status: 400,
-  })),
+  ].map(
+    ([name, key]): Case => ({
+      name: `lookup key ${name}`,
+      request: { path: `/dropbox/submissions/${key}`, headers: AUTH },
+      status: 400,
+    }),
+  ),
 ];
 
 // Bodies that are not JSON at all.
@@ -97,11 +103,13 @@ const jsonCases: Case[] = [
   ['two documents', '{"a":1}{"b":2}'],
   ['NaN', '{"student":NaN,"assignment":"lab3"}'],
   ['comment', `/* hi */ ${VALID_BODY}`],
-].map(([name, body]): Case => ({
-  name: `json: ${name}`,
-  request: POST({ body: body! }),
-  status: 400,
-}));
+].map(
+  ([name, body]): Case => ({
+    name: `json: ${name}`,
+    request: POST({ body: body! }),
+    status: 400,
+  }),
+);
 jsonCases.push({
   name: 'json: invalid UTF-8',
   request: POST({ body: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]) }),
@@ -126,21 +134,25 @@ const BAD_TYPES: Array<[string, string | undefined]> = [
   ['bare json', 'json'],
 ];
 const typeCases: Case[] = [
-  ...BAD_TYPES.map(([name, type]): Case => ({
-    name: `dropbox content type ${name}`,
-    request: POST({ headers: { 'content-type': type } }),
-    status: 415,
-  })),
-  ...BAD_TYPES.map(([name, type]): Case => ({
-    name: `notes content type ${name}`,
-    request: {
-      method: 'PATCH',
-      path: '/notes/note-1',
-      headers: { ...submissionHeaders(TOKENS.dev, 'notes-type-key'), 'content-type': type },
-      body: '{"expectedVersion":1,"title":"changed"}',
-    },
-    status: 415,
-  })),
+  ...BAD_TYPES.map(
+    ([name, type]): Case => ({
+      name: `dropbox content type ${name}`,
+      request: POST({ headers: { 'content-type': type } }),
+      status: 415,
+    }),
+  ),
+  ...BAD_TYPES.map(
+    ([name, type]): Case => ({
+      name: `notes content type ${name}`,
+      request: {
+        method: 'PATCH',
+        path: '/notes/note-1',
+        headers: { ...submissionHeaders(TOKENS.dev, 'notes-type-key'), 'content-type': type },
+        body: '{"expectedVersion":1,"title":"changed"}',
+      },
+      status: 415,
+    }),
+  ),
 ];
 
 // Bodies over the dropbox's 16 KiB limit, declared or streamed.
@@ -191,11 +203,13 @@ const fieldCases: Case[] = [
   ['student with line separator', { student: 'ach\u2028en', assignment: 'lab3' }],
   ['student with leading space', { student: ' achen', assignment: 'lab3' }],
   ['both booleans', { student: true, assignment: false }],
-].map(([name, value]): Case => ({
-  name: `fields: ${name as string}`,
-  request: POST({ body: JSON.stringify(value) }),
-  status: 422,
-}));
+].map(
+  ([name, value]): Case => ({
+    name: `fields: ${name as string}`,
+    request: POST({ body: JSON.stringify(value) }),
+    status: 422,
+  }),
+);
 
 // Paths and methods nobody serves (none under /hooks, where every path is a hook).
 const routeCases: Case[] = [
@@ -225,11 +239,13 @@ const routeCases: Case[] = [
   ['DELETE', '/ledger/receipts', 405],
   ['PUT', '/store', 405],
   ['DELETE', '/notes/note-1', 405],
-].map(([method, path, status]): Case => ({
-  name: `route ${method} ${path}`,
-  request: { method: method as string, path: path as string, headers: AUTH },
-  status: status as number,
-}));
+].map(
+  ([method, path, status]): Case => ({
+    name: `route ${method} ${path}`,
+    request: { method: method as string, path: path as string, headers: AUTH },
+    status: status as number,
+  }),
+);
 
 // Tokens: missing, malformed, wrong, on every guarded route.
 const BAD_AUTH: Array<[string, string | undefined]> = [
@@ -269,26 +285,32 @@ const GUARDED: Array<[string, RawRequest]> = [
   ],
 ];
 const authCases: Case[] = GUARDED.flatMap(([route, request]) =>
-  BAD_AUTH.map(([name, authorization]): Case => ({
-    name: `auth ${route}: ${name}`,
-    request: { ...request, headers: { ...request.headers, authorization } },
-    status: 401,
-  })),
+  BAD_AUTH.map(
+    ([name, authorization]): Case => ({
+      name: `auth ${route}: ${name}`,
+      request: { ...request, headers: { ...request.headers, authorization } },
+      status: 401,
+    }),
+  ),
 );
 
-const faultCases: Case[] = ['drop-everything', 'swallow', ''].map((value): Case => ({
-  name: `fault header ${JSON.stringify(value)}`,
-  request: POST({ headers: { 'oncely-fault': value } }),
-  status: 400,
-}));
+const faultCases: Case[] = ['drop-everything', 'swallow', ''].map(
+  (value): Case => ({
+    name: `fault header ${JSON.stringify(value)}`,
+    request: POST({ headers: { 'oncely-fault': value } }),
+    status: 400,
+  }),
+);
 
 // Row limits the listings refuse (1 to 1000, given once).
 const limitCases: Case[] = ['/dropbox/store', '/ledger/receipts'].flatMap((path) =>
-  ['0', '1001', '-1', '1.5', 'all', '', '10&limit=20'].map((limit): Case => ({
-    name: `limit ${path}?limit=${limit}`,
-    request: { path: `${path}?limit=${limit}`, headers: AUTH },
-    status: 400,
-  })),
+  ['0', '1001', '-1', '1.5', 'all', '', '10&limit=20'].map(
+    (limit): Case => ({
+      name: `limit ${path}?limit=${limit}`,
+      request: { path: `${path}?limit=${limit}`, headers: AUTH },
+      status: 400,
+    }),
+  ),
 );
 
 const ALL = [

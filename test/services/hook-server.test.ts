@@ -62,48 +62,46 @@ test('swallow drops the TCP connection after recording the completion: the calle
   }
 });
 
-test(
-  'over a real socket, a body over maxBodyBytes gets its 413 while the sender is still sending',
-  { timeout: 10_000 },
-  async () => {
-    const hook = await startHookServer({ maxBodyBytes: 1024 });
-    try {
-      // The request body never ends: a receiver that read it in full before checking would never answer.
-      const answer = await new Promise<{ status: number; type: string | undefined; body: string }>(
-        (resolve, reject) => {
-          const req = httpRequest(
-            {
-              host: '127.0.0.1',
-              port: hook.port,
-              method: 'POST',
-              path: '/hooks/big',
-              agent: false,
-            },
-            (res) => {
-              let body = '';
-              res.setEncoding('utf8');
-              res.on('data', (chunk: string) => (body += chunk));
-              res.on('end', () =>
-                resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }),
-              );
-            },
-          );
-          req.on('error', reject);
-          req.write(Buffer.alloc(64 * 1024, 0x78));
-        },
-      );
-      assert.equal(answer.status, 413);
-      assert.equal(answer.type, 'application/problem+json');
-      assert.equal((JSON.parse(answer.body) as { status: number }).status, 413);
-      assert.deepEqual(
-        (await hook.service.hits()).map((h) => h.answer),
-        ['too_large'],
-      );
-    } finally {
-      await hook.close();
-    }
-  },
-);
+test('over a real socket, a body over maxBodyBytes gets its 413 while the sender is still sending', {
+  timeout: 10_000,
+}, async () => {
+  const hook = await startHookServer({ maxBodyBytes: 1024 });
+  try {
+    // The request body never ends: a receiver that read it in full before checking would never answer.
+    const answer = await new Promise<{ status: number; type: string | undefined; body: string }>(
+      (resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port: hook.port,
+            method: 'POST',
+            path: '/hooks/big',
+            agent: false,
+          },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (body += chunk));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body }),
+            );
+          },
+        );
+        req.on('error', reject);
+        req.write(Buffer.alloc(64 * 1024, 0x78));
+      },
+    );
+    assert.equal(answer.status, 413);
+    assert.equal(answer.type, 'application/problem+json');
+    assert.equal((JSON.parse(answer.body) as { status: number }).status, 413);
+    assert.deepEqual(
+      (await hook.service.hits()).map((h) => h.answer),
+      ['too_large'],
+    );
+  } finally {
+    await hook.close();
+  }
+});
 
 test('startHookServer refuses a bad port, naming the option', async () => {
   await assert.rejects(startHookServer({ port: 70_000 }), /invalid option port/);

@@ -68,15 +68,13 @@ await describePostgres('the store durability tests', ({ url, options }) => {
       typeof query === 'string' ? query : query.text;
     const pool: PgPool = {
       query: (text: string | PgQueryConfig, values?: unknown[]) => (
-        events.push(`pool ${short(textOf(text))}`),
-        inner.query(text as string, values)
+        events.push(`pool ${short(textOf(text))}`), inner.query(text as string, values)
       ),
       async connect() {
         const client = await inner.connect();
         return {
           query: (text: string | PgQueryConfig, values?: unknown[]) => (
-            events.push(`client ${short(textOf(text))}`),
-            client.query(text as string, values)
+            events.push(`client ${short(textOf(text))}`), client.query(text as string, values)
           ),
           release: (destroy?: boolean | Error) => client.release(destroy),
         };

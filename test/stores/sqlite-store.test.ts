@@ -417,9 +417,7 @@ function watched(
           run: (...params: unknown[]) => statement.run(...params),
           all: (...params: unknown[]) => statement.all(...params),
           get: (...params: unknown[]) => (
-            lookups.push(role),
-            before(role),
-            statement.get(...params)
+            lookups.push(role), before(role), statement.get(...params)
           ),
         };
       };

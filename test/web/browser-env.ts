@@ -62,7 +62,8 @@ async function openContext(executablePath: string): Promise<BrowserContext> {
 
 /** Set by a process that runs several test files in turn (scripts/run-tests.js): run at its end. */
 const atGroupEnd = (globalThis as Record<symbol, unknown>)[Symbol.for('oncely.test.atGroupEnd')] as
-  (() => Promise<void>)[] | undefined;
+  | (() => Promise<void>)[]
+  | undefined;
 let closingAtGroupEnd = false;
 
 async function leaveSharedBrowser(): Promise<void> {
@@ -147,13 +148,11 @@ export function browserSession<S extends { close(): Promise<void> }>(
     }
   });
 
-  test(
-    'the browser is available (or the test says why it is skipped)',
-    { skip: target.kind === 'skip' ? target.reason : false },
-    () => {
-      if (target.kind === 'fail') assert.fail(target.reason);
-    },
-  );
+  test('the browser is available (or the test says why it is skipped)', {
+    skip: target.kind === 'skip' ? target.reason : false,
+  }, () => {
+    if (target.kind === 'fail') assert.fail(target.reason);
+  });
 
   const launched = <T>(value: T | undefined): T => {
     if (value === undefined) throw new Error(`no browser for ${what}: a test without { skip } ran`);

@@ -52,85 +52,81 @@ async function cliOutcomes(args: string[]): Promise<{ rule: string; metrics: Wor
   return parsed.outcomes.map(({ rule, metrics }) => ({ rule, metrics }));
 }
 
-test(
-  'seed and 8-tick retention: the table equals `oncely sim run`, and the URL carries it',
-  { skip },
-  async () => {
-    const { page, server } = session;
-    const startedAt = Date.now();
-    await page.goto(`${server.url}/`);
-    await page.waitForSelector('#show-outcome');
-    assert.equal(await page.isHidden('#outcome'), true, 'no outcome before it is asked for');
-    await page.click('#show-outcome');
-    await page.waitForSelector('#outcome-table');
-    const timing = await page.evaluate(() => ({
-      firstOutcomeMs:
-        performance.getEntriesByName('oncely:first-outcome')[0]?.startTime ?? Number.NaN,
-      scriptMs:
-        performance.getEntriesByName('oncely:first-outcome-script')[0]?.duration ?? Number.NaN,
+test('seed and 8-tick retention: the table equals `oncely sim run`, and the URL carries it', {
+  skip,
+}, async () => {
+  const { page, server } = session;
+  const startedAt = Date.now();
+  await page.goto(`${server.url}/`);
+  await page.waitForSelector('#show-outcome');
+  assert.equal(await page.isHidden('#outcome'), true, 'no outcome before it is asked for');
+  await page.click('#show-outcome');
+  await page.waitForSelector('#outcome-table');
+  const timing = await page.evaluate(() => ({
+    firstOutcomeMs:
+      performance.getEntriesByName('oncely:first-outcome')[0]?.startTime ?? Number.NaN,
+    scriptMs:
+      performance.getEntriesByName('oncely:first-outcome-script')[0]?.duration ?? Number.NaN,
+  }));
+  console.log(
+    `page: first outcome ${timing.firstOutcomeMs.toFixed(0)} ms after navigation start, ${timing.scriptMs.toFixed(0)} ms of it in the page script (${Date.now() - startedAt} ms seen by the test)`,
+  );
+
+  await page.fill('#p-seed', '7');
+  await page.check('#p-retention-some');
+  await page.fill('#p-retention', '8');
+  const clickedAt = Date.now();
+  await page.click('#show-outcome');
+  await page.waitForSelector('#outcome[data-query="?seed=7&retention=8"]');
+  console.log(`page: Show outcome to table and timelines: ${Date.now() - clickedAt} ms`);
+
+  // The page prints the command that gives its table; run that very command.
+  const command = (await page.textContent('#outcome-cli')) ?? '';
+  assert.equal(command, 'npx oncely sim run --seed 7 --retention 8');
+  assert.deepEqual(await readOutcomeTable(), await cliOutcomes(command.split(' ').slice(4)));
+  assert.equal(new URL(page.url()).search, '?seed=7&retention=8');
+  await screenshot(page, 'page-outcome.png', { fullPage: true });
+});
+
+test('the timelines draw one mark per effect and per duplicate, and tell a duplicate’s story', {
+  skip,
+}, async () => {
+  const { page } = session;
+  const table = await readOutcomeTable();
+  for (const { rule, metrics } of table) {
+    const counts = await page.$eval(`svg.timeline[data-rule="${rule}"]`, (svg) => ({
+      effects: svg.querySelectorAll('.mark-effect').length,
+      duplicates: svg.querySelectorAll('.mark-duplicate').length,
+      sends: svg.querySelectorAll('.mark-send').length,
     }));
-    console.log(
-      `page: first outcome ${timing.firstOutcomeMs.toFixed(0)} ms after navigation start, ${timing.scriptMs.toFixed(0)} ms of it in the page script (${Date.now() - startedAt} ms seen by the test)`,
+    assert.deepEqual(
+      counts,
+      {
+        effects: metrics['delivered'],
+        duplicates: metrics['duplicates'],
+        sends: metrics['sends'],
+      },
+      rule,
     );
-
-    await page.fill('#p-seed', '7');
-    await page.check('#p-retention-some');
-    await page.fill('#p-retention', '8');
-    const clickedAt = Date.now();
-    await page.click('#show-outcome');
-    await page.waitForSelector('#outcome[data-query="?seed=7&retention=8"]');
-    console.log(`page: Show outcome to table and timelines: ${Date.now() - clickedAt} ms`);
-
-    // The page prints the command that gives its table; run that very command.
-    const command = (await page.textContent('#outcome-cli')) ?? '';
-    assert.equal(command, 'npx oncely sim run --seed 7 --retention 8');
-    assert.deepEqual(await readOutcomeTable(), await cliOutcomes(command.split(' ').slice(4)));
-    assert.equal(new URL(page.url()).search, '?seed=7&retention=8');
-    await screenshot(page, 'page-outcome.png', { fullPage: true });
-  },
-);
-
-test(
-  'the timelines draw one mark per effect and per duplicate, and tell a duplicate’s story',
-  { skip },
-  async () => {
-    const { page } = session;
-    const table = await readOutcomeTable();
-    for (const { rule, metrics } of table) {
-      const counts = await page.$eval(`svg.timeline[data-rule="${rule}"]`, (svg) => ({
-        effects: svg.querySelectorAll('.mark-effect').length,
-        duplicates: svg.querySelectorAll('.mark-duplicate').length,
-        sends: svg.querySelectorAll('.mark-send').length,
-      }));
-      assert.deepEqual(
-        counts,
-        {
-          effects: metrics['delivered'],
-          duplicates: metrics['duplicates'],
-          sends: metrics['sends'],
-        },
-        rule,
-      );
-    }
-    // Retry + key at 8-tick retention duplicates in this world: the button walks to it and explains.
-    const keyed = table.find((row) => row.rule === 'retry-key')!;
-    assert.ok(keyed.metrics['duplicates']! > 0, 'seed 7 at retention 8 has a keyed duplicate');
-    await page.click('.next-duplicate[data-rule="retry-key"]');
-    const detail = page.locator('.timeline-figure[data-rule="retry-key"] .timeline-detail');
-    assert.equal(await detail.getAttribute('data-kind'), 'duplicate');
-    assert.match(
-      (await detail.textContent()) ?? '',
-      /duplicate effect.*(receipt was lost|still on its way).*expired at tick \d+ \(retention 8 ticks\)/,
-    );
-    // The keyboard reaches the events: the focused timeline moves with the arrow keys.
-    await page.keyboard.press('ArrowLeft');
-    assert.notEqual(await detail.getAttribute('data-kind'), 'duplicate');
-    await screenshot(
-      page.locator('.timeline-figure[data-rule="retry-key"]'),
-      'page-timeline-retry-key.png',
-    );
-  },
-);
+  }
+  // Retry + key at 8-tick retention duplicates in this world: the button walks to it and explains.
+  const keyed = table.find((row) => row.rule === 'retry-key')!;
+  assert.ok(keyed.metrics['duplicates']! > 0, 'seed 7 at retention 8 has a keyed duplicate');
+  await page.click('.next-duplicate[data-rule="retry-key"]');
+  const detail = page.locator('.timeline-figure[data-rule="retry-key"] .timeline-detail');
+  assert.equal(await detail.getAttribute('data-kind'), 'duplicate');
+  assert.match(
+    (await detail.textContent()) ?? '',
+    /duplicate effect.*(receipt was lost|still on its way).*expired at tick \d+ \(retention 8 ticks\)/,
+  );
+  // The keyboard reaches the events: the focused timeline moves with the arrow keys.
+  await page.keyboard.press('ArrowLeft');
+  assert.notEqual(await detail.getAttribute('data-kind'), 'duplicate');
+  await screenshot(
+    page.locator('.timeline-figure[data-rule="retry-key"]'),
+    'page-timeline-retry-key.png',
+  );
+});
 
 test('a shared URL restores the controls and shows that outcome', { skip }, async () => {
   const { page, server } = session;

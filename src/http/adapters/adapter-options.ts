@@ -7,13 +7,12 @@ import type { IdempotencyContext } from '../idempotency-middleware.js';
  * the framework's own request (Express/node `req`, Fastify `request`, Hono `c`), so the scope can
  * come from `req.user` (passport), a session or `res.locals`.
  */
-export interface AdapterOptions<Tx, FrameworkRequest> extends Omit<
-  IdempotencyOptions<Tx>,
-  'scopeOf' | 'validate' | 'onKeyless'
-> {
+export interface AdapterOptions<Tx, FrameworkRequest>
+  extends Omit<IdempotencyOptions<Tx>, 'scopeOf' | 'validate' | 'onKeyless'> {
   /** The caller of a request; undefined is 401. @default every request is the single tenant 'default' */
   readonly scopeOf?:
-    ((request: FrameworkRequest) => string | undefined | Promise<string | undefined>) | undefined;
+    | ((request: FrameworkRequest) => string | undefined | Promise<string | undefined>)
+    | undefined;
 }
 
 /** What a route behind an adapter finds (`res.locals.idempotency`, `request.idempotency`, `c.get('idempotency')`). */

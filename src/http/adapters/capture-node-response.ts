@@ -75,7 +75,8 @@ export function captureNodeResponse(res: ServerResponse): CapturedResponse {
     const body = NULL_BODY_STATUSES.has(status) ? new Uint8Array(0) : Buffer.concat(chunks);
     resolve({ status, headers: headerPairs(res), body });
     const cb = [chunk, encoding, callback].find((a) => typeof a === 'function') as
-      Callback | undefined;
+      | Callback
+      | undefined;
     cb?.();
     return res;
   };

@@ -88,7 +88,7 @@ export function deferredGroups(
   function nextGroup(): Waiting[] {
     const group: Waiting[] = [];
     const inGroup = new Set<string>();
-    for (let i = 0; i < waiting.length && group.length < maxRequests;) {
+    for (let i = 0; i < waiting.length && group.length < maxRequests; ) {
       const w = waiting[i]!;
       if (onTheirWay.has(w.identity) || inGroup.has(w.identity)) {
         w.alone = true;

@@ -19,7 +19,8 @@ export interface DeferredMember {
  * the members (0-based). Then nothing was written, for any member.
  */
 export type DeferredCommitOutcome =
-  { readonly committed: true } | { readonly committed: false; readonly found: readonly number[] };
+  | { readonly committed: true }
+  | { readonly committed: false; readonly found: readonly number[] };
 
 const COMMITTED: DeferredCommitOutcome = { committed: true };
 

@@ -140,7 +140,7 @@ export async function migratePostgresLedger(
     let receipts = 0;
     let tombstones = 0;
     // Keyset pages in primary-key order.
-    for (let after: [unknown, unknown] | undefined; ;) {
+    for (let after: [unknown, unknown] | undefined; ; ) {
       const { rows } = (
         after === undefined
           ? await query(`${select} ORDER BY scope, key LIMIT ${MIGRATION_BATCH_ROWS}`)

@@ -28,12 +28,10 @@ export function sqliteSql(tx: SqliteTx): SqlHandle {
       return { rowCount: tx.run(toSqlite(sql), ...bind(params)).changes, insertedId: undefined };
     },
     get: async <R>(sql: string, params: readonly unknown[] = []) => (
-      await tx.begin(),
-      tx.get<R>(toSqlite(sql), ...bind(params))
+      await tx.begin(), tx.get<R>(toSqlite(sql), ...bind(params))
     ),
     all: async <R>(sql: string, params: readonly unknown[] = []) => (
-      await tx.begin(),
-      tx.all<R>(toSqlite(sql), ...bind(params))
+      await tx.begin(), tx.all<R>(toSqlite(sql), ...bind(params))
     ),
   };
 }

@@ -87,7 +87,8 @@ export function sqliteSweep(
       const params = { 1: nowMs, 2: expiresAt, 3: scope, 4: key, 5: chunk - 1 };
       const q = sql.count[table];
       const last = read(q.last).get(params) as
-        { expires_at: number; scope: string; key: string } | undefined;
+        | { expires_at: number; scope: string; key: string }
+        | undefined;
       if (last) return { count: chunk, next: [table, last.expires_at, last.scope, last.key] };
       const { n } = read(q.rest).get({ 1: nowMs, 2: expiresAt, 3: scope, 4: key }) as {
         n: number;

@@ -49,12 +49,10 @@ export async function sqliteTransaction<T>(
       })()),
     run: (source, ...params) => (ready(), writer.statement(source).run(...params)),
     get: <R>(source: string, ...params: unknown[]) => (
-      ready(),
-      writer.statement(source).get(...params) as R | undefined
+      ready(), writer.statement(source).get(...params) as R | undefined
     ),
     all: <R>(source: string, ...params: unknown[]) => (
-      ready(),
-      writer.statement(source).all(...params) as R[]
+      ready(), writer.statement(source).all(...params) as R[]
     ),
     exec: (source) => {
       ready();

@@ -37,27 +37,33 @@ const BAD_AUTH: Array<[string, string | undefined]> = [
   ['the scheme only in lowercase and no space', `bearer${TOKENS.dev}`],
 ];
 const authCases: HostileCase[] = [
-  ...BAD_AUTH.map(([name, authorization]): HostileCase => ({
-    name: `submit with ${name}`,
-    send: submit({ authorization, 'idempotency-key': 'auth-1' }),
-    status: 401,
-  })),
-  ...BAD_AUTH.slice(0, 5).map(([name, authorization]): HostileCase => ({
-    name: `read receipts with ${name}`,
-    send: { path: '/ledger/receipts', headers: { authorization } },
-    status: 401,
-  })),
+  ...BAD_AUTH.map(
+    ([name, authorization]): HostileCase => ({
+      name: `submit with ${name}`,
+      send: submit({ authorization, 'idempotency-key': 'auth-1' }),
+      status: 401,
+    }),
+  ),
+  ...BAD_AUTH.slice(0, 5).map(
+    ([name, authorization]): HostileCase => ({
+      name: `read receipts with ${name}`,
+      send: { path: '/ledger/receipts', headers: { authorization } },
+      status: 401,
+    }),
+  ),
   ...[
     ['/dropbox/store?access_token=', '/dropbox/store'],
     ['/ledger/receipts?access_token=', '/ledger/receipts'],
     ['/hooks/debug/hits?access_token=', '/hooks/debug/hits'],
     ['/dropbox/store?token=', '/dropbox/store'],
     [`/dropbox/submissions/${SEEDED.aliceKey}?access_token=`, "alice's lookup"],
-  ].map(([prefix, what]): HostileCase => ({
-    name: `a token in the query string of ${what}`,
-    send: { path: `${prefix}${TOKENS.alice}` },
-    status: 401,
-  })),
+  ].map(
+    ([prefix, what]): HostileCase => ({
+      name: `a token in the query string of ${what}`,
+      send: { path: `${prefix}${TOKENS.alice}` },
+      status: 401,
+    }),
+  ),
   {
     name: 'a token in the query string of a submission',
     send: submit(

@@ -45,16 +45,20 @@ const BAD_HOSTS: Array<[string, (port: number) => string]> = [
   ['a comma list', () => 'a.example, b.example'],
 ];
 const hostCases: HostileCase[] = [
-  ...BAD_HOSTS.map(([name, host]): HostileCase => ({
-    name: `Host with ${name} on GET /anything`,
-    send: withPort('GET /anything HTTP/1.1', host),
-    status: 400,
-  })),
-  ...BAD_HOSTS.slice(0, 4).map(([name, host]): HostileCase => ({
-    name: `Host with ${name} on an authenticated GET /store`,
-    send: withPort('GET /store HTTP/1.1', host, [AUTH]),
-    status: 400,
-  })),
+  ...BAD_HOSTS.map(
+    ([name, host]): HostileCase => ({
+      name: `Host with ${name} on GET /anything`,
+      send: withPort('GET /anything HTTP/1.1', host),
+      status: 400,
+    }),
+  ),
+  ...BAD_HOSTS.slice(0, 4).map(
+    ([name, host]): HostileCase => ({
+      name: `Host with ${name} on an authenticated GET /store`,
+      send: withPort('GET /store HTTP/1.1', host, [AUTH]),
+      status: 400,
+    }),
+  ),
   { name: 'no Host in HTTP/1.1', send: raw('GET /healthz HTTP/1.1', []), status: 400 },
   {
     name: 'an empty Host in HTTP/1.1',
@@ -93,19 +97,23 @@ const targetCases: HostileCase[] = [
   ['*', 400],
   ['http://127.0.0.1/nope', 404],
   ['http://evil.example/dropbox/store', 401],
-].map(([target, status]): HostileCase => ({
-  name: `target ${target}`,
-  send: raw(`GET ${target} HTTP/1.1`),
-  status: status as number,
-}));
+].map(
+  ([target, status]): HostileCase => ({
+    name: `target ${target}`,
+    send: raw(`GET ${target} HTTP/1.1`),
+    status: status as number,
+  }),
+);
 
 // Methods: TRACE would echo the request (RFC 9110 section 9.3.8); CONNECT asks for a tunnel.
 const methodCases: HostileCase[] = [
-  ...['/', '/healthz', '/dropbox/submissions', '/hooks/x'].map((path): HostileCase => ({
-    name: `TRACE ${path}`,
-    send: raw(`TRACE ${path} HTTP/1.1`, ['Host: 127.0.0.1', AUTH]),
-    status: 405,
-  })),
+  ...['/', '/healthz', '/dropbox/submissions', '/hooks/x'].map(
+    (path): HostileCase => ({
+      name: `TRACE ${path}`,
+      send: raw(`TRACE ${path} HTTP/1.1`, ['Host: 127.0.0.1', AUTH]),
+      status: 405,
+    }),
+  ),
   {
     name: 'TRACK / (a method node does not know: its parser refuses it)',
     send: raw('TRACK / HTTP/1.1'),
@@ -216,11 +224,13 @@ const traversalCases: HostileCase[] = [
   '/.env',
   '/.git/config',
   '/node_modules/hono/package.json',
-].map((path): HostileCase => ({
-  name: `traversal GET ${path}`,
-  send: { path, headers: auth(TOKENS.dev) },
-  status: 404,
-}));
+].map(
+  (path): HostileCase => ({
+    name: `traversal GET ${path}`,
+    send: { path, headers: auth(TOKENS.dev) },
+    status: 404,
+  }),
+);
 
 describeHostile('the server edge', [
   ...hostCases,

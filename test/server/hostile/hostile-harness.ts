@@ -24,7 +24,9 @@ export interface HostileCase {
   readonly name: string;
   /** A request for the harness client; raw bytes on a fresh connection; or a driver of its own. */
   readonly send:
-    RawRequest | { readonly raw: string | Uint8Array } | ((port: number) => Promise<RawResponse>);
+    | RawRequest
+    | { readonly raw: string | Uint8Array }
+    | ((port: number) => Promise<RawResponse>);
   /** The exact status, where only one is right. */
   readonly status?: number;
   /** More to check of the answer. */
@@ -46,43 +48,41 @@ export function describeHostile(
   cases: readonly HostileCase[],
   options: { server?: Partial<ServerOptions>; concurrency?: boolean } = {},
 ): void {
-  describe(
-    `${title}: ${cases.length} hostile cases, each a 4xx problem+json that changes nothing`,
-    { concurrency: options.concurrency ?? false },
-    () => {
-      let t: TestServer;
-      let baseline: unknown;
-      let baselineRows: unknown;
-      before(async () => {
-        t = await startTestServer(options.server);
-        await seed(t.port);
-        baseline = await storeView(t.port);
-        baselineRows = await storeRows(t);
-      });
-      after(async () => {
-        try {
-          assert.deepEqual(await storeView(t.port), baseline, "a caller's view changed");
-        } finally {
-          await t.close();
-        }
-      });
-
-      for (const c of cases) {
-        it(c.name, async () => {
-          const response = await (typeof c.send === 'function'
-            ? c.send(t.port)
-            : 'raw' in c.send
-              ? sendRaw(t.port, c.send.raw)
-              : send(t.port, c.send));
-          assertProblem(response, c.status);
-          c.check?.(response);
-          const health = await send(t.port, { path: '/healthz' });
-          assert.equal(health.status, 200, `healthz after the case: ${health.text}`);
-          assert.deepEqual(await storeRows(t), baselineRows, 'the store changed');
-        });
+  describe(`${title}: ${cases.length} hostile cases, each a 4xx problem+json that changes nothing`, {
+    concurrency: options.concurrency ?? false,
+  }, () => {
+    let t: TestServer;
+    let baseline: unknown;
+    let baselineRows: unknown;
+    before(async () => {
+      t = await startTestServer(options.server);
+      await seed(t.port);
+      baseline = await storeView(t.port);
+      baselineRows = await storeRows(t);
+    });
+    after(async () => {
+      try {
+        assert.deepEqual(await storeView(t.port), baseline, "a caller's view changed");
+      } finally {
+        await t.close();
       }
-    },
-  );
+    });
+
+    for (const c of cases) {
+      it(c.name, async () => {
+        const response = await (typeof c.send === 'function'
+          ? c.send(t.port)
+          : 'raw' in c.send
+            ? sendRaw(t.port, c.send.raw)
+            : send(t.port, c.send));
+        assertProblem(response, c.status);
+        c.check?.(response);
+        const health = await send(t.port, { path: '/healthz' });
+        assert.equal(health.status, 200, `healthz after the case: ${health.text}`);
+        assert.deepEqual(await storeRows(t), baselineRows, 'the store changed');
+      });
+    }
+  });
 }
 
 /** A 4xx whose body is problem+json with the same status. */
@@ -227,7 +227,7 @@ export function parseResponse(bytes: Buffer): RawResponse {
   let body = bytes.subarray(end + 4);
   if (/chunked/i.test(headers['transfer-encoding'] ?? '')) {
     const parts: Buffer[] = [];
-    for (let at = 0; ;) {
+    for (let at = 0; ; ) {
       const lineEnd = body.indexOf('\r\n', at);
       const size = parseInt(body.subarray(at, lineEnd).toString('latin1'), 16);
       if (!(size > 0)) break;

@@ -52,12 +52,14 @@ const duplicateCases: HostileCase[] = [
   ['notes', notes('{"expectedVersion":2,"expectedVersion":1,"title":"t"}'), 'expectedVersion'],
   ['notes', notes('{"expectedVersion":2,"title":"a","title":"b"}'), 'title'],
   ['notes', notes('{"expectedVersion":2,"title":"a","extra":[{"k":1,"k":1}]}'), 'k'],
-].map(([service, request, member]): HostileCase => ({
-  name: `${service as string}: the member ${member as string} twice`,
-  send: request as RawRequest,
-  status: 400,
-  check: (response) => assert.equal(names(response), member),
-}));
+].map(
+  ([service, request, member]): HostileCase => ({
+    name: `${service as string}: the member ${member as string} twice`,
+    send: request as RawRequest,
+    status: 400,
+    check: (response) => assert.equal(names(response), member),
+  }),
+);
 
 // Lone surrogates: JSON.parse takes them, canonical JSON (RFC 8785) cannot; once a 500.
 const surrogateCases: HostileCase[] = [
@@ -69,11 +71,13 @@ const surrogateCases: HostileCase[] = [
   ['notes', notes('{"expectedVersion":2,"title":"a\\ud800"}')],
   ['notes', notes('{"expectedVersion":2,"title":"\\udfff\\udfff"}')],
   ['notes', notes('{"\\udc01":2,"title":"t"}')],
-].map(([service, request], index): HostileCase => ({
-  name: `${service as string}: lone surrogate ${index + 1}`,
-  send: request as RawRequest,
-  status: 400,
-}));
+].map(
+  ([service, request], index): HostileCase => ({
+    name: `${service as string}: lone surrogate ${index + 1}`,
+    send: request as RawRequest,
+    status: 400,
+  }),
+);
 
 // Nesting: refused at 65 levels, and a 16 KiB body of brackets costs no stack.
 const nest = (depth: number, open = '[', close = ']'): string =>
@@ -128,11 +132,13 @@ const byteCases: HostileCase[] = [
   ],
   ['notes: a raw NUL', notes(utf8('{"expectedVersion":2,"title":"a\u0000"}')), 400],
   ['notes: an escaped NUL in the title', notes('{"expectedVersion":2,"title":"a\\u0000b"}'), 422],
-].map(([name, request, status]): HostileCase => ({
-  name: `bytes: ${name as string}`,
-  send: request as RawRequest,
-  status: status as number,
-}));
+].map(
+  ([name, request, status]): HostileCase => ({
+    name: `bytes: ${name as string}`,
+    send: request as RawRequest,
+    status: status as number,
+  }),
+);
 
 // Prototype keys: data like any other, refused as unknown fields, never merged into anything.
 const protoCases: HostileCase[] = [
@@ -154,11 +160,13 @@ const protoCases: HostileCase[] = [
     notes('{"__proto__":{"expectedVersion":2},"title":"t"}'),
   ],
   ['notes toString', notes('{"expectedVersion":2,"title":"t","toString":1}')],
-].map(([name, request]): HostileCase => ({
-  name: `proto: ${name as string}`,
-  send: request as RawRequest,
-  status: 422,
-}));
+].map(
+  ([name, request]): HostileCase => ({
+    name: `proto: ${name as string}`,
+    send: request as RawRequest,
+    status: 422,
+  }),
+);
 
 // Sizes: the dropbox and notes take 16 KiB, a hook 1 MiB; past it 413, declared or streamed.
 const pad = (bytes: number): string =>
