@@ -6,18 +6,9 @@
 // check is Biome's formatter (biome.json): both native and multi-threaded, together a few CPU
 // seconds for the whole tree, where the type-checked ESLint and Prettier they replaced took
 // about 58. The tests print as they go; the lint's and the format check's output follows
-// theirs, then one line for each step that failed.
+// theirs, then one line for each step that failed. (Run after the build: it imports from dist.)
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-
-const require = createRequire(import.meta.url);
-/** The script of an installed package's command (what node_modules/.bin links to). */
-function bin(pkg, name = pkg) {
-  const manifest = require.resolve(`${pkg}/package.json`);
-  const { bin } = require(manifest);
-  return join(dirname(manifest), typeof bin === 'string' ? bin : bin[name]);
-}
+import { packageBin as bin } from '../dist/test/support/package-bin.js';
 
 /** Runs `node args`; resolves with its exit code and, unless `inherit`, what it printed. */
 function run(args, { inherit = false, env = {} } = {}) {
@@ -37,7 +28,7 @@ function run(args, { inherit = false, env = {} } = {}) {
 const steps = [
   {
     name: 'lint',
-    run: run([bin('oxlint'), '--type-aware', '--quiet', '--report-unused-disable-directives'], {
+    run: run([bin('oxlint'), '--quiet'], {
       // tsgolint (Go) collects its garbage less often: about a fifth less CPU for half a GB more
       // at most, CPU the tests running beside it use (unless GOGC is set already).
       env: { GOGC: process.env['GOGC'] ?? '400' },

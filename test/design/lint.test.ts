@@ -8,18 +8,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { packageBin as bin } from '../support/package-bin.js';
 import { repoPath } from '../support/repo-path.js';
-
-const require = createRequire(import.meta.url);
-/** The script of an installed package's command. */
-function bin(pkg: string, name: string): string {
-  const manifest = require.resolve(`${pkg}/package.json`);
-  const { bin } = require(manifest) as { bin: Record<string, string> };
-  return join(dirname(manifest), bin[name]!);
-}
 
 interface Run {
   code: number;
@@ -63,7 +55,8 @@ const BAD = [
 describe('.oxlintrc.json', () => {
   let findings: Map<string, string[]>;
   before(async () => {
-    // The copy names the repository's plugin by its absolute path; the rest is as it stands.
+    // The copy names the repository's plugin by its absolute path; the rest (type-aware
+    // included) is as it stands.
     const config = readFileSync(repoPath('.oxlintrc.json'), 'utf8').replace(
       './scripts/lint/clock-plugin.js',
       repoPath('scripts', 'lint', 'clock-plugin.js'),
@@ -76,7 +69,7 @@ describe('.oxlintrc.json', () => {
       'src/time/clock.ts': BAD,
     });
     const { stdout } = await runNode(
-      [bin('oxlint', 'oxlint'), '--type-aware', '--format', 'json'],
+      [bin('oxlint'), '--format', 'json'],
       dir,
       // oxlint looks for tsgolint under the working directory; the probes are elsewhere.
       { OXLINT_TSGOLINT_PATH: bin('oxlint-tsgolint', 'tsgolint') },
