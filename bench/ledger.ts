@@ -415,6 +415,7 @@ export function formatLedgerBench(rows: readonly LedgerBenchRow[]): string {
     rows.find((r) => r.backend === backend && r.variant === variant);
   const targets: ReadonlyArray<readonly [Variant, string, number | undefined]> = [
     ['keyed', 'keyed ÷ bare (durable)', 0.85],
+    ['keyed-deferred', "keyed, writes: 'deferred' ÷ bare (durable)", 0.85],
     ['replay', 'replay ÷ bare (durable)', 1.5],
     ['keyed-process', 'keyed ÷ bare (process)', undefined],
     [
