@@ -79,7 +79,13 @@ const pool = new pg.Pool({
   pipeline: true,
   idleTimeoutMillis: 0,
 });
-const floorPool = new pg.Pool({ connectionString: url, max: connectionsMax, idleTimeoutMillis: 0 });
+// The floor commits durably whatever the server's default is, as the store's durable commits do.
+const floorPool = new pg.Pool({
+  connectionString: url,
+  max: connectionsMax,
+  idleTimeoutMillis: 0,
+  options: '-c synchronous_commit=on',
+});
 const options = { pool, schema, table: 'oncely_ledger', durability: 'durable' } as const;
 const inFlight =
   values['in-flight'] === undefined
