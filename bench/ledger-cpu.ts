@@ -1,7 +1,8 @@
 /**
- * CPU time of the bench's server thread and of its PostgreSQL backends, read from /proc (Linux;
- * elsewhere nothing is read). CPU seconds per request hold up on a loaded machine far better than
- * requests per second: a thread that waits for a core is not charged for the wait.
+ * CPU time of the bench's server thread, of its PostgreSQL backends and of the whole machine,
+ * read from /proc (Linux; elsewhere nothing is read). CPU seconds per request hold up on a
+ * loaded machine far better than requests per second: a thread that waits for a core is not
+ * charged for the wait.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -49,4 +50,19 @@ export function processesCpu(pids: readonly number[]): number {
   let sum = 0;
   for (const pid of pids) sum += cpuUsOf(`/proc/${pid}/stat`) ?? 0;
   return sum;
+}
+
+/**
+ * Busy CPU µs of the whole machine since boot (user, nice, system, irq, softirq: every process,
+ * PostgreSQL's backends too), or NaN where there is no /proc/stat.
+ */
+export function machineBusyUs(): number {
+  if (!existsSync('/proc/stat')) return Number.NaN;
+  const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8')
+    .split('\n', 1)[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return ((user! + nice! + system! + irq! + softirq!) * 1e6) / TICKS_PER_SECOND;
 }

@@ -15,13 +15,13 @@
  *   npm run build && node dist/bench/pg-group-commit.js [--pg URL] [--seconds 2] [--rounds 4]
  *                                                      [--connections 10,50]
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import pg from 'pg';
 import type { CompletedEntry } from '../src/ledger/index.js';
 import { createPostgresStore } from '../src/stores/postgres/index.js';
 import { redact } from '../src/stores/postgres/redact-url.js';
 import { exitOnBadArgs, readBenchArgs, wholeArgOrExit } from './bench-args.js';
+import { machineBusyUs } from './ledger-cpu.js';
 
 const NAME = 'pg-group-commit';
 const USAGE = `usage: node dist/bench/${NAME}.js [options]
@@ -54,20 +54,6 @@ const connectionCounts = (values.connections ?? '10,50').split(',').map((raw) =>
     exitOnBadArgs(NAME, `--connections takes whole numbers >= 1, comma-separated; got ${raw}`);
   return n;
 });
-
-/** Busy CPU µs of the whole machine since boot (user, nice, system, irq, softirq), or NaN. */
-function machineBusyUs(): number {
-  if (!existsSync('/proc/stat')) return Number.NaN;
-  const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8')
-    .slice(0, 200)
-    .split('\n')[0]!
-    .trim()
-    .split(/\s+/)
-    .slice(1)
-    .map(Number);
-  // /proc/stat counts in USER_HZ, 100 a second on Linux.
-  return (user! + nice! + system! + irq! + softirq!) * 10_000;
-}
 
 const CORES = availableParallelism();
 const schema = `oncely_group_commit_${process.pid}`;
