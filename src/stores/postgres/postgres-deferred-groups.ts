@@ -25,12 +25,12 @@ interface Waiting {
 
 /**
  * Group commit for deferred writes: the deferred commits that arrive while `inFlight`
- * transactions are on their way wait, and go together as the next transaction (BEGIN, every
- * member's row, every member's writes, one COMMIT) as soon as one of those is answered. A commit
- * made while a slot is free goes after this turn of the event loop, with those that arrived in the
- * same turn, so a lone request waits for no other. Under load the requests share BEGIN, COMMIT,
- * the WAL flush and one statement for all their rows: what a deferred request cost beyond its own
- * writes (docs/performance.md).
+ * transactions are on their way wait, and go together as the next transaction (every member's
+ * row in one statement, then every member's writes, one commit) as soon as one of those is
+ * answered. A commit made while a slot is free goes after this turn of the event loop, with those
+ * that arrived in the same turn, so a lone request waits for no other. Under load the requests
+ * share the commit, the WAL flush and one statement for all their rows: what a deferred request
+ * cost beyond its own writes (docs/performance.md).
  *
  * A group commits whole or not at all, so one member's failure would be every member's. When
  * members' keys had a row (retries answered by another process), those members lose (the ledger

@@ -5,6 +5,7 @@ import { neutralParams } from '../../ledger/sql-handle.js';
 import type { PgPool, PgPoolClient, PgQueryConfig, PgQueryResult } from './pg-pool.js';
 import { columnArrays, postgresClaimFunction } from './postgres-claim.js';
 import type { PostgresLedgerTables } from './postgres-tombstones.js';
+import { isOneSyncFailure, oneSyncSender } from './one-sync.js';
 import { preparedByText } from './prepared-by-text.js';
 import { pipelines, settledLater, together } from './postgres-transaction.js';
 
@@ -25,17 +26,18 @@ export type DeferredCommitOutcome =
 const COMMITTED: DeferredCommitOutcome = { committed: true };
 
 /**
- * Commits members' completed entries and deferred writes in one transaction: BEGIN, the rows of
- * every key that has none, the writes in order, COMMIT. On a pool made with `pipeline: true` they
- * go out in one write and come back in one round trip; elsewhere one by one.
+ * Commits members' completed entries and deferred writes in one transaction: the rows of every
+ * key that has none, then the writes in order. On a pg client they go out in one write as one
+ * implicit transaction, one Sync and no BEGIN or COMMIT (one-sync.ts), and come back in one round
+ * trip; on another client as BEGIN … COMMIT, pipelined on a pool made with `pipeline: true`,
+ * elsewhere one by one.
  *
  * The rows go in through the claim function (postgres-claim.ts): it takes the keys' advisory
  * locks (the ones claims take, in the same order, so claims and deferred commits of a key take
  * turns and never wait on each other in a cycle), then reads each key with a snapshot taken after
  * the locks, so it sees a row committed meanwhile, and inserts the row of each key that has none.
  * When a key has one, the statement fails (FOUND_ERROR: a cast of a text naming the members that
- * found a row), every statement behind it then fails and COMMIT answers ROLLBACK, so nothing
- * lands. The statement also sets the commit's level, like the receipt of a claimed key.
+ * found a row) and the transaction rolls back, so nothing lands. The statement also sets the commit's level, like the receipt of a claimed key.
  *
  * Rejects with a DeferredWriteError when one of the writes failed (rolled back), or with the
  * driver's error when the store did.
@@ -56,15 +58,18 @@ export function postgresDeferredCommit(
 
   return async (pool, members) => {
     const writes = members.flatMap((m) => m.writes);
-    const statements: Array<string | PgQueryConfig> = [
-      'BEGIN',
-      { name: rowsName, text: rowsText, values: columnArrays(members.map((m) => m.entry)) },
-      ...writes.map((w) => preparedByText(w.sql, neutralParams(w.params))),
-      'COMMIT',
-    ];
+    const rows: PgQueryConfig = {
+      name: rowsName,
+      text: rowsText,
+      values: columnArrays(members.map((m) => m.entry)),
+    };
+    const written = writes.map((w) => preparedByText(w.sql, neutralParams(w.params)));
     const client = await pool.connect();
     let broken = false;
     try {
+      const oneSync = oneSyncSender(client);
+      if (oneSync !== undefined) return await settleOneSync(oneSync([rows, ...written]), writes);
+      const statements = ['BEGIN', rows, ...written, 'COMMIT'];
       const answers = pipelines(client)
         ? together(client, () => statements.map((s) => settledLater(send(client, s))))
         : await oneByOne(client, statements);
@@ -128,7 +133,31 @@ function foundIn(error: unknown): number[] | undefined {
 }
 
 /**
- * Reads the answers in order: BEGIN, the rows, writes…, COMMIT. Not committed, with the members
+ * The same outcomes from one implicit transaction (one-sync.ts): the rows at place 0, the writes
+ * behind them; a failure at the list's end is the commit's (or the connection's).
+ */
+async function settleOneSync(
+  sent: Promise<void>,
+  writes: readonly DeferredWrite[],
+): Promise<DeferredCommitOutcome> {
+  try {
+    await sent;
+    return COMMITTED;
+  } catch (error) {
+    if (!isOneSyncFailure(error)) throw error;
+    const { failedAt } = error;
+    if (failedAt === 0) {
+      const found = foundIn(error);
+      if (found !== undefined) return { committed: false, found };
+    }
+    if (failedAt >= 1 && failedAt <= writes.length)
+      throw new DeferredWriteError(writes[failedAt - 1]!, error);
+    throw error;
+  }
+}
+
+/**
+ * Reads the answers of BEGIN … COMMIT in order: BEGIN, the rows, writes…, COMMIT. Not committed, with the members
  * that found a row, when the rows' statement found keys taken; a write's failure throws
  * DeferredWriteError; BEGIN's, the rows' (but for keys taken) or COMMIT's the driver's error.
  */
