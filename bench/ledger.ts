@@ -117,6 +117,14 @@ const SPECS = {
     floor: 'bare-process',
     what: 'a new key each, process durability',
   },
+  'keyed-deferred-process': {
+    path: '/deferred?durability=process',
+    keys: 'fresh',
+    durability: 'process',
+    slow: false,
+    floor: 'bare-process',
+    what: "a new key each, writes: 'deferred', process durability",
+  },
   'bare-slow': {
     path: `/bare?slow=${SLOW.ms}`,
     keys: 'none',
