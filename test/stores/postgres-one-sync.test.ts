@@ -99,6 +99,31 @@ await describePostgres('one implicit transaction per Sync', ({ url }) => {
     }
   });
 
+  it("a query pipelined ahead on the client: its ParseComplete is not taken for the list's", async () => {
+    await pool.query(`TRUNCATE ${table}`);
+    const client = (await pool.connect()) as unknown as pg.PoolClient;
+    try {
+      const ahead = client.query(insert(1, 'one_sync_ahead')); // on the wire, not yet answered
+      const broken = {
+        name: 'one_sync_typo_2',
+        text: `INSERT INTO ${table} (nope) VALUES ($1)`,
+        values: [1],
+      };
+      const first = await send(client, [broken]);
+      await ahead;
+      // Had the ahead query's ParseComplete been counted as the typo's, the typo's name would be
+      // on the books as prepared, and sending it again would fail with 26000 (no such statement).
+      const again = await send(client, [broken]);
+      assert.deepEqual(
+        [first, again].map((f) => (f as { code?: string } | undefined)?.code),
+        ['42703', '42703'],
+      );
+      assert.deepEqual(await ids(), [1]);
+    } finally {
+      client.release();
+    }
+  });
+
   it('a value with no text form fails its own statement before anything is sent', async () => {
     await pool.query(`TRUNCATE ${table}`);
     const circular: Record<string, unknown> = {};

@@ -25,8 +25,9 @@ export function isOneSyncFailure(error: unknown): error is OneSyncFailure {
  *
  * Returns undefined when the client is not a pg Client (another driver, a test double): the
  * caller then sends BEGIN … COMMIT as queries. It reaches below pg's `query` (a subclass of the
- * client's own Query class, its connection's message writers), as pg-cursor does; `client`
- * must be the caller's alone while the statements are on their way.
+ * client's own Query class, its connection's message writers), as pg-cursor does. Queries
+ * pipelined ahead of the list may still be answering: their ParseCompletes are theirs, told apart
+ * by pg's active query.
  */
 export function oneSyncSender(
   client: PgPoolClient,
@@ -34,8 +35,10 @@ export function oneSyncSender(
   const Query = (client.constructor as { Query?: QueryClass }).Query;
   const connection = (client as { connection?: Partial<PgConnection> }).connection;
   const prepareValue = valueMapper();
+  const active = (client as { _getActiveQuery?: () => unknown })._getActiveQuery;
   if (
     typeof Query !== 'function' ||
+    typeof active !== 'function' ||
     prepareValue === undefined ||
     !isPgConnection(connection) ||
     typeof (client as { query?: unknown }).query !== 'function'
@@ -44,8 +47,11 @@ export function oneSyncSender(
   const Group = groupQueryClass(Query);
   return (statements) =>
     new Promise<void>((resolve, reject) => {
-      const group = new Group(statements, prepareValue, (error) =>
-        error === undefined ? resolve() : reject(error),
+      const group = new Group(
+        statements,
+        prepareValue,
+        () => active.call(client),
+        (error) => (error === undefined ? resolve() : reject(error)),
       );
       (client as unknown as { query(q: unknown): unknown }).query(group);
     });
@@ -90,6 +96,7 @@ type QueryClass = new (config: { text: string }) => PgQuery;
 type GroupQueryClass = new (
   statements: readonly PgQueryConfig[],
   prepareValue: (value: unknown) => unknown,
+  activeQuery: () => unknown,
   done: (error?: OneSyncFailure) => void,
 ) => PgQuery;
 
@@ -111,6 +118,8 @@ function groupQueryClass(Query: QueryClass): GroupQueryClass {
     private unsentFrom: number | undefined;
     private connection: PgConnection | undefined;
     private readonly onParsed = (): void => {
+      // A ParseComplete of a query pipelined ahead of this one is that query's, not ours.
+      if (this.activeQuery() !== this) return;
       const statement = this.parsing[this.parsed++];
       if (statement === undefined || this.connection === undefined) return;
       this.connection.parsedStatements[statement.name] = statement.text;
@@ -120,6 +129,7 @@ function groupQueryClass(Query: QueryClass): GroupQueryClass {
     constructor(
       private readonly statements: readonly PgQueryConfig[],
       private readonly prepareValue: (value: unknown) => unknown,
+      private readonly activeQuery: () => unknown,
       done: (error?: OneSyncFailure) => void,
     ) {
       super({ text: 'oncely: one implicit transaction' });
