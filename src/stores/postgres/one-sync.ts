@@ -85,7 +85,9 @@ function isPgConnection(c: Partial<PgConnection> | undefined): c is PgConnection
   );
 }
 
-/** pg's Query, as far as the group uses it: its handlers count the answers, its result holds them. */
+/**
+ * pg's Query, as far as the group uses it: its handlers count the answers, its results hold them.
+ */
 interface PgQuery {
   callback?: (error: Error | null) => void;
   _results: unknown;
@@ -111,7 +113,7 @@ function groupQueryClass(Query: QueryClass): GroupQueryClass {
   let Group = groupClasses.get(Query);
   if (Group !== undefined) return Group;
   Group = class extends (Query as new (config: { text: string }) => PgQuery & object) {
-    /** The names this group sends a Parse for, in order; the server answers ParseComplete in that order. */
+    /** The statements this group sends a Parse for; the server answers ParseCompletes in order. */
     private readonly parsing: PgQueryConfig[] = [];
     private parsed = 0;
     /** The statement whose values had no text form: nothing was sent. */

@@ -37,7 +37,8 @@ const COMMITTED: DeferredCommitOutcome = { committed: true };
  * turns and never wait on each other in a cycle), then reads each key with a snapshot taken after
  * the locks, so it sees a row committed meanwhile, and inserts the row of each key that has none.
  * When a key has one, the statement fails (FOUND_ERROR: a cast of a text naming the members that
- * found a row) and the transaction rolls back, so nothing lands. The statement also sets the commit's level, like the receipt of a claimed key.
+ * found a row) and the transaction rolls back, so nothing lands. The statement also sets the
+ * commit's level, like the receipt of a claimed key.
  *
  * Rejects with a DeferredWriteError when one of the writes failed (rolled back), or with the
  * driver's error when the store did.
@@ -157,9 +158,10 @@ async function settleOneSync(
 }
 
 /**
- * Reads the answers of BEGIN … COMMIT in order: BEGIN, the rows, writes…, COMMIT. Not committed, with the members
- * that found a row, when the rows' statement found keys taken; a write's failure throws
- * DeferredWriteError; BEGIN's, the rows' (but for keys taken) or COMMIT's the driver's error.
+ * Reads the answers of BEGIN … COMMIT in order: BEGIN, the rows, writes…, COMMIT. Not committed,
+ * with the members that found a row, when the rows' statement found keys taken; a write's failure
+ * throws DeferredWriteError; BEGIN's, the rows' (but for keys taken) or COMMIT's the driver's
+ * error.
  */
 async function settle(
   answers: ReadonlyArray<Promise<PgQueryResult>>,
