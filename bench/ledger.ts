@@ -391,9 +391,29 @@ function ratioOf(row: LedgerBenchRow, rows: readonly LedgerBenchRow[]): number {
 }
 
 export function formatLedgerBench(rows: readonly LedgerBenchRow[]): string {
+  // The variant column fits the longest name, so every column after it stays aligned.
+  const variantWidth = Math.max('variant'.length, ...rows.map((r) => r.variant.length));
+  const heads = [
+    'backend',
+    'variant',
+    'durability',
+    'req/s',
+    'spread',
+    'p99 ms',
+    '÷ floor',
+    'server µs',
+    'db µs',
+    'statuses',
+    'effect rows',
+    'what',
+  ];
+  const widths = [8, variantWidth, 10, 7, 13, 7, 7, 9, 5, 24, 11, 4];
   const out = [
-    'backend   variant        durability  req/s    spread         p99 ms   ÷ floor  server µs  db µs  statuses                  effect rows  what',
-    '--------  -------------  ----------  -------  -------------  -------  -------  ---------  -----  ------------------------  -----------  ----',
+    heads
+      .map((h, i) => h.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd(),
+    widths.map((w) => '-'.repeat(w)).join('  '),
   ];
   for (const row of rows) {
     const spec: VariantSpec = SPECS[row.variant];
@@ -405,7 +425,7 @@ export function formatLedgerBench(rows: readonly LedgerBenchRow[]): string {
     out.push(
       [
         row.backend.padEnd(8),
-        row.variant.padEnd(13),
+        row.variant.padEnd(variantWidth),
         spec.durability.padEnd(10),
         row.requestsPerSecond.toFixed(0).padStart(7),
         spread.padEnd(13),

@@ -7,7 +7,7 @@
  * with their database; the difference between the two is the store's share.
  *
  *   npm run build && node dist/bench/middleware-cost.js [--seconds 3] [--rounds 3] [--connections 10]
- *                                                      [--cpu-prof DIR]
+ *                                                      [--variants bare,deferred] [--cpu-prof DIR]
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,8 @@ const USAGE = `usage: node dist/bench/middleware-cost.js [options]
   --seconds N       length of each measured run (default 3)
   --rounds N        rounds, variants interleaved in each; the median kept (default 3)
   --connections N   autocannon connections (default 10)
+  --variants A,B    only these (from ${Object.keys(VARIANTS).join(', ')}); bare always runs, as
+                    every other row is read against it; to profile one route
   --cpu-prof DIR    profile the server process (node --cpu-prof) into DIR
   --help            this text`;
 
@@ -37,12 +39,15 @@ const { values } = readBenchArgs('middleware-cost', USAGE, {
     rounds: { type: 'string' },
     connections: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    variants: { type: 'string' },
     help: { type: 'boolean' },
   },
 });
 const seconds = wholeArgOrExit('middleware-cost', 'seconds', values.seconds, 3);
 const rounds = wholeArgOrExit('middleware-cost', 'rounds', values.rounds, 3);
 const connections = wholeArgOrExit('middleware-cost', 'connections', values.connections, 10);
+
+const variants = chosenVariants(values.variants);
 
 const profileDir = values['cpu-prof'];
 const server = fork(fileURLToPath(new URL('./middleware-cost-server.js', import.meta.url)), [], {
@@ -103,7 +108,20 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 const spread = (xs: number[]): string =>
   `${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))}`;
 
-const variants = Object.keys(VARIANTS) as Variant[];
+/** bare, then the variants --variants names (all by default), in the table's order. */
+function chosenVariants(list: string | undefined): Variant[] {
+  const all = Object.keys(VARIANTS) as Variant[];
+  if (list === undefined) return all;
+  const named = list.split(',').map((v) => v.trim());
+  const unknown = named.filter((v) => !(all as string[]).includes(v));
+  if (unknown.length > 0) {
+    console.error(
+      `bench/middleware-cost: --variants takes names from ${all.join(', ')}; got ${unknown.join(', ')}`,
+    );
+    process.exit(1);
+  }
+  return all.filter((v) => v === 'bare' || named.includes(v));
+}
 console.log(
   `bench/middleware-cost: POST through oncely/node with no database; autocannon, ${connections} connections, ${seconds} s per run, ${rounds} round(s), variants interleaved; server in a child process`,
 );
