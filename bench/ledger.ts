@@ -393,27 +393,33 @@ function ratioOf(row: LedgerBenchRow, rows: readonly LedgerBenchRow[]): number {
 export function formatLedgerBench(rows: readonly LedgerBenchRow[]): string {
   // The variant column fits the longest name, so every column after it stays aligned.
   const variantWidth = Math.max('variant'.length, ...rows.map((r) => r.variant.length));
-  const heads = [
-    'backend',
-    'variant',
-    'durability',
-    'req/s',
-    'spread',
-    'p99 ms',
-    '÷ floor',
-    'server µs',
-    'db µs',
-    'statuses',
-    'effect rows',
-    'what',
+  const columns: ReadonlyArray<readonly [head: string, width: number, numeric?: true]> = [
+    ['backend', 8],
+    ['variant', variantWidth],
+    ['durability', 10],
+    ['req/s', 7, true],
+    ['spread', 13],
+    ['p99 ms', 7, true],
+    ['÷ floor', 7, true],
+    ['server µs', 9, true],
+    ['db µs', 5, true],
+    ['statuses', 24],
+    ['effect rows', 11, true],
+    ['what', 4],
   ];
-  const widths = [8, variantWidth, 10, 7, 13, 7, 7, 9, 5, 24, 11, 4];
+  const last = columns.length - 1;
+  /** A row: numbers right-aligned in their column, text left, the last cell as it is. */
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((cell, i) => {
+        const [, width, numeric] = columns[i]!;
+        if (i === last) return cell;
+        return numeric ? cell.padStart(width) : cell.padEnd(width);
+      })
+      .join('  ');
   const out = [
-    heads
-      .map((h, i) => h.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd(),
-    widths.map((w) => '-'.repeat(w)).join('  '),
+    columns.map(([head, width], i) => (i === last ? head : head.padEnd(width))).join('  '),
+    columns.map(([, width]) => '-'.repeat(width)).join('  '),
   ];
   for (const row of rows) {
     const spec: VariantSpec = SPECS[row.variant];
@@ -423,20 +429,20 @@ export function formatLedgerBench(rows: readonly LedgerBenchRow[]): string {
         .join(' ') + (row.errors > 0 ? ` errors×${row.errors}` : '');
     const spread = row.spread ? `${row.spread[0].toFixed(0)}–${row.spread[1].toFixed(0)}` : '';
     out.push(
-      [
-        row.backend.padEnd(8),
-        row.variant.padEnd(variantWidth),
-        spec.durability.padEnd(10),
-        row.requestsPerSecond.toFixed(0).padStart(7),
-        spread.padEnd(13),
-        row.p99Ms.toFixed(1).padStart(7),
-        `${ratioOf(row, rows).toFixed(2)}×`.padStart(7),
-        cpu(row.serverCpuUs).padStart(9),
-        cpu(row.databaseCpuUs).padStart(5),
-        statuses.padEnd(24),
-        String(row.effectRows).padStart(11),
+      line([
+        row.backend,
+        row.variant,
+        spec.durability,
+        row.requestsPerSecond.toFixed(0),
+        spread,
+        row.p99Ms.toFixed(1),
+        `${ratioOf(row, rows).toFixed(2)}×`,
+        cpu(row.serverCpuUs),
+        cpu(row.databaseCpuUs),
+        statuses,
+        String(row.effectRows),
         spec.what,
-      ].join('  '),
+      ]),
     );
   }
   const find = (backend: Backend, variant: Variant): LedgerBenchRow | undefined =>

@@ -12,7 +12,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { autocannon, type AutocannonRequest } from './autocannon.js';
-import { readBenchArgs, wholeArgOrExit } from './bench-args.js';
+import { exitOnBadArgs, readBenchArgs, wholeArgOrExit } from './bench-args.js';
 
 const VARIANTS = {
   bare: { path: '/bare', keys: 'none', what: 'no oncely: body, JSON, answer' },
@@ -114,12 +114,11 @@ function chosenVariants(list: string | undefined): Variant[] {
   if (list === undefined) return all;
   const named = list.split(',').map((v) => v.trim());
   const unknown = named.filter((v) => !(all as string[]).includes(v));
-  if (unknown.length > 0) {
-    console.error(
-      `bench/middleware-cost: --variants takes names from ${all.join(', ')}; got ${unknown.join(', ')}`,
+  if (unknown.length > 0)
+    exitOnBadArgs(
+      'middleware-cost',
+      `--variants takes names from ${all.join(', ')}; got ${unknown.join(', ')}`,
     );
-    process.exit(1);
-  }
   return all.filter((v) => v === 'bare' || named.includes(v));
 }
 console.log(

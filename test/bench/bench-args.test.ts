@@ -53,6 +53,13 @@ describe('benchmark command lines', () => {
       'bench/lock-wait: --rounds must be a whole number >= 1, got 0 (--help lists the options)',
     );
   });
+
+  it('as a process: an unknown --variants name is one line and exit 2, before the server starts (bench/middleware-cost)', () => {
+    expectRefused(
+      ['middleware-cost', '--variants', 'deferred,nope'],
+      'bench/middleware-cost: --variants takes names from bare, deferred, claimed, replay; got nope (--help lists the options)',
+    );
+  });
 });
 
 /** Runs dist/bench/<bench>.js with `args`: it must exit 2 with `line` alone on stderr and print nothing else. */
