@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // What `npm pack` and a git install ship: dist/src (fresh: no file of a removed source survives)
 // and the simulator page in web/dist. The tests, benches and examples are not built here.
+// What the builds print goes to stderr: `npm pack --json` writes its JSON to stdout after this.
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,9 +15,9 @@ rmSync(join(root, 'dist', '.tsbuildinfo'), { force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.package.json')], {
   cwd: root,
-  stdio: 'inherit',
+  stdio: ['ignore', 2, 2],
 });
 execFileSync(process.execPath, [join(root, 'scripts', 'build-web.js')], {
   cwd: root,
-  stdio: 'inherit',
+  stdio: ['ignore', 2, 2],
 });

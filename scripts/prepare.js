@@ -1,13 +1,17 @@
 #!/usr/bin/env node
-// npm runs this after `npm install` in a clone and when a git dependency is installed:
+// npm runs this after `npm install` in a clone, when a git dependency is installed, and on
+// `npm pack` and `npm publish`:
 // - builds once when there is no build yet (a git install packs what this builds; in a clone,
 //   `npm start` and `npm test` rebuild anyway, so an existing build is left alone);
 // - links node_modules/.bin/oncely to the CLI, so `npx oncely …` works in a clone as it does in
 //   an app that installed the package (npm links the bins of dependencies, never the project's own).
 //   (A POSIX shell script: on Windows, run `node dist/src/cli/main.js` instead.)
+// - in a clone, points git at .githooks (core.hooksPath), whose commit-msg hook holds commit
+//   subjects to 72 characters (scripts/commit-msg.js).
+// It prints only to stderr: `npm pack --json` writes its JSON to stdout, after this has run.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -15,7 +19,8 @@ const cli = join(root, 'dist', 'src', 'cli', 'main.js');
 if (!existsSync(cli)) {
   execFileSync(process.execPath, [join(root, 'scripts', 'build-package.js')], {
     cwd: root,
-    stdio: 'inherit',
+    // The build's own output goes to stderr too.
+    stdio: ['ignore', 2, 2],
   });
 }
 const bin = join(root, 'node_modules', '.bin');
@@ -27,4 +32,45 @@ if (existsSync(join(root, 'node_modules'))) {
   writeFileSync(link, '#!/bin/sh\nexec node "$(dirname "$0")/../../dist/src/cli/main.js" "$@"\n', {
     mode: 0o755,
   });
+}
+installHooks();
+
+/** `git …` in the package root: its trimmed stdout, or undefined when git fails or is absent. */
+function git(...args) {
+  try {
+    return execFileSync('git', args, {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Sets core.hooksPath to .githooks when the package root is the top of its own git work tree.
+ * Nothing happens, and nothing fails, anywhere else: a tarball or registry install (no git), a
+ * package installed inside an app's repository (that repository's hooks are the app's), a
+ * linked worktree (its config is the whole repository's: set it once in the main tree), or a
+ * repository whose hooksPath already names other hooks.
+ */
+function installHooks() {
+  const top = git('rev-parse', '--show-toplevel');
+  if (top === undefined || realpathSync(top) !== realpathSync(root)) return;
+  const gitDir = git('rev-parse', '--absolute-git-dir');
+  const commonDir = git('rev-parse', '--git-common-dir');
+  if (gitDir === undefined || commonDir === undefined) return;
+  if (realpathSync(gitDir) !== realpathSync(resolve(root, commonDir))) {
+    console.error('prepare: a linked worktree; run `git config core.hooksPath .githooks` once');
+    return;
+  }
+  const current = git('config', '--get', 'core.hooksPath');
+  if (current === '.githooks') return;
+  if (current !== undefined && current !== '') {
+    console.error(`prepare: core.hooksPath is ${current}; .githooks/commit-msg not installed`);
+    return;
+  }
+  if (git('config', 'core.hooksPath', '.githooks') === undefined)
+    console.error('prepare: could not set core.hooksPath to .githooks');
 }

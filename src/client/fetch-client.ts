@@ -10,13 +10,11 @@ import {
 import type { RetryTokenBucket } from '../policy/retry-token-bucket.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { systemRandom, type Random } from '../time/random.js';
-import {
-  defaultClassifyError,
-  prepareRetry,
-  runPrepared,
-  withCall,
-  type RetryResult,
-} from './retry.js';
+import { defaultClassifyError } from './default-observe.js';
+import { prepareRetry, withCall } from './prepare-retry.js';
+import type { RetryResult } from './retry-result.js';
+import { runPrepared } from './run-prepared.js';
+import { fetchAttempt } from './fetch-attempt.js';
 import { toHttpRetryError } from './http-retry-error.js';
 import { isRetryError, type AttemptRecord } from './retry-report.js';
 import {
@@ -155,61 +153,25 @@ export function createClient<T extends ThrowOn = 'give-up'>(
       const deadlineAt = givenDeadline ?? Number.POSITIVE_INFINITY;
       const outer = signal ?? undefined;
 
-      const attempt = async (): Promise<Response> => {
-        // The per-attempt timeout never outlives the deadline: an attempt still running at the
-        // deadline is cut there and counts as unknown.
-        const limitMs = Math.max(1, Math.min(timeoutMs, deadlineAt - clock.now()));
-        const controller = new AbortController();
-        const stopTimer = new AbortController();
-        const onOuterAbort = (): void => controller.abort(outer?.reason);
-        if (outer?.aborted) onOuterAbort();
-        else outer?.addEventListener('abort', onOuterAbort, { once: true });
-        timer.sleep(limitMs, stopTimer.signal).then(
-          () =>
-            controller.abort(
-              new DOMException(`attempt timed out after ${limitMs} ms`, 'TimeoutError'),
-            ),
-          () => undefined,
-        );
-        try {
-          return await untilAborted(controller.signal, async () => {
-            const response = await fetchImpl(url, {
-              ...fetchInit,
-              method,
-              headers,
-              signal: controller.signal,
-            });
-            // Read the body inside the timeout: a reply cut mid-body is a lost ack (unknown), not
-            // a success. The clone keeps the returned response readable.
-            await response.clone().arrayBuffer();
-            return response;
-          });
-        } finally {
-          stopTimer.abort();
-          outer?.removeEventListener('abort', onOuterAbort);
-        }
-      };
-
-      const onEachAttempt =
-        onAttempt || onRequestAttempt
-          ? (record: AttemptRecord) => {
-              onAttempt?.(record);
-              onRequestAttempt?.(record);
-            }
-          : undefined;
+      const attempt = fetchAttempt({
+        fetch: fetchImpl,
+        url,
+        init: { ...fetchInit, method, headers },
+        timeoutMs,
+        deadlineAt,
+        clock,
+        timer,
+        signal: outer,
+      });
       const policy =
         maxAttempts === undefined && givenDeadline === undefined
           ? prepared.policy
-          : resolveRetryPolicy({
-              ...prepared.policy,
-              ...(maxAttempts === undefined ? {} : { maxAttempts }),
-              deadlineAt,
-            });
+          : requestPolicy(prepared.policy, maxAttempts, deadlineAt);
       const call = withCall(prepared, {
         key,
         signal: outer,
         mayRetry: key !== undefined || (IDEMPOTENT_METHODS as readonly string[]).includes(method),
-        onAttempt: onEachAttempt,
+        onAttempt: bothOnAttempt(onAttempt, onRequestAttempt),
       });
       let result: RetryResult<Response>;
       try {
@@ -258,17 +220,27 @@ function checkTimeout(value: number): number {
   return value;
 }
 
-/** Rejects with the signal's reason as soon as it aborts, even if `work` ignores the signal. */
-function untilAborted<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    if (signal.aborted) {
-      onAbort();
-      return;
-    }
-    signal.addEventListener('abort', onAbort, { once: true });
-    work()
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener('abort', onAbort));
+/** The client's policy with one request's own attempt budget and deadline on top. */
+function requestPolicy(
+  policy: RetryPolicyOptions,
+  maxAttempts: number | undefined,
+  deadlineAt: number,
+): RetryPolicyOptions {
+  return resolveRetryPolicy({
+    ...policy,
+    ...(maxAttempts === undefined ? {} : { maxAttempts }),
+    deadlineAt,
   });
+}
+
+/** The client's progress callback and the request's, both called; undefined when neither is set. */
+function bothOnAttempt(
+  forClient: ((record: AttemptRecord) => void) | undefined,
+  forRequest: ((record: AttemptRecord) => void) | undefined,
+): ((record: AttemptRecord) => void) | undefined {
+  if (!forClient && !forRequest) return undefined;
+  return (record) => {
+    forClient?.(record);
+    forRequest?.(record);
+  };
 }

@@ -4,16 +4,17 @@ import { InvalidOptionError } from '../contract/errors.js';
 import { newKey } from '../contract/idempotency-key.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { systemRandom, type Random } from '../time/random.js';
-import type {
-  ClaimedIntent,
-  IntentRecord,
-  IntentState,
-  Settlement,
-  StateCounts,
-} from './intent.js';
+import type { IntentRecord, StateCounts } from './intent.js';
 import type { JournalStore } from './journal-store.js';
-import { INTERRUPTED, settleAttempt, stopBeforeAttempt } from './next-step.js';
-import { clientFor, sendAttempt } from './send-attempt.js';
+import {
+  runOutboxPass,
+  type OutboxPassSetup,
+  type PassResult,
+  type SettledEvent,
+} from './outbox-pass.js';
+import { clientFor } from './send-attempt.js';
+
+export type { PassResult, SettledEvent } from './outbox-pass.js';
 
 export interface OutboxWorkerOptions {
   readonly store: JournalStore<never> | JournalStore<unknown>;
@@ -59,26 +60,6 @@ export const DEFAULT_OUTBOX_WORKER_OPTIONS = {
   pollMs: 1000,
 } as const;
 
-/** One intent settled by this worker: after an attempt, or without one (deadline, budget). */
-export interface SettledEvent {
-  readonly key: string;
-  readonly state: IntentState;
-  /** The attempt just closed, if one was. */
-  readonly attempt: number | undefined;
-  readonly status: number | null;
-  readonly detail: string | null;
-  /** False when the lease had been lost: another worker owns the intent now. */
-  readonly written: boolean;
-}
-
-/** What one pass did. */
-export interface PassResult {
-  readonly claimed: number;
-  readonly sent: number;
-  /** Claimed intents skipped because a secret header had no value: left pending, never sent without it. */
-  readonly missingSecrets: readonly string[];
-}
-
 export interface OutboxWorker {
   readonly owner: string;
   /** Claims one batch of due intents, sends them, writes down every attempt and what follows. */
@@ -115,109 +96,19 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     throw new InvalidOptionError('batchSize', batchSize, 'a whole number >= 1');
   if (!Number.isSafeInteger(pollMs) || pollMs < 1)
     throw new InvalidOptionError('pollMs', pollMs, 'a whole number of milliseconds >= 1');
-  const client = clientFor({ fetch: fetchImpl, clock, timer });
-
-  const secretsFor = (intent: IntentRecord): Record<string, string> | undefined => {
-    const values: Record<string, string> = {};
-    for (const name of intent.secretHeaders) {
-      const value =
-        typeof options.secrets === 'function'
-          ? options.secrets(name, intent)
-          : options.secrets?.[name];
-      if (value === undefined) return undefined;
-      values[name] = value;
-    }
-    return values;
+  const setup: OutboxPassSetup = {
+    store,
+    owner,
+    clock,
+    timer,
+    random,
+    fetch: fetchImpl,
+    client: clientFor({ fetch: fetchImpl, clock, timer }),
+    leaseMs,
+    batchSize,
+    options,
   };
-
-  const report = (settlement: Settlement, written: boolean): void => {
-    options.onSettled?.({
-      key: settlement.key,
-      state: settlement.next.state,
-      attempt: settlement.attempt?.attempt,
-      status: settlement.attempt?.status ?? null,
-      detail: settlement.attempt?.detail ?? null,
-      written,
-    });
-  };
-  const write = async (settlements: Settlement[]): Promise<void> => {
-    const written = await store.settle(settlements);
-    settlements.forEach((s, i) => report(s, written[i] === true));
-  };
-
-  async function runOnce(): Promise<PassResult> {
-    const claimed = await store.claim(owner, clock.now(), leaseMs, batchSize, options.onlyKey);
-    const early: Settlement[] = [];
-    const toSend: { claim: ClaimedIntent; secrets: Record<string, string> }[] = [];
-    const missingSecrets: string[] = [];
-    for (const claim of claimed) {
-      const { intent, token } = claim;
-      // Its last attempt never came back to the journal: count it as unknown (it may have
-      // happened) and let the policy decide, as if that answer had just been lost.
-      if (claim.interrupted) {
-        early.push(
-          settleAttempt(
-            intent,
-            token,
-            intent.attemptCount,
-            { observation: INTERRUPTED, body: null },
-            clock.now(),
-            random,
-          ),
-        );
-        continue;
-      }
-      const stop = stopBeforeAttempt(intent, token, clock.now());
-      if (stop) {
-        early.push(stop);
-        continue;
-      }
-      const secrets = secretsFor(intent);
-      if (secrets === undefined) {
-        missingSecrets.push(intent.key);
-        continue;
-      }
-      toSend.push({ claim, secrets });
-    }
-    if (early.length > 0) await write(early);
-    // Missing secrets: the lease simply runs out; nothing is sent without the header.
-    const startedAt = clock.now();
-    const started = await store.startAttempts(
-      toSend.map(({ claim }) => ({
-        key: claim.intent.key,
-        token: claim.token,
-        attempt: claim.intent.attemptCount + 1,
-        worker: owner,
-        startedAt,
-      })),
-    );
-    const sending = toSend.filter((_, i) => started[i] === true);
-    const settlements = await Promise.all(
-      sending.map(async ({ claim, secrets }) => {
-        const result = await sendAttempt(
-          claim.intent,
-          {
-            fetch: fetchImpl,
-            clock,
-            timer,
-            secretHeaders: secrets,
-            signingSecret: options.signingSecret,
-          },
-          client,
-        );
-        return settleAttempt(
-          claim.intent,
-          claim.token,
-          claim.intent.attemptCount + 1,
-          result,
-          clock.now(),
-          random,
-        );
-      }),
-    );
-    if (settlements.length > 0) await write(settlements);
-    return { claimed: claimed.length, sent: sending.length, missingSecrets };
-  }
+  const runOnce = (): Promise<PassResult> => runOutboxPass(setup);
 
   const dueOf = async (key: string): Promise<number | undefined> => {
     const intent = await store.get(key);

@@ -1,157 +1,26 @@
 import { outcomeOfStatus, type Outcome } from '../contract/status-class.js';
 import { parseRetryAfter, type RetryAfter } from '../contract/retry-after.js';
-import type { NoResponseReason, NotSentReason } from '../contract/transport-failure.js';
 import type { Random } from '../time/random.js';
 import { backoffDelayMs } from './backoff.js';
+import { NO_INPUTS, type DecideInputs } from './decide-inputs.js';
+import type { Decision, DelayReason, FinalOutcome, StopReason } from './decision.js';
+import type { Observation } from './observation.js';
 import type { RetryPolicyOptions } from './retry-options.js';
+import { INITIAL_RETRY_STATE, type RetryState } from './retry-state.js';
 
-/** What one attempt came back with, as the policy sees it. */
-export type Observation =
-  /** The server answered. */
-  | {
-      readonly kind: 'response';
-      readonly status: number;
-      readonly retryAfter?: string | null | undefined;
-      readonly date?: string | null | undefined;
-    }
-  /**
-   * Sent, and no answer we can trust: a timeout, a reset, a swallowed ack. The work may have
-   * happened. `status` is the synthetic one chosen at the adapter boundary (408) for status
-   * tables; it is internal: reports show no status for it, since the server sent none.
-   */
-  | {
-      readonly kind: 'unknown';
-      readonly status: number;
-      readonly detail: string;
-      readonly reason?: NoResponseReason | undefined;
-    }
-  /**
-   * The request never left (connection refused, DNS failure): nothing happened. Retried like a
-   * retryable status, and safe to retry even when `mayRetry` is false (no key).
-   */
-  | { readonly kind: 'not_sent'; readonly reason: NotSentReason; readonly detail: string }
-  /** The operation failed in a way no retry can mend (a bug, a refused input). */
-  | { readonly kind: 'failure'; readonly detail: string };
-
-/** Why a retry loop ended. A closed set: callers switch on it. */
-export const STOP_REASONS = [
-  'ok',
-  'fatal_status',
-  'unlisted_status',
-  'operation_failed',
-  'budget_exhausted',
-  'deadline_passed',
-  'retry_budget_drained',
-  'retry_after_too_long',
-  'unsafe_to_retry',
-  'aborted',
-] as const;
-export type StopReason = (typeof STOP_REASONS)[number];
-
-/** Why a delay has the length it has. */
-export const DELAY_REASONS = ['backoff', 'retry-after', 'retry-after-unparsed'] as const;
-export type DelayReason = (typeof DELAY_REASONS)[number];
-
-/** The final word on an intent: done, refused, or perhaps done (never "refused" after an unknown). */
-export type FinalOutcome = 'ok' | 'fail' | 'unknown';
-
-export type Decision =
-  | {
-      readonly action: 'stop';
-      readonly reason: StopReason;
-      readonly outcome: FinalOutcome;
-      /** How this attempt was classified. */
-      readonly attemptOutcome: Outcome;
-      readonly retryAfter: RetryAfter;
-    }
-  | {
-      readonly action: 'retry';
-      readonly attemptOutcome: Outcome;
-      readonly delayMs: number;
-      readonly delayReason: DelayReason;
-      readonly retryAfter: RetryAfter;
-      /** A retry after a timeout or transport failure: it costs more retry tokens. */
-      readonly afterTimeout: boolean;
-      /**
-       * Retry tokens this retry takes from `inputs.retryTokens` (0 without a bucket). The driver
-       * takes them at once, before anything else can touch the shared bucket.
-       */
-      readonly retryCost: number;
-    };
-
-/**
- * A view of a shared retry budget: what is left and what a retry costs. `RetryTokenBucket` is one;
- * the step only reads it, the driver spends `Decision.retryCost` when it retries.
- */
-export interface RetryTokens {
-  readonly balance: number;
-  costOf(afterTimeout: boolean): number;
-}
-
-/** What the step is told besides the observation: the caller's state and the shared budget. */
-export interface DecideInputs {
-  /** The caller cancelled (its signal aborted). @default false */
-  readonly aborted?: boolean | undefined;
-  /** False when a retry would be unsafe (a POST without a key). @default true */
-  readonly mayRetry?: boolean | undefined;
-  /** The retry budget shared across calls, when there is one. */
-  readonly retryTokens?: RetryTokens | undefined;
-}
-
-const NO_INPUTS: DecideInputs = {};
-
-/** What the policy remembers between attempts. */
-export interface RetryState {
-  /** Attempts made so far, the one being judged included. */
-  readonly attempt: number;
-  /** The last delay chosen (decorrelated jitter grows from it). */
-  readonly previousDelayMs: number;
-  /** Whether any attempt ended unknown: then a give-up is reported as unknown, not failed. */
-  readonly sawUnknown: boolean;
-}
-
-export const INITIAL_RETRY_STATE: RetryState = Object.freeze({
-  attempt: 0,
-  previousDelayMs: 0,
-  sawUnknown: false,
-});
-
-/** May an attempt start now? None starts at or after the deadline. */
-export function mayStartAttempt(
-  nowMs: number,
-  policy: Pick<RetryPolicyOptions, 'deadlineAt'>,
-): boolean {
-  return nowMs < policy.deadlineAt;
-}
-
-/** Why the next attempt must not start, with the final outcome; undefined when it may. */
-export interface StartRefusal {
-  readonly reason: Extract<StopReason, 'aborted' | 'deadline_passed'>;
-  readonly outcome: FinalOutcome;
-}
-
-/**
- * The step before an attempt: a cancelled caller stops first (a loop cancelled before its first
- * attempt did nothing, so it failed), then the deadline (no attempt starts at or after it).
- */
-export function decideStart(
-  state: RetryState,
-  nowMs: number,
-  policy: Pick<RetryPolicyOptions, 'deadlineAt'>,
-  inputs: DecideInputs = NO_INPUTS,
-): StartRefusal | undefined {
-  // Every call runs this before its first attempt: nothing is computed unless it refuses.
-  if (inputs.aborted === true)
-    return { reason: 'aborted', outcome: state.attempt === 0 ? 'fail' : outcomeSoFar(state) };
-  if (nowMs >= policy.deadlineAt)
-    return { reason: 'deadline_passed', outcome: outcomeSoFar(state) };
-  return undefined;
-}
-
-/** How a loop that stops now ends: unknown once any attempt may have happened, else failed. */
-function outcomeSoFar(state: RetryState): FinalOutcome {
-  return state.sawUnknown ? 'unknown' : 'fail';
-}
+// The step's vocabulary lives one concept per file; this module is where callers find all of it.
+export type { Observation } from './observation.js';
+export {
+  STOP_REASONS,
+  DELAY_REASONS,
+  type StopReason,
+  type DelayReason,
+  type FinalOutcome,
+  type Decision,
+} from './decision.js';
+export type { DecideInputs, RetryTokens } from './decide-inputs.js';
+export { INITIAL_RETRY_STATE, type RetryState } from './retry-state.js';
+export { mayStartAttempt, decideStart, type StartRefusal } from './decide-start.js';
 
 /**
  * The retry policy as a pure step: given what attempt number `state.attempt + 1` observed, the

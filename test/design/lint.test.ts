@@ -1,6 +1,7 @@
 // The lint and format configs are tests too. Run with the repository's own .oxlintrc.json, the
 // lint must refuse a clock or randomness read outside src/time and a promise nobody awaits, and
-// leave src/time its clock; run with its own biome.json, the format check must refuse a file
+// leave src/time its clock; it must refuse a function of src over 100 lines of code and a file of
+// src over 300 lines, and leave tests their length; run with its own biome.json, the format check must refuse a file
 // Biome would reformat. (`npm test` runs both over the tree beside the tests, scripts/check.js.)
 // Each runs in a directory of its own probe files with a copy of the config, so the type-aware
 // rules build a program of the probes alone, not of the whole repository.
@@ -52,6 +53,25 @@ const BAD = [
   '',
 ].join('\n');
 
+/** A function of `statements` lines of code, with `padding` blank lines and comments among them. */
+function functionOf(statements: number, padding = 0): string {
+  const body = Array.from({ length: statements }, (_, i) => `  total += ${i};`);
+  for (let i = 0; i < padding; i++) body.splice(i * 2, 0, i % 2 === 0 ? '' : '  // why');
+  return [
+    'export function long(): number {',
+    '  let total = 0;',
+    ...body,
+    '  return total;',
+    '}',
+    '',
+  ].join('\n');
+}
+
+/** A file of `lines` lines, each a statement. */
+function fileOf(lines: number): string {
+  return `${Array.from({ length: lines }, (_, i) => `export const v${i} = ${i};`).join('\n')}\n`;
+}
+
 describe('.oxlintrc.json', () => {
   let findings: Map<string, string[]>;
   before(async () => {
@@ -67,6 +87,14 @@ describe('.oxlintrc.json', () => {
       'tsconfig.json': JSON.stringify(tsconfig),
       'src/policy/decide.ts': BAD,
       'src/time/clock.ts': BAD,
+      // 101 lines of code counted (the statements, `let`, `return` and the closing brace).
+      'src/client/long-function.ts': functionOf(97),
+      // 100 counted, and 40 blank or comment lines that the rule skips.
+      'src/client/padded-function.ts': functionOf(96, 40),
+      'src/client/long-file.ts': fileOf(301),
+      'src/client/full-file.ts': fileOf(300),
+      // The size rules are the library's: a test or a script may be longer.
+      'test/long-file.ts': fileOf(301) + functionOf(120),
     });
     const { stdout } = await runNode(
       [bin('oxlint'), '--format', 'json'],
@@ -94,6 +122,19 @@ describe('.oxlintrc.json', () => {
       '4:eslint(no-restricted-globals)',
       '7:typescript(no-floating-promises)',
     ]);
+  });
+
+  it('refuses a function of src over 100 lines of code and a file of src over 300 lines', () => {
+    assert.deepEqual(findings.get('src/client/long-function.ts'), [
+      '1:eslint(max-lines-per-function)',
+    ]);
+    assert.deepEqual(findings.get('src/client/long-file.ts'), ['301:eslint(max-lines)']);
+  });
+
+  it('counts no blank line or comment in a function, and holds tests and scripts to neither size', () => {
+    assert.equal(findings.get('src/client/padded-function.ts'), undefined);
+    assert.equal(findings.get('src/client/full-file.ts'), undefined);
+    assert.equal(findings.get('test/long-file.ts'), undefined);
   });
 
   it('lets src/time read the clock, but not drop a promise', () => {

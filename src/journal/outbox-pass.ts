@@ -1,0 +1,174 @@
+import type { Clock } from '../time/clock.js';
+import type { Random } from '../time/random.js';
+import type { ClaimedIntent, IntentRecord, IntentState, Settlement } from './intent.js';
+import type { JournalStore } from './journal-store.js';
+import { INTERRUPTED, settleAttempt, stopBeforeAttempt } from './next-step.js';
+import type { OutboxWorkerOptions } from './outbox-worker.js';
+import { sendAttempt, type clientFor } from './send-attempt.js';
+
+/** One intent settled by this worker: after an attempt, or without one (deadline, budget). */
+export interface SettledEvent {
+  readonly key: string;
+  readonly state: IntentState;
+  /** The attempt just closed, if one was. */
+  readonly attempt: number | undefined;
+  readonly status: number | null;
+  readonly detail: string | null;
+  /** False when the lease had been lost: another worker owns the intent now. */
+  readonly written: boolean;
+}
+
+/** What one pass did. */
+export interface PassResult {
+  readonly claimed: number;
+  readonly sent: number;
+  /** Claimed intents skipped because a secret header had no value: left pending, never sent without it. */
+  readonly missingSecrets: readonly string[];
+}
+
+/** What a pass works with: the worker's options, resolved and checked once. */
+export interface OutboxPassSetup {
+  readonly store: JournalStore<unknown>;
+  readonly owner: string;
+  readonly clock: Clock;
+  readonly timer: Clock;
+  readonly random: Random;
+  readonly fetch: typeof globalThis.fetch;
+  readonly client: ReturnType<typeof clientFor>;
+  readonly leaseMs: number;
+  readonly batchSize: number;
+  readonly options: Pick<
+    OutboxWorkerOptions,
+    'secrets' | 'signingSecret' | 'onlyKey' | 'onSettled'
+  >;
+}
+
+/** A claimed intent with the secret header values it is sent with. */
+interface ToSend {
+  readonly claim: ClaimedIntent;
+  readonly secrets: Record<string, string>;
+}
+
+/** Claims one batch of due intents, sends them, writes down every attempt and what follows. */
+export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult> {
+  const { store, owner, clock, random, options } = setup;
+  const claimed = await store.claim(
+    owner,
+    clock.now(),
+    setup.leaseMs,
+    setup.batchSize,
+    options.onlyKey,
+  );
+  const { early, toSend, missingSecrets } = sortClaims(setup, claimed);
+  if (early.length > 0) await writeSettlements(setup, early);
+  // Missing secrets: the lease simply runs out; nothing is sent without the header.
+  const startedAt = clock.now();
+  const started = await store.startAttempts(
+    toSend.map(({ claim }) => ({
+      key: claim.intent.key,
+      token: claim.token,
+      attempt: claim.intent.attemptCount + 1,
+      worker: owner,
+      startedAt,
+    })),
+  );
+  const sending = toSend.filter((_, i) => started[i] === true);
+  const settlements = await Promise.all(
+    sending.map(async ({ claim, secrets }) => {
+      const result = await sendAttempt(
+        claim.intent,
+        {
+          fetch: setup.fetch,
+          clock,
+          timer: setup.timer,
+          secretHeaders: secrets,
+          signingSecret: options.signingSecret,
+        },
+        setup.client,
+      );
+      return settleAttempt(
+        claim.intent,
+        claim.token,
+        claim.intent.attemptCount + 1,
+        result,
+        clock.now(),
+        random,
+      );
+    }),
+  );
+  if (settlements.length > 0) await writeSettlements(setup, settlements);
+  return { claimed: claimed.length, sent: sending.length, missingSecrets };
+}
+
+/**
+ * What becomes of each claimed intent before any send: settled at once (interrupted, or stopped
+ * by its deadline or budget), sent, or left alone for want of a secret.
+ */
+function sortClaims(
+  setup: OutboxPassSetup,
+  claimed: readonly ClaimedIntent[],
+): { early: Settlement[]; toSend: ToSend[]; missingSecrets: string[] } {
+  const { clock, random } = setup;
+  const early: Settlement[] = [];
+  const toSend: ToSend[] = [];
+  const missingSecrets: string[] = [];
+  for (const claim of claimed) {
+    const { intent, token } = claim;
+    // Its last attempt never came back to the journal: count it as unknown (it may have
+    // happened) and let the policy decide, as if that answer had just been lost.
+    if (claim.interrupted) {
+      early.push(
+        settleAttempt(
+          intent,
+          token,
+          intent.attemptCount,
+          { observation: INTERRUPTED, body: null },
+          clock.now(),
+          random,
+        ),
+      );
+      continue;
+    }
+    const stop = stopBeforeAttempt(intent, token, clock.now());
+    if (stop) {
+      early.push(stop);
+      continue;
+    }
+    const secrets = secretsFor(setup.options.secrets, intent);
+    if (secrets === undefined) {
+      missingSecrets.push(intent.key);
+      continue;
+    }
+    toSend.push({ claim, secrets });
+  }
+  return { early, toSend, missingSecrets };
+}
+
+/** The values of the secret headers `intent` names; undefined when one has none. */
+function secretsFor(
+  secrets: OutboxWorkerOptions['secrets'],
+  intent: IntentRecord,
+): Record<string, string> | undefined {
+  const values: Record<string, string> = {};
+  for (const name of intent.secretHeaders) {
+    const value = typeof secrets === 'function' ? secrets(name, intent) : secrets?.[name];
+    if (value === undefined) return undefined;
+    values[name] = value;
+  }
+  return values;
+}
+
+/** Writes settlements down, then tells `onSettled` of each, and whether its lease still held. */
+async function writeSettlements(setup: OutboxPassSetup, settlements: Settlement[]): Promise<void> {
+  const written = await setup.store.settle(settlements);
+  settlements.forEach((settlement, i) =>
+    setup.options.onSettled?.({
+      key: settlement.key,
+      state: settlement.next.state,
+      attempt: settlement.attempt?.attempt,
+      status: settlement.attempt?.status ?? null,
+      detail: settlement.attempt?.detail ?? null,
+      written: written[i] === true,
+    }),
+  );
+}
