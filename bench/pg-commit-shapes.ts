@@ -2,7 +2,7 @@
  * What shape of transaction a keyed new request could take on PostgreSQL, measured store-side (no
  * HTTP, no ledger code): the same effect (one INSERT) and the same ledger row, committed durably,
  * from `--connections` concurrent loops. Not oncely's store: a measurement of the designs it could
- * move to (docs/performance.md, "A new key on PostgreSQL").
+ * move to (docs/performance.md, bench/pg-commit-shapes).
  *   floor        the effect alone, autocommit: one statement, one round trip, one commit
  *   today        oncely's shape: the claim committed on its own, then BEGIN + the effect, then
  *                the receipt + COMMIT (each pair pipelined): three round trips, two commits

@@ -21,8 +21,7 @@ const NO_WRITES: readonly DeferredWrite[] = Object.freeze([]);
 /**
  * What both kinds of `context.sql` share: the writes a handler defers, kept until it has answered
  * and then closed (a later defer is a bug, refused). Classes with prototype methods, not object
- * literals with getters: one is made for every keyed request (docs/performance.md, "A replay's two
- * getters").
+ * literals with getters: one is made for every keyed request.
  */
 abstract class DeferringSql implements GuardSql {
   #writes: DeferredWrite[] | undefined;

@@ -5,7 +5,7 @@ import { readBodyWithin, type BodyRead } from './read-body.js';
  * web-standard middleware, Hono, the services) or a node request (the Express and node:http
  * adapters). The node adapters answer a replay or a refusal without ever making a web Request;
  * on Node 20 making one, with its Headers, body stream and signal, costs about as much as the
- * rest of a replay (docs/performance.md, "Speed"). `request()` makes it when something asks.
+ * rest of a replay. `request()` makes it when something asks.
  */
 export interface Incoming {
   readonly method: string;

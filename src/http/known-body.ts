@@ -2,7 +2,7 @@
  * Bodies oncely already holds as bytes, kept beside the Request or Response that carries them so
  * they are read from here rather than through the body's stream. On Node 20 a web stream costs
  * tens of microseconds to make and as much again to read; before this table a keyed request
- * streamed its body three times and its answer twice (docs/performance.md, "Speed").
+ * streamed its body three times and its answer twice.
  *
  * The carrier keeps its real body too: code that reads `request.body` or wraps the Response sees
  * an ordinary one. The bytes here are only used while that body is unread.

@@ -41,7 +41,7 @@ export interface LedgerTuning {
   readonly tombstoneMs: number;
   /**
    * Rows the retention sweep handles per step, each step one short transaction: no write waits
-   * for more than one step (a few ms on SQLite, docs/performance.md "scale").
+   * for more than one step (a few ms on SQLite, docs/performance.md, bench/ledger-scale).
    * @default the store's own sweepBatchRows (SQLite 500, PostgreSQL 2000), else 1000
    */
   readonly sweepBatchRows: number;

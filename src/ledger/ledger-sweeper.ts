@@ -66,7 +66,7 @@ const IDLE: SweepProgress = {
 /**
  * Retention in bounded steps. One transaction over every due row froze a single-connection
  * SQLite process for 5 s per million rows and wrote a 1 GB PostgreSQL transaction that held back
- * VACUUM (docs/performance.md, "scale"): here no write waits longer than one step, and a backlog
+ * VACUUM (docs/performance.md, bench/ledger-scale): here no write waits longer than one step, and a backlog
  * after downtime drains at no more than `batchRows` per (step + `pauseMs`).
  */
 export function createLedgerSweeper(options: LedgerSweeperOptions): LedgerSweeper {

@@ -1,5 +1,5 @@
 // The install a user does: pack the project, install the tarball into an empty app, and use it
-// there with import and with require, the CLI, and the README's client and ledger examples.
+// there with import and with require, the CLI, and the documented client and ledger examples.
 // The tarball is packed from a copy of the tree holding this tree's own build, fresh (a file of a
 // removed source is left out, as prepack's build would): `npm test` has just built it, and
 // compiling everything again for the tarball took most of this test's time. CI's `npm ci` on a
@@ -190,7 +190,7 @@ test('the CLI runs from the app; a store without its driver is one clear line', 
   );
 });
 
-test("the README's client and ledger examples run in the app", async () => {
+test('the documented client and ledger examples run in the app', async () => {
   // What `npm install better-sqlite3` would add (offline: the build this repository already has).
   for (const name of runtimeClosure(['better-sqlite3']).filter(
     (n) => n !== 'prebuild-install' && !existsSync(join(app, 'node_modules', n)),

@@ -91,7 +91,7 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
     }
   },
 
-  /** The README's settling client: a scripted 422 is a value, printed with its problem code. */
+  /** docs/client.md's settling client: a scripted 422 is a value, printed with its problem code. */
   'examples/client-settled.ts': async (script, cwd) => {
     const serve = await startTestServer({ hookScript: '422' });
     try {
@@ -104,7 +104,7 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
     }
   },
 
-  /** The README's ledger: two callers may use one key; a retry replays; no caller is a 401. */
+  /** docs/ledger.md's core: two callers may use one key; a retry replays; no caller is a 401. */
   'examples/ledger.ts': async (script, cwd) => {
     const dir = await mkdtemp(join(tmpdir(), 'oncely-example-'));
     const server = await startListening(script, cwd, {
@@ -140,7 +140,7 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
     }
   },
 
-  /** The README's outbox: an order and its intent in one transaction, then delivered under its key. */
+  /** docs/outbox.md: an order and its intent in one transaction, then delivered under its key. */
   'examples/outbox.ts': async (script, cwd) => {
     const serve = await startTestServer();
     const dir = await mkdtemp(join(tmpdir(), 'oncely-example-'));
@@ -201,7 +201,7 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
     });
   },
 
-  /** The README's Fastify wiring: one tenant, keyless requests passed through. */
+  /** docs/ledger.md's Fastify wiring: one tenant, keyless requests passed through. */
   'examples/fastify.ts': async (script, cwd) => {
     await withListeningExample(script, cwd, async (order) => {
       const first = await order({ key: 'f-1', body: '{"item":"tea"}' });
@@ -219,7 +219,7 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
     });
   },
 
-  /** The README's PostgreSQL wiring, against the test server in a schema of its own. */
+  /** docs/ledger.md's PostgreSQL wiring, against the test server in a schema of its own. */
   'examples/postgres.ts': (script, cwd) =>
     withPostgresExample(script, cwd, async (order, orders) => {
       const first = await order({ key: 'p-1', body: '{"item":"tea","qty":2}' });

@@ -98,7 +98,7 @@ PostgreSQL, receipts not partitioned by time) is refused at start with a ledger_
 This carries every receipt, claim and tombstone over to the current layout, in one transaction:
 on any error (a row that is not what oncely wrote) nothing changes. A table already in the
 current layout is left as it is. Stop the servers of the earlier oncely first: the migration keeps
-writers out until it ends (docs/performance.md says how long it takes). Progress goes to stderr, the
+writers out until it ends (docs/ledger.md says how long it takes). Progress goes to stderr, the
 result to stdout. On SQLite, "oncely ledger compact --full" afterwards hands the earlier table's
 pages back to the file system.
 

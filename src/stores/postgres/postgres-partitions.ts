@@ -22,7 +22,7 @@ export interface TombstonePartition {
  * (lookups still judge it by its expires_at, so it answers "never seen" on time).
  *
  * Sizing: at most tombstoneMs / partitionMs + 1 partitions exist at a time (fewer when keys
- * expire only now and then); see docs/performance.md, "scale".
+ * expire only now and then); see docs/ledger.md, "Sizing".
  */
 export function postgresPartitions(
   tables: PostgresLedgerTables,

@@ -20,7 +20,7 @@ export interface CompactReport {
 export const COMPACT_PAGES_PER_STEP = 4096;
 
 /**
- * Gives a SQLite ledger file's free pages back to the file system (docs/performance.md, "scale").
+ * Gives a SQLite ledger file's free pages back to the file system (docs/ledger.md, "Sizing").
  * A file in auto_vacuum = INCREMENTAL mode (every file the store made) is compacted in steps:
  * `PRAGMA incremental_vacuum(N)` in a write transaction of its own (waiting for the write lock as
  * long as the connection's busy_timeout), so a server on the file goes on between two steps. A file made

@@ -13,7 +13,7 @@ export interface SqliteHousekeepingReport {
 
 /**
  * Pragmas a fresh ledger file gets before its first table (auto_vacuum can only be chosen then;
- * an existing file keeps its mode until a full VACUUM, see docs/performance.md "scale"):
+ * an existing file keeps its mode until a full VACUUM, see docs/ledger.md "Sizing"):
  * - auto_vacuum = INCREMENTAL: pages freed by sweeps can be returned with incremental_vacuum,
  *   a few at a time, instead of a full VACUUM that rewrites the file under an exclusive lock;
  * - journal_size_limit: after a checkpoint resets the WAL, its file is truncated to this size,
