@@ -5,7 +5,7 @@ import { entryValues, rowToEntry, type LedgerRow } from '../ledger-row.js';
 import type { PgTx } from './pg-pool.js';
 import { columnArrays } from './postgres-claim.js';
 import { claimBatcher, type ClaimFound } from './postgres-claim-batch.js';
-import { postgresConnection } from './postgres-connection.js';
+import { postgresConnection, type PostgresConnection } from './postgres-connection.js';
 import { postgresDeferredCommit } from './postgres-deferred.js';
 import { deferredGroups } from './postgres-deferred-groups.js';
 import { postgresReceiptPartitions } from './postgres-receipt-partitions.js';
@@ -64,31 +64,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     o.deferredGroups,
   );
 
-  /**
-   * Runs a write that puts a row first seen at `firstSeenAt` in its partition. Should the row find
-   * none (another process dropped a partition this one still knew of: a clock far behind), the
-   * partitions are read again and the write tried once more.
-   */
-  async function placed<T>(firstSeenAt: number, write: () => Promise<T>): Promise<T> {
-    await connection.setUp();
-    await receipts.ensure([firstSeenAt]);
-    try {
-      return await write();
-    } catch (error) {
-      if ((error as { code?: string }).code !== NO_PARTITION) throw error;
-      receipts.forget();
-      await receipts.ensure([firstSeenAt]);
-      return write();
-    }
-  }
+  const placed = placement(connection, receipts);
 
   /** Claims of concurrent requests go together, one statement for all (postgres-claim-batch.ts). */
-  const claims = claimBatcher(async (entries) => {
-    const { rows: found } = await query(statements.named('claims', columnArrays(entries)));
-    const answers: ClaimFound[] = entries.map(() => undefined);
-    for (const row of found as Array<LedgerRow & { i: number }>) answers[row.i - 1] = row;
-    return answers;
-  });
+  const claims = claimBatcher((entries) => sendClaims(query, statements, entries));
 
   async function claim(entry: InFlightEntry): Promise<ClaimAttempt> {
     const found = await placed(entry.firstSeenAt, () => claims.claim(entry));
@@ -179,6 +158,41 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
     close: () => connection.close(),
   };
+}
+
+/**
+ * Runs a write that puts a row first seen at `firstSeenAt` in its partition. Should the row find
+ * none (another process dropped a partition this one still knew of: a clock far behind), the
+ * partitions are read again and the write tried once more.
+ */
+function placement(
+  connection: PostgresConnection,
+  receipts: ReturnType<typeof postgresReceiptPartitions>,
+) {
+  return async <T>(firstSeenAt: number, write: () => Promise<T>): Promise<T> => {
+    await connection.setUp();
+    await receipts.ensure([firstSeenAt]);
+    try {
+      return await write();
+    } catch (error) {
+      if ((error as { code?: string }).code !== NO_PARTITION) throw error;
+      receipts.forget();
+      await receipts.ensure([firstSeenAt]);
+      return write();
+    }
+  };
+}
+
+/** One claim statement for `entries`: each entry's row found, or undefined where it went in. */
+async function sendClaims(
+  query: PostgresConnection['query'],
+  statements: ReturnType<typeof postgresStatements>,
+  entries: readonly InFlightEntry[],
+): Promise<ClaimFound[]> {
+  const { rows: found } = await query(statements.named('claims', columnArrays(entries)));
+  const answers: ClaimFound[] = entries.map(() => undefined);
+  for (const row of found as Array<LedgerRow & { i: number }>) answers[row.i - 1] = row;
+  return answers;
 }
 
 const versionParams = (v: EntryVersion): unknown[] => [v.scope, v.key, v.token, v.state];

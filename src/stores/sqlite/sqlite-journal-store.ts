@@ -48,24 +48,7 @@ const named = (params: readonly unknown[] = []): unknown[] =>
 export function createSqliteJournalStore(
   options: SqliteJournalStoreOptions,
 ): JournalStore<SqliteJournalTx | SqlHandle> {
-  const { database } = options;
-  if (typeof database !== 'function' && typeof database?.prepare !== 'function') {
-    throw new InvalidOptionError(
-      'database',
-      database,
-      'a better-sqlite3 Database or a function returning one',
-    );
-  }
-  const table = checkIdentifier('table', options.table ?? 'oncely_intents');
-  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    throw new InvalidOptionError(
-      'busyTimeoutMs',
-      busyTimeoutMs,
-      'a whole number of milliseconds >= 0',
-    );
-  }
-  const clock = options.clock ?? systemClock;
+  const { database, table, busyTimeoutMs, clock } = checkedOptions(options);
   const mutex = new AsyncMutex();
   const cache = new Map<string, Statement>();
   let db: SqliteDatabase | undefined;
@@ -159,4 +142,27 @@ export function createSqliteJournalStore(
         db = undefined;
       }),
   });
+}
+
+/** The options checked once, at the edge, with the defaults filled in. */
+function checkedOptions(options: SqliteJournalStoreOptions) {
+  const { database } = options;
+  if (typeof database !== 'function' && typeof database?.prepare !== 'function') {
+    throw new InvalidOptionError(
+      'database',
+      database,
+      'a better-sqlite3 Database or a function returning one',
+    );
+  }
+  const table = checkIdentifier('table', options.table ?? 'oncely_intents');
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new InvalidOptionError(
+      'busyTimeoutMs',
+      busyTimeoutMs,
+      'a whole number of milliseconds >= 0',
+    );
+  }
+  const clock = options.clock ?? systemClock;
+  return { database, table, busyTimeoutMs, clock };
 }
