@@ -65,7 +65,19 @@ export interface ResolvedSqliteStoreOptions {
 export function resolveSqliteStoreOptions(options: SqliteStoreOptions): ResolvedSqliteStoreOptions {
   if (typeof options !== 'object' || options === null)
     throw new InvalidOptionError('options', options, 'an object with a database');
-  const { database } = options;
+  const database = checkSqliteDatabase(options.database);
+  const table = checkIdentifier('table', options.table ?? DEFAULT_SQLITE_STORE_OPTIONS.table);
+  const busyTimeoutMs = checkBusyTimeoutMs(options.busyTimeoutMs);
+  const durability = options.durability ?? DEFAULT_SQLITE_STORE_OPTIONS.durability;
+  if (!DURABILITIES.includes(durability))
+    throw new InvalidOptionError('durability', durability, DURABILITIES.join(' or '));
+  return { database, table, busyTimeoutMs, clock: options.clock ?? systemClock, durability };
+}
+
+/** A better-sqlite3 connection or a factory of one (the SQLite ledger and journal stores). */
+export function checkSqliteDatabase<D extends SqliteDatabase | (() => SqliteDatabase)>(
+  database: D,
+): D {
   if (typeof database !== 'function' && typeof database?.prepare !== 'function') {
     throw new InvalidOptionError(
       'database',
@@ -73,17 +85,20 @@ export function resolveSqliteStoreOptions(options: SqliteStoreOptions): Resolved
       'a better-sqlite3 Database or a function returning one',
     );
   }
-  const table = checkIdentifier('table', options.table ?? DEFAULT_SQLITE_STORE_OPTIONS.table);
-  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_SQLITE_STORE_OPTIONS.busyTimeoutMs;
-  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+  return database;
+}
+
+/** How long a write waits for another process's lock: whole ms >= 0. */
+export function checkBusyTimeoutMs(
+  value: number | undefined,
+  fallback: number = DEFAULT_SQLITE_STORE_OPTIONS.busyTimeoutMs,
+): number {
+  const busyTimeoutMs = value ?? fallback;
+  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0)
     throw new InvalidOptionError(
       'busyTimeoutMs',
       busyTimeoutMs,
       'a whole number of milliseconds >= 0',
     );
-  }
-  const durability = options.durability ?? DEFAULT_SQLITE_STORE_OPTIONS.durability;
-  if (!DURABILITIES.includes(durability))
-    throw new InvalidOptionError('durability', durability, DURABILITIES.join(' or '));
-  return { database, table, busyTimeoutMs, clock: options.clock ?? systemClock, durability };
+  return busyTimeoutMs;
 }
