@@ -6,7 +6,12 @@ import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.j
 
 await describePostgres('the ledger conformance suite', ({ url, options }) => {
   const schema = uniqueSchemaName('oncely_conf');
-  const pool = url ? new pg.Pool({ connectionString: url, max: 8 }) : undefined;
+  // pg's pipeline mode, as openPostgresPool makes it (an older pg ignores the option).
+  const pool = url
+    ? new pg.Pool({ connectionString: url, max: 8, pipeline: true } as ConstructorParameters<
+        typeof pg.Pool
+      >[0])
+    : undefined;
   after(async () => {
     if (!pool) return;
     await pool.end();
