@@ -79,7 +79,7 @@ async function postgresSide(
   durability: BenchDurability,
 ): Promise<Side> {
   const { url, schema, applicationName } = target;
-  // pipeline: BEGIN goes out with the effect's first statement, the receipt with COMMIT.
+  // pipeline: BEGIN goes out with the effect's first statement (send-statements.ts).
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,

@@ -83,7 +83,7 @@ const SPECS = {
     durability: 'durable',
     slow: false,
     floor: 'bare',
-    what: "a new key each, writes: 'deferred' (PostgreSQL: rows and effects in one trip, one Sync, concurrent requests grouped)",
+    what: "a new key each, writes: 'deferred' (PostgreSQL: rows, then effects and COMMIT, concurrent requests grouped in one transaction)",
   },
   'keyed-deferred-alone': {
     path: '/deferred-alone',

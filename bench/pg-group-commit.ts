@@ -103,8 +103,8 @@ const WRITES = [{ sql: EFFECT, params: [1, 'bench'] }];
 
 const VARIANTS = {
   floor: async () => void (await floorPool.query(EFFECT, [1, 'bench'])),
-  grouped: async () => void (await grouped.commitDeferred!(entry(), WRITES)),
-  alone: async () => void (await alone.commitDeferred!(entry(), WRITES)),
+  grouped: async () => void (await grouped.commitDeferred(entry(), WRITES)),
+  alone: async () => void (await alone.commitDeferred(entry(), WRITES)),
 } as const;
 type Variant = keyof typeof VARIANTS;
 

@@ -34,8 +34,13 @@ export {
   type LookupKind,
   type LookupResult,
 } from './ledger-result.js';
-export type { LedgerStore, SweepResult } from './ledger-store.js';
-export type { DeferredEffect, DeferredOutcome, DeferredWrite } from './deferred-writes.js';
+export type { LedgerStore, StoreTuning, SweepResult } from './ledger-store.js';
+export type {
+  DeferredCommitStore,
+  DeferredEffect,
+  DeferredOutcome,
+  DeferredWrite,
+} from './deferred-writes.js';
 export { SQL_DIALECTS, type SqlDialect, type SqlHandle, type SqlRunResult } from './sql-handle.js';
 export {
   createLedgerSweeper,

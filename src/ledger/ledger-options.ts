@@ -104,10 +104,11 @@ export function resolveLedgerOptions<Tx>(options: LedgerOptions<Tx>): ResolvedLe
     ...merged,
     heartbeatMs: merged.heartbeatMs ?? Math.max(1, Math.floor(merged.leaseMs / 2)),
   };
-  if (options.sweepBatchRows === undefined && store?.sweepBatchRows !== undefined)
-    o.sweepBatchRows = store.sweepBatchRows;
-  if (options.sweepStepMs === undefined && store?.sweepStepMs !== undefined)
-    o.sweepStepMs = store.sweepStepMs;
+  // The store's own pace, unless told one (a store made by hand may not say).
+  const tuning = (store as Partial<LedgerStore<Tx>> | undefined)?.tuning;
+  if (options.sweepBatchRows === undefined && tuning !== undefined)
+    o.sweepBatchRows = tuning.sweepBatchRows;
+  if (options.sweepStepMs === undefined && tuning !== undefined) o.sweepStepMs = tuning.sweepStepMs;
   for (const method of [
     'get',
     'claim',

@@ -1,5 +1,4 @@
 import type { CompletedEntry, EntryVersion, InFlightEntry, LedgerEntry } from './ledger-entry.js';
-import type { DeferredWrite } from './deferred-writes.js';
 import type { SqlHandle } from './sql-handle.js';
 
 /** What one sweep did (see {@link LedgerStore.sweep}). */
@@ -15,6 +14,17 @@ export interface SweepResult {
    * counts say what it did before that.
    */
   readonly busy?: boolean;
+}
+
+/** How a store's sweep is paced by default (LedgerTuning's sweepBatchRows and sweepStepMs). */
+export interface StoreTuning {
+  /**
+   * The sweep step, in rows: small where a step holds a lock other processes wait on (SQLite),
+   * larger where steps do not block writers.
+   */
+  readonly sweepBatchRows: number;
+  /** The time a sweep step should take, in ms. */
+  readonly sweepStepMs: number;
 }
 
 /**
@@ -98,14 +108,6 @@ export interface LedgerStore<Tx> {
   complete(tx: Tx, expected: EntryVersion, next: CompletedEntry): Promise<boolean>;
 
   /**
-   * Optional: commits `entry` (completed) and a deferred effect's writes in one transaction when
-   * (scope, key) has no row: true. False when it has one (in any state): nothing was written, and
-   * the ledger goes the claimed way. Rejects with DeferredWriteError when a write failed (rolled
-   * back). A store without it runs a deferred effect claimed: claim, transaction, complete.
-   */
-  commitDeferred?(entry: CompletedEntry, writes: readonly DeferredWrite[]): Promise<boolean>;
-
-  /**
    * One bounded step of retention, against `nowMs`, in one short transaction: at most `limit`
    * in_flight or completed entries with expiresAt <= nowMs become tombstones (state expired,
    * receipt dropped, expiredAt = its old expiresAt, expiresAt = expiredAt + tombstoneMs), oldest
@@ -117,36 +119,32 @@ export interface LedgerStore<Tx> {
    */
   sweep(nowMs: number, tombstoneMs: number, limit?: number): Promise<SweepResult>;
 
-  /**
-   * The sweep step this store prefers, in rows, when the ledger is not told one: small where a
-   * step holds a lock other processes wait on (SQLite), larger where steps do not block writers.
-   */
-  readonly sweepBatchRows?: number;
-
-  /** The time a sweep step should take on this store, in ms (LedgerTuning.sweepStepMs). */
-  readonly sweepStepMs?: number;
+  /** The sweep's pace on this store, when the ledger is not told one (LedgerTuning). */
+  readonly tuning: StoreTuning;
 
   /** How many entries and tombstones a sweep at `nowMs` still has to handle (its rows left). */
   backlog(nowMs: number): Promise<number>;
 
   /**
-   * Optional upkeep after a sweep that changed something, bounded like one sweep step (SQLite:
-   * statistics, incremental vacuum, WAL checkpoint). Its failure is reported like a sweep's.
+   * Upkeep after a sweep that changed something, bounded like one sweep step (SQLite:
+   * statistics, incremental vacuum, WAL checkpoint; nothing elsewhere). Its failure is reported
+   * like a sweep's.
    */
-  housekeep?(): Promise<unknown>;
+  housekeep(): Promise<unknown>;
 
   /**
    * Opens the connection and sets up the ledger's table now, rejecting when the database cannot
-   * be reached or opened: `ledger.ready()` calls it before a server listens. Optional for stores
-   * that open nothing; the ledger then reads one key instead.
+   * be reached or opened: `ledger.ready()` calls it before a server listens. A store that opens
+   * nothing resolves at once.
    */
-  ready?(): Promise<void>;
+  ready(): Promise<void>;
 
   /**
    * The dialect-neutral SQL handle over a transaction handle of this store (`context.sql` in the
-   * HTTP middleware). Absent on stores that are not SQL databases (memory).
+   * HTTP middleware). On a store that is not a SQL database (memory) every call of the handle
+   * rejects with a `no_sql` error (refusingSqlHandle, sql-handle.ts).
    */
-  sql?(tx: Tx): SqlHandle;
+  sql(tx: Tx): SqlHandle;
 
   /** Releases what the store opened itself (a connection made by a factory). Idempotent. */
   close(): Promise<void>;

@@ -133,7 +133,7 @@ export function createLedgerSweeper(options: LedgerSweeperOptions): LedgerSweepe
           break;
         }
       }
-      if (!interrupted && tombstoned + deleted > 0) await store.housekeep?.();
+      if (!interrupted && tombstoned + deleted > 0) await store.housekeep();
     } finally {
       const rowsLeft = interrupted ? progress.rowsLeft : 0;
       progress = { ...progress, running: false, rowsLeft, interrupted, finishedAt: clock.now() };

@@ -1,3 +1,5 @@
+import { OncelyError } from '../contract/errors.js';
+
 export const SQL_DIALECTS = ['sqlite', 'postgres'] as const;
 export type SqlDialect = (typeof SQL_DIALECTS)[number];
 
@@ -54,4 +56,25 @@ export function returnedResult(rows: readonly Record<string, unknown>[]): SqlRun
 /** A parameter as both dialects take it: a boolean becomes 1 or 0. */
 export function neutralParams(params: readonly unknown[]): unknown[] {
   return params.map((p) => (typeof p === 'boolean' ? Number(p) : p));
+}
+
+/**
+ * The SQL handle of a store that has no SQL (memory): every call rejects with a clear `no_sql`
+ * error, so a handler that needs SQL never silently runs against nothing.
+ */
+export function refusingSqlHandle(storeName: string): SqlHandle {
+  const error = (): OncelyError =>
+    new OncelyError(
+      'no_sql',
+      `the ${storeName} store has no SQL: use context.tx (its transaction handle), or a SQLite or PostgreSQL store for context.sql`,
+    );
+  const refuse = (): Promise<never> => Promise.reject(error());
+  return {
+    get dialect(): never {
+      throw error();
+    },
+    run: refuse,
+    get: refuse,
+    all: refuse,
+  };
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
+import { pg } from './postgres-env.js';
 import {
   createLedger,
   jsonReceipt,

@@ -1,6 +1,6 @@
 import { after, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
+import { pg } from './postgres-env.js';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
 import {
   createPostgresStore,
@@ -32,8 +32,8 @@ const TRIES = 50;
 await describePostgres('the store durability tests', ({ url, options }) => {
   const schema = uniqueSchemaName('oncely_dur');
   const monitor = url ? new pg.Client({ connectionString: url }) : undefined;
-  const pools: pg.Pool[] = [];
-  const makePool = (sessionSetting?: string): pg.Pool => {
+  const pools: InstanceType<typeof pg.Pool>[] = [];
+  const makePool = (sessionSetting?: string): InstanceType<typeof pg.Pool> => {
     const pool = new pg.Pool({
       connectionString: url,
       max: 1,
@@ -57,7 +57,7 @@ await describePostgres('the store durability tests', ({ url, options }) => {
       .past;
 
   /** A pool that logs each statement: 'pool <sql>' for autocommit ones, 'client <sql>' inside transactions. */
-  function recording(inner: pg.Pool): { pool: PgPool; take(): string[] } {
+  function recording(inner: InstanceType<typeof pg.Pool>): { pool: PgPool; take(): string[] } {
     let events: string[] = [];
     const short = (text: string) =>
       text
@@ -140,8 +140,8 @@ await describePostgres('the store durability tests', ({ url, options }) => {
         "pool SELECT c.* FROM (SELECT set_config('synchronous_commit', 'off', true)) AS oncely_async_commit CROSS JOIN LATERAL ledger_1_claims(", // lookup + claim, one statement
         'client BEGIN', // at the effect's first statement
         'client INSERT INTO effects_1', // the effect
-        'client WITH done AS (UPDATE ledger_1', // the receipt, failing if the key is lost...
-        'client COMMIT', // ...queued behind it (one round trip on a pipelining pool)
+        'client WITH done AS (UPDATE ledger_1', // the receipt: its row says whether it matched...
+        'client COMMIT', // ...and then COMMIT (ROLLBACK had the key been lost)
       ];
       assert.deepEqual(
         events.map((e, i) => (e.startsWith(expected[i] ?? '\0') ? expected[i] : e)),

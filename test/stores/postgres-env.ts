@@ -1,7 +1,15 @@
 import { test } from 'node:test';
-import pg from 'pg';
+import type pgModule from 'pg';
 import type { LedgerStore } from '../../src/ledger/index.js';
-import { createPostgresStore, openPostgresPool } from '../../src/stores/postgres/index.js';
+import { createPostgresStore, type PgPool } from '../../src/stores/postgres/index.js';
+
+/**
+ * The node-postgres the PostgreSQL tests build their pools from: ONCELY_TEST_PG_MODULE names
+ * the package (default `pg`; `pg-8-11` is pg 8.11, the oldest the store supports, without
+ * pipeline mode). `npm run test:pg-8-11` runs the store and ledger files with it.
+ */
+export const PG_MODULE = process.env['ONCELY_TEST_PG_MODULE'] || 'pg';
+export const pg = ((await import(PG_MODULE)) as { default: typeof pgModule }).default;
 
 /**
  * Which PostgreSQL the tests use (docs/design.md, habit 5: an environment variable chooses the backends).
@@ -89,7 +97,8 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
 /**
  * A PostgreSQL store in a fresh schema of its own, on a pool whose search path is that schema (so
  * a handler's unqualified tables land there too); `close` ends the pool and drops the schema.
- * `pipeline: false` makes the pool without pg's pipeline mode (each statement after the last one's answer).
+ * `pipeline: false` makes the pool without pg's pipeline mode (each statement after the last one's
+ * answer); so does a pg older than 8.17 (ONCELY_TEST_PG_MODULE).
  */
 export function storeInFreshSchema(
   url: string,
@@ -97,9 +106,13 @@ export function storeInFreshSchema(
   { pipeline = true }: { pipeline?: boolean } = {},
 ): { store: LedgerStore<unknown>; close(): Promise<void> } {
   const schema = uniqueSchemaName(prefix);
-  const pool = pipeline
-    ? openPostgresPool(url, { max: 10, searchPath: schema })
-    : new pg.Pool({ connectionString: url, max: 10, options: `-c search_path=${schema}` });
+  // pipeline: true is pg's option from 8.17 on; an older pg ignores it and runs one at a time.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    options: `-c search_path=${schema}`,
+    ...(pipeline ? { pipeline: true } : {}),
+  } as pgModule.PoolConfig) as unknown as PgPool & InstanceType<typeof pg.Pool>;
   const store = createPostgresStore({ pool, schema });
   return {
     store: store as LedgerStore<unknown>,

@@ -4,7 +4,7 @@
 // and leaves the schema as it was.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
+import { pg } from './postgres-env.js';
 import { isOncelyError } from '../../src/contract/errors.js';
 import { fingerprintToBytes } from '../../src/stores/fingerprint-bytes.js';
 import { LEDGER_COLUMNS } from '../../src/stores/ledger-row.js';

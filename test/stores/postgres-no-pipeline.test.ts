@@ -2,7 +2,7 @@
 // would queue the second itself, with a deprecation warning, and pg 9 drops that queue.
 import { after, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
+import { pg } from './postgres-env.js';
 import { createLedger } from '../../src/ledger/index.js';
 import { createPostgresStore, type PgTx } from '../../src/stores/postgres/index.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';

@@ -4,7 +4,7 @@
 // of a key whose instants fall on both sides of a partition boundary still let exactly one win.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
+import { pg } from './postgres-env.js';
 import { isOncelyError } from '../../src/contract/errors.js';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
 import { LEDGER_COLUMNS, entryValues } from '../../src/stores/ledger-row.js';
@@ -49,7 +49,7 @@ await describePostgres('partitions', ({ url, options }) => {
     const schema = uniqueSchemaName('oncely_parts');
     // One connection: the statistics the sweep's statements leave are flushed by this very backend.
     const pool = url ? new pg.Pool({ connectionString: url, max: 1 }) : undefined;
-    const pools: pg.Pool[] = [];
+    const pools: InstanceType<typeof pg.Pool>[] = [];
     after(async () => {
       if (!pool) return;
       await pool.end();

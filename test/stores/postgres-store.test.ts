@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
+import { pg } from './postgres-env.js';
 import { isInvalidOptionError } from '../../src/contract/errors.js';
 import { createIdempotencyMiddleware, withIdempotency } from '../../src/http/index.js';
 import { createLedger } from '../../src/ledger/index.js';

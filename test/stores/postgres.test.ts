@@ -1,12 +1,17 @@
 import { after } from 'node:test';
-import pg from 'pg';
+import { pg } from './postgres-env.js';
 import { createPostgresStore, type PgTx } from '../../src/stores/postgres/index.js';
 import { runLedgerConformance } from './conformance.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
 
 await describePostgres('the ledger conformance suite', ({ url, options }) => {
   const schema = uniqueSchemaName('oncely_conf');
-  const pool = url ? new pg.Pool({ connectionString: url, max: 8 }) : undefined;
+  // pg's pipeline mode, as openPostgresPool makes it (an older pg ignores the option).
+  const pool = url
+    ? new pg.Pool({ connectionString: url, max: 8, pipeline: true } as ConstructorParameters<
+        typeof pg.Pool
+      >[0])
+    : undefined;
   after(async () => {
     if (!pool) return;
     await pool.end();

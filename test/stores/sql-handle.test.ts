@@ -1,6 +1,6 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
+import { pg } from './postgres-env.js';
 import type { LedgerStore, SqlHandle } from '../../src/ledger/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 import { createPostgresStore } from '../../src/stores/postgres/index.js';

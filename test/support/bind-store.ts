@@ -15,7 +15,9 @@ export function bindStore<Tx>(store: LedgerStore<Tx>): LedgerStore<Tx> {
     sweep: store.sweep.bind(store),
     backlog: store.backlog.bind(store),
     close: store.close.bind(store),
-    ...(store.ready ? { ready: store.ready.bind(store) } : {}),
-    ...(store.sql ? { sql: store.sql.bind(store) } : {}),
+    ready: store.ready.bind(store),
+    sql: store.sql.bind(store),
+    housekeep: store.housekeep.bind(store),
+    tuning: store.tuning,
   };
 }

@@ -35,24 +35,7 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
     async record(intent) {
       open();
       if (rows.has(intent.key)) return false;
-      const record: IntentRecord = {
-        ...intent,
-        body: intent.body.slice(),
-        state: 'pending',
-        attemptCount: 0,
-        nextAttemptAt: intent.createdAt,
-        previousDelayMs: 0,
-        sawUnknown: false,
-        outcome: null,
-      };
-      rows.set(intent.key, {
-        intent: record,
-        leaseOwner: null,
-        leaseToken: null,
-        leaseExpiresAt: null,
-        openAttempt: false,
-        seq: ++seq,
-      });
+      rows.set(intent.key, newRow(intent, ++seq));
       attempts.set(intent.key, []);
       return true;
     },
@@ -75,16 +58,7 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
     },
     async claim(owner, nowMs, leaseMs, limit, onlyKey) {
       open();
-      const due = [...rows.values()]
-        .filter(
-          (row) =>
-            (onlyKey === undefined || row.intent.key === onlyKey) &&
-            row.intent.state === 'pending' &&
-            row.intent.nextAttemptAt <= nowMs &&
-            (row.leaseExpiresAt === null || row.leaseExpiresAt <= nowMs),
-        )
-        .sort((a, b) => a.intent.nextAttemptAt - b.intent.nextAttemptAt || a.seq - b.seq)
-        .slice(0, limit);
+      const due = dueRows(rows, nowMs, limit, onlyKey);
       const token = `${owner}#${++tokens}`;
       return due.map((row): ClaimedIntent => {
         row.leaseOwner = owner;
@@ -98,19 +72,7 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
       return starts.map((start) => {
         const row = rows.get(start.key);
         if (!holds(row, start.token) || row.openAttempt) return false;
-        row.openAttempt = true;
-        row.intent = { ...row.intent, attemptCount: start.attempt };
-        attempts.get(start.key)!.push({
-          key: start.key,
-          attempt: start.attempt,
-          worker: start.worker,
-          startedAt: start.startedAt,
-          endedAt: null,
-          outcome: null,
-          status: null,
-          detail: null,
-          delayMs: null,
-        });
+        startRow(row, start, attempts.get(start.key)!);
         return true;
       });
     },
@@ -119,29 +81,7 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
       return settlements.map((settlement) => {
         const row = rows.get(settlement.key);
         if (!holds(row, settlement.token)) return false;
-        const ended = settlement.attempt;
-        if (ended) {
-          const list = attempts.get(settlement.key)!;
-          const index = list.findIndex((a) => a.attempt === ended.attempt);
-          if (index >= 0) list[index] = { ...list[index]!, ...ended };
-        }
-        const { next } = settlement;
-        row.intent =
-          next.state === 'pending'
-            ? {
-                ...row.intent,
-                nextAttemptAt: next.nextAttemptAt,
-                previousDelayMs: next.previousDelayMs,
-                sawUnknown: next.sawUnknown,
-              }
-            : {
-                ...row.intent,
-                state: next.state,
-                sawUnknown: next.sawUnknown,
-                outcome: next.final,
-              };
-        row.leaseOwner = row.leaseToken = row.leaseExpiresAt = null;
-        row.openAttempt = false;
+        settleRow(row, settlement, attempts.get(settlement.key)!);
         return true;
       });
     },
@@ -163,28 +103,125 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
       open();
       const row = rows.get(key);
       if (!row || row.intent.state === 'pending' || row.intent.state === 'delivered') return false;
-      row.intent = {
-        ...row.intent,
-        state: 'pending',
-        outcome: null,
-        policy: { ...row.intent.policy, maxAttempts: reopening.maxAttempts },
-        deadlineAt: reopening.deadlineAt,
-        nextAttemptAt: reopening.nextAttemptAt,
-        previousDelayMs: 0,
-      };
+      row.intent = reopened(row.intent, reopening);
       return true;
     },
-    async nextDueAt() {
-      open();
-      let earliest: number | undefined;
-      for (const row of rows.values()) {
-        if (row.intent.state !== 'pending') continue;
-        const at = Math.max(row.intent.nextAttemptAt, row.leaseExpiresAt ?? 0);
-        if (earliest === undefined || at < earliest) earliest = at;
-      }
-      return earliest;
-    },
+    nextDueAt: async () => (open(), earliestDue(rows)),
     close: async () => void (closed = true),
   };
   return store;
+}
+
+type Start = Parameters<JournalStore<unknown>['startAttempts']>[0][number];
+type Settlement = Parameters<JournalStore<unknown>['settle']>[0][number];
+
+/** A recorded intent's row: pending, due at once, no lease. */
+function newRow(intent: Parameters<JournalStore<unknown>['record']>[0], seq: number): Row {
+  const record: IntentRecord = {
+    ...intent,
+    body: intent.body.slice(),
+    state: 'pending',
+    attemptCount: 0,
+    nextAttemptAt: intent.createdAt,
+    previousDelayMs: 0,
+    sawUnknown: false,
+    outcome: null,
+  };
+  return {
+    intent: record,
+    leaseOwner: null,
+    leaseToken: null,
+    leaseExpiresAt: null,
+    openAttempt: false,
+    seq,
+  };
+}
+
+/** An attempt starts: the row holds it open, and its entry is added. */
+function startRow(row: Row, start: Start, list: AttemptEntry[]): void {
+  row.openAttempt = true;
+  row.intent = { ...row.intent, attemptCount: start.attempt };
+  list.push({
+    key: start.key,
+    attempt: start.attempt,
+    worker: start.worker,
+    startedAt: start.startedAt,
+    endedAt: null,
+    outcome: null,
+    status: null,
+    detail: null,
+    delayMs: null,
+  });
+}
+
+/** A settlement: the attempt's end, then the intent's next state; the lease is released. */
+function settleRow(row: Row, settlement: Settlement, list: AttemptEntry[]): void {
+  const ended = settlement.attempt;
+  if (ended) {
+    const index = list.findIndex((a) => a.attempt === ended.attempt);
+    if (index >= 0) list[index] = { ...list[index]!, ...ended };
+  }
+  const { next } = settlement;
+  row.intent =
+    next.state === 'pending'
+      ? {
+          ...row.intent,
+          nextAttemptAt: next.nextAttemptAt,
+          previousDelayMs: next.previousDelayMs,
+          sawUnknown: next.sawUnknown,
+        }
+      : {
+          ...row.intent,
+          state: next.state,
+          sawUnknown: next.sawUnknown,
+          outcome: next.final,
+        };
+  row.leaseOwner = row.leaseToken = row.leaseExpiresAt = null;
+  row.openAttempt = false;
+}
+
+/** The pending rows due at `nowMs` whose lease is free, oldest due first, at most `limit`. */
+function dueRows(
+  rows: Map<string, Row>,
+  nowMs: number,
+  limit: number,
+  onlyKey: string | undefined,
+): Row[] {
+  return [...rows.values()]
+    .filter(
+      (row) =>
+        (onlyKey === undefined || row.intent.key === onlyKey) &&
+        row.intent.state === 'pending' &&
+        row.intent.nextAttemptAt <= nowMs &&
+        (row.leaseExpiresAt === null || row.leaseExpiresAt <= nowMs),
+    )
+    .sort((a, b) => a.intent.nextAttemptAt - b.intent.nextAttemptAt || a.seq - b.seq)
+    .slice(0, limit);
+}
+
+/** When the next pending intent is due (or its lease ends), if any is pending. */
+function earliestDue(rows: Map<string, Row>): number | undefined {
+  let earliest: number | undefined;
+  for (const row of rows.values()) {
+    if (row.intent.state !== 'pending') continue;
+    const at = Math.max(row.intent.nextAttemptAt, row.leaseExpiresAt ?? 0);
+    if (earliest === undefined || at < earliest) earliest = at;
+  }
+  return earliest;
+}
+
+/** A finished intent pending again, with a new budget and deadline. */
+function reopened(
+  intent: IntentRecord,
+  reopening: Parameters<JournalStore<unknown>['reopen']>[1],
+): IntentRecord {
+  return {
+    ...intent,
+    state: 'pending',
+    outcome: null,
+    policy: { ...intent.policy, maxAttempts: reopening.maxAttempts },
+    deadlineAt: reopening.deadlineAt,
+    nextAttemptAt: reopening.nextAttemptAt,
+    previousDelayMs: 0,
+  };
 }

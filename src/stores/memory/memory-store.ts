@@ -4,25 +4,14 @@ import type {
   InFlightEntry,
   LedgerEntry,
 } from '../../ledger/ledger-entry.js';
-import { OncelyError } from '../../contract/errors.js';
+import { DEFAULT_LEDGER_OPTIONS } from '../../ledger/ledger-options.js';
+import { refusingSqlHandle } from '../../ledger/sql-handle.js';
 import { tombstoneOf } from '../../ledger/ledger-entry.js';
 import type { LedgerStore, SweepResult } from '../../ledger/ledger-store.js';
 import { TransactionEndedError } from '../store-errors.js';
+import { MemoryData, MemoryTransaction, type MemoryTx } from './memory-transaction.js';
 
-/**
- * The memory store's transaction handle: a small table/id -> value space for the effect's own
- * writes. Writes are staged and applied with the receipt at commit, or dropped at rollback, so
- * the memory store keeps the same all-or-nothing promise as the database stores.
- */
-export interface MemoryTx {
-  /** The value as this transaction sees it: its own staged writes first, then committed data. */
-  get<T>(table: string, id: string): T | undefined;
-  set(table: string, id: string, value: unknown): void;
-  /** True when there was a value to delete. */
-  delete(table: string, id: string): boolean;
-  /** Every (id, value) of a table as this transaction sees it. */
-  entries<T>(table: string): Array<[string, T]>;
-}
+export type { MemoryTx } from './memory-transaction.js';
 
 export interface MemoryStore extends LedgerStore<MemoryTx> {
   /** A committed value, outside any transaction. */
@@ -33,9 +22,6 @@ export interface MemoryStore extends LedgerStore<MemoryTx> {
   readonly entryCount: number;
 }
 
-const DELETED = Symbol('deleted');
-type Staged = Map<string, Map<string, unknown>>;
-
 /**
  * A LedgerStore in process memory: for tests, demos and single-process tools. Values are
  * structured clones, so nothing a caller keeps can change what is stored.
@@ -45,114 +31,21 @@ type Staged = Map<string, Map<string, unknown>>;
  * the owner token when its transaction commits, so a takeover during the effect wins.
  */
 export function createMemoryStore(): MemoryStore {
-  const ledger = new Map<string, LedgerEntry>();
-  const tables = new Map<string, Map<string, unknown>>();
-  /** Bumped at every commit that writes a row (`table\0id`) or a table: what optimistic checks compare. */
-  const versions = new Map<string, number>();
-  const slotVersion = (slot: string): number => versions.get(slot) ?? 0;
-
+  const data = new MemoryData();
+  const { ledger, tables } = data;
   const matches = (entry: LedgerEntry | undefined, v: EntryVersion): entry is LedgerEntry =>
-    entry !== undefined && entry.token === v.token && entry.state === v.state;
-
-  function table(name: string): Map<string, unknown> {
-    let t = tables.get(name);
-    if (!t) tables.set(name, (t = new Map()));
-    return t;
-  }
-
-  class Transaction implements MemoryTx {
-    readonly staged: Staged = new Map();
-    readonly receipts: Array<[string, CompletedEntry]> = [];
-    /** The committed versions this transaction read: a commit in between makes it a conflict. */
-    readonly seen = new Map<string, number>();
-    active = true;
-
-    #saw(slot: string): void {
-      if (!this.seen.has(slot)) this.seen.set(slot, slotVersion(slot));
-    }
-
-    #check(): void {
-      if (!this.active) throw new TransactionEndedError('memory');
-    }
-
-    get<T>(name: string, id: string): T | undefined {
-      this.#check();
-      const staged = this.staged.get(name);
-      if (staged?.has(id)) {
-        const v = staged.get(id);
-        return v === DELETED ? undefined : (structuredClone(v) as T);
-      }
-      this.#saw(`${name}\u0000${id}`);
-      const v = tables.get(name)?.get(id);
-      return v === undefined ? undefined : (structuredClone(v) as T);
-    }
-
-    set(name: string, id: string, value: unknown): void {
-      this.#check();
-      let staged = this.staged.get(name);
-      if (!staged) this.staged.set(name, (staged = new Map()));
-      staged.set(id, structuredClone(value));
-    }
-
-    delete(name: string, id: string): boolean {
-      const existed = this.get(name, id) !== undefined;
-      this.set(name, id, undefined);
-      this.staged.get(name)!.set(id, DELETED);
-      return existed;
-    }
-
-    entries<T>(name: string): Array<[string, T]> {
-      this.#check();
-      this.#saw(name);
-      const ids = new Set([
-        ...(tables.get(name)?.keys() ?? []),
-        ...(this.staged.get(name)?.keys() ?? []),
-      ]);
-      return [...ids].flatMap((id) => {
-        const v = this.get<T>(name, id);
-        return v === undefined ? [] : [[id, v] as [string, T]];
-      });
-    }
-
-    /**
-     * Applies everything at once: nothing can run between these synchronous lines. Transactions
-     * run side by side (none holds the store across its awaits); one that read a row or a table
-     * another transaction has written since is refused whole (optimistic concurrency, like a
-     * serialization failure), so two read-modify-writes never both apply.
-     */
-    commit(): void {
-      for (const [slot, version] of this.seen) {
-        if (slotVersion(slot) !== version)
-          throw new OncelyError(
-            'write_conflict',
-            `memory store: ${slot.replace('\u0000', '/')} changed while this transaction ran; retry it`,
-          );
-      }
-      for (const [id, entry] of this.receipts) {
-        if (!matches(ledger.get(id), { ...entry, state: 'in_flight' })) {
-          throw new OncelyError(
-            'lease_lost',
-            `memory store: key ${entry.key} was taken over before its receipt committed`,
-          );
-        }
-      }
-      for (const [name, staged] of this.staged) {
-        const t = table(name);
-        versions.set(name, slotVersion(name) + 1);
-        for (const [id, v] of staged) {
-          versions.set(`${name}\u0000${id}`, slotVersion(`${name}\u0000${id}`) + 1);
-          if (v === DELETED) t.delete(id);
-          else t.set(id, v);
-        }
-      }
-      for (const [id, entry] of this.receipts) ledger.set(id, entry);
-    }
-  }
+    data.matches(entry, v);
 
   const store: MemoryStore = {
     name: 'memory',
 
     ready: async () => {},
+    housekeep: async () => undefined,
+    sql: () => refusingSqlHandle('memory'),
+    tuning: {
+      sweepBatchRows: DEFAULT_LEDGER_OPTIONS.sweepBatchRows,
+      sweepStepMs: DEFAULT_LEDGER_OPTIONS.sweepStepMs,
+    },
 
     get entryCount() {
       return ledger.size;
@@ -196,7 +89,7 @@ export function createMemoryStore(): MemoryStore {
     },
 
     transaction(fn) {
-      const tx = new Transaction();
+      const tx = new MemoryTransaction(data);
       return fn(tx)
         .then((result) => {
           tx.commit();
@@ -215,19 +108,8 @@ export function createMemoryStore(): MemoryStore {
       return true;
     },
 
-    async sweep(nowMs, tombstoneMs, limit = Infinity): Promise<SweepResult> {
-      const due = (expired: boolean): Array<[string, LedgerEntry]> =>
-        [...ledger]
-          .filter(([, e]) => (e.state === 'expired') === expired && e.expiresAt <= nowMs)
-          .sort(([, a], [, b]) => a.expiresAt - b.expiresAt)
-          .slice(0, limit);
-      const live = due(false);
-      for (const [id, entry] of live)
-        ledger.set(id, tombstoneOf(entry as InFlightEntry | CompletedEntry, tombstoneMs));
-      const old = due(true);
-      for (const [id] of old) ledger.delete(id);
-      return { tombstoned: live.length, deleted: old.length };
-    },
+    sweep: async (nowMs, tombstoneMs, limit = Infinity) =>
+      sweepMemory(ledger, nowMs, tombstoneMs, limit),
 
     async backlog(nowMs) {
       let n = 0;
@@ -247,9 +129,9 @@ export function createMemoryStore(): MemoryStore {
     async close() {},
   };
 
-  function asTransaction(tx: MemoryTx): Transaction {
-    const t = tx as Transaction;
-    if (!(t instanceof Transaction)) throw new TypeError('not a memory store transaction');
+  function asTransaction(tx: MemoryTx): MemoryTransaction {
+    const t = tx as MemoryTransaction;
+    if (!(t instanceof MemoryTransaction)) throw new TypeError('not a memory store transaction');
     if (!t.active) throw new TransactionEndedError('memory');
     return t;
   }
@@ -260,4 +142,24 @@ export function createMemoryStore(): MemoryStore {
 /** One string per (scope, key); NUL cannot occur in a valid key, so the pair is unambiguous. */
 function rowId(scope: string, key: string): string {
   return `${scope}\u0000${key}`;
+}
+
+/** One sweep step over the entries (LedgerStore.sweep): oldest first, at most `limit` of each kind. */
+function sweepMemory(
+  ledger: Map<string, LedgerEntry>,
+  nowMs: number,
+  tombstoneMs: number,
+  limit: number,
+): SweepResult {
+  const due = (expired: boolean): Array<[string, LedgerEntry]> =>
+    [...ledger]
+      .filter(([, e]) => (e.state === 'expired') === expired && e.expiresAt <= nowMs)
+      .sort(([, a], [, b]) => a.expiresAt - b.expiresAt)
+      .slice(0, limit);
+  const live = due(false);
+  for (const [id, entry] of live)
+    ledger.set(id, tombstoneOf(entry as InFlightEntry | CompletedEntry, tombstoneMs));
+  const old = due(true);
+  for (const [id] of old) ledger.delete(id);
+  return { tombstoned: live.length, deleted: old.length };
 }

@@ -20,7 +20,7 @@ export const DEFAULT_OPEN_POSTGRES_POOL_OPTIONS = { connectTimeoutMs: 5000, max:
 
 /**
  * A `pg` Pool for a `postgres://` URL: `createPostgresStore({ pool: openPostgresPool(url) })`,
- * in pg's pipeline mode.
+ * in pg's pipeline mode where the installed pg has it (8.17 and later).
  * A URL that is not one is refused at once (its password redacted from the message); an
  * unreachable server or a missing database is reported by `ledger.ready()`. Connecting never
  * waits forever: pg's own default is no timeout.
@@ -37,8 +37,9 @@ export function openPostgresPool(url: string, options: OpenPostgresPoolOptions =
     connectionTimeoutMillis: connectTimeoutMs,
     max,
     // Queries queued on one client go out without waiting for each other's answers: the store
-    // sends BEGIN with an effect's first statement and the receipt with COMMIT, one round trip
-    // each (postgres-transaction.ts). Answers still come back in order, one per query.
+    // sends BEGIN with an effect's first statement in one round trip (send-statements.ts).
+    // Answers still come back in order, one per query. A pg before 8.17 ignores the option, and
+    // the store then sends each statement after the last one's answer.
     pipeline: true,
     ...(options.searchPath === undefined
       ? {}

@@ -34,17 +34,6 @@ export function postgresSweep(
   /** The due partitions for the sweep's instant (a sweep runs all its steps at one instant). */
   let dueAt: { nowMs: number; partitions: ReceiptPartition[] } | undefined;
 
-  const after = (cursor: Cursor | undefined, from: number): string =>
-    cursor === undefined
-      ? 'TRUE'
-      : cursor === 'done'
-        ? 'FALSE'
-        : `(scope, key) > ($${from}, $${from + 1})`;
-  const cursorParams = (cursor: Cursor | undefined): unknown[] =>
-    cursor === undefined || cursor === 'done' ? [] : [cursor.scope, cursor.key];
-  const batch = (table: string, cursor: Cursor | undefined, limit: string, from: number): string =>
-    `SELECT scope, key, fingerprint, first_seen_at, expires_at, completed_at FROM ${table} WHERE ${after(cursor, from)} ORDER BY scope, key LIMIT ${limit}`;
-
   async function duePartitions(nowMs: number): Promise<ReceiptPartition[]> {
     if (dueAt?.nowMs !== nowMs) dueAt = { nowMs, partitions: await receipts.due(nowMs) };
     return dueAt.partitions;
@@ -139,4 +128,19 @@ export function postgresSweep(
       return n + Number((rows[0] as { n: string }).n);
     },
   };
+}
+
+/** The condition for the rows after `cursor`, its parameters from $from. */
+function after(cursor: Cursor | undefined, from: number): string {
+  if (cursor === undefined) return 'TRUE';
+  return cursor === 'done' ? 'FALSE' : `(scope, key) > ($${from}, $${from + 1})`;
+}
+
+function cursorParams(cursor: Cursor | undefined): unknown[] {
+  return cursor === undefined || cursor === 'done' ? [] : [cursor.scope, cursor.key];
+}
+
+/** The next batch of receipts of `table` after `cursor`, in key order. */
+function batch(table: string, cursor: Cursor | undefined, limit: string, from: number): string {
+  return `SELECT scope, key, fingerprint, first_seen_at, expires_at, completed_at FROM ${table} WHERE ${after(cursor, from)} ORDER BY scope, key LIMIT ${limit}`;
 }

@@ -1,4 +1,4 @@
-import { InvalidOptionError } from '../../contract/errors.js';
+import { checkBusyTimeoutMs, checkSqliteDatabase } from './sqlite-store-options.js';
 import type { JournalStore } from '../../journal/journal-store.js';
 import type { SqlHandle } from '../../ledger/sql-handle.js';
 import { AsyncMutex } from '../async-mutex.js';
@@ -48,24 +48,7 @@ const named = (params: readonly unknown[] = []): unknown[] =>
 export function createSqliteJournalStore(
   options: SqliteJournalStoreOptions,
 ): JournalStore<SqliteJournalTx | SqlHandle> {
-  const { database } = options;
-  if (typeof database !== 'function' && typeof database?.prepare !== 'function') {
-    throw new InvalidOptionError(
-      'database',
-      database,
-      'a better-sqlite3 Database or a function returning one',
-    );
-  }
-  const table = checkIdentifier('table', options.table ?? 'oncely_intents');
-  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    throw new InvalidOptionError(
-      'busyTimeoutMs',
-      busyTimeoutMs,
-      'a whole number of milliseconds >= 0',
-    );
-  }
-  const clock = options.clock ?? systemClock;
+  const { database, table, busyTimeoutMs, clock } = checkedOptions(options);
   const mutex = new AsyncMutex();
   const cache = new Map<string, Statement>();
   let db: SqliteDatabase | undefined;
@@ -159,4 +142,13 @@ export function createSqliteJournalStore(
         db = undefined;
       }),
   });
+}
+
+/** The options checked once, at the edge, with the defaults filled in. */
+function checkedOptions(options: SqliteJournalStoreOptions) {
+  const database = checkSqliteDatabase(options.database);
+  const table = checkIdentifier('table', options.table ?? 'oncely_intents');
+  const busyTimeoutMs = checkBusyTimeoutMs(options.busyTimeoutMs, 5000);
+  const clock = options.clock ?? systemClock;
+  return { database, table, busyTimeoutMs, clock };
 }

@@ -8,7 +8,7 @@ import {
   type MigrationProgress,
 } from '../ledger-migration.js';
 import { TOMBSTONE_COLUMNS, tombstoneValues } from '../tombstone-row.js';
-import { DEFAULT_SQLITE_STORE_OPTIONS } from './sqlite-store.js';
+import { DEFAULT_SQLITE_STORE_OPTIONS } from './sqlite-store-options.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 import { isEarlierSqliteLayout, sqliteLedgerSchema } from './sqlite-ledger-schema.js';
 import { tombstoneTableOf } from './sqlite-tombstones.js';
