@@ -1,14 +1,24 @@
 /**
- * bench/anchors' printout: one line per variant (new-key and replay req/s with their spread and
- * p99, the durability, the dedupe check), then each oncely row divided by every other middleware,
+ * bench/anchors' printout, one table per effect durability: one line per variant (new-key and
+ * replay req/s with their spread and p99, the durability, the dedupe check), then each oncely row
+ * divided by every other middleware of its table and by the unguarded app at the same durability,
  * with whether oncely's durability is stronger, equal or weaker, and a plain verdict.
  */
 import { describeDedupe, type DedupeResult } from './anchors-check.js';
 import type { LoadRun } from './anchors-load.js';
-import { DURABILITY_RANK, type Durability, type Variant } from './anchors-variants.js';
+import {
+  DURABILITY_RANK,
+  TABLE_TITLES,
+  TABLES,
+  type Durability,
+  type TableDurability,
+  type Variant,
+} from './anchors-variants.js';
 
 export interface AnchorsRow {
   readonly variant: Variant;
+  /** The table: what every effect in it was set to survive. */
+  readonly table: TableDurability;
   readonly durability: Durability;
   readonly fresh?: LoadRun | undefined;
   readonly replay?: LoadRun | undefined;
@@ -51,7 +61,16 @@ function cell(text: string, width: number, right = false): string {
   return right ? text.padStart(width) : text.padEnd(width);
 }
 
+/** Every table given rows, in TABLES' order, each under its heading. */
 export function formatAnchors(rows: readonly AnchorsRow[]): string {
+  return TABLES.map((table) => rows.filter((row) => row.table === table))
+    .filter((tableRows) => tableRows.length > 0)
+    .map((tableRows) => `${TABLE_TITLES[tableRows[0]!.table]}\n\n${formatTable(tableRows)}`)
+    .join('\n');
+}
+
+/** One table: its rows, then each oncely row ÷ the others and ÷ the floor of the same table. */
+function formatTable(rows: readonly AnchorsRow[]): string {
   const out: string[] = [];
   const head = [
     cell('variant', 26),
@@ -111,7 +130,7 @@ export function formatAnchors(rows: readonly AnchorsRow[]): string {
     const floor = rows.find((r) => r.variant.id === 'none');
     if (floor?.fresh && oncely.fresh)
       out.push(
-        `  ÷ no guard (floor): new keys ${ratio(oncely.fresh.requestsPerSecond / floor.fresh.requestsPerSecond)}, replays ${ratio((oncely.replay?.requestsPerSecond ?? Number.NaN) / (floor.replay?.requestsPerSecond ?? Number.NaN))} (the floor runs the effect on every request)`,
+        `  ÷ no guard (floor, ${floor.durability}): new keys ${ratio(oncely.fresh.requestsPerSecond / floor.fresh.requestsPerSecond)}, replays ${ratio((oncely.replay?.requestsPerSecond ?? Number.NaN) / (floor.replay?.requestsPerSecond ?? Number.NaN))} (the floor runs the effect on every request)`,
       );
   }
   return `${out.join('\n')}\n`;

@@ -10,7 +10,15 @@ import { checkDedupe } from '../../bench/anchors-check.js';
 import { AnchorsServer } from '../../bench/anchors-child.js';
 import { redisDurability } from '../../bench/anchors-redis.js';
 import { compare, type AnchorsRow } from '../../bench/anchors-report.js';
-import { parseVariantList, VARIANT_IDS, variantOf } from '../../bench/anchors-variants.js';
+import {
+  anchorsRows,
+  parseTableList,
+  parseVariantList,
+  rowDurability,
+  VARIANT_IDS,
+  variantOf,
+  type AnchorsRowId,
+} from '../../bench/anchors-variants.js';
 import { repoPath } from '../support/repo-path.js';
 
 const bench = repoPath('dist', 'bench', 'anchors.js');
@@ -22,7 +30,14 @@ describe('bench/anchors command line', () => {
     const result = run('--help');
     assert.equal(result.status, 0, result.stderr);
     for (const id of VARIANT_IDS) assert.match(result.stdout, new RegExp(id));
-    for (const flag of ['--seconds', '--rounds', '--connections', '--pg', '--redis'])
+    for (const flag of [
+      '--seconds',
+      '--rounds',
+      '--connections',
+      '--pg',
+      '--redis',
+      '--durability',
+    ])
       assert.match(result.stdout, new RegExp(flag));
   });
 
@@ -37,6 +52,33 @@ describe('bench/anchors command line', () => {
     assert.equal(result.stderr.trim().split('\n').length, 1);
   });
 
+  it('refuses an unknown durability in one line and exits 1', () => {
+    const result = run('--durability', 'durable,power');
+    assert.equal(result.status, 1);
+    assert.equal(result.stdout, '');
+    assert.match(
+      result.stderr,
+      /^bench\/anchors: --durability takes durable, process; got "durable,power"/,
+    );
+    assert.equal(result.stderr.trim().split('\n').length, 1);
+  });
+
+  it('reads the tables in their own order, and gives PostgreSQL rows to the durable table only', () => {
+    assert.deepEqual(parseTableList('process,durable'), ['durable', 'process']);
+    assert.deepEqual(parseTableList('process'), ['process']);
+    assert.throws(() => parseTableList(','), /--durability takes/);
+    assert.deepEqual(
+      anchorsRows(['none', 'oncely-postgres', 'oncely-sqlite'], ['durable', 'process']),
+      [
+        { variant: 'none', table: 'durable' },
+        { variant: 'oncely-postgres', table: 'durable' },
+        { variant: 'oncely-sqlite', table: 'durable' },
+        { variant: 'none', table: 'process' },
+        { variant: 'oncely-sqlite', table: 'process' },
+      ],
+    );
+  });
+
   it('reads variants by unique prefix and refuses an ambiguous one', () => {
     assert.deepEqual(parseVariantList('express,oncely-sqlite,powertools'), [
       'express-idempotency',
@@ -48,6 +90,13 @@ describe('bench/anchors command line', () => {
 });
 
 describe('bench/anchors durability and verdicts', () => {
+  it("gives each row the weaker of its keys' durability and its table's", () => {
+    assert.equal(rowDurability('effect', 'process'), 'process');
+    assert.equal(rowDurability('effect', 'durable'), 'durable');
+    assert.equal(rowDurability('durable', 'process'), 'process', 'Redis fsyncing every write');
+    assert.equal(rowDurability('memory', 'durable'), 'memory');
+  });
+
   it('reads what Redis keeps from its own settings', () => {
     const of = (appendonly: string, appendfsync: string, save: string) =>
       redisDurability({ appendonly, appendfsync, save }).durability;
@@ -78,30 +127,38 @@ describe('bench/anchors durability and verdicts', () => {
 });
 
 describe('bench/anchors dedupe check', () => {
-  it('passes a route that answers a key once, and fails one that runs the effect again', async () => {
+  it('passes a route that answers a key once, and fails one that runs the effect again, in both tables', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'oncely-anchors-test-'));
-    const server = new AnchorsServer({ dir, variants: ['none', 'oncely-sqlite'] });
+    const rows: AnchorsRowId[] = anchorsRows(['none', 'oncely-sqlite'], ['durable', 'process']);
+    const server = new AnchorsServer({ dir, rows });
     try {
       const { url, skipped } = await server.ready;
       assert.deepEqual(skipped, []);
+      for (const table of ['durable', 'process'] as const) {
+        const oncely = { variant: 'oncely-sqlite', table } as const;
+        const guarded = await checkDedupe(
+          `${url}/${table}/oncely-sqlite`,
+          () => server.rows(oncely),
+          `test-oncely-${table}`,
+        );
+        assert.equal(guarded.ok, true, table);
+        assert.equal(guarded.effects, 1);
+        assert.equal(guarded.sameAnswer, true);
+        assert.deepEqual(guarded.statuses, [201, 201]);
+        assert.equal(guarded.concurrent.effects, 1);
 
-      const guarded = await checkDedupe(
-        `${url}/oncely-sqlite`,
-        () => server.rows('oncely-sqlite'),
-        'test-oncely',
-      );
-      assert.equal(guarded.ok, true);
-      assert.equal(guarded.effects, 1);
-      assert.equal(guarded.sameAnswer, true);
-      assert.deepEqual(guarded.statuses, [201, 201]);
-      assert.equal(guarded.concurrent.effects, 1);
-
-      // The floor has no guard: the check must see the second effect and the new answer.
-      const floor = await checkDedupe(`${url}/none`, () => server.rows('none'), 'test-none');
-      assert.equal(floor.ok, false);
-      assert.equal(floor.effects, 2);
-      assert.equal(floor.sameAnswer, false);
-      assert.equal(floor.concurrent.effects, floor.concurrent.requests);
+        // The floor has no guard: the check must see the second effect and the new answer.
+        const none = { variant: 'none', table } as const;
+        const floor = await checkDedupe(
+          `${url}/${table}/none`,
+          () => server.rows(none),
+          `test-none-${table}`,
+        );
+        assert.equal(floor.ok, false, table);
+        assert.equal(floor.effects, 2);
+        assert.equal(floor.sameAnswer, false);
+        assert.equal(floor.concurrent.effects, floor.concurrent.requests);
+      }
     } finally {
       await server.close();
       rmSync(dir, { recursive: true, force: true });
