@@ -25,6 +25,15 @@ const bench = repoPath('dist', 'bench', 'anchors.js');
 const run = (...args: string[]) =>
   spawnSync(process.execPath, [bench, ...args], { encoding: 'utf8', timeout: 20_000 });
 
+/** The bench refused its arguments: one line on stderr matching `line`, nothing on stdout, exit 1. */
+function assertRefused(args: string[], line: RegExp): void {
+  const result = run(...args);
+  assert.equal(result.status, 1);
+  assert.equal(result.stdout, '');
+  assert.match(result.stderr, line);
+  assert.equal(result.stderr.trim().split('\n').length, 1);
+}
+
 describe('bench/anchors command line', () => {
   it('--help names every variant and the flags, and exits 0', () => {
     const result = run('--help');
@@ -42,25 +51,17 @@ describe('bench/anchors command line', () => {
   });
 
   it('refuses an unknown variant in one line, naming the known ones, and exits 1', () => {
-    const result = run('--variants', 'oncely-mysql');
-    assert.equal(result.status, 1);
-    assert.equal(result.stdout, '');
-    assert.match(
-      result.stderr,
+    assertRefused(
+      ['--variants', 'oncely-mysql'],
       /^bench\/anchors: --variants: "oncely-mysql" is unknown; known: none, /,
     );
-    assert.equal(result.stderr.trim().split('\n').length, 1);
   });
 
   it('refuses an unknown durability in one line and exits 1', () => {
-    const result = run('--durability', 'durable,power');
-    assert.equal(result.status, 1);
-    assert.equal(result.stdout, '');
-    assert.match(
-      result.stderr,
+    assertRefused(
+      ['--durability', 'durable,power'],
       /^bench\/anchors: --durability takes durable, process; got "durable,power"/,
     );
-    assert.equal(result.stderr.trim().split('\n').length, 1);
   });
 
   it('reads the tables in their own order, and gives PostgreSQL rows to the durable table only', () => {
