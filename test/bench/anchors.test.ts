@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { checkDedupe } from '../../bench/anchors-check.js';
 import { AnchorsServer } from '../../bench/anchors-child.js';
 import { redisDurability } from '../../bench/anchors-redis.js';
-import { compare, type AnchorsRow } from '../../bench/anchors-report.js';
+import { compare, formatAnchors, type AnchorsRow } from '../../bench/anchors-report.js';
 import {
   anchorsRows,
   parseTableList,
@@ -124,6 +124,45 @@ describe('bench/anchors durability and verdicts', () => {
       row('powertools-redis', 200, 600),
     );
     assert.equal(behindOnReplays.ahead, false);
+  });
+});
+
+describe('bench/anchors printout', () => {
+  it('prints one table per durability, each oncely row divided by the floor of its own table', () => {
+    const row = (
+      id: 'none' | 'oncely-sqlite',
+      table: 'durable' | 'process',
+      fresh: number,
+      cpu: number,
+    ): AnchorsRow =>
+      ({
+        variant: variantOf(id),
+        table,
+        durability: table,
+        fresh: {
+          mode: 'new',
+          requestsPerSecond: fresh,
+          p99Ms: 1,
+          cpuMicrosPerRequest: cpu,
+          statuses: {},
+          errors: 0,
+          effectRows: 0,
+        },
+      }) as unknown as AnchorsRow;
+    const text = formatAnchors([
+      row('none', 'durable', 400, 100),
+      row('oncely-sqlite', 'durable', 800, 100),
+      row('none', 'process', 2000, 300),
+      row('oncely-sqlite', 'process', 1000, 600),
+    ]);
+    const [durable, process] = text.split(/^process table: /m);
+    assert.match(durable!, /^durable table: every effect at synchronous = FULL/);
+    assert.match(durable!, /÷ no guard \(floor, durable\): req\/s new keys 2\.00×/);
+    assert.match(process!, /^every effect at synchronous = NORMAL, oncely at durability 'process'/);
+    assert.match(
+      process!,
+      /÷ no guard \(floor, process\): req\/s new keys 0\.50×.*server CPU per response new keys 2\.00×/,
+    );
   });
 });
 
