@@ -6,7 +6,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ClientMessage, ServerMessage, ServerSetup } from './anchors-protocol.js';
-import type { VariantId } from './anchors-variants.js';
+import { rowKey, type AnchorsRowId } from './anchors-variants.js';
 
 export interface ServerCount {
   /** Committed rows in the variant's effect table. */
@@ -22,7 +22,7 @@ export class AnchorsServer {
     reject: (error: unknown) => void;
   }> = [];
   /** Resolves once the app listens: its URL and the variants it could not set up. */
-  readonly ready: Promise<{ url: string; skipped: Array<{ variant: VariantId; reason: string }> }>;
+  readonly ready: Promise<{ url: string; skipped: Array<{ row: string; reason: string }> }>;
 
   constructor(setup: ServerSetup, execArgv: readonly string[] = []) {
     this.#child = fork(
@@ -52,16 +52,16 @@ export class AnchorsServer {
     return reply;
   }
 
-  /** Once no request is in flight: the variant's committed rows and the server's CPU time. */
-  async count(variant: VariantId): Promise<ServerCount> {
-    const reply = await this.#ask({ type: 'count', variant });
+  /** Once no request is in flight: the row's committed effect rows and the server's CPU time. */
+  async count(row: AnchorsRowId): Promise<ServerCount> {
+    const reply = await this.#ask({ type: 'count', row: rowKey(row) });
     return reply.type === 'count'
       ? { rows: reply.rows, cpuMicros: reply.cpuMicros }
       : { rows: Number.NaN, cpuMicros: Number.NaN };
   }
 
-  async rows(variant: VariantId): Promise<number> {
-    return (await this.count(variant)).rows;
+  async rows(row: AnchorsRowId): Promise<number> {
+    return (await this.count(row)).rows;
   }
 
   /** Closes the app and its stores, and waits for the process to end. */

@@ -5,10 +5,11 @@
 import { autocannon, type AutocannonRequest } from './autocannon.js';
 import { CHECK_BODY } from './anchors-check.js';
 import type { ServerCount } from './anchors-child.js';
-import type { Mode, VariantId } from './anchors-variants.js';
+import type { Mode } from './anchors-variants.js';
 
 export interface LoadRun {
-  readonly variant: VariantId;
+  /** The row's route (`/<table>/<variant>`). */
+  readonly path: string;
   readonly mode: Mode;
   readonly requestsPerSecond: number;
   readonly p99Ms: number;
@@ -25,8 +26,7 @@ export interface LoadRun {
 const HEADERS = { 'content-type': 'application/json' };
 let counter = 0;
 
-function requestsFor(variant: VariantId, mode: Mode, key: string): AutocannonRequest[] {
-  const path = `/${variant}`;
+function requestsFor(path: string, mode: Mode, key: string): AutocannonRequest[] {
   if (mode === 'replay')
     return [
       { method: 'POST', path, headers: { ...HEADERS, 'idempotency-key': key }, body: CHECK_BODY },
@@ -48,7 +48,8 @@ function requestsFor(variant: VariantId, mode: Mode, key: string): AutocannonReq
 
 export async function runLoad(options: {
   url: string;
-  variant: VariantId;
+  /** The row's route on the server, from its URL's root: `/<table>/<variant>`. */
+  path: string;
   mode: Mode;
   /** new: the prefix of the fresh keys; replay: the key, already answered once. */
   key: string;
@@ -61,11 +62,11 @@ export async function runLoad(options: {
     url: options.url,
     connections: options.connections,
     duration: options.seconds,
-    requests: requestsFor(options.variant, options.mode, options.key),
+    requests: requestsFor(options.path, options.mode, options.key),
   });
   const after = await options.count();
   return {
-    variant: options.variant,
+    path: options.path,
     mode: options.mode,
     requestsPerSecond: result.requests.average,
     p99Ms: result.latency.p99,

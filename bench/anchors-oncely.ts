@@ -3,8 +3,9 @@
  * `captureRawBody` (the fingerprint comes from the exact bytes), `idempotency({ ledger })` in
  * front of the route, and the route's INSERT through `idempotencyOf(req).sql`, the ledger's own
  * transaction: the order and its receipt commit together.
- *   - SQLite: the orders table lives in the ledger's file (WAL). Durable mode: synchronous = FULL,
- *     concurrent requests share one COMMIT (group commit). 'process' mode: synchronous = NORMAL.
+ *   - SQLite: the orders table lives in the ledger's file (WAL), the store at the table's
+ *     durability. 'durable': synchronous = FULL, concurrent requests share one COMMIT (group
+ *     commit). 'process': synchronous = NORMAL, as the other rows of the process table.
  *   - PostgreSQL: the orders table lives in the ledger's database, so there the effect is an INSERT
  *     into PostgreSQL in the same transaction as the receipt (not into a SQLite file as in the
  *     other rows). With `writes: 'deferred'` the route defers its INSERT (`sql.defer`) and answers
@@ -19,6 +20,7 @@ import { createPostgresStore, openPostgresPool } from '../src/stores/postgres/in
 import { createSqliteStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
 import { ORDERS_TABLE, orderOf } from './anchors-effect.js';
 import type { Mounted } from './anchors-rivals.js';
+import type { TableDurability } from './anchors-variants.js';
 
 const INSERT_ORDER = 'INSERT INTO orders (amount, note) VALUES ($1, $2)';
 
@@ -57,7 +59,7 @@ function oncelyHandlers(
 
 export async function mountOncelySqlite(
   file: string,
-  durability: 'durable' | 'process',
+  durability: TableDurability,
 ): Promise<Mounted> {
   const store = createSqliteStore({ database: () => openSqliteDatabase(file), durability });
   await store.write((tx) => tx.exec(ORDERS_TABLE));

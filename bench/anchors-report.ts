@@ -1,14 +1,24 @@
 /**
- * bench/anchors' printout: one line per variant (new-key and replay req/s with their spread and
- * p99, the durability, the dedupe check), then each oncely row divided by every other middleware,
+ * bench/anchors' printout, one table per effect durability: one line per variant (new-key and
+ * replay req/s with their spread and p99, the durability, the dedupe check), then each oncely row
+ * divided by every other middleware of its table and by the unguarded app at the same durability,
  * with whether oncely's durability is stronger, equal or weaker, and a plain verdict.
  */
 import { describeDedupe, type DedupeResult } from './anchors-check.js';
 import type { LoadRun } from './anchors-load.js';
-import { DURABILITY_RANK, type Durability, type Variant } from './anchors-variants.js';
+import {
+  DURABILITY_RANK,
+  TABLE_TITLES,
+  TABLES,
+  type Durability,
+  type TableDurability,
+  type Variant,
+} from './anchors-variants.js';
 
 export interface AnchorsRow {
   readonly variant: Variant;
+  /** The table: what every effect in it was set to survive. */
+  readonly table: TableDurability;
   readonly durability: Durability;
   readonly fresh?: LoadRun | undefined;
   readonly replay?: LoadRun | undefined;
@@ -51,7 +61,16 @@ function cell(text: string, width: number, right = false): string {
   return right ? text.padStart(width) : text.padEnd(width);
 }
 
+/** Every table given rows, in TABLES' order, each under its heading. */
 export function formatAnchors(rows: readonly AnchorsRow[]): string {
+  return TABLES.map((table) => rows.filter((row) => row.table === table))
+    .filter((tableRows) => tableRows.length > 0)
+    .map((tableRows) => `${TABLE_TITLES[tableRows[0]!.table]}\n\n${formatTable(tableRows)}`)
+    .join('\n');
+}
+
+/** One table: its rows, then each oncely row ÷ the others and ÷ the floor of the same table. */
+function formatTable(rows: readonly AnchorsRow[]): string {
   const out: string[] = [];
   const head = [
     cell('variant', 26),
@@ -93,28 +112,39 @@ export function formatAnchors(rows: readonly AnchorsRow[]): string {
   if (oddities.length > 0) out.push('', ...oddities);
 
   const others = rows.filter((r) => !r.variant.oncely && r.variant.id !== 'none');
+  const floor = rows.find((r) => r.variant.id === 'none');
   for (const oncely of rows.filter((r) => r.variant.oncely)) {
-    if (others.length === 0) break;
-    out.push('', `${oncely.variant.label} (${oncely.durability}) ÷ each other middleware:`);
-    const comparisons = others.map((other) => compare(oncely, other));
-    for (const c of comparisons) {
-      out.push(
-        `  ÷ ${cell(c.other.variant.label, 26)} new keys ${cell(ratio(c.newRatio), 7, true)}   replays ${cell(ratio(c.replayRatio), 7, true)}   durability ${cell(c.durability, 8)} (${c.other.durability})   ${c.ahead ? 'ahead' : `NOT ahead${behind(c)}`}`,
-      );
-    }
-    const lagging = comparisons.filter((c) => !c.ahead);
-    out.push(
-      lagging.length === 0
-        ? `  ${oncely.variant.label}: ahead of every other middleware on new keys and on replays, at equal or stronger durability.`
-        : `  ${oncely.variant.label}: not ahead of ${lagging.map((c) => c.other.variant.label).join(', ')}.`,
-    );
-    const floor = rows.find((r) => r.variant.id === 'none');
-    if (floor?.fresh && oncely.fresh)
-      out.push(
-        `  ÷ no guard (floor): new keys ${ratio(oncely.fresh.requestsPerSecond / floor.fresh.requestsPerSecond)}, replays ${ratio((oncely.replay?.requestsPerSecond ?? Number.NaN) / (floor.replay?.requestsPerSecond ?? Number.NaN))} (the floor runs the effect on every request)`,
-      );
+    if (others.length === 0 && !floor) break;
+    out.push('', `${oncely.variant.label} (${oncely.durability}) ÷ the other rows of its table:`);
+    if (others.length > 0) out.push(...comparisonLines(oncely, others));
+    if (floor) out.push(floorLine(oncely, floor));
   }
   return `${out.join('\n')}\n`;
+}
+
+/** oncely ÷ each other middleware of its table, then a verdict. */
+function comparisonLines(oncely: AnchorsRow, others: readonly AnchorsRow[]): string[] {
+  const comparisons = others.map((other) => compare(oncely, other));
+  const lines = comparisons.map(
+    (c) =>
+      `  ÷ ${cell(c.other.variant.label, 26)} new keys ${cell(ratio(c.newRatio), 7, true)}   replays ${cell(ratio(c.replayRatio), 7, true)}   durability ${cell(c.durability, 8)} (${c.other.durability})   ${c.ahead ? 'ahead' : `NOT ahead${behind(c)}`}`,
+  );
+  const lagging = comparisons.filter((c) => !c.ahead);
+  lines.push(
+    lagging.length === 0
+      ? `  ${oncely.variant.label}: ahead of every other middleware on new keys and on replays, at equal or stronger durability.`
+      : `  ${oncely.variant.label}: not ahead of ${lagging.map((c) => c.other.variant.label).join(', ')}.`,
+  );
+  return lines;
+}
+
+/** oncely ÷ the unguarded app of the same table: req/s, and the server's CPU per response. */
+function floorLine(oncely: AnchorsRow, floor: AnchorsRow): string {
+  const of = (run: LoadRun | undefined, field: 'requestsPerSecond' | 'cpuMicrosPerRequest') =>
+    run?.[field] ?? Number.NaN;
+  const both = (field: 'requestsPerSecond' | 'cpuMicrosPerRequest'): string =>
+    `new keys ${ratio(of(oncely.fresh, field) / of(floor.fresh, field))}, replays ${ratio(of(oncely.replay, field) / of(floor.replay, field))}`;
+  return `  ÷ no guard (floor, ${floor.durability}): req/s ${both('requestsPerSecond')}; server CPU per response ${both('cpuMicrosPerRequest')} (the floor runs the effect on every request)`;
 }
 
 function behind(c: Comparison): string {

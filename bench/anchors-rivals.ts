@@ -31,6 +31,7 @@ import express, {
   type Response,
 } from 'express';
 import { openEffectTable, orderOf, type EffectTable, type Order } from './anchors-effect.js';
+import type { TableDurability } from './anchors-variants.js';
 
 /** One variant's route and what the bench asks of it. */
 export interface Mounted {
@@ -50,18 +51,21 @@ function badOrder(res: Response): void {
   res.status(400).json({ error: 'the body must be {"amount": number, "note": string}' });
 }
 
-function tableOf(file: string): {
+function tableOf(
+  file: string,
+  durability: TableDurability,
+): {
   table: EffectTable;
   count: () => Promise<number>;
   closeTable: () => void;
 } {
-  const table = openEffectTable(file);
+  const table = openEffectTable(file, durability);
   return { table, count: async () => table.count(), closeTable: () => table.close() };
 }
 
 /** The floor: the same route with nothing in front of it. */
-export function mountNone(file: string): Mounted {
-  const { table, count, closeTable } = tableOf(file);
+export function mountNone(file: string, durability: TableDurability): Mounted {
+  const { table, count, closeTable } = tableOf(file, durability);
   const route: RequestHandler = (req, res) => {
     const order = orderOf(req.body);
     if (!order) return badOrder(res);
@@ -70,9 +74,12 @@ export function mountNone(file: string): Mounted {
   return { handlers: [express.json(), route], count, close: async () => closeTable() };
 }
 
-export async function mountExpressIdempotency(file: string): Promise<Mounted> {
+export async function mountExpressIdempotency(
+  file: string,
+  durability: TableDurability,
+): Promise<Mounted> {
   const lib = await import('express-idempotency');
-  const { table, count, closeTable } = tableOf(file);
+  const { table, count, closeTable } = tableOf(file, durability);
   const guard = lib.idempotency(); // the default adapter: in memory
   const service = lib.getSharedIdempotencyService();
   const route: RequestHandler = (req, res, next) => {
@@ -95,6 +102,7 @@ export async function mountExpressIdempotency(file: string): Promise<Mounted> {
 
 export async function mountNodeIdempotency(
   file: string,
+  durability: TableDurability,
   storage: 'memory' | 'redis',
   redis: { url: string; prefix: string } | undefined,
 ): Promise<Mounted> {
@@ -109,7 +117,7 @@ export async function mountNodeIdempotency(
   const idempotency = new core.Idempotency(adapter, {
     ...(redis ? { cacheKeyPrefix: redis.prefix } : {}),
   });
-  const { table, count, closeTable } = tableOf(file);
+  const { table, count, closeTable } = tableOf(file, durability);
 
   const guard = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const params = {
@@ -173,6 +181,7 @@ const POWERTOOLS_REQUEST_BUDGET_MS = 30_000;
 
 export async function mountPowertools(
   file: string,
+  durability: TableDurability,
   redis: { url: string; prefix: string },
 ): Promise<Mounted> {
   const lib = await import('@aws-lambda-powertools/idempotency');
@@ -189,7 +198,7 @@ export async function mountPowertools(
       ConstructorParameters<typeof lib.IdempotencyConfig>[0]
     >['lambdaContext'],
   });
-  const { table, count, closeTable } = tableOf(file);
+  const { table, count, closeTable } = tableOf(file, durability);
   const recordOrder = lib.makeIdempotent(
     async (request: { key: string; body: Order }) => ({
       status: 201,

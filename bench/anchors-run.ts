@@ -1,7 +1,7 @@
 /**
  * One run of bench/anchors (the command line is bench/anchors.ts): probe Redis and PostgreSQL,
- * start the server process, check that every variant dedupes, then time new keys and replays,
- * variants interleaved round by round, and print the table and the ratios.
+ * start the server process, check that every row dedupes, then time new keys and replays, the
+ * rows of every table interleaved round by round, and print each table and its ratios.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,18 @@ import { medianRun, runLoad, type LoadRun } from './anchors-load.js';
 import type { ServerSetup } from './anchors-protocol.js';
 import { deleteRedisKeys, probeRedis } from './anchors-redis.js';
 import { formatAnchors, type AnchorsRow } from './anchors-report.js';
-import { variantOf, type Durability, type Mode, type VariantId } from './anchors-variants.js';
+import {
+  anchorsRows,
+  rowDurability,
+  rowKey,
+  TABLE_TITLES,
+  variantOf,
+  type AnchorsRowId,
+  type Durability,
+  type Mode,
+  type TableDurability,
+  type VariantId,
+} from './anchors-variants.js';
 
 export interface AnchorsOptions {
   seconds: number;
@@ -27,6 +38,8 @@ export interface AnchorsOptions {
   pgUrl: string | undefined;
   redisUrl: string;
   variants: VariantId[];
+  /** The tables: every row's effect durable (synchronous = FULL) or at 'process' (NORMAL). */
+  tables: TableDurability[];
   modes: Mode[];
   cpuProfDir: string | undefined;
   checkOnly: boolean;
@@ -54,8 +67,10 @@ async function probePostgres(url: string): Promise<string | undefined> {
   }
 }
 
-export async function runAnchors(options: AnchorsOptions): Promise<void> {
-  const runId = `anchors-${process.pid}-${process.hrtime.bigint().toString(36)}`;
+/** The rows that can run here (Redis and PostgreSQL probed), each with its durability. */
+async function resolveRows(
+  options: AnchorsOptions,
+): Promise<{ rows: AnchorsRowId[]; durabilities: Map<string, Durability>; redisUsed: boolean }> {
   let variants = options.variants;
   const skip = (why: string, ids: readonly VariantId[]): void => {
     const gone = variants.filter((v) => ids.includes(v));
@@ -63,23 +78,19 @@ export async function runAnchors(options: AnchorsOptions): Promise<void> {
     console.log(`  skipped ${gone.join(', ')}: ${why}`);
     variants = variants.filter((v) => !ids.includes(v));
   };
-
-  console.log(
-    `bench/anchors: one Express app, POST with one SQLite INSERT as the effect (better-sqlite3, WAL, synchronous = FULL); autocannon, ${options.connections} connections, ${options.seconds} s per run, ${options.rounds} round(s), variants interleaved; server in a child process. The machine may be shared: read the spread.`,
-  );
-  const durabilities = new Map<VariantId, Durability>();
+  let redisDurability: Durability | undefined;
   const needsRedis = variants.filter((v) => variantOf(v).needs === 'redis');
-  let redisUsed = false;
   if (needsRedis.length > 0) {
     const redis = await probeRedis(options.redisUrl);
     if (!redis.ok) skip(`${redis.reason}; give --redis URL`, needsRedis);
     else {
-      redisUsed = true;
+      redisDurability = redis.durability;
       console.log(`  redis: ${redact(options.redisUrl)}; ${redis.detail}`);
-      for (const v of needsRedis) durabilities.set(v, redis.durability);
     }
   }
-  const needsPostgres = variants.filter((v) => variantOf(v).needs === 'postgres');
+  const needsPostgres = anchorsRows(variants, options.tables)
+    .map((row) => row.variant)
+    .filter((v) => variantOf(v).needs === 'postgres');
   if (needsPostgres.length > 0) {
     const why = options.pgUrl
       ? await probePostgres(options.pgUrl)
@@ -87,15 +98,104 @@ export async function runAnchors(options: AnchorsOptions): Promise<void> {
     if (why) skip(why, needsPostgres);
     else console.log(`  postgres: ${redact(options.pgUrl!)}, a schema of its own, pool of 10`);
   }
-  for (const v of variants) {
-    const declared = variantOf(v).durability;
-    if (declared !== 'redis') durabilities.set(v, declared);
+  const rows = anchorsRows(variants, options.tables);
+  const durabilities = new Map<string, Durability>();
+  for (const row of rows) {
+    const keys = variantOf(row.variant).durability;
+    durabilities.set(
+      rowKey(row),
+      rowDurability(keys === 'redis' ? redisDurability! : keys, row.table),
+    );
   }
+  return { rows, durabilities, redisUsed: redisDurability !== undefined };
+}
+
+/** Correctness first: a row that does not dedupe is reported, whatever its speed. */
+async function checkRows(
+  server: AnchorsServer,
+  url: string,
+  rows: readonly AnchorsRowId[],
+  runId: string,
+): Promise<Map<string, DedupeResult>> {
+  const checks = new Map<string, DedupeResult>();
+  for (const row of rows) {
+    if (row.variant === 'none') continue;
+    const key = rowKey(row);
+    progress(`${key}: dedupe check`);
+    const result = await checkDedupe(
+      `${url}/${key}`,
+      () => server.rows(row),
+      `${runId}-check-${key.replace('/', '-')}`,
+    );
+    checks.set(key, result);
+    if (!result.ok) {
+      console.error(`bench/anchors: ${key} does not dedupe: ${describeDedupe(result)}`);
+      process.exitCode = 1;
+    }
+  }
+  return checks;
+}
+
+/** Warm-up, then the rounds: every row and mode once per round (interleaved); runs by row/mode. */
+async function timeRows(
+  server: AnchorsServer,
+  url: string,
+  rows: readonly AnchorsRowId[],
+  options: AnchorsOptions,
+  runId: string,
+): Promise<Map<string, LoadRun[]>> {
+  const runOne = async (row: AnchorsRowId, mode: Mode, seconds: number, tag: string) => {
+    const path = `/${rowKey(row)}`;
+    const key = `${runId}-${tag}-${row.table}-${row.variant}-${mode}`;
+    if (mode === 'replay') {
+      const first = await postUntilAnswered(`${url}${path}`, key);
+      if (first.status < 200 || first.status >= 300)
+        console.error(
+          `bench/anchors: ${rowKey(row)}: the replayed key's first request got ${first.status}`,
+        );
+    }
+    return runLoad({
+      url,
+      path,
+      mode,
+      key,
+      seconds,
+      connections: options.connections,
+      count: () => server.count(row),
+    });
+  };
+
+  // Warm-up: JIT, prepared statements, pools, Redis connections. Not measured.
+  for (const row of rows)
+    for (const mode of options.modes) {
+      progress(`${rowKey(row)}: warm-up, ${mode}`);
+      await runOne(row, mode, WARMUP_SECONDS, 'warm');
+    }
+  const runs = new Map<string, LoadRun[]>();
+  for (let round = 1; round <= options.rounds; round++)
+    for (const row of rows)
+      for (const mode of options.modes) {
+        progress(`${rowKey(row)}: ${mode}, round ${round}/${options.rounds}, ${options.seconds} s`);
+        const run = await runOne(row, mode, options.seconds, `r${round}`);
+        const at = `${rowKey(row)}/${mode}`;
+        runs.set(at, [...(runs.get(at) ?? []), run]);
+      }
+  return runs;
+}
+
+export async function runAnchors(options: AnchorsOptions): Promise<void> {
+  const runId = `anchors-${process.pid}-${process.hrtime.bigint().toString(36)}`;
+  console.log(
+    `bench/anchors: one Express app, POST with one SQLite INSERT as the effect (better-sqlite3, WAL; ${options.tables.map((t) => TABLE_TITLES[t]).join('; ')}); autocannon, ${options.connections} connections, ${options.seconds} s per run, ${options.rounds} round(s), the rows of every table interleaved; server in a child process. The machine may be shared: read the spread.`,
+  );
+  const resolved = await resolveRows(options);
+  const { durabilities, redisUsed } = resolved;
+  let rows = resolved.rows;
 
   const dir = mkdtempSync(join(tmpdir(), 'oncely-bench-anchors-'));
   const setup: ServerSetup = {
     dir,
-    variants,
+    rows,
     ...(redisUsed ? { redis: { url: options.redisUrl, prefix: runId } } : {}),
     ...(options.pgUrl
       ? { postgres: { url: options.pgUrl, schema: `oncely_anchors_${process.pid}` } }
@@ -107,88 +207,32 @@ export async function runAnchors(options: AnchorsOptions): Promise<void> {
   );
   try {
     const { url, skipped } = await server.ready;
-    for (const { variant, reason } of skipped) skip(`could not be set up: ${reason}`, [variant]);
+    for (const { row, reason } of skipped)
+      console.log(`  skipped ${row}: could not be set up: ${reason}`);
+    rows = rows.filter((row) => !skipped.some((s) => s.row === rowKey(row)));
 
-    // Correctness first: a row that does not dedupe is reported, whatever its speed.
-    const checks = new Map<VariantId, DedupeResult>();
-    for (const variant of variants) {
-      if (variant === 'none') continue;
-      progress(`${variant}: dedupe check`);
-      const result = await checkDedupe(
-        `${url}/${variant}`,
-        () => server.rows(variant),
-        `${runId}-check-${variant}`,
-      );
-      checks.set(variant, result);
-      if (!result.ok) {
-        console.error(`bench/anchors: ${variant} does not dedupe: ${describeDedupe(result)}`);
-        process.exitCode = 1;
-      }
-    }
+    const checks = await checkRows(server, url, rows, runId);
     if (options.checkOnly) {
-      for (const [variant, result] of checks)
-        console.log(`  ${variantOf(variant).label}: ${describeDedupe(result)}`);
+      for (const [key, result] of checks) console.log(`  ${key}: ${describeDedupe(result)}`);
       return;
     }
-
-    const runOne = async (variant: VariantId, mode: Mode, seconds: number, tag: string) => {
-      const key = `${runId}-${tag}-${variant}-${mode}`;
-      if (mode === 'replay') {
-        const first = await postUntilAnswered(`${url}/${variant}`, key);
-        if (first.status < 200 || first.status >= 300)
-          console.error(
-            `bench/anchors: ${variant}: the replayed key's first request got ${first.status}`,
-          );
-      }
-      return runLoad({
-        url,
-        variant,
-        mode,
-        key,
-        seconds,
-        connections: options.connections,
-        count: () => server.count(variant),
-      });
-    };
-
-    // Warm-up: JIT, prepared statements, pools, Redis connections. Not measured.
-    for (const variant of variants)
-      for (const mode of options.modes) {
-        progress(`${variant}: warm-up, ${mode}`);
-        await runOne(variant, mode, WARMUP_SECONDS, 'warm');
-      }
-    const runs = new Map<string, LoadRun[]>();
-    for (let round = 1; round <= options.rounds; round++)
-      for (const variant of variants)
-        for (const mode of options.modes) {
-          progress(`${variant}: ${mode}, round ${round}/${options.rounds}, ${options.seconds} s`);
-          const run = await runOne(variant, mode, options.seconds, `r${round}`);
-          runs.set(`${variant}/${mode}`, [...(runs.get(`${variant}/${mode}`) ?? []), run]);
-        }
-
-    const rows: AnchorsRow[] = variants.map((variant) => {
+    const runs = await timeRows(server, url, rows, options, runId);
+    const reported: AnchorsRow[] = rows.map((row) => {
       const median = (mode: Mode): LoadRun | undefined => {
-        const all = runs.get(`${variant}/${mode}`);
+        const all = runs.get(`${rowKey(row)}/${mode}`);
         return all && all.length > 0 ? medianRun(all) : undefined;
       };
       return {
-        variant: variantOf(variant),
-        durability: durabilities.get(variant)!,
+        variant: variantOf(row.variant),
+        table: row.table,
+        durability: durabilities.get(rowKey(row))!,
         fresh: median('new'),
         replay: median('replay'),
-        dedupe: checks.get(variant),
+        dedupe: checks.get(rowKey(row)),
       };
     });
-    process.stdout.write(`\n${formatAnchors(rows)}`);
-    console.log(
-      "\nnew: every request a fresh Idempotency-Key; replay: every request the same key, answered once before the run. cpu µs: the server process's CPU time per response (user + system): what a response costs, less swayed by other load on the machine than req/s.",
-    );
-    console.log(
-      "effect: the rows without oncely write the order with their own autocommit INSERT (one fsync each; better-sqlite3 holds the event loop meanwhile); oncely writes it through the ledger's transaction, so the order and its receipt commit together (SQLite: concurrent requests share one COMMIT; PostgreSQL: the order goes into PostgreSQL).",
-    );
-    console.log(
-      "durability of an acknowledged key: durable = survives power loss; process = survives a crash of the process; memory = lost on restart (the app's, or Redis's when it keeps nothing on disk).",
-    );
+    process.stdout.write(`\n${formatAnchors(reported)}`);
+    printNotes();
   } finally {
     await server.close();
     rmSync(dir, { recursive: true, force: true });
@@ -197,4 +241,16 @@ export async function runAnchors(options: AnchorsOptions): Promise<void> {
         console.error(`bench/anchors: could not delete this run's Redis keys: ${String(error)}`),
       );
   }
+}
+
+function printNotes(): void {
+  console.log(
+    "\nnew: every request a fresh Idempotency-Key; replay: every request the same key, answered once before the run. cpu µs: the server process's CPU time per response (user + system): what a response costs, less swayed by other load on the machine than req/s.",
+  );
+  console.log(
+    "effect: the rows without oncely write the order with their own autocommit INSERT (durable table: one fsync each, and better-sqlite3 holds the event loop meanwhile); oncely writes it through the ledger's transaction, so the order and its receipt commit together (SQLite durable: concurrent requests share one COMMIT; PostgreSQL: the order goes into PostgreSQL).",
+  );
+  console.log(
+    "durability of an acknowledged key (the weaker of its key's and its effect's): durable = survives power loss; process = survives a crash of the process; memory = lost on restart (the app's, or Redis's when it keeps nothing on disk).",
+  );
 }

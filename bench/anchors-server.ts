@@ -1,7 +1,8 @@
 /**
  * The server side of bench/anchors, a child process (anchors-child.ts) so autocannon and the
- * server each have a core: one Express app, one route per variant (`POST /<variant id>`), each
- * with the same effect (anchors-effect.ts) behind a different idempotency layer. Its setup comes
+ * server each have a core: one Express app, one route per row (`POST /<table>/<variant id>`),
+ * each with the same effect (anchors-effect.ts) at its table's durability behind a different
+ * idempotency layer. Its setup comes
  * as JSON in argv[2]; messages over the IPC channel (anchors-protocol.ts).
  */
 import type { AddressInfo } from 'node:net';
@@ -17,33 +18,32 @@ import {
   mountPowertools,
   type Mounted,
 } from './anchors-rivals.js';
-import type { VariantId } from './anchors-variants.js';
+import { rowKey, type AnchorsRowId } from './anchors-variants.js';
 
 if (!process.send) throw new Error('bench/anchors-server runs as a child process of bench/anchors');
 const setup = JSON.parse(process.argv[2] ?? '{}') as ServerSetup;
 const send = (message: ServerMessage): void => void process.send!(message);
 
-async function mount(id: VariantId): Promise<Mounted> {
-  const file = join(setup.dir, `${id}.db`);
+/** One row's route: its variant, with the effect (and oncely's SQLite store) at the table's durability. */
+async function mount({ variant, table }: AnchorsRowId): Promise<Mounted> {
+  const file = join(setup.dir, `${table}-${variant}.db`);
   const redis = (): { url: string; prefix: string } => {
     if (!setup.redis) throw new Error('no Redis given');
-    return { url: setup.redis.url, prefix: `${setup.redis.prefix}:${id}` };
+    return { url: setup.redis.url, prefix: `${setup.redis.prefix}:${table}:${variant}` };
   };
-  switch (id) {
+  switch (variant) {
     case 'none':
-      return mountNone(file);
+      return mountNone(file, table);
     case 'express-idempotency':
-      return mountExpressIdempotency(file);
+      return mountExpressIdempotency(file, table);
     case 'node-idempotency-memory':
-      return mountNodeIdempotency(file, 'memory', undefined);
+      return mountNodeIdempotency(file, table, 'memory', undefined);
     case 'node-idempotency-redis':
-      return mountNodeIdempotency(file, 'redis', redis());
+      return mountNodeIdempotency(file, table, 'redis', redis());
     case 'powertools-redis':
-      return mountPowertools(file, redis());
+      return mountPowertools(file, table, redis());
     case 'oncely-sqlite':
-      return mountOncelySqlite(file, 'durable');
-    case 'oncely-sqlite-process':
-      return mountOncelySqlite(file, 'process');
+      return mountOncelySqlite(file, table);
     case 'oncely-postgres':
       if (!setup.postgres) throw new Error('no PostgreSQL given');
       return mountOncelyPostgres(setup.postgres.url, setup.postgres.schema, 'claimed');
@@ -61,15 +61,16 @@ app.use((_req, res, next) => {
   res.once('close', () => active--);
   next();
 });
-const mounted = new Map<VariantId, Mounted>();
-const skipped: Array<{ variant: VariantId; reason: string }> = [];
-for (const id of setup.variants) {
+const mounted = new Map<string, Mounted>();
+const skipped: Array<{ row: string; reason: string }> = [];
+for (const row of setup.rows) {
+  const key = rowKey(row);
   try {
-    const variant = await mount(id);
-    mounted.set(id, variant);
-    app.post(`/${id}`, ...variant.handlers);
+    const variant = await mount(row);
+    mounted.set(key, variant);
+    app.post(`/${key}`, ...variant.handlers);
   } catch (error) {
-    skipped.push({ variant: id, reason: error instanceof Error ? error.message : String(error) });
+    skipped.push({ row: key, reason: error instanceof Error ? error.message : String(error) });
   }
 }
 // The app's own error handler (every README puts one last): a JSON answer, no stack on stderr.
@@ -107,10 +108,10 @@ async function settledCount(variant: Mounted): Promise<number> {
 
 process.on('message', (message: ClientMessage) => {
   if (message.type === 'count') {
-    const variant = mounted.get(message.variant);
+    const variant = mounted.get(message.row);
     void (variant ? settledCount(variant) : Promise.resolve(Number.NaN)).then((rows) => {
       const cpu = process.cpuUsage();
-      send({ type: 'count', variant: message.variant, rows, cpuMicros: cpu.user + cpu.system });
+      send({ type: 'count', row: message.row, rows, cpuMicros: cpu.user + cpu.system });
     });
   } else {
     server.closeAllConnections();

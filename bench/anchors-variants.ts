@@ -18,6 +18,62 @@ export const DURABILITY_RANK: Readonly<Record<Durability, number>> = {
 export const MODES = ['new', 'replay'] as const;
 export type Mode = (typeof MODES)[number];
 
+/**
+ * The tables: what every row's effect survives. durable: SQLite WAL, synchronous = FULL, oncely at
+ * `durability: 'durable'`; process: synchronous = NORMAL, oncely at `durability: 'process'`.
+ */
+export const TABLES = ['durable', 'process'] as const;
+export type TableDurability = (typeof TABLES)[number];
+
+/** Each table's heading: what the effect and oncely's store were set to. */
+export const TABLE_TITLES: Readonly<Record<TableDurability, string>> = {
+  durable: "durable table: every effect at synchronous = FULL, oncely at durability 'durable'",
+  process: "process table: every effect at synchronous = NORMAL, oncely at durability 'process'",
+};
+
+/** One row of one table: a variant with its effect at the table's durability. */
+export interface AnchorsRowId {
+  readonly variant: VariantId;
+  readonly table: TableDurability;
+}
+
+/** A row's name for the server and its route (`POST /<table>/<variant>`). */
+export function rowKey(row: AnchorsRowId): string {
+  return `${row.table}/${row.variant}`;
+}
+
+/** The rows to run, table by table, in the order of TABLES and of the variants given. */
+export function anchorsRows(
+  variants: readonly VariantId[],
+  tables: readonly TableDurability[],
+): AnchorsRowId[] {
+  return TABLES.filter((table) => tables.includes(table)).flatMap((table) =>
+    variants
+      .filter((variant) => variantOf(variant).tables?.includes(table) ?? true)
+      .map((variant) => ({ variant, table })),
+  );
+}
+
+/** What an acknowledged key of the row survives: the weaker of its keys' and its effect's. */
+export function rowDurability(keys: Durability | 'effect', table: TableDurability): Durability {
+  if (keys === 'effect') return table;
+  return DURABILITY_RANK[keys] < DURABILITY_RANK[table] ? keys : table;
+}
+
+/** Reads `--durability a,b`: tables by name, in TABLES' order; refuses an unknown one. */
+export function parseTableList(raw: string): TableDurability[] {
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const bad = names.find((name) => !(TABLES as readonly string[]).includes(name));
+  if (bad !== undefined || names.length === 0)
+    throw new Error(
+      `bench/anchors: --durability takes ${TABLES.join(', ')}; got ${JSON.stringify(raw)}`,
+    );
+  return TABLES.filter((table) => names.includes(table));
+}
+
 export const VARIANT_IDS = [
   'none',
   'express-idempotency',
@@ -27,7 +83,6 @@ export const VARIANT_IDS = [
   'oncely-sqlite',
   'oncely-postgres',
   'oncely-postgres-deferred',
-  'oncely-sqlite-process',
 ] as const;
 export type VariantId = (typeof VARIANT_IDS)[number];
 
@@ -39,13 +94,19 @@ export interface Variant {
   readonly keys: string;
   /** Where the effect (one INSERT) is written, and how. */
   readonly effect: string;
-  /** For a Redis row, read from the server's own settings at start (see redis-durability.ts). */
-  readonly durability: Durability | 'redis';
+  /**
+   * What its keys survive. 'effect': as the table's effect (the floor has no keys; oncely's keys
+   * commit with the effect); 'redis': read from the server's own settings at start
+   * (anchors-redis.ts). A row's durability is the weaker of this and its table's.
+   */
+  readonly durability: Durability | 'effect' | 'redis';
   readonly needs?: 'redis' | 'postgres';
   readonly oncely: boolean;
+  /** The tables it has a row in. @default every table */
+  readonly tables?: readonly TableDurability[];
 }
 
-const OWN_INSERT = 'SQLite, its own autocommit INSERT (one fsync each)';
+const OWN_INSERT = 'SQLite, its own autocommit INSERT (durable: one fsync each)';
 
 export const VARIANTS: readonly Variant[] = [
   {
@@ -53,7 +114,7 @@ export const VARIANTS: readonly Variant[] = [
     label: 'no guard (floor)',
     keys: 'none',
     effect: OWN_INSERT,
-    durability: 'durable',
+    durability: 'effect',
     oncely: false,
   },
   {
@@ -94,8 +155,8 @@ export const VARIANTS: readonly Variant[] = [
     id: 'oncely-sqlite',
     label: 'oncely SQLite',
     keys: 'SQLite, the same file',
-    effect: 'SQLite, in the ledger transaction (group commit)',
-    durability: 'durable',
+    effect: 'SQLite, in the ledger transaction (group commit when durable)',
+    durability: 'effect',
     oncely: true,
   },
   {
@@ -106,6 +167,7 @@ export const VARIANTS: readonly Variant[] = [
     durability: 'durable',
     needs: 'postgres',
     oncely: true,
+    tables: ['durable'],
   },
   {
     id: 'oncely-postgres-deferred',
@@ -115,14 +177,7 @@ export const VARIANTS: readonly Variant[] = [
     durability: 'durable',
     needs: 'postgres',
     oncely: true,
-  },
-  {
-    id: 'oncely-sqlite-process',
-    label: "oncely SQLite 'process'",
-    keys: 'SQLite, the same file',
-    effect: 'SQLite, in the ledger transaction (synchronous = NORMAL)',
-    durability: 'process',
-    oncely: true,
+    tables: ['durable'],
   },
 ];
 

@@ -1,22 +1,33 @@
 /**
  * The comparison a user makes before picking an idempotency middleware: one Express app, one
- * route whose effect is one INSERT of an order into SQLite (better-sqlite3, WAL, synchronous =
- * FULL), driven by autocannon, behind each of:
+ * route whose effect is one INSERT of an order into SQLite (better-sqlite3, WAL), driven by
+ * autocannon, behind each of:
  *   - nothing (the floor);
  *   - express-idempotency (its in-memory adapter);
  *   - @node-idempotency (memory, and Redis);
  *   - @aws-lambda-powertools/idempotency (Redis), through makeIdempotent;
- *   - oncely (oncely/express) on SQLite, on PostgreSQL, and on SQLite in 'process' mode.
- * For each: new keys (a fresh Idempotency-Key per request) and replays (one key, already
- * answered), req/s and p99, the durability of an acknowledged key, and oncely ÷ each other. Before
- * timing, each variant is checked to run the effect once for a key sent twice. How each library
- * is set up: anchors-rivals.ts and anchors-oncely.ts; the numbers: docs/performance.md.
+ *   - oncely (oncely/express, after express.json) on SQLite, and on PostgreSQL.
+ * Two tables: 'durable', every effect at synchronous = FULL and oncely's SQLite store at
+ * `durability: 'durable'`; 'process', every effect at synchronous = NORMAL and oncely at
+ * `durability: 'process'` (the set-up most users of Redis-backed middlewares run; the PostgreSQL
+ * rows are in the durable table only). For each row: new keys (a fresh Idempotency-Key per
+ * request) and replays (one key, already answered), req/s and p99, the durability of an
+ * acknowledged key, and oncely ÷ each other and ÷ the unguarded app of its table. Before timing,
+ * each row is checked to run the effect once for a key sent twice. How each library is set up:
+ * anchors-rivals.ts and anchors-oncely.ts; the numbers: docs/performance.md.
  *
  *   npm run build && node dist/bench/anchors.js [--seconds 5] [--rounds 3] [--connections 50]
- *                                               [--pg URL] [--redis URL] [--variants a,b]
+ *                      [--pg URL] [--redis URL] [--variants a,b] [--durability durable,process]
  */
 import type { AnchorsOptions } from './anchors-run.js';
-import { MODES, parseVariantList, VARIANT_IDS, type Mode } from './anchors-variants.js';
+import {
+  MODES,
+  parseTableList,
+  parseVariantList,
+  TABLES,
+  VARIANT_IDS,
+  type Mode,
+} from './anchors-variants.js';
 import { readBenchArgs } from './bench-args.js';
 
 /** @default seconds 5, rounds 3, connections 50 (as in the comparison users would run) */
@@ -29,16 +40,18 @@ const DEFAULTS = {
 
 const USAGE = `usage: node dist/bench/anchors.js [options]
   oncely against the idempotency middlewares people install today, in one Express app whose
-  effect is one SQLite INSERT (WAL, synchronous = FULL); new keys and replays, req/s and p99,
-  the durability of each row, oncely ÷ each other.
+  effect is one SQLite INSERT (WAL); one table per durability (durable: synchronous = FULL,
+  oncely 'durable'; process: synchronous = NORMAL, oncely 'process'); new keys and replays,
+  req/s and p99, the durability of each row, oncely ÷ each other and ÷ the unguarded app.
   --seconds N       length of each measured run (default ${DEFAULTS.seconds})
   --rounds N        rounds; variants interleaved in each, the median run kept (default ${DEFAULTS.rounds})
   --connections N   autocannon connections (default ${DEFAULTS.connections})
   --pg URL          PostgreSQL for the oncely PostgreSQL row (default: $ONCELY_TEST_POSTGRES_URL; none: skipped)
   --redis URL       Redis for the Redis rows (default ${DEFAULTS.redis}; unreachable: skipped)
   --variants LIST   comma-separated, of: ${VARIANT_IDS.join(', ')} (default: all)
+  --durability LIST the tables: ${TABLES.join(', ')} or both (default ${TABLES.join(',')})
   --modes LIST      new, replay or both (default new,replay)
-  --cpu-prof DIR     profile the server process (node --cpu-prof) into DIR
+  --cpu-prof DIR    profile the server process (node --cpu-prof) into DIR
   --check-only      run the dedupe check of each variant and stop (no timing)
   --help            this text`;
 
@@ -51,6 +64,7 @@ function readOptions(): AnchorsOptions {
       pg: { type: 'string' },
       redis: { type: 'string' },
       variants: { type: 'string' },
+      durability: { type: 'string' },
       modes: { type: 'string' },
       'cpu-prof': { type: 'string' },
       'check-only': { type: 'boolean' },
@@ -76,6 +90,7 @@ function readOptions(): AnchorsOptions {
     pgUrl: text('pg', values.pg) ?? (process.env['ONCELY_TEST_POSTGRES_URL'] || undefined),
     redisUrl: text('redis', values.redis) ?? DEFAULTS.redis,
     variants: parseVariantList(text('variants', values.variants) ?? VARIANT_IDS.join(',')),
+    tables: parseTableList(text('durability', values.durability) ?? TABLES.join(',')),
     modes: parseModes(text('modes', values.modes) ?? MODES.join(',')),
     cpuProfDir: text('cpu-prof', values['cpu-prof']),
     checkOnly: values['check-only'] === true,

@@ -27,8 +27,16 @@ const START_AT = 1_700_000_000_000;
 /** The child runs with the default lease (renewed by its heartbeat until it is killed). */
 const LEASE_MS = DEFAULT_LEDGER_OPTIONS.leaseMs;
 
-/** Starts the child, waits for its "ready" line, kills it with SIGKILL, waits for it to die. */
-async function runAndKill(target: FixtureTarget, killPoint: string, key: string): Promise<string> {
+/**
+ * Starts the child, waits for its "ready" line, runs `beforeKill` with it (the serving child's
+ * requests), kills it with SIGKILL, waits for it to die.
+ */
+async function runAndKill(
+  target: FixtureTarget,
+  killPoint: string,
+  key: string,
+  beforeKill: (ready: string) => Promise<void> = async () => {},
+): Promise<string> {
   const child = spawn(
     process.execPath,
     [CHILD, JSON.stringify(target), killPoint, String(START_AT), key],
@@ -48,7 +56,11 @@ async function runAndKill(target: FixtureTarget, killPoint: string, key: string)
     }
   }
   if (ready === undefined) assert.fail(`the child never got ready: ${stderr}`);
-  child.kill('SIGKILL');
+  try {
+    await beforeKill(ready);
+  } finally {
+    child.kill('SIGKILL');
+  }
   assert.equal(await exited, 'SIGKILL');
   return ready;
 }
@@ -121,9 +133,69 @@ function crashSuite(
   });
 }
 
+/** Keyed requests the serving child acknowledges before it is killed. */
+const ACKNOWLEDGED = 24;
+
+/** Sends ACKNOWLEDGED keyed POSTs at once to the serving child and waits for every answer to be 2xx. */
+async function acknowledgedKeys(ready: string): Promise<string[]> {
+  const port = Number(/^ready listening (\d+)$/.exec(ready)?.[1]);
+  const keys = Array.from({ length: ACKNOWLEDGED }, (_, i) => `k-served-${i}`);
+  const statuses = await Promise.all(
+    keys.map(async (key) => {
+      const response = await fetch(`http://127.0.0.1:${port}/effects`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify({ note: key }),
+      });
+      await response.arrayBuffer();
+      return response.status;
+    }),
+  );
+  assert.deepEqual(
+    statuses,
+    keys.map(() => 201),
+    'every request acknowledged before the kill',
+  );
+  return keys;
+}
+
+function servedCrashSuite(name: string, target: () => FixtureTarget): void {
+  describe(`crash test: ${name}, killed after acknowledged requests through oncely/express`, () => {
+    it('finds every acknowledged receipt and exactly one effect for each', async () => {
+      const t = target();
+      let acknowledged: string[] = [];
+      const ready = await runAndKill(t, 'serving', '-', async (line) => {
+        acknowledged = await acknowledgedKeys(line);
+      });
+      assert.match(ready, /^ready listening \d+$/);
+      assert.equal(acknowledged.length, ACKNOWLEDGED);
+      const fixture = await openFixtureStore(t);
+      try {
+        const ledger = createLedger({
+          store: fixture.store,
+          clock: new VirtualClock({ startAt: START_AT }),
+        });
+        for (const key of acknowledged) {
+          const seen = await ledger.lookup('crash', key);
+          assert.equal(seen.kind, 'found', `${key}: its receipt survived`);
+          if (seen.kind === 'found') assert.equal(seen.receipt.status, 201);
+          assert.equal(await fixture.countEffects(key), 1, `${key}: one effect`);
+        }
+      } finally {
+        await fixture.close();
+      }
+    });
+  });
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'oncely-crash-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 crashSuite('sqlite', () => ({ kind: 'sqlite', file: join(dir, 'crash.db') }), {});
+servedCrashSuite("sqlite at durability 'process'", () => ({
+  kind: 'sqlite',
+  file: join(dir, 'served-process.db'),
+  durability: 'process',
+}));
 
 await describePostgres('the crash test', ({ url, options }) => {
   const schema = uniqueSchemaName('oncely_crash');
