@@ -7,7 +7,7 @@ export interface IdempotencyVariables<Tx, V = unknown> {
 }
 
 /**
- * Hono adapter: `app.use('/notes/*', honoIdempotency(middleware))`. Downstream handlers read the
+ * The bridge under `oncely/hono`'s idempotency(): `honoIdempotency(middleware)` in front of routes. Downstream handlers read the
  * transaction handle with `c.get('idempotency')`; their response becomes the receipt. (Only
  * Hono's types are imported: Hono stays a dependency of the app, not of oncely.)
  */

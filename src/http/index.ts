@@ -74,12 +74,13 @@ export {
 export { requestFingerprint, type FingerprintInput } from './request-fingerprint.js';
 export { readBodyWithin, type BodyRead } from './read-body.js';
 export { keyFromHeader } from './key-header.js';
+export { quotedName, quotedNames } from './error-list.js';
 export { responseToReceipt, receiptToResponse } from './receipt-response.js';
 export {
   toNodeListener,
+  answeredInsteadStatus,
+  abortNodeRequest,
   type ConnectionControl,
   type FetchHandler,
   type NodeListenerOptions,
 } from './node-listener.js';
-export { toExpressHandler } from './express-handler.js';
-export { honoIdempotency, type IdempotencyVariables } from './hono-middleware.js';

@@ -17,6 +17,7 @@ export {
   type SqliteJournalTx,
 } from './sqlite-journal-store.js';
 export { migrateSqliteLedger, type SqliteMigrateOptions } from './sqlite-migrate.js';
+export { compactSqliteFile, type CompactProgress } from './sqlite-compact.js';
 export {
   LedgerMigrationError,
   type LedgerMigration,
