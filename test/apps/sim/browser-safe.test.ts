@@ -19,7 +19,7 @@ test('apps/sim bundles for the browser and reaches only the pure layers', async 
   for (const input of inputs)
     assert.match(
       input,
-      /^src\/(sim|time|policy|contract)\//,
+      /^(apps\/sim|src\/(time|policy|contract))\//,
       `${input} is outside the pure layers`,
     );
   const code = result.outputFiles[0]!.text;
