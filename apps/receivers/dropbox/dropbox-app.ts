@@ -93,44 +93,8 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
     onError,
   });
 
-  /** GET routes: the caller, or 401 (POST resolves it in the middleware, once). */
-  const requireCaller: MiddlewareHandler<DropboxEnv<Tx>> = async (c, next) => {
-    const caller = scopeOf(c.req.raw);
-    if (caller === undefined || caller === '') return unauthenticatedResponse();
-    c.set('caller', caller);
-    return next();
-  };
-
-  /** Swallows the ack of a fresh acceptance when the request (or the app) asks for it. */
-  const swallowAck: MiddlewareHandler<DropboxEnv<Tx>> = async (c, next) => {
-    await next();
-    const fault = readFault(c.req.raw, appFault);
-    // Only an acceptance that just committed: a replay, a refusal or a problem is answered.
-    if (
-      !fault.ok ||
-      fault.fault !== 'swallow-first-ack' ||
-      c.get('accepted') !== true ||
-      c.res.status !== 201 ||
-      c.res.headers.has(HEADER.idempotentReplayed)
-    )
-      return;
-    const connection = c.env?.connection;
-    c.res = undefined as unknown as Response; // replace, do not merge headers (see honoIdempotency)
-    if (connection) {
-      connection.drop();
-      c.res = new Response(null, { status: 204 });
-    } else {
-      c.res = new Response(
-        new ReadableStream({
-          start: (controller) => controller.error(new Error('dropbox: ack swallowed')),
-        }),
-        {
-          status: 201,
-          headers: { [HEADER.contentType]: 'application/json' },
-        },
-      );
-    }
-  };
+  const requireCaller = callerRequired<Tx>(scopeOf);
+  const swallowAck = ackSwallower<Tx>(appFault);
 
   const app = new Hono<DropboxEnv<Tx>>();
 
@@ -142,18 +106,8 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
     const submission = context.value;
     const nowMs = clock.now();
     const closesAt = closesAtOf(submission.assignment);
-    if (closesAt !== undefined && nowMs >= closesAt) {
-      return problemResponse(
-        DROPBOX_PROBLEMS.assignment_closed,
-        `${submission.assignment} closed at ${new Date(closesAt).toISOString()}: new submissions are refused (a retry of a submission accepted before the close still gets its receipt)`,
-        {
-          extensions: {
-            assignment: submission.assignment,
-            closesAt: new Date(closesAt).toISOString(),
-          },
-        },
-      );
-    }
+    if (closesAt !== undefined && nowMs >= closesAt)
+      return assignmentClosed(submission.assignment, closesAt);
     const row = await insertSubmission(
       db.within(context.tx),
       context.scope,
@@ -280,4 +234,58 @@ function receiptBody(body: Uint8Array): unknown {
   } catch {
     return text;
   }
+}
+
+/** GET routes: the caller, or 401 (POST resolves it in the middleware, once). */
+function callerRequired<Tx>(
+  scopeOf: (request: Request) => string | undefined,
+): MiddlewareHandler<DropboxEnv<Tx>> {
+  return async (c, next) => {
+    const caller = scopeOf(c.req.raw);
+    if (caller === undefined || caller === '') return unauthenticatedResponse();
+    c.set('caller', caller);
+    return next();
+  };
+}
+
+/** Swallows the ack of a fresh acceptance when the request (or the app) asks for it. */
+function ackSwallower<Tx>(appFault: DropboxFault | undefined): MiddlewareHandler<DropboxEnv<Tx>> {
+  return async (c, next) => {
+    await next();
+    const fault = readFault(c.req.raw, appFault);
+    // Only an acceptance that just committed: a replay, a refusal or a problem is answered.
+    if (
+      !fault.ok ||
+      fault.fault !== 'swallow-first-ack' ||
+      c.get('accepted') !== true ||
+      c.res.status !== 201 ||
+      c.res.headers.has(HEADER.idempotentReplayed)
+    )
+      return;
+    const connection = c.env?.connection;
+    c.res = undefined as unknown as Response; // replace, do not merge headers (see honoIdempotency)
+    if (connection) {
+      connection.drop();
+      c.res = new Response(null, { status: 204 });
+    } else {
+      c.res = new Response(
+        new ReadableStream({
+          start: (controller) => controller.error(new Error('dropbox: ack swallowed')),
+        }),
+        {
+          status: 201,
+          headers: { [HEADER.contentType]: 'application/json' },
+        },
+      );
+    }
+  };
+}
+
+/** The 403 of a new submission after its assignment closed (final: a client does not retry it). */
+function assignmentClosed(assignment: string, closesAt: number): Response {
+  return problemResponse(
+    DROPBOX_PROBLEMS.assignment_closed,
+    `${assignment} closed at ${new Date(closesAt).toISOString()}: new submissions are refused (a retry of a submission accepted before the close still gets its receipt)`,
+    { extensions: { assignment, closesAt: new Date(closesAt).toISOString() } },
+  );
 }
