@@ -8,7 +8,7 @@ import {
   type Clock,
   observeLedger,
 } from '../../src/index.js';
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import {
   type ConnectionControl,
@@ -124,41 +124,9 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
   const app = new Hono<ServerEnv>();
   // No HSTS: the server speaks plain HTTP on loopback; a browser would pin localhost to HTTPS.
   app.use('*', secureHeaders({ strictTransportSecurity: false }));
-  // Cache-Control: no-store on every answer under the caller-scoped routes, first answers and
-  // replays alike: they carry receipts, a caller's rows or hook acks, which no shared cache may
-  // keep and hand to someone else (RFC 9111 section 5.2.2.5). Here, in the server's chain, and not
-  // in the idempotency middleware's replay path: a replay sends the receipt's allow-listed headers
-  // (DEFAULT_RECEIPT_HEADERS), so adding cache-control there would mend only receipts stored from
-  // now on, and only for handlers that remember to set it (the notes' 200 never did); and the
-  // middleware is a library piece whose users choose their own caching, while "nothing under
-  // these paths is cacheable" is this server's rule, which also covers answers no ledger touched
-  // (401, 404, lookups, dumps, hook acks). Set last, after every layer has answered, so no route
-  // can forget it.
-  app.use('*', async (c, next) => {
-    await next();
-    if (
-      NO_STORE_PREFIXES.some(
-        (prefix) => c.req.path === prefix || c.req.path.startsWith(`${prefix}/`),
-      )
-    )
-      c.res.headers.set('cache-control', 'no-store');
-  });
+  app.use('*', noStoreUnderServices);
 
-  app.get('/healthz', async () => {
-    try {
-      await backend.db.transaction((sql) => sql.all('SELECT 1'));
-      return Response.json(
-        { status: 'ok', store: backend.kind },
-        { headers: { 'cache-control': 'no-store' } },
-      );
-    } catch (error) {
-      return problemResponse(
-        'ledger_unavailable',
-        `the ${backend.kind} store does not answer: ${error instanceof Error ? error.message : String(error)}`,
-        { retryAfterMs: 1000 },
-      );
-    }
-  });
+  app.get('/healthz', () => healthCheck(backend));
 
   app.get('/ledger/receipts', async (c) => {
     const caller = scopeOf(c.req.raw);
@@ -206,12 +174,7 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
   );
   app.route('/hooks', hooks.app);
 
-  app.get(STORE_PAGE_PATH, (c) =>
-    c.html(STORE_PAGE_HTML, 200, {
-      'content-security-policy': STORE_PAGE_CSP,
-      'cache-control': 'no-store',
-    }),
-  );
+  mountStorePage(app);
   app.get(STORE_SCRIPT_PATH, (c) =>
     c.body(STORE_PAGE_SCRIPT, 200, {
       'content-type': 'text/javascript; charset=utf-8',
@@ -219,15 +182,13 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
     }),
   );
 
-  for (const path of [
+  refuseAllButGet(app, [
     '/healthz',
     '/metrics',
     '/ledger/receipts',
     STORE_PAGE_PATH,
     STORE_SCRIPT_PATH,
-  ]) {
-    app.all(path, () => methodNotAllowedResponse('GET, HEAD', `${path} answers GET, HEAD`));
-  }
+  ]);
 
   app.get('*', sitePages(deps.webDir === undefined ? {} : { webDir: deps.webDir }));
 
@@ -239,4 +200,55 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
 
   const fetch = log.wrap((request, connection) => app.fetch(request, { connection }));
   return { fetch, hono: app as unknown as Hono, ledger, hooks };
+}
+
+// Cache-Control: no-store on every answer under the caller-scoped routes, first answers and
+// replays alike: they carry receipts, a caller's rows or hook acks, which no shared cache may
+// keep and hand to someone else (RFC 9111 section 5.2.2.5). Here, in the server's chain, and not
+// in the idempotency middleware's replay path: a replay sends the receipt's allow-listed headers
+// (DEFAULT_RECEIPT_HEADERS), so adding cache-control there would mend only receipts stored from
+// now on, and only for handlers that remember to set it (the notes' 200 never did); and the
+// middleware is a library piece whose users choose their own caching, while "nothing under
+// these paths is cacheable" is this server's rule, which also covers answers no ledger touched
+// (401, 404, lookups, dumps, hook acks). Set last, after every layer has answered, so no route
+// can forget it.
+const noStoreUnderServices: MiddlewareHandler<ServerEnv> = async (c, next) => {
+  await next();
+  if (
+    NO_STORE_PREFIXES.some((prefix) => c.req.path === prefix || c.req.path.startsWith(`${prefix}/`))
+  )
+    c.res.headers.set('cache-control', 'no-store');
+};
+
+/** `GET /healthz`: 200 when the store answers a query, else 503 with Retry-After. */
+async function healthCheck<Tx>(backend: Backend<Tx>): Promise<Response> {
+  try {
+    await backend.db.transaction((sql) => sql.all('SELECT 1'));
+    return Response.json(
+      { status: 'ok', store: backend.kind },
+      { headers: { 'cache-control': 'no-store' } },
+    );
+  } catch (error) {
+    return problemResponse(
+      'ledger_unavailable',
+      `the ${backend.kind} store does not answer: ${error instanceof Error ? error.message : String(error)}`,
+      { retryAfterMs: 1000 },
+    );
+  }
+}
+
+/** The store view: its page and its script, never cached. */
+function mountStorePage(app: Hono<ServerEnv>): void {
+  app.get(STORE_PAGE_PATH, (c) =>
+    c.html(STORE_PAGE_HTML, 200, {
+      'content-security-policy': STORE_PAGE_CSP,
+      'cache-control': 'no-store',
+    }),
+  );
+}
+
+/** The server's read-only paths: another method is 405 with Allow. */
+function refuseAllButGet(app: Hono<ServerEnv>, paths: readonly string[]): void {
+  for (const path of paths)
+    app.all(path, () => methodNotAllowedResponse('GET, HEAD', `${path} answers GET, HEAD`));
 }
