@@ -1,6 +1,5 @@
 import { Option, type Command } from 'commander';
-import { InvalidOptionError, isOncelyError, OncelyError, systemClock } from '../../../src/index.js';
-import { createCallers, generateDevToken, parseTokenPairs } from '../../serve/callers.js';
+import { isOncelyError } from '../../../src/index.js';
 import { DEFAULT_BACKEND_OPTIONS } from '../../serve/open-backend.js';
 import {
   DEFAULT_SERVER_OPTIONS,
@@ -12,74 +11,39 @@ import {
   FAULT_HEADER,
   type DropboxFault,
 } from '../../receivers/dropbox/dropbox-options.js';
-import { HOOK_SCRIPT_GRAMMAR, parseHookScript } from '../../receivers/hook/hook-script.js';
+import { HOOK_SCRIPT_GRAMMAR } from '../../receivers/hook/hook-script.js';
 import { EXIT } from '../exit.js';
-import { parseDeadline, parseDurationMs } from './deliver-options.js';
+import {
+  durationFlag,
+  resolveServeFlags,
+  type CloseTimes,
+  type ServeFlags,
+} from './serve-flags.js';
+
+export { parseCloseTimes, type CloseTimes } from './serve-flags.js';
 import { processIo, type CliIo } from '../cli-io.js';
 
-interface ServeFlags {
-  port: string;
-  host: string;
-  dataDir: string;
-  db?: string;
-  tokens?: string;
-  devToken: boolean;
-  fault?: DropboxFault;
-  hookScript: string;
-  notifyUrl?: string;
-  closesAt?: string[];
-  quiet?: boolean;
-  notesPublic: boolean;
-  requestTimeout: string;
-  headersTimeout: string;
-  grace: string;
-}
+/** What `oncely serve --help` adds after the options. */
+const SERVE_HELP = `
+Prints its URLs and an access token (fresh each start; ONCELY_DEV_TOKEN fixes it). Writes and
+dumps need Authorization: Bearer <token>; idempotency keys, rows and hook hits are per caller.
+The request log is one JSON line per request on stdout; everything else goes to stderr.
+SIGINT/SIGTERM: new requests get 503 + Retry-After, the requests in flight finish (up to
+--grace, then 503 and rolled back), the store closes, exit 0. Limits: docs/serve.md.
 
-/** A duration option as milliseconds: `30s`, `1500ms`, `2m`. */
-const durationFlag = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`);
+Routes:
+  POST /dropbox/submissions {student, assignment}   Idempotency-Key required; 201, replay, 403 assignment_closed
+  GET  /dropbox/submissions/:key                    status lookup by key (allowed after the close)
+  GET  /dropbox/store                               your rows: key, student, assignment, status, writes
+  GET|PATCH /notes/:id                              the versioned notes (docs/origins.md)
+  POST /hooks/…  ·  GET /hooks/debug/hits           the hostile hook receiver, answering from --hook-script
+  GET  /ledger/receipts  ·  /store                  your receipts (JSON) · the live store view (page)
+  GET  /healthz  ·  /                               health · the simulator page (index until built)
 
-/** Close times from `--closes-at`: one for every assignment, and some for one assignment each. */
-export interface CloseTimes {
-  readonly all?: number;
-  readonly byAssignment: ReadonlyMap<string, number>;
-}
-
-/**
- * Parses `--closes-at` values: `WHEN` closes every assignment, `ASSIGNMENT=WHEN` one of them.
- * WHEN is an ISO instant (2026-09-14T23:59:00Z) or a duration from now (30s, 2m, 1h).
- */
-export function parseCloseTimes(values: readonly string[], nowMs: number): CloseTimes {
-  let all: number | undefined;
-  const byAssignment = new Map<string, number>();
-  for (const value of values) {
-    const eq = value.indexOf('=');
-    const assignment = eq > 0 ? value.slice(0, eq).trim() : undefined;
-    const when = eq > 0 ? value.slice(eq + 1) : value;
-    let at: number;
-    try {
-      at = parseDeadline(when, nowMs);
-    } catch {
-      throw new InvalidOptionError(
-        '--closes-at',
-        value,
-        '[ASSIGNMENT=]WHEN, WHEN an ISO instant such as 2026-09-14T23:59:00Z or a duration from now such as 30s or 2m',
-      );
-    }
-    if (assignment === undefined) all = at;
-    else byAssignment.set(assignment, at);
-  }
-  return all === undefined ? { byAssignment } : { all, byAssignment };
-}
-
-function parseHookScriptOption(text: string): ReturnType<typeof parseHookScript> {
-  try {
-    return parseHookScript(text);
-  } catch (error) {
-    if (error instanceof InvalidOptionError)
-      throw new InvalidOptionError('--hook-script', text, error.allowed);
-    throw error;
-  }
-}
+Examples:
+  npx oncely serve                         (in a clone: npm start, or npm start -- --port 9000)
+  npx oncely serve --port 0 --fault swallow-first-ack --closes-at lab3=2m
+  ONCELY_TOKENS=alice=0123456789abcdef,bob=fedcba9876543210 npx oncely serve --db postgres://postgres@127.0.0.1:5432/test`;
 
 /** `oncely serve`: the dropbox, notes and hook services on one server, with a ledger on SQLite or PostgreSQL. */
 export function registerServe(program: Command, io: CliIo = processIo): void {
@@ -146,115 +110,8 @@ export function registerServe(program: Command, io: CliIo = processIo): void {
       'on SIGINT/SIGTERM, how long requests in flight may finish before they are answered 503 and rolled back',
       durationFlag(DEFAULT_SERVER_OPTIONS.graceMs),
     )
-    .addHelpText(
-      'after',
-      `
-Prints its URLs and an access token (fresh each start; ONCELY_DEV_TOKEN fixes it). Writes and
-dumps need Authorization: Bearer <token>; idempotency keys, rows and hook hits are per caller.
-The request log is one JSON line per request on stdout; everything else goes to stderr.
-SIGINT/SIGTERM: new requests get 503 + Retry-After, the requests in flight finish (up to
---grace, then 503 and rolled back), the store closes, exit 0. Limits: docs/serve.md.
-
-Routes:
-  POST /dropbox/submissions {student, assignment}   Idempotency-Key required; 201, replay, 403 assignment_closed
-  GET  /dropbox/submissions/:key                    status lookup by key (allowed after the close)
-  GET  /dropbox/store                               your rows: key, student, assignment, status, writes
-  GET|PATCH /notes/:id                              the versioned notes (docs/origins.md)
-  POST /hooks/…  ·  GET /hooks/debug/hits           the hostile hook receiver, answering from --hook-script
-  GET  /ledger/receipts  ·  /store                  your receipts (JSON) · the live store view (page)
-  GET  /healthz  ·  /                               health · the simulator page (index until built)
-
-Examples:
-  npx oncely serve                         (in a clone: npm start, or npm start -- --port 9000)
-  npx oncely serve --port 0 --fault swallow-first-ack --closes-at lab3=2m
-  ONCELY_TOKENS=alice=0123456789abcdef,bob=fedcba9876543210 npx oncely serve --db postgres://postgres@127.0.0.1:5432/test`,
-    )
-    .action(async (flags: ServeFlags) => {
-      const port = Number(flags.port);
-      if (!/^\d+$/.test(flags.port.trim()) || port > 65_535)
-        throw new InvalidOptionError(
-          '--port',
-          flags.port,
-          'an integer from 0 to 65535 (0 picks a free port)',
-        );
-      const hookScript = parseHookScriptOption(flags.hookScript);
-      const requestTimeoutMs = parseDurationMs('--request-timeout', flags.requestTimeout);
-      const headersTimeoutMs = parseDurationMs('--headers-timeout', flags.headersTimeout);
-      const graceMs = parseDurationMs('--grace', flags.grace);
-      if (requestTimeoutMs < 1)
-        throw new InvalidOptionError(
-          '--request-timeout',
-          flags.requestTimeout,
-          'a duration of at least 1ms',
-        );
-      if (headersTimeoutMs < 1 || headersTimeoutMs > requestTimeoutMs) {
-        throw new InvalidOptionError(
-          '--headers-timeout',
-          flags.headersTimeout,
-          `a duration from 1ms to the request timeout (${flags.requestTimeout})`,
-        );
-      }
-      const closes = parseCloseTimes(flags.closesAt ?? [], systemClock.now());
-      const envToken = io.env['ONCELY_DEV_TOKEN'];
-      const devToken = flags.devToken
-        ? envToken
-          ? parseTokenPairs(`dev=${envToken}`, 'ONCELY_DEV_TOKEN')[0]![1]
-          : generateDevToken()
-        : undefined;
-      const callers = createCallers({
-        tokensFile: flags.tokens,
-        tokensEnv: io.env['ONCELY_TOKENS'],
-        devToken,
-      });
-      if (callers.names.length === 0)
-        throw new OncelyError(
-          'invalid_option',
-          'no callers: pass --tokens FILE or ONCELY_TOKENS, or leave out --no-dev-token',
-        );
-
-      const { err } = io;
-      const server = await startServer({
-        port,
-        host: flags.host,
-        dataDir: flags.dataDir,
-        db: flags.db,
-        callers,
-        fault: flags.fault,
-        hookScript,
-        ...(flags.notifyUrl === undefined ? {} : { notifyUrl: checkNotifyUrl(flags.notifyUrl) }),
-        closesAtOf: (assignment) => closes.byAssignment.get(assignment) ?? closes.all,
-        notesPublic: flags.notesPublic,
-        requestTimeoutMs,
-        headersTimeoutMs,
-        graceMs,
-        ...(flags.quiet ? {} : { log: (line: string) => io.out(`${line}\n`) }),
-        onPoolError: (error) => err(`oncely serve: database connection lost: ${error.message}\n`),
-        onError: (error) => {
-          const message = error instanceof Error ? error.message : String(error);
-          // A failed background purge says so itself ("retention purge failed: …"); the rest are requests.
-          err(
-            `oncely serve: ${isOncelyError(error) && error.code === 'purge_failed' ? message : `request failed: ${message}`}\n`,
-          );
-          if (io.env['ONCELY_DEBUG'] && error instanceof Error && error.stack)
-            err(`${error.stack}\n`);
-        },
-      });
-      if (!server.loopback)
-        err(
-          `oncely serve: warning: listening on ${flags.host}, reachable from other machines; anyone with a token can write\n`,
-        );
-      err(
-        banner(server, {
-          devToken,
-          callerNames: callers.names,
-          fault: flags.fault,
-          hookScript: hookScript.text,
-          closes,
-          notesPublic: flags.notesPublic,
-        }),
-      );
-      io.exit(await waitForSignal(server, io));
-    });
+    .addHelpText('after', SERVE_HELP)
+    .action((flags: ServeFlags) => runServe(flags, io));
 }
 
 function banner(
@@ -339,15 +196,50 @@ function waitForSignal(server: RunningServer, io: CliIo): Promise<number> {
   });
 }
 
-/** `--notify-url`: an absolute http(s) URL, refused before anything starts. */
-function checkNotifyUrl(text: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-    throw new InvalidOptionError('--notify-url', text, 'an absolute http:// or https:// URL');
-  return url.href;
+/** Starts the server the flags describe, prints where it is, and runs until SIGINT or SIGTERM. */
+async function runServe(flags: ServeFlags, io: CliIo): Promise<void> {
+  const { port, hookScript, requestTimeoutMs, headersTimeoutMs, graceMs, closes, ...who } =
+    resolveServeFlags(flags, io.env);
+  const { devToken, callers, notifyUrl } = who;
+  const { err } = io;
+  const server = await startServer({
+    port,
+    host: flags.host,
+    dataDir: flags.dataDir,
+    db: flags.db,
+    callers,
+    fault: flags.fault,
+    hookScript,
+    ...(notifyUrl === undefined ? {} : { notifyUrl }),
+    closesAtOf: (assignment) => closes.byAssignment.get(assignment) ?? closes.all,
+    notesPublic: flags.notesPublic,
+    requestTimeoutMs,
+    headersTimeoutMs,
+    graceMs,
+    ...(flags.quiet ? {} : { log: (line: string) => io.out(`${line}\n`) }),
+    onPoolError: (error) => err(`oncely serve: database connection lost: ${error.message}\n`),
+    onError: (error) => {
+      const message = error instanceof Error ? error.message : String(error);
+      // A failed background purge says so itself ("retention purge failed: …"); the rest are requests.
+      err(
+        `oncely serve: ${isOncelyError(error) && error.code === 'purge_failed' ? message : `request failed: ${message}`}\n`,
+      );
+      if (io.env['ONCELY_DEBUG'] && error instanceof Error && error.stack) err(`${error.stack}\n`);
+    },
+  });
+  if (!server.loopback)
+    err(
+      `oncely serve: warning: listening on ${flags.host}, reachable from other machines; anyone with a token can write\n`,
+    );
+  err(
+    banner(server, {
+      devToken,
+      callerNames: callers.names,
+      fault: flags.fault,
+      hookScript: hookScript.text,
+      closes,
+      notesPublic: flags.notesPublic,
+    }),
+  );
+  io.exit(await waitForSignal(server, io));
 }
