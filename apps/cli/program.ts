@@ -14,7 +14,7 @@ type Register = (program: Command, io: CliIo) => void;
  */
 const COMMANDS: Readonly<Record<string, () => Promise<Register>>> = {
   serve: async () => (await import('./commands/serve.js')).registerServe,
-  deliver: async () => (await import('./commands/deliver.js')).registerDeliver,
+  deliver: async () => (await import('./commands/deliver-command.js')).registerDeliver,
   outbox: async () => (await import('./commands/outbox.js')).registerOutbox,
   hook: async () => (await import('./commands/hook.js')).registerHook,
   ledger: async () => (await import('./commands/ledger.js')).registerLedger,
