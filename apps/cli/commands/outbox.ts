@@ -68,7 +68,6 @@ interface RunCommandFlags extends JournalFlags {
 }
 
 export function registerOutbox(program: Command, io: CliIo = processIo): void {
-  const { out, err } = io;
   const outbox = program
     .command('outbox')
     .description(
@@ -78,7 +77,17 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
       'after',
       `\nThe journal is a SQLite file (--journal, default oncely-data/journal.db) or PostgreSQL (--db postgres://…).`,
     );
+  registerAdd(outbox, io);
+  registerList(outbox, io);
+  registerShow(outbox, io);
+  registerRun(outbox, io);
+  registerRetry(outbox, io);
+  registerCancel(outbox, io);
+}
 
+/** `oncely outbox add`. */
+function registerAdd(outbox: Command, io: CliIo): void {
+  const { out } = io;
   journalOptions(
     outbox
       .command('add')
@@ -117,7 +126,11 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
       out(`${created ? 'recorded' : 'already recorded'}: ${formatIntentLine(intent)}\n`);
     }),
   );
+}
 
+/** `oncely outbox list`. */
+function registerList(outbox: Command, io: CliIo): void {
+  const { out } = io;
   journalOptions(
     outbox
       .command('list')
@@ -148,7 +161,11 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
       out(`${formatCounts(await journal.counts())}\n`);
     }),
   );
+}
 
+/** `oncely outbox show`. */
+function registerShow(outbox: Command, io: CliIo): void {
+  const { out } = io;
   journalOptions(
     outbox
       .command('show')
@@ -161,7 +178,11 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
       out(formatIntentReport(report));
     }),
   );
+}
 
+/** `oncely outbox run`. */
+function registerRun(outbox: Command, io: CliIo): void {
+  const { out, err } = io;
   journalOptions(
     outbox
       .command('run')
@@ -219,7 +240,11 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
       }
     }),
   );
+}
 
+/** `oncely outbox retry`. */
+function registerRetry(outbox: Command, io: CliIo): void {
+  const { out } = io;
   journalOptions(
     outbox
       .command('retry')
@@ -238,7 +263,11 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
       out(`reopened: ${formatIntentLine(intent)}\n`);
     }),
   );
+}
 
+/** `oncely outbox cancel`. */
+function registerCancel(outbox: Command, io: CliIo): void {
+  const { out } = io;
   journalOptions(
     outbox
       .command('cancel')
