@@ -32,6 +32,12 @@ const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 /** `oncely ledger …`: upkeep of a ledger's database. */
 export function registerLedger(program: Command, io: CliIo = processIo): void {
   const ledger = program.command('ledger').description('upkeep of the ledger database');
+  registerCompact(ledger, io);
+  registerMigrate(ledger, io);
+}
+
+/** `oncely ledger compact`. */
+function registerCompact(ledger: Command, io: CliIo): void {
   ledger
     .command('compact')
     .description('give the free pages of a SQLite ledger file back to the file system')
@@ -79,7 +85,10 @@ Examples:
         db.close();
       }
     });
+}
 
+/** `oncely ledger migrate`. */
+function registerMigrate(ledger: Command, io: CliIo): void {
   ledger
     .command('migrate')
     .description('carry a ledger table made by an earlier oncely over to the current layout')

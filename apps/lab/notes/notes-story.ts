@@ -1,18 +1,12 @@
 import { Hono } from 'hono';
-import {
-  createClient,
-  isRetryError,
-  describeError,
-  HEADER,
-  createLedger,
-  seededRandom,
-  VirtualClock,
-} from '../../../src/index.js';
+import { createClient, createLedger, seededRandom, VirtualClock } from '../../../src/index.js';
 import { createNotesApp } from '../../receivers/notes/notes-app.js';
 import { setUpNotes } from '../../receivers/notes/notes-table.js';
 import { sqliteServiceDatabase } from '../../receivers/sql/service-database.js';
 import { importOptionalDriver } from '../../shared/optional-driver.js';
 import { lostReplyFetch } from './lost-reply-fetch.js';
+import { lookupOf, notesExchange } from './notes-exchange.js';
+import type { SqliteStore } from '../../../src/stores/sqlite/index.js';
 
 /** One request of the story and what came of it. */
 export interface NotesExchange {
@@ -77,7 +71,7 @@ export const NOTES_STORY = {
   requestIds: { first: 'alice-edit-1', stale: 'alice-edit-2', bob: 'bob-edit-1' },
 } as const;
 
-type Caller = keyof typeof NOTES_STORY.callers;
+export type Caller = keyof typeof NOTES_STORY.callers;
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -97,81 +91,10 @@ export async function runNotesStory(): Promise<NotesStory> {
   );
   const store = createSqliteStore({ database: () => openSqliteDatabase(':memory:') });
   try {
-    const db = sqliteServiceDatabase(store);
-    await setUpNotes(db, { clock });
-    const ledger = createLedger({ store, clock });
-    const tokens = new Map<string, Caller>(
-      Object.entries(S.callers).map(([caller, token]) => [token, caller as Caller]),
-    );
-    const notes = createNotesApp({
-      ledger,
-      db,
-      clock,
-      scopeOf: (r) => tokens.get(r.headers.get('authorization')?.replace(/^Bearer /, '') ?? ''),
-    });
-    const app = new Hono().route('/notes', notes);
-    const wire = lostReplyFetch((request) => app.fetch(request));
-    // The attempt timer never fires (nothing advances it): the only lost reply is the one we drop.
-    const client = createClient({
-      fetch: wire.fetch,
-      clock,
-      timer: new VirtualClock({ autoAdvance: false }),
-      random: seededRandom(4),
-    });
+    const { ledger, client, wire } = await notesWorld(store, clock);
     const path = `/notes/${S.note}`;
 
-    async function exchange(
-      method: 'GET' | 'PATCH',
-      caller: Caller | null,
-      requestId: string | null,
-      body: unknown = null,
-      maxAttempts?: number,
-    ): Promise<NotesExchange> {
-      const headers: Record<string, string> = {};
-      if (caller) headers['authorization'] = `Bearer ${S.callers[caller]}`;
-      if (body !== null) headers['content-type'] = 'application/json';
-      const request = { method, path, caller, requestId, body };
-      try {
-        const { response, report } = await client.request(`${S.base}${path}`, {
-          method,
-          headers,
-          ...(body === null ? {} : { body: JSON.stringify(body) }),
-          ...(requestId === null ? {} : { idempotencyKey: requestId }),
-          ...(maxAttempts === undefined ? {} : { maxAttempts }),
-        });
-        return {
-          request,
-          response: await seen(response),
-          lost: null,
-          attempts: report.attemptCount,
-        };
-      } catch (error) {
-        if (!isRetryError(error)) throw error;
-        const { report, lastValue } = error;
-        if (lastValue instanceof Response)
-          return {
-            request,
-            response: await seen(lastValue),
-            lost: null,
-            attempts: report.attemptCount,
-          };
-        const reply = wire.lost.at(-1);
-        if (!reply) throw error;
-        const response = {
-          status: reply.status,
-          replayed: reply.headers.get(HEADER.idempotentReplayed) === 'true',
-          retryAfter: reply.headers.get(HEADER.retryAfter),
-          body: JSON.parse(reply.bodyText) as unknown,
-        };
-        const clientSaw = report.attempts.at(-1)?.detail ?? describeError(error.cause);
-        return {
-          request,
-          response,
-          lost: { clientSaw, outcome: report.outcome },
-          attempts: report.attemptCount,
-        };
-      }
-    }
+    const exchange = notesExchange(client, wire, path);
     // The client's default policy (3 attempts): it stops at once on a 422 or a 409 without Retry-After.
     const edit = (
       caller: Caller,
@@ -212,18 +135,7 @@ export async function runNotesStory(): Promise<NotesStory> {
       'Instead of guessing, Alice asks the status lookup for her request ID',
       [],
       'The service recorded the edit. The safe next move is the exact retry, never a new request ID.',
-      {
-        caller: 'alice',
-        requestId: S.requestIds.first,
-        kind: found.kind,
-        receipt:
-          found.kind === 'found'
-            ? {
-                status: found.receipt.status,
-                body: JSON.parse(new TextDecoder().decode(found.receipt.body)) as unknown,
-              }
-            : null,
-      },
+      lookupOf('alice', S.requestIds.first, found),
     );
 
     step(
@@ -276,12 +188,32 @@ export async function runNotesStory(): Promise<NotesStory> {
   }
 }
 
-async function seen(response: Response): Promise<NotesExchange['response']> {
-  const text = await response.text();
-  return {
-    status: response.status,
-    replayed: response.headers.get(HEADER.idempotentReplayed) === 'true',
-    retryAfter: response.headers.get(HEADER.retryAfter),
-    body: text === '' ? null : (JSON.parse(text) as unknown),
-  };
+/**
+ * The notes app on the ledger over `store`, and oncely's client reaching it in process through a
+ * fetch that can lose a reply after the commit.
+ */
+async function notesWorld(store: SqliteStore, clock: VirtualClock) {
+  const S = NOTES_STORY;
+  const db = sqliteServiceDatabase(store);
+  await setUpNotes(db, { clock });
+  const ledger = createLedger({ store, clock });
+  const tokens = new Map<string, Caller>(
+    Object.entries(S.callers).map(([caller, token]) => [token, caller as Caller]),
+  );
+  const notes = createNotesApp({
+    ledger,
+    db,
+    clock,
+    scopeOf: (r) => tokens.get(r.headers.get('authorization')?.replace(/^Bearer /, '') ?? ''),
+  });
+  const app = new Hono().route('/notes', notes);
+  const wire = lostReplyFetch((request) => app.fetch(request));
+  // The attempt timer never fires (nothing advances it): the only lost reply is the one we drop.
+  const client = createClient({
+    fetch: wire.fetch,
+    clock,
+    timer: new VirtualClock({ autoAdvance: false }),
+    random: seededRandom(4),
+  });
+  return { ledger, client, wire };
 }
