@@ -61,7 +61,6 @@ export function checkClaims(
         worlds === 0 ? 'not in this batch' : `largest ${metric} ${max} over ${worlds} outcomes`,
     };
   };
-  const fmt = (value: number): string => (Number.isNaN(value) ? 'missing' : value.toFixed(3));
 
   const wholeRunSettings = new Set<string>(
     settings
@@ -83,6 +82,40 @@ export function checkClaims(
     ),
   ];
 
+  claims.push(...meanClaims(mean));
+
+  claims.push(
+    never(
+      'loss-free-retry-after-16-never-duplicates',
+      'On a loss-free channel, Retry oldest never duplicates with retry-after 16',
+      (row) => row.rule === 'retry-oldest' && row.setting === 'loss-free-retry-after-16',
+      'duplicates',
+    ),
+    never(
+      'request-loss-total-delivers-nothing',
+      'Total request loss delivers nothing',
+      (row) => row.setting === 'request-loss-total',
+      'delivered',
+    ),
+    never(
+      'receipt-loss-total-confirms-nothing',
+      'Total receipt loss confirms nothing',
+      (row) => row.setting === 'receipt-loss-total',
+      'confirmed',
+    ),
+  );
+
+  if (options.closedForm) claims.push(closedFormClaim(options.closedForm));
+  return claims;
+}
+
+const fmt = (value: number): string => (Number.isNaN(value) ? 'missing' : value.toFixed(3));
+
+/** The claims that compare means over the seeds: who duplicates, who delivers more. */
+function meanClaims(
+  mean: (setting: string, rule: RuleId, metric: MetricName) => number,
+): ClaimResult[] {
+  const claims: ClaimResult[] = [];
   const oldestDup = mean('default', 'retry-oldest', 'duplicates');
   const randomDup = mean('default', 'random-retry', 'duplicates');
   claims.push({
@@ -129,40 +162,19 @@ export function checkClaims(
     const value = mean(setting, rule, 'duplicates');
     claims.push({ id, text, reproduced: value > 0, detail: `mean duplicates ${fmt(value)}` });
   }
-
-  claims.push(
-    never(
-      'loss-free-retry-after-16-never-duplicates',
-      'On a loss-free channel, Retry oldest never duplicates with retry-after 16',
-      (row) => row.rule === 'retry-oldest' && row.setting === 'loss-free-retry-after-16',
-      'duplicates',
-    ),
-    never(
-      'request-loss-total-delivers-nothing',
-      'Total request loss delivers nothing',
-      (row) => row.setting === 'request-loss-total',
-      'delivered',
-    ),
-    never(
-      'receipt-loss-total-confirms-nothing',
-      'Total receipt loss confirms nothing',
-      (row) => row.setting === 'receipt-loss-total',
-      'confirmed',
-    ),
-  );
-
-  const closed = options.closedForm;
-  if (closed) {
-    const { expected: e, simulated: s } = closed;
-    const n = closed.params.maxAttempts;
-    claims.push({
-      id: 'closed-form',
-      text: `Closed form (q_r ${closed.params.requestLoss}, q_a ${closed.params.receiptLoss}, N ${n}, ${closed.seeds} seeds) within ${closed.tolerance * 100}%`,
-      reproduced: closed.withinTolerance,
-      detail:
-        `delivered ${s.delivered.toFixed(4)} vs ${e.delivered.toFixed(4)}, confirmed ${s.confirmed.toFixed(4)} vs ${e.confirmed.toFixed(4)}, ` +
-        `effects/job ${s.effects.toFixed(4)} vs ${e.effects.toFixed(4)}`,
-    });
-  }
   return claims;
+}
+
+/** The closed form of docs/simulator.md against the simulated means. */
+function closedFormClaim(closed: NonNullable<CheckClaimsOptions['closedForm']>): ClaimResult {
+  const { expected: e, simulated: s } = closed;
+  const n = closed.params.maxAttempts;
+  return {
+    id: 'closed-form',
+    text: `Closed form (q_r ${closed.params.requestLoss}, q_a ${closed.params.receiptLoss}, N ${n}, ${closed.seeds} seeds) within ${closed.tolerance * 100}%`,
+    reproduced: closed.withinTolerance,
+    detail:
+      `delivered ${s.delivered.toFixed(4)} vs ${e.delivered.toFixed(4)}, confirmed ${s.confirmed.toFixed(4)} vs ${e.confirmed.toFixed(4)}, ` +
+      `effects/job ${s.effects.toFixed(4)} vs ${e.effects.toFixed(4)}`,
+  };
 }
