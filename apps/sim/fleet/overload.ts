@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../../../src/contract/errors.js';
+import type { Random } from '../../../src/time/random.js';
 import { checkNumbers, checkOneOf, checkSeed } from './check-params.js';
 import { exponential } from './draws.js';
 import { EventQueue } from './event-queue.js';
@@ -102,12 +103,9 @@ export function runOverload(
   const owners: number[] = [];
   /** The attempt each request waits for; 0 once it has ended. */
   const awaiting: number[] = [];
-  const waiting: number[] = [];
-  let head = 0;
-  let busy = 0;
   const outageEndsAt = p.outageAtMs + p.outageMs;
-  const stalled = (t: number): boolean => t >= p.outageAtMs && t < outageEndsAt;
   const queue = new EventQueue();
+  const workers = new OverloadServer(p, queue, server);
   let firstTries = 0;
   let attempts = 0;
   let successes = 0;
@@ -119,12 +117,6 @@ export function runOverload(
     sent[bucketOf(queue.now)]!++;
     queue.push(queue.now + p.hopMs, AT_SERVER, owners[id]!, id * ATTEMPT_BITS + attempt);
     queue.push(queue.now + p.timeoutMs, TIMEOUT, owners[id]!, id * ATTEMPT_BITS + attempt);
-  };
-  const startService = (): void => {
-    while (busy < p.workers && head < waiting.length && !stalled(queue.now)) {
-      busy++;
-      queue.push(queue.now + p.serviceMs, SERVED, 0, waiting[head++]!);
-    }
   };
   /** The attempt (id, attempt) ended without success; the client's strategy decides what next. */
   const failed = (id: number, timedOut: boolean): void => {
@@ -159,23 +151,14 @@ export function runOverload(
         queue.push(now + exponential(randoms[c]!, meanGapMs), ARRIVAL, c);
         break;
       }
-      case AT_SERVER: {
-        const queued = waiting.length - head;
-        if (queued >= p.queueLimit || server.next() * p.queueLimit < queued) {
-          queue.push(now + p.hopMs, REPLY, c, -data - 1); // shed: a fast failure
-        } else {
-          waiting.push(data);
-          startService();
-        }
+      case AT_SERVER:
+        workers.arrive(c, data);
         break;
-      }
       case SERVED:
-        busy--;
-        queue.push(now + p.hopMs, REPLY, owners[Math.floor(data / ATTEMPT_BITS)]!, data);
-        startService();
+        workers.served(owners[Math.floor(data / ATTEMPT_BITS)]!, data);
         break;
       case RESUME:
-        startService();
+        workers.startService();
         break;
       case REPLY: {
         const ok = data >= 0;
@@ -202,17 +185,8 @@ export function runOverload(
         break;
     }
   }
-  const lastBucket = bucketOf(p.durationMs) - 1;
-  const goodput = offered.slice(0, lastBucket + 1).map((o, b) => (o === 0 ? 1 : good[b]! / o));
-  const load = offered.slice(0, lastBucket + 1).map((o, b) => (o === 0 ? 0 : sent[b]! / o));
-  return {
-    firstTries,
-    attempts,
-    successes,
-    goodput,
-    load,
-    recoveryMs: recoveryAfter(goodput, bucketOf(outageEndsAt), p),
-  };
+  const counts = { firstTries, attempts, successes };
+  return overloadOutcome(p, counts, { offered, good, sent }, bucketOf);
 }
 
 /** The first bucket at or after the outage's end that starts RECOVERED_BUCKETS good ones in a row. */
@@ -242,4 +216,66 @@ function check(p: OverloadParams, strategy: string): void {
   if (p.durationMs > 600_000)
     throw new InvalidOptionError('durationMs', p.durationMs, 'at most 600000');
   checkOneOf('strategy', strategy, FLEET_STRATEGIES);
+}
+
+/** The run's counts, and goodput and load per bucket up to the end of the first tries. */
+function overloadOutcome(
+  p: OverloadParams,
+  counts: Pick<OverloadOutcome, 'firstTries' | 'attempts' | 'successes'>,
+  perBucket: { offered: number[]; good: number[]; sent: number[] },
+  bucketOf: (t: number) => number,
+): OverloadOutcome {
+  const { offered, good, sent } = perBucket;
+  const lastBucket = bucketOf(p.durationMs) - 1;
+  const goodput = offered.slice(0, lastBucket + 1).map((o, b) => (o === 0 ? 1 : good[b]! / o));
+  const load = offered.slice(0, lastBucket + 1).map((o, b) => (o === 0 ? 0 : sent[b]! / o));
+  return {
+    ...counts,
+    goodput,
+    load,
+    recoveryMs: recoveryAfter(goodput, bucketOf(p.outageAtMs + p.outageMs), p),
+  };
+}
+
+/**
+ * The server's workers and their FIFO queue: an arrival is shed at once with probability
+ * queue ÷ queueLimit; during the outage no worker starts a request.
+ */
+class OverloadServer {
+  private readonly waiting: number[] = [];
+  private head = 0;
+  private busy = 0;
+
+  constructor(
+    private readonly p: OverloadParams,
+    private readonly queue: EventQueue,
+    private readonly random: Random,
+  ) {}
+
+  /** An attempt reaches the server: queued, or shed (a fast failure back to client `c`). */
+  arrive(c: number, data: number): void {
+    const queued = this.waiting.length - this.head;
+    if (queued >= this.p.queueLimit || this.random.next() * this.p.queueLimit < queued) {
+      this.queue.push(this.queue.now + this.p.hopMs, REPLY, c, -data - 1);
+    } else {
+      this.waiting.push(data);
+      this.startService();
+    }
+  }
+
+  /** A worker finished `data`: its reply goes to `owner`, and the worker takes the next. */
+  served(owner: number, data: number): void {
+    this.busy--;
+    this.queue.push(this.queue.now + this.p.hopMs, REPLY, owner, data);
+    this.startService();
+  }
+
+  startService(): void {
+    const { p, queue } = this;
+    const stalled = queue.now >= p.outageAtMs && queue.now < p.outageAtMs + p.outageMs;
+    while (this.busy < p.workers && this.head < this.waiting.length && !stalled) {
+      this.busy++;
+      queue.push(queue.now + p.serviceMs, SERVED, 0, this.waiting[this.head++]!);
+    }
+  }
 }
