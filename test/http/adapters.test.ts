@@ -9,7 +9,7 @@ import {
   withIdempotency,
   type IdempotentHandler,
 } from '../../src/http/index.js';
-import { honoIdempotency } from '../../src/http/hono-middleware.js';
+import { honoIdempotency } from '../../apps/receivers/hono-idempotency.js';
 import { createLedger } from '../../src/ledger/index.js';
 import { createMemoryStore, type MemoryTx } from '../../src/stores/memory/index.js';
 

@@ -3,6 +3,7 @@ import { createCallers, generateDevToken, parseTokenPairs } from '../../serve/ca
 import type { DropboxFault } from '../../receivers/dropbox/dropbox-options.js';
 import { parseHookScript } from '../../receivers/hook/hook-script.js';
 import { parseDeadline, parseDurationMs } from './deliver-options.js';
+import { httpUrl } from '../../shared/http-url.js';
 
 export interface ServeFlags {
   port: string;
@@ -123,19 +124,8 @@ export function resolveServeFlags(
     closes,
     devToken,
     callers,
-    ...(flags.notifyUrl === undefined ? {} : { notifyUrl: checkNotifyUrl(flags.notifyUrl) }),
+    ...(flags.notifyUrl === undefined
+      ? {}
+      : { notifyUrl: httpUrl('--notify-url', flags.notifyUrl) }),
   };
-}
-
-/** `--notify-url`: an absolute http(s) URL, refused before anything starts. */
-function checkNotifyUrl(text: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-    throw new InvalidOptionError('--notify-url', text, 'an absolute http:// or https:// URL');
-  return url.href;
 }

@@ -11,6 +11,7 @@ import {
   type LedgerObserver,
   type SqlHandle,
 } from '../../../src/index.js';
+import { httpUrl } from '../../shared/http-url.js';
 import type { ServiceDatabase } from '../sql/service-database.js';
 import type { HookHit } from './hook-hit.js';
 import { parseHookScript, type HookScript } from './hook-script.js';
@@ -148,7 +149,7 @@ export function resolveHookOptions<Tx>(options: HookServiceOptions<Tx>): Resolve
         options.notifications.store,
         "a JournalStore on the ledger's database",
       );
-    checkNotificationTarget(options.notifications.target); // fails here, not inside an ack's transaction
+    httpUrl('target', options.notifications.target); // fails here, not inside an ack's transaction
   }
   const notifications =
     options.notifications === undefined
@@ -178,16 +179,4 @@ export function resolveHookOptions<Tx>(options: HookServiceOptions<Tx>): Resolve
     webhookToleranceMs,
     notifications,
   };
-}
-
-/** The notifications' target: an absolute http(s) URL, as the journal takes it. */
-function checkNotificationTarget(target: string): void {
-  let url: URL | undefined;
-  try {
-    url = new URL(target);
-  } catch {
-    url = undefined;
-  }
-  if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
-    throw new InvalidOptionError('target', String(target), 'an absolute http(s) URL');
 }
