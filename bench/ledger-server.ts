@@ -22,7 +22,7 @@ import {
   sqliteServiceDatabase,
   type ServiceDatabase,
   type SqlHandle,
-} from '../src/services/sql/index.js';
+} from '../apps/receivers/sql/index.js';
 import { createPostgresStore } from '../src/stores/postgres/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
 import { bareHandler, barePostgres, bareSqlite, type BareEffect } from './ledger-bare.js';

@@ -18,7 +18,7 @@ import {
   runBatch,
   runWorld,
   type MeansRow,
-} from '../src/sim/index.js';
+} from '../apps/sim/index.js';
 import { exitOnBadArgs, readBenchArgs } from './bench-args.js';
 import type { ShardRequest } from './sim-worker.js';
 

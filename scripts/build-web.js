@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the simulator page into web/dist/: esbuild bundles the page and its batch worker
-// (src/sim from source, chart.js tree-shaken into a chunk loaded only when the batch runs),
+// (apps/sim from source, chart.js tree-shaken into a chunk loaded only when the batch runs),
 // and the html and css are copied beside them. The page's TypeScript is type-checked first
 // against web/tsconfig.json (no node types: the page and the sim it bundles run in a browser).
 //   node scripts/build-web.js            type-check, bundle, print the page weight

@@ -5,7 +5,7 @@
 //   `npm start` and `npm test` rebuild anyway, so an existing build is left alone);
 // - links node_modules/.bin/oncely to the CLI, so `npx oncely …` works in a clone as it does in
 //   an app that installed the package (npm links the bins of dependencies, never the project's own).
-//   (A POSIX shell script: on Windows, run `node dist/src/cli/main.js` instead.)
+//   (A POSIX shell script: on Windows, run `node dist/apps/cli/main.js` instead.)
 // - in a clone, points git at .githooks (core.hooksPath), whose commit-msg hook holds commit
 //   subjects to 72 characters (scripts/commit-msg.js).
 // It prints only to stderr: `npm pack --json` writes its JSON to stdout, after this has run.
@@ -15,7 +15,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(root, 'dist', 'src', 'cli', 'main.js');
+const cli = join(root, 'dist', 'apps', 'cli', 'main.js');
 if (!existsSync(cli)) {
   execFileSync(process.execPath, [join(root, 'scripts', 'build-package.js')], {
     cwd: root,
@@ -29,7 +29,7 @@ if (existsSync(join(root, 'node_modules'))) {
   const link = join(bin, 'oncely');
   rmSync(link, { force: true });
   // A script, not a symlink: it works whatever mode a rebuild leaves main.js with.
-  writeFileSync(link, '#!/bin/sh\nexec node "$(dirname "$0")/../../dist/src/cli/main.js" "$@"\n', {
+  writeFileSync(link, '#!/bin/sh\nexec node "$(dirname "$0")/../../dist/apps/cli/main.js" "$@"\n', {
     mode: 0o755,
   });
 }

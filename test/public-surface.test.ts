@@ -1,97 +1,115 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { sourceFiles } from './support/layer-imports.js';
 import { repoPath } from './support/repo-path.js';
 
 /**
- * Every value the root export offers, by name. Adding one is a decision: add it to src/index.ts
- * and here. (Types are checked by the compiler; this pins what exists at run time.)
+ * Every value each subpath of the package offers, by name. Adding one is a decision: add it to
+ * the subpath's index file and here. (Types are checked by the compiler; this pins what exists
+ * at run time. `node scripts/count-public-names.js` counts the types too.)
  */
-const ROOT_EXPORTS = [
-  // the wire contract
-  'OncelyError',
-  'InvalidOptionError',
-  'InvalidKeyError',
-  'isOncelyError',
-  'isInvalidOptionError',
-  'isInvalidKeyError',
-  'HEADER',
-  'PROBLEM_JSON',
-  'MAX_KEY_LENGTH',
-  'validateKey',
-  'keyFor',
-  'newKey',
-  'fingerprint',
-  'STATUS_CLASSES',
-  'DEFAULT_STATUS_TABLE',
-  'OUTCOMES',
-  'statusTable',
-  'classifyStatus',
-  'parseRetryAfter',
-  'parseHttpDate',
-  'formatHttpDate',
-  'DEFAULT_RECEIPT_HEADERS',
-  'WEBHOOK_HEADER',
-  'DEFAULT_WEBHOOK_TOLERANCE_MS',
-  'signWebhook',
-  'verifyWebhook',
-  'NOT_SENT_REASONS',
-  'NO_RESPONSE_REASONS',
-  'describeTransportFailure',
-  // time and randomness
-  'systemClock',
-  'VirtualClock',
-  'systemRandom',
-  'seededRandom',
-  // the retry policy
-  'decide',
-  'INITIAL_RETRY_STATE',
-  'STOP_REASONS',
-  'DELAY_REASONS',
-  'backoffDelayMs',
-  'JITTERS',
-  'RetryTokenBucket',
-  'DEFAULT_RETRY_TOKEN_BUCKET',
-  'resolveRetryPolicy',
-  'DEFAULT_RETRY_POLICY',
-  // the client
-  'retry',
-  'createRetry',
-  'RetryError',
-  'isRetryError',
-  'summarizeReport',
-  'wasNeverSent',
-  'HttpRetryError',
-  'isHttpRetryError',
-  'isTransportError',
-  'classifyTransportError',
-  'describeError',
-  'TRANSPORT_ERROR_CODES',
-  'createClient',
-  'IDEMPOTENT_METHODS',
-  'DEFAULT_CLIENT_OPTIONS',
-  'attemptSpanEvents',
-  'ATTEMPT_SPAN_EVENT',
-  // the ledger
-  'createLedger',
-  'isBusinessAnswer',
-  'DEFAULT_LEDGER_OPTIONS',
-  'EXECUTE_KINDS',
-  'LOOKUP_KINDS',
-  'SQL_DIALECTS',
-  'jsonReceipt',
-  'receiptJson',
-  'observeLedger',
-  'ledgerSpanEvents',
-  'LEDGER_SPAN_EVENT',
-  // the sender's journal
-  'createJournal',
-  'IntentConflictError',
-  'IntentStateError',
-  'createOutboxWorker',
-  'DEFAULT_OUTBOX_WORKER_OPTIONS',
-  'INTENT_STATES',
-];
+const EXPORTS: Record<string, readonly string[]> = {
+  oncely: [
+    // the wire contract
+    'OncelyError',
+    'InvalidOptionError',
+    'InvalidKeyError',
+    'isOncelyError',
+    'isInvalidOptionError',
+    'isInvalidKeyError',
+    'HEADER',
+    'PROBLEM_JSON',
+    'validateKey',
+    'keyFor',
+    'newKey',
+    'fingerprint',
+    'formatHttpDate',
+    'WEBHOOK_HEADER',
+    'DEFAULT_WEBHOOK_TOLERANCE_MS',
+    'signWebhook',
+    'verifyWebhook',
+    'describeTransportFailure',
+    // time and randomness
+    'systemClock',
+    'VirtualClock',
+    'seededRandom',
+    // the retry policy's shared budget
+    'RetryTokenBucket',
+    // the client
+    'retry',
+    'createRetry',
+    'RetryError',
+    'isRetryError',
+    'summarizeReport',
+    'wasNeverSent',
+    'HttpRetryError',
+    'isHttpRetryError',
+    'describeError',
+    'createClient',
+    'attemptSpanEvents',
+    // the ledger
+    'createLedger',
+    'SQL_DIALECTS',
+    'jsonReceipt',
+    'observeLedger',
+    'ledgerSpanEvents',
+    // the sender's journal
+    'createJournal',
+    'IntentConflictError',
+    'IntentStateError',
+    'createOutboxWorker',
+    'INTENT_STATES',
+  ],
+  'oncely/http': [
+    'createIdempotencyMiddleware',
+    'withIdempotency',
+    'PROBLEMS',
+    'defineProblem',
+    'problemDetails',
+    'problemResponse',
+    'retryAfterSeconds',
+    'BEARER_CHALLENGE',
+    'unauthenticatedResponse',
+    'methodNotAllowedResponse',
+    'jsonValidator',
+    'jsonBodyFingerprint',
+    'isJsonMediaType',
+    'quotedName',
+    'quotedNames',
+    'toNodeListener',
+    'answeredInsteadStatus',
+    'abortNodeRequest',
+  ],
+  'oncely/express': ['idempotency', 'idempotencyOf', 'captureRawBody'],
+  'oncely/fastify': ['fastifyIdempotency'],
+  'oncely/hono': ['idempotency'],
+  'oncely/node': ['idempotentListener', 'idempotencyOf'],
+  'oncely/stores/memory': ['createMemoryStore', 'createMemoryJournalStore'],
+  'oncely/stores/sqlite': [
+    'createSqliteStore',
+    'openSqliteDatabase',
+    'sqliteSql',
+    'createSqliteJournalStore',
+    'migrateSqliteLedger',
+    'compactSqliteFile',
+    'LedgerMigrationError',
+    'StoreClosedError',
+    'TransactionEndedError',
+    'TransactionNotBegunError',
+  ],
+  'oncely/stores/postgres': [
+    'createPostgresStore',
+    'openPostgresPool',
+    'redact',
+    'postgresSql',
+    'createPostgresJournalStore',
+    'migratePostgresLedger',
+    'LedgerMigrationError',
+    'StoreClosedError',
+    'TransactionEndedError',
+  ],
+};
 
 /** Internals and duplicates kept out of the root on purpose (listed in src/index.ts's comment). */
 const WITHHELD = [
@@ -109,9 +127,21 @@ const WITHHELD = [
   'defaultClassifyError',
   'outcomeOfStatus',
   'SYNTHETIC_TIMEOUT_STATUS',
+  'isBusinessAnswer',
+  'receiptJson',
+  'isTransportError',
+  'classifyTransportError',
+  'decide',
+  'INITIAL_RETRY_STATE',
+  'backoffDelayMs',
+  'resolveRetryPolicy',
   'sha256Hex',
   'canonicalJson',
   'keyProblem',
+  'parseRetryAfter',
+  'parseHttpDate',
+  'statusTable',
+  'classifyStatus',
   'prepareIntent',
   'settleAttempt',
   'stopBeforeAttempt',
@@ -119,53 +149,89 @@ const WITHHELD = [
   'INTERRUPTED',
   'emptyCounts',
   'isFinished',
+  'STATUS_CLASSES',
+  'OUTCOMES',
+  'STOP_REASONS',
+  'DELAY_REASONS',
+  'JITTERS',
+  'EXECUTE_KINDS',
+  'LOOKUP_KINDS',
+  'NOT_SENT_REASONS',
+  'NO_RESPONSE_REASONS',
+  'TRANSPORT_ERROR_CODES',
+  'IDEMPOTENT_METHODS',
+  'MAX_KEY_LENGTH',
+  'ATTEMPT_SPAN_EVENT',
+  'LEDGER_SPAN_EVENT',
+  'DEFAULT_STATUS_TABLE',
+  'DEFAULT_RECEIPT_HEADERS',
+  'DEFAULT_RETRY_POLICY',
+  'DEFAULT_RETRY_TOKEN_BUCKET',
+  'DEFAULT_CLIENT_OPTIONS',
+  'DEFAULT_LEDGER_OPTIONS',
+  'DEFAULT_OUTBOX_WORKER_OPTIONS',
+  'systemRandom',
   // removed: dead code, and a duplicate of defaultClassifyError
   'formatAttempts',
   'PROBLEM_KINDS',
   'classifyFetchError',
 ];
 
+/** One adapter per framework: the subpath middlewares; the older bridges are gone. */
+const REMOVED_FROM_HTTP = ['toExpressHandler', 'honoIdempotency'];
+
+/** The package's own "exports" map (the subpaths a user can import). */
+function subpaths(): string[] {
+  const pkg = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as {
+    exports: Record<string, unknown>;
+  };
+  return Object.keys(pkg.exports)
+    .filter((path) => path !== './package.json')
+    .map((path) => (path === '.' ? 'oncely' : `oncely/${path.slice(2)}`));
+}
+
 // Imports go through the package's own "exports" map, as a user's would.
-test('the root export is exactly the curated list, and the withheld names are absent', async () => {
+test('each subpath exports exactly its curated list, and the withheld names are absent', async () => {
+  assert.deepEqual(subpaths().sort(), Object.keys(EXPORTS).sort(), 'a list for every subpath');
+  for (const [path, names] of Object.entries(EXPORTS)) {
+    const mod = (await import(path)) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(mod).sort(), [...names].sort(), path);
+    for (const name of names) assert.notEqual(mod[name], undefined, `${path}: ${name} is defined`);
+  }
   const root = (await import('oncely')) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(root).sort(), [...ROOT_EXPORTS].sort());
-  for (const name of ROOT_EXPORTS) assert.notEqual(root[name], undefined, `${name} is defined`);
   for (const name of WITHHELD) assert.equal(name in root, false, `${name} is withheld`);
+  const http = (await import('oncely/http')) as Record<string, unknown>;
+  const hono = (await import('oncely/hono')) as Record<string, unknown>;
+  for (const name of REMOVED_FROM_HTTP) {
+    assert.equal(name in http, false, `oncely/http: ${name} is removed`);
+    assert.equal(name in hono, false, `oncely/hono: ${name} is removed`);
+  }
 });
 
-test('the root names its exports (no export *), says what it withholds, and the package has no side effects', () => {
-  const index = readFileSync(repoPath('src', 'index.ts'), 'utf8');
-  assert.doesNotMatch(index, /^export \* from/m);
-  for (const name of WITHHELD.slice(0, -3))
-    assert.match(index, new RegExp(`\`${name}\``), `the comment names ${name}`);
+test('no index names its exports with export *, the root says what it withholds, and the package has no side effects', () => {
   const pkg = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as {
     sideEffects?: unknown;
+    exports: Record<string, string | { types?: string }>;
   };
+  for (const target of Object.values(pkg.exports)) {
+    if (typeof target !== 'object' || target.types === undefined) continue;
+    const source = target.types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts');
+    assert.doesNotMatch(readFileSync(repoPath(source), 'utf8'), /^export \* from/m, source);
+  }
+  // Nor any other file: a layer's index that re-exports everything hides what it offers.
+  for (const tree of ['src', 'apps'])
+    for (const file of sourceFiles(repoPath(tree)))
+      assert.doesNotMatch(
+        readFileSync(repoPath(tree, file), 'utf8'),
+        /^export \* from/m,
+        `${tree}/${file}`,
+      );
+  const index = readFileSync(repoPath('src', 'index.ts'), 'utf8');
+  for (const name of WITHHELD.slice(0, -3))
+    assert.match(index, new RegExp(`\`${name}\``), `the comment names ${name}`);
   assert.equal(pkg.sideEffects, false);
 });
 
-test('each store, the HTTP layer and the simulator have a subpath of their own', async () => {
-  const subpaths = {
-    'oncely/http': 'createIdempotencyMiddleware',
-    'oncely/stores/memory': 'createMemoryStore',
-    'oncely/stores/sqlite': 'createSqliteStore',
-    'oncely/stores/postgres': 'createPostgresStore',
-    'oncely/sim': 'runWorld',
-    'oncely/express': 'idempotency',
-    'oncely/fastify': 'fastifyIdempotency',
-    'oncely/hono': 'idempotency',
-    'oncely/node': 'idempotentListener',
-  };
-  const more = {
-    'oncely/stores/sqlite': ['sqliteSql', 'openSqliteDatabase'],
-    'oncely/stores/postgres': ['postgresSql', 'openPostgresPool'],
-  };
-  for (const [path, names] of Object.entries(more)) {
-    const mod = (await import(path)) as Record<string, unknown>;
-    for (const name of names) assert.equal(typeof mod[name], 'function', `${path} exports ${name}`);
-  }
-  for (const [path, name] of Object.entries(subpaths)) {
-    const mod = (await import(path)) as Record<string, unknown>;
-    assert.equal(typeof mod[name], 'function', `${path} exports ${name}`);
-  }
+test('the simulator is an app, not a subpath of the package', () => {
+  assert.equal(subpaths().includes('oncely/sim'), false);
 });

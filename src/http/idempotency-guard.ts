@@ -159,45 +159,7 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
             await runDeferredWrites(handle, sql.close());
             return receipt;
           });
-    return answer(result, handlerHeaders, incoming);
-  }
-
-  function answer(
-    result: ExecuteResult,
-    handlerHeaders: HeaderPairs | undefined,
-    incoming: I,
-  ): GuardAnswer {
-    switch (result.kind) {
-      case 'executed':
-      case 'not_stored':
-        return { kind: 'first', receipt: result.receipt, headers: handlerHeaders ?? [] };
-      case 'replayed':
-        return { kind: 'replayed', receipt: result.receipt };
-      case 'conflict':
-        return problem(
-          'key_reused',
-          `this ${HEADER.idempotencyKey} was first used for a different request; use a new key for a new request`,
-        );
-      case 'in_flight':
-        return problem(
-          'in_flight',
-          'the first request with this key is still being processed; retry after the delay',
-          result.retryAfterMs,
-        );
-      case 'lease_lost':
-        return problem(
-          'in_flight',
-          'another worker took this request over; retry after the delay',
-          result.retryAfterMs,
-        );
-      case 'unavailable':
-        o.onError(result.cause, incoming.request());
-        return problem(
-          'ledger_unavailable',
-          'the idempotency ledger cannot be reached; the request was not processed',
-          o.unavailableRetryAfterMs,
-        );
-    }
+    return answerOf(o, problem, result, handlerHeaders, incoming);
   }
 
   return async (incoming, next) => {
@@ -245,5 +207,46 @@ class DeferredContext<Tx, V> implements IdempotencyContext<Tx, V> {
 
   get tx(): Tx {
     throw noTransaction();
+  }
+}
+
+/** Step 5's answers: the receipt to send, or the problem the ledger's result calls for. */
+function answerOf<Tx, V, I extends Incoming>(
+  o: ResolvedIdempotencyOptions<Tx, V>,
+  problem: (kind: ProblemKind, detail: string, retryAfterMs?: number) => Response,
+  result: ExecuteResult,
+  handlerHeaders: HeaderPairs | undefined,
+  incoming: I,
+): GuardAnswer {
+  switch (result.kind) {
+    case 'executed':
+    case 'not_stored':
+      return { kind: 'first', receipt: result.receipt, headers: handlerHeaders ?? [] };
+    case 'replayed':
+      return { kind: 'replayed', receipt: result.receipt };
+    case 'conflict':
+      return problem(
+        'key_reused',
+        `this ${HEADER.idempotencyKey} was first used for a different request; use a new key for a new request`,
+      );
+    case 'in_flight':
+      return problem(
+        'in_flight',
+        'the first request with this key is still being processed; retry after the delay',
+        result.retryAfterMs,
+      );
+    case 'lease_lost':
+      return problem(
+        'in_flight',
+        'another worker took this request over; retry after the delay',
+        result.retryAfterMs,
+      );
+    case 'unavailable':
+      o.onError(result.cause, incoming.request());
+      return problem(
+        'ledger_unavailable',
+        'the idempotency ledger cannot be reached; the request was not processed',
+        o.unavailableRetryAfterMs,
+      );
   }
 }

@@ -1,6 +1,8 @@
 /**
  * The receiver's HTTP side: a web-standard `(Request, next) -> Response` middleware speaking the
- * wire contract of docs/design.md, and thin adapters for node:http, Express and Hono.
+ * wire contract of docs/design.md, the problem+json answers it gives, and the bridge to
+ * node:http. Express, Fastify, Hono and node:http routes have middlewares of their own
+ * (`oncely/express`, `oncely/fastify`, `oncely/hono`, `oncely/node`).
  *
  * ```ts
  * const store = createSqliteStore({ database: () => openSqliteDatabase('oncely-data/app.db') });
@@ -26,60 +28,30 @@ export {
   type IdempotencyMiddleware,
   type IdempotentHandler,
 } from './idempotency-middleware.js';
-export {
-  resolveIdempotencyOptions,
-  DEFAULT_IDEMPOTENCY_OPTIONS,
-  type IdempotencyOptions,
-  type IdempotencyTuning,
-  MISSING_KEY_MODES,
-  SINGLE_TENANT_SCOPE,
-  type MissingKeyMode,
-  type WriteMode,
-  type ResolvedIdempotencyOptions,
-} from './idempotency-options.js';
-export type { GuardSql } from './guard-sql.js';
+export type { IdempotencyOptions, WriteMode } from './idempotency-options.js';
 export {
   PROBLEMS,
-  DEFAULT_PROBLEM_TYPE_BASE,
   defineProblem,
   problemDetails,
   problemResponse,
   retryAfterSeconds,
   type ProblemDetails,
   type ProblemKind,
-  type ProblemOptions,
-  type ProblemType,
 } from './problem.js';
-export { logOncelyError } from './log-oncely-error.js';
 export {
   BEARER_CHALLENGE,
   unauthenticatedResponse,
   methodNotAllowedResponse,
-  requestWithBody,
 } from './common-responses.js';
-export type {
-  AdmittedRequest,
-  Validate,
-  Validation,
-  ValidationInput,
-} from './request-validation.js';
-export {
-  jsonValidator,
-  jsonBodyFingerprint,
-  isJsonMediaType,
-  ACCEPTED_JSON_TYPES,
-  type JsonCheck,
-  type JsonValidatorOptions,
-} from './json-body.js';
-export { requestFingerprint, type FingerprintInput } from './request-fingerprint.js';
-export { readBodyWithin, type BodyRead } from './read-body.js';
-export { keyFromHeader } from './key-header.js';
-export { responseToReceipt, receiptToResponse } from './receipt-response.js';
+export type { Validate } from './request-validation.js';
+export { jsonValidator, jsonBodyFingerprint, isJsonMediaType } from './json-body.js';
+export type { FingerprintInput } from './request-fingerprint.js';
+export { quotedName, quotedNames } from './error-list.js';
 export {
   toNodeListener,
+  answeredInsteadStatus,
+  abortNodeRequest,
   type ConnectionControl,
   type FetchHandler,
   type NodeListenerOptions,
 } from './node-listener.js';
-export { toExpressHandler } from './express-handler.js';
-export { honoIdempotency, type IdempotencyVariables } from './hono-middleware.js';

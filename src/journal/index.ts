@@ -1,5 +1,19 @@
 /** The sender's journal: durable intents, their attempts and outcomes, and the outbox worker. */
-export * from './intent.js';
+export {
+  INTENT_STATES,
+  emptyCounts,
+  isFinished,
+  type IntentState,
+  type IntentPolicy,
+  type NewIntent,
+  type IntentRecord,
+  type FinalRecord,
+  type AttemptEntry,
+  type ClaimedIntent,
+  type Settlement,
+  type AttemptStart,
+  type StateCounts,
+} from './intent.js';
 export type { JournalStore, IntentFilter, Reopening } from './journal-store.js';
 export {
   createJournal,
@@ -25,4 +39,3 @@ export {
   INTERRUPTED,
   type AttemptResult,
 } from './next-step.js';
-export { formatIntentLine, formatIntentReport, formatAttemptEntry } from './format-intent.js';

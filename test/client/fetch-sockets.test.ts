@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { createClient } from '../../src/client/fetch-client.js';
 import { isRetryError, wasNeverSent } from '../../src/client/retry-report.js';
-import { startHookServer, type HookServer } from '../../src/services/hook/hook-server.js';
+import { startHookServer, type HookServer } from '../../apps/receivers/hook/hook-server.js';
 import { VirtualClock } from '../../src/time/virtual-clock.js';
 import { systemClock } from '../../src/time/clock.js';
 import { seededRandom } from '../../src/time/random.js';

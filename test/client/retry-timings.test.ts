@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRetry, retry } from '../../src/client/retry.js';
-import { formatAttempt } from '../../src/client/format-report.js';
+import { formatAttempt } from '../../apps/cli/commands/format-report.js';
 import { isInvalidOptionError } from '../../src/contract/errors.js';
 import { VirtualClock } from '../../src/time/index.js';
 

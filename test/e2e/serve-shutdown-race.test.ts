@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { openSqliteDatabase } from '../../src/stores/sqlite/index.js';
-import { DROPBOX_TABLE } from '../../src/services/dropbox/dropbox-table.js';
-import { checkRaceAnswers, raceSubmissions } from '../server/shutdown-race.js';
+import { DROPBOX_TABLE } from '../../apps/receivers/dropbox/dropbox-table.js';
+import { checkRaceAnswers, raceSubmissions } from '../apps/serve/shutdown-race.js';
 import { startServeProcess } from './serve-process.js';
 
 const REQUESTS = 100;

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { isInvalidOptionError } from '../../src/contract/errors.js';
 import {
   createIdempotencyMiddleware,
-  SINGLE_TENANT_SCOPE,
   withIdempotency,
   type IdempotencyOptions,
 } from '../../src/http/index.js';
+import { SINGLE_TENANT_SCOPE } from '../../src/http/idempotency-options.js';
 import { createLedger } from '../../src/ledger/index.js';
 import { createMemoryStore, type MemoryTx } from '../../src/stores/memory/index.js';
 

@@ -7,9 +7,9 @@ import {
   defineProblem,
   problemResponse,
   withIdempotency,
-  type AdmittedRequest,
   type IdempotencyContext,
 } from '../../src/http/index.js';
+import type { AdmittedRequest } from '../../src/http/request-validation.js';
 import { createLedger } from '../../src/ledger/index.js';
 import { createMemoryStore, type MemoryTx } from '../../src/stores/memory/index.js';
 import { VirtualClock } from '../../src/time/index.js';

@@ -8,7 +8,7 @@ import { after, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { toNodeListener } from '../../src/http/node-listener.js';
 import { createJournal } from '../../src/journal/index.js';
-import { createFlakyReceiver } from '../../src/lab/outbox/flaky-receiver.js';
+import { createFlakyReceiver } from '../../apps/lab/outbox/flaky-receiver.js';
 import { createSqliteJournalStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 import { seededRandom } from '../../src/time/index.js';
 import { CLI } from '../support/repo-path.js';

@@ -1,6 +1,7 @@
 import { after } from 'node:test';
 import pg from 'pg';
-import { createPostgresJournalStore, type PgQueryable } from '../../src/stores/postgres/index.js';
+import { createPostgresJournalStore } from '../../src/stores/postgres/index.js';
+import type { PgQueryable } from '../../src/stores/postgres/pg-pool.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
 import { runJournalConformance } from './journal-conformance.js';
 

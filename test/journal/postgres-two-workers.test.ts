@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { toNodeListener } from '../../src/http/node-listener.js';
 import { createJournal, createOutboxWorker } from '../../src/journal/index.js';
-import { createFlakyReceiver } from '../../src/lab/outbox/flaky-receiver.js';
+import { createFlakyReceiver } from '../../apps/lab/outbox/flaky-receiver.js';
 import { createPostgresJournalStore } from '../../src/stores/postgres/index.js';
 import { seededRandom } from '../../src/time/index.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';

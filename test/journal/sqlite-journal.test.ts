@@ -5,11 +5,8 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createJournal } from '../../src/journal/index.js';
 import { VirtualClock } from '../../src/time/index.js';
-import {
-  createSqliteJournalStore,
-  openSqliteDatabase,
-  type SqliteJournalTx,
-} from '../../src/stores/sqlite/index.js';
+import { createSqliteJournalStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
+import type { SqliteJournalTx } from '../../src/stores/sqlite/sqlite-journal-store.js';
 import { runJournalConformance } from './journal-conformance.js';
 import { turnsUntil } from '../support/turns-until.js';
 

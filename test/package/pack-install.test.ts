@@ -110,13 +110,13 @@ test('the tarball of a fresh clone holds the built package, its license and no s
     'LICENSE',
     'dist/src/index.js',
     'dist/src/index.d.ts',
-    'dist/src/cli/main.js',
+    'dist/apps/cli/main.js',
     'dist/src/http/index.js',
     'web/dist/index.html',
   ]) {
     assert.ok(packed.includes(file), `${file} is packed`);
   }
-  const unbuilt = listFiles(repoPath('src'))
+  const unbuilt = [...listFiles(repoPath('src')), ...listFiles(repoPath('apps'))]
     .filter((f) => f.endsWith('.ts'))
     .map((f) => relative(REPO_ROOT, f).replace(/\.ts$/, ''))
     .filter((f) => !packed.includes(`dist/${f}.js`) || !packed.includes(`dist/${f}.d.ts`));
@@ -157,7 +157,7 @@ test('the app loads oncely with import and with require, drivers not installed',
       [
         '--input-type=module',
         '-e',
-        "import { createClient } from 'oncely'; import { createIdempotencyMiddleware } from 'oncely/http'; import { runWorld } from 'oncely/sim'; console.log(typeof createClient, typeof createIdempotencyMiddleware, typeof runWorld)",
+        "import { createClient } from 'oncely'; import { createIdempotencyMiddleware } from 'oncely/http'; import { createMemoryStore } from 'oncely/stores/memory'; console.log(typeof createClient, typeof createIdempotencyMiddleware, typeof createMemoryStore)",
       ],
       app,
     ),
@@ -208,14 +208,19 @@ test('the documented client and ledger examples run in the app', async () => {
 });
 
 /**
- * The files of this tree's build that a fresh build makes: web/dist, and each dist/src output
+ * The files of this tree's build that a fresh build makes: web/dist, and each dist/src and
+ * dist/apps output
  * whose TypeScript source is still there (tsc never deletes the output of a removed source).
  */
 function freshBuild(): string[] {
   const built = (dir: string) => listFiles(repoPath(dir)).map((f) => relative(REPO_ROOT, f));
   const hasSource = (file: string) =>
     existsSync(repoPath(file.replace(/^dist\//, '').replace(/(\.d\.ts|\.js|\.js\.map)$/, '.ts')));
-  return [...built('dist/src').filter(hasSource), ...built('web/dist')];
+  return [
+    ...built('dist/src').filter(hasSource),
+    ...built('dist/apps').filter(hasSource),
+    ...built('web/dist'),
+  ];
 }
 
 /**

@@ -38,21 +38,21 @@ const git = (cwd: string, ...args: string[]) =>
 /** A project holding the real prepare script and a build: prepare has nothing to build. */
 function builtProject(dir: string): string {
   mkdirSync(join(dir, 'scripts'), { recursive: true });
-  mkdirSync(join(dir, 'dist', 'src', 'cli'), { recursive: true });
+  mkdirSync(join(dir, 'dist', 'apps', 'cli'), { recursive: true });
   cpSync(repoPath('scripts', 'prepare.js'), join(dir, 'scripts', 'prepare.js'));
-  writeFileSync(join(dir, 'dist', 'src', 'cli', 'main.js'), '');
+  writeFileSync(join(dir, 'dist', 'apps', 'cli', 'main.js'), '');
   return dir;
 }
 
 test('npm pack --dry-run --json prints JSON alone: prepack and prepare build on stderr', () => {
   const dir = join(work, 'pack');
-  mkdirSync(join(dir, 'src', 'cli'), { recursive: true });
+  mkdirSync(join(dir, 'apps', 'cli'), { recursive: true });
   mkdirSync(join(dir, 'scripts'), { recursive: true });
   for (const script of ['prepare.js', 'build-package.js'])
     cpSync(repoPath('scripts', script), join(dir, 'scripts', script));
   // The web build prints a summary line to stdout, as the real one does.
   writeFileSync(join(dir, 'scripts', 'build-web.js'), "console.log('web/dist: 1 file');\n");
-  writeFileSync(join(dir, 'src', 'cli', 'main.ts'), 'export const main = 1;\n');
+  writeFileSync(join(dir, 'apps', 'cli', 'main.ts'), 'export const main = 1;\n');
   writeFileSync(
     join(dir, 'tsconfig.package.json'),
     JSON.stringify({
@@ -65,7 +65,7 @@ test('npm pack --dry-run --json prints JSON alone: prepack and prepare build on 
         lib: ['ES5'],
         skipLibCheck: true,
       },
-      include: ['src'],
+      include: ['apps'],
     }),
   );
   const pkg = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as {
@@ -77,7 +77,7 @@ test('npm pack --dry-run --json prints JSON alone: prepack and prepare build on 
       name: 'probe',
       version: '1.0.0',
       type: 'module',
-      files: ['dist/src'],
+      files: ['dist/apps'],
       scripts: { prepack: pkg.scripts['prepack'], prepare: pkg.scripts['prepare'] },
     }),
   );
@@ -89,7 +89,7 @@ test('npm pack --dry-run --json prints JSON alone: prepack and prepare build on 
   assert.equal(pack.status, 0, pack.stderr);
   assert.match(pack.stderr, /web\/dist: 1 file/, 'the build ran, and said so on stderr');
   const [info] = JSON.parse(pack.stdout) as [{ files: { path: string }[] }];
-  assert.ok(info.files.some((file) => file.path === 'dist/src/cli/main.js'));
+  assert.ok(info.files.some((file) => file.path === 'dist/apps/cli/main.js'));
 });
 
 test('in a clone, prepare points core.hooksPath at .githooks, and prints nothing to stdout', () => {

@@ -9,11 +9,8 @@ import { isOncelyError } from '../../src/contract/errors.js';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
 import { LEDGER_COLUMNS, entryValues } from '../../src/stores/ledger-row.js';
 import { LEDGER_COLUMN_TYPES } from '../../src/stores/postgres/postgres-ledger-columns.js';
-import {
-  createPostgresStore,
-  type PgPool,
-  type PgQueryConfig,
-} from '../../src/stores/postgres/index.js';
+import { createPostgresStore, type PgPool } from '../../src/stores/postgres/index.js';
+import type { PgQueryConfig } from '../../src/stores/postgres/pg-pool.js';
 import {
   postgresGetSql,
   postgresLedgerTables,

@@ -6,8 +6,8 @@
 import { createServer } from 'node:http';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CliIo } from '../../src/cli/cli-io.js';
-import { runCli } from '../../src/cli/program.js';
+import type { CliIo } from '../../apps/cli/cli-io.js';
+import { runCli } from '../../apps/cli/program.js';
 
 export interface CliHost {
   /** Stops taking calls. */

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startTestServer, TOKENS } from '../server/server-harness.js';
+import { startTestServer, TOKENS } from '../apps/serve/server-harness.js';
 import { postgresTarget, uniqueSchemaName } from '../stores/postgres-env.js';
 
 export interface NodeRun {
@@ -165,7 +165,7 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
     }
   },
 
-  /** docs/simulator.md: one world, a small batch and the claims, from `oncely/sim`. */
+  /** docs/simulator.md: one world, a small batch and the claims, from apps/sim (the simulator is an app, not a package subpath). */
   'examples/sim.ts': async (script, cwd) => {
     const run = await runNode(script, cwd);
     assert.equal(run.code, 0, run.stderr);

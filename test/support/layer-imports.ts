@@ -97,3 +97,64 @@ export function checkTree(srcDir: string, rules: LayerRules): LayerViolation[] {
     checkFileImports(file, readFileSync(join(srcDir, file), 'utf8'), rules),
   );
 }
+
+/**
+ * The files behind package.json "exports" (what a user can import), as paths from the repository
+ * root: `./dist/src/http/index.d.ts` is `src/http/index.ts`.
+ */
+export function publicEntryFiles(packageJson: {
+  readonly exports: Record<string, string | { readonly types?: string }>;
+}): string[] {
+  return Object.values(packageJson.exports).flatMap((target) =>
+    typeof target === 'object' && target.types !== undefined
+      ? [target.types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts')]
+      : [],
+  );
+}
+
+export interface AppRules {
+  /** The library's public entry files, from the repository root (publicEntryFiles). */
+  readonly entries: readonly string[];
+  /**
+   * Apps bundled for the browser, with the pure layers of src/ they may import directly: the
+   * root entry reaches node:http through the client, so a page cannot bundle it.
+   */
+  readonly browserApps: Readonly<Record<string, readonly string[]>>;
+}
+
+/**
+ * Checks one file of apps/ (its path from the repository root, with /): an import that lands in
+ * src/ lands on a public entry file, as a user's would; none lands in test/ or bench/; a browser
+ * app reaches only its pure layers and no node:* module.
+ */
+export function checkAppImports(file: string, source: string, rules: AppRules): LayerViolation[] {
+  const app = file.split('/')[1] ?? '';
+  const pureLayers = rules.browserApps[app];
+  const violations: LayerViolation[] = [];
+  for (const specifier of importsOf(source)) {
+    if (specifier.startsWith('node:')) {
+      if (pureLayers !== undefined)
+        violations.push({ file, specifier, why: `apps/${app} runs in a browser: no node:*` });
+      continue;
+    }
+    if (!specifier.startsWith('.')) continue;
+    const target = posix.normalize(posix.join(posix.dirname(file), specifier));
+    const inRepo = target.replace(/\.js$/, '.ts');
+    if (!inRepo.startsWith('apps/') && !inRepo.startsWith('src/')) {
+      violations.push({ file, specifier, why: 'an app imports only apps/ and the library' });
+      continue;
+    }
+    if (!inRepo.startsWith('src/')) continue;
+    if (pureLayers !== undefined) {
+      if (!pureLayers.includes(inRepo.split('/')[1] ?? ''))
+        violations.push({
+          file,
+          specifier,
+          why: `apps/${app} imports only ${pureLayers.join(', ')}`,
+        });
+    } else if (!rules.entries.includes(inRepo)) {
+      violations.push({ file, specifier, why: 'an app imports the library through its exports' });
+    }
+  }
+  return violations;
+}

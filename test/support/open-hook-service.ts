@@ -1,11 +1,11 @@
 import { createLedger } from '../../src/ledger/ledger.js';
-import { setUpHookHits } from '../../src/services/hook/hook-hits-table.js';
+import { setUpHookHits } from '../../apps/receivers/hook/hook-hits-table.js';
 import {
   createHookService,
   type HookService,
   type HookServiceOptions,
-} from '../../src/services/hook/hook-service.js';
-import { sqliteServiceDatabase } from '../../src/services/sql/service-database.js';
+} from '../../apps/receivers/hook/hook-service.js';
+import { sqliteServiceDatabase } from '../../apps/receivers/sql/service-database.js';
 import { openSqliteDatabase } from '../../src/stores/sqlite/open-sqlite-database.js';
 import type { SqliteTx } from '../../src/stores/sqlite/sqlite-database.js';
 import { createSqliteStore } from '../../src/stores/sqlite/sqlite-store.js';

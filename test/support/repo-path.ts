@@ -9,4 +9,4 @@ export function repoPath(...parts: string[]): string {
 }
 
 /** The compiled CLI entry point. */
-export const CLI = repoPath('dist', 'src', 'cli', 'main.js');
+export const CLI = repoPath('dist', 'apps', 'cli', 'main.js');

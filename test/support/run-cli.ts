@@ -1,5 +1,5 @@
-import type { CliIo } from '../../src/cli/cli-io.js';
-import { runCli } from '../../src/cli/program.js';
+import type { CliIo } from '../../apps/cli/cli-io.js';
+import { runCli } from '../../apps/cli/program.js';
 
 export interface CliRun {
   /** The exit code the process would end with. */

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fleetCells, runCell, summarizeFleet } from '../../src/sim/index.js';
-import { startTestServer } from '../server/server-harness.js';
+import { fleetCells, runCell, summarizeFleet } from '../../apps/sim/index.js';
+import { startTestServer } from '../apps/serve/server-harness.js';
 import { browserSession } from './browser-env.js';
 
 /**

@@ -5,7 +5,7 @@
 // server `oncely serve` runs, in this process; Chromium from /usr/bin/chromium.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startTestServer, TOKENS } from '../server/server-harness.js';
+import { startTestServer, TOKENS } from '../apps/serve/server-harness.js';
 import { browserSession } from './browser-env.js';
 import { screenshot } from './screenshots.js';
 

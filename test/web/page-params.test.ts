@@ -6,7 +6,7 @@ import {
   RULE_IDS,
   type RuleId,
   type WorldParams,
-} from '../../src/sim/index.js';
+} from '../../apps/sim/index.js';
 import {
   PARAM_CONTROLS,
   cliCommandFor,

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { METRIC_NAMES, RULE_IDS, runBatch, type WorldMetrics } from '../../src/sim/index.js';
+import { METRIC_NAMES, RULE_IDS, runBatch, type WorldMetrics } from '../../apps/sim/index.js';
 import { repoPath } from '../support/repo-path.js';
 import { runOncely } from '../support/run-cli.js';
-import { startTestServer } from '../server/server-harness.js';
+import { startTestServer } from '../apps/serve/server-harness.js';
 import { browserSession } from './browser-env.js';
 import { screenshot } from './screenshots.js';
 

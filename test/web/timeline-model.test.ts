@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { RULES, resolveWorldParams, runWorld } from '../../src/sim/index.js';
+import { RULES, resolveWorldParams, runWorld } from '../../apps/sim/index.js';
 import { buildTimeline } from '../../web/src/timeline-model.js';
 import { describeMark } from '../../web/src/describe-mark.js';
 

@@ -14,7 +14,7 @@ import {
   findRow,
   type MeansRow,
   type MetricName,
-} from '../../src/sim/index.js';
+} from '../../apps/sim/index.js';
 import { RULE_COLORS } from './rule-colors.js';
 import { zeroGroupIndexes, zeroGroupText } from './zero-groups.js';
 

@@ -7,8 +7,8 @@ import {
   findRow,
   ruleById,
   type MetricName,
-} from '../../src/sim/index.js';
-import type { BatchFiles } from '../../src/sim/batch-summary.js';
+} from '../../apps/sim/index.js';
+import type { BatchFiles } from '../../apps/sim/batch-summary.js';
 import { MAX_BATCH_SEEDS, type BatchReply } from './batch-protocol.js';
 import { byId, h } from './dom.js';
 import { zeroGroupIndexes } from './zero-groups.js';

@@ -1,5 +1,5 @@
-import type { BatchFiles } from '../../src/sim/batch-summary.js';
-import type { ClaimResult, FigureComparison, MeansRow } from '../../src/sim/index.js';
+import type { BatchFiles } from '../../apps/sim/batch-summary.js';
+import type { ClaimResult, FigureComparison, MeansRow } from '../../apps/sim/index.js';
 
 /** Messages between the page and web/src/batch-worker.ts. */
 export interface BatchRequest {

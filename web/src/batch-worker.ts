@@ -1,6 +1,6 @@
-import { BATCH_SETTINGS, runBatch } from '../../src/sim/index.js';
+import { BATCH_SETTINGS, runBatch } from '../../apps/sim/index.js';
 // Not re-exported by sim/index.ts: the page's first visit, which loads that index, never needs it.
-import { batchFiles, summarizeBatch } from '../../src/sim/batch-summary.js';
+import { batchFiles, summarizeBatch } from '../../apps/sim/batch-summary.js';
 import type { BatchReply, BatchRequest } from './batch-protocol.js';
 
 /**

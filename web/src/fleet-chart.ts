@@ -8,7 +8,7 @@ import {
   PointElement,
   Tooltip,
 } from 'chart.js';
-import type { FleetSummary } from '../../src/sim/index.js';
+import type { FleetSummary } from '../../apps/sim/index.js';
 
 Chart.register(
   LineController,

@@ -8,7 +8,7 @@ import {
   type FleetModel,
   type FleetRow,
   type FleetSummary,
-} from '../../src/sim/index.js';
+} from '../../apps/sim/index.js';
 import { byId, h } from './dom.js';
 
 /** What the fleet section reads from the URL: ?fleet=MODEL&fleetSeeds=N&fleetStrategies=a,b&fleetClients=10,20 */

@@ -3,7 +3,7 @@ import {
   resolveWorldParams,
   type BatchSettingId,
   type WorldParams,
-} from '../../src/sim/index.js';
+} from '../../apps/sim/index.js';
 
 /**
  * "Try this first", after the simulator write-up's guide (docs/origins.md): each step is one of the batch's predeclared settings,

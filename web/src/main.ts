@@ -6,7 +6,7 @@ import {
   runWorld,
   type WorldOutcome,
   type WorldParams,
-} from '../../src/sim/index.js';
+} from '../../apps/sim/index.js';
 import { setUpBatchPanel } from './batch-panel.js';
 import { setUpFleetPanel } from './fleet-panel.js';
 import { byId, h } from './dom.js';
@@ -25,7 +25,7 @@ import { buildWorldForm, readForm, writeForm } from './world-form.js';
 
 /**
  * The simulator page: the controls, the outcome of one world under each chosen rule (a table and
- * a timeline per rule), the guide, and the batch. Everything is computed here with src/sim, the
+ * a timeline per rule), the guide, and the batch. Everything is computed here with apps/sim, the
  * code the CLI runs, so the page works from any static host.
  */
 performance.mark('oncely:script-start');

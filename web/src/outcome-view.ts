@@ -1,4 +1,4 @@
-import { METRIC_NAMES, METRIC_TITLES, ruleById, type WorldOutcome } from '../../src/sim/index.js';
+import { METRIC_NAMES, METRIC_TITLES, ruleById, type WorldOutcome } from '../../apps/sim/index.js';
 import { h, s } from './dom.js';
 import { MARK_LABELS } from './describe-mark.js';
 import { markShape } from './timeline-view.js';

@@ -5,7 +5,7 @@ import {
   ruleById,
   type RuleId,
   type WorldParams,
-} from '../../src/sim/index.js';
+} from '../../apps/sim/index.js';
 
 /**
  * The world parameters as the page shows them and as the URL carries them. Query keys are the
@@ -29,7 +29,7 @@ export interface ParamControl {
 }
 
 /**
- * The page's ranges are narrower than src/sim's in two places (jobs, horizon, delays) so a timeline
+ * The page's ranges are narrower than apps/sim's in two places (jobs, horizon, delays) so a timeline
  * stays drawable; every other range is the simulator's own.
  */
 export const PARAM_CONTROLS: readonly ParamControl[] = [

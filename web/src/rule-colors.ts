@@ -1,4 +1,4 @@
-import type { RuleId } from '../../src/sim/index.js';
+import type { RuleId } from '../../apps/sim/index.js';
 
 /**
  * One colour per rule, for the chart. Each has at least 4.5:1 contrast on white (WCAG 1.4.11 asks

@@ -1,7 +1,7 @@
-import type { Rule, TraceEvent, WorldParams } from '../../src/sim/index.js';
+import type { Rule, TraceEvent, WorldParams } from '../../apps/sim/index.js';
 
 /**
- * What the timeline draws, rebuilt from a run's trace (src/sim/trace.ts): one path per attempt
+ * What the timeline draws, rebuilt from a run's trace (apps/sim/trace.ts): one path per attempt
  * (send → arrival → receipt) and the marks on it. Pure, so the stories it tells about duplicates
  * follow from the trace alone.
  */

@@ -1,4 +1,4 @@
-import type { Rule, WorldParams } from '../../src/sim/index.js';
+import type { Rule, WorldParams } from '../../apps/sim/index.js';
 import { describeMark, duplicateSummary } from './describe-mark.js';
 import { h, s } from './dom.js';
 import {

@@ -1,4 +1,4 @@
-import { RULES, type RuleId, type WorldParams } from '../../src/sim/index.js';
+import { RULES, type RuleId, type WorldParams } from '../../apps/sim/index.js';
 import { h } from './dom.js';
 import {
   PARAM_CONTROLS,

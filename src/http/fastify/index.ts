@@ -3,4 +3,4 @@ export {
   fastifyIdempotency,
   type FastifyIdempotencyOptions,
 } from '../adapters/fastify-idempotency.js';
-export type { AdapterOptions, RouteIdempotency } from '../adapters/adapter-options.js';
+export type { RouteIdempotency } from '../adapters/adapter-options.js';

@@ -1,4 +1,3 @@
 /** `oncely/hono`: middleware for Hono routes, from options. */
 export { idempotency, type HonoIdempotencyOptions } from '../adapters/hono-idempotency.js';
-export { honoIdempotency, type IdempotencyVariables } from '../hono-middleware.js';
-export type { AdapterOptions, RouteIdempotency } from '../adapters/adapter-options.js';
+export type { RouteIdempotency } from '../adapters/adapter-options.js';

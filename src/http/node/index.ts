@@ -5,4 +5,4 @@ export {
   type NodeListener,
 } from '../adapters/node-idempotency.js';
 export { idempotencyOf } from '../adapters/route-context.js';
-export type { AdapterOptions, RouteIdempotency } from '../adapters/adapter-options.js';
+export type { RouteIdempotency } from '../adapters/adapter-options.js';

@@ -1,0 +1,110 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Command } from 'commander';
+import {
+  InvalidOptionError,
+  createJournal,
+  type Journal,
+  type JournalStore,
+} from '../../../src/index.js';
+import { importOptionalDriver } from '../../shared/optional-driver.js';
+
+/** Where the CLI keeps its journal unless told otherwise. */
+export const DEFAULT_JOURNAL_FILE = 'oncely-data/journal.db';
+
+export interface JournalFlags {
+  journal?: string;
+  db?: string;
+}
+
+/** Adds `--journal FILE` and `--db URL` to a command. */
+export function journalOptions(
+  command: Command,
+  journalHelp = `the SQLite journal file (default: ${DEFAULT_JOURNAL_FILE})`,
+): Command {
+  return command
+    .option('--journal <file>', journalHelp)
+    .option(
+      '--db <url>',
+      'a postgres:// URL: the journal on PostgreSQL (shared by several workers)',
+    );
+}
+
+/**
+ * Opens the journal the flags name: PostgreSQL for a postgres:// URL, else SQLite (the default).
+ * The driver is an optional peer, loaded here, when a journal is opened.
+ */
+export async function openJournal(flags: JournalFlags): Promise<Journal<unknown>> {
+  if (flags.db !== undefined && flags.journal !== undefined)
+    throw new InvalidOptionError('--db', flags.db, 'either --db or --journal, not both');
+  let store: JournalStore<unknown>;
+  if (flags.db !== undefined) {
+    if (!/^postgres(ql)?:\/\//.test(flags.db))
+      throw new InvalidOptionError('--db', flags.db, 'a postgres:// URL');
+    const url = flags.db;
+    const { openPostgresPool, createPostgresJournalStore } = await importOptionalDriver(
+      'pg',
+      'the PostgreSQL journal (--db)',
+      () => import('../../../src/stores/postgres/index.js'),
+    );
+    store = createPostgresJournalStore({
+      pool: () => openPostgresPool(url),
+    }) as JournalStore<unknown>;
+  } else {
+    const file = flags.journal ?? DEFAULT_JOURNAL_FILE;
+    if (file.trim() === '') throw new InvalidOptionError('--journal', file, 'a file path');
+    const { openSqliteDatabase, createSqliteJournalStore } = await importOptionalDriver(
+      'better-sqlite3',
+      'the SQLite journal',
+      () => import('../../../src/stores/sqlite/index.js'),
+    );
+    store = createSqliteJournalStore({
+      database: () => {
+        mkdirSync(dirname(file), { recursive: true });
+        return openSqliteDatabase(file);
+      },
+    }) as JournalStore<unknown>;
+  }
+  return createJournal({ store });
+}
+
+/**
+ * `--secret Authorization=API_TOKEN`: the header's value is read from the environment variable at
+ * send time, so it is on neither the command line nor the journal.
+ */
+export function parseSecrets(
+  specs: readonly string[] | undefined,
+  env: NodeJS.ProcessEnv,
+): Record<string, string> {
+  const secrets: Record<string, string> = {};
+  for (const spec of specs ?? []) {
+    const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)=([A-Za-z_][A-Za-z0-9_]*)$/.exec(spec);
+    if (!m)
+      throw new InvalidOptionError(
+        '--secret',
+        spec,
+        'HEADER=ENV_VAR, e.g. Authorization=API_TOKEN',
+      );
+    const value = env[m[2]!];
+    if (value === undefined)
+      throw new InvalidOptionError('--secret', spec, `an environment variable ${m[2]} that is set`);
+    secrets[m[1]!.toLowerCase()] = value;
+  }
+  return secrets;
+}
+
+/** `--signing-secret-env VAR`, `--webhook-secret-env VAR`: a Standard Webhooks secret (whsec_…) from the environment. */
+export function secretFromEnv(option: string, variable: string, env: NodeJS.ProcessEnv): string {
+  const value = env[variable];
+  if (!value)
+    throw new InvalidOptionError(
+      option,
+      variable,
+      'an environment variable holding a whsec_ secret',
+    );
+  return value;
+}
+
+export function collect(value: string, all: string[] | undefined): string[] {
+  return [...(all ?? []), value];
+}

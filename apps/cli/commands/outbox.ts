@@ -1,0 +1,283 @@
+import type { Command } from 'commander';
+import {
+  InvalidOptionError,
+  INTENT_STATES,
+  type IntentState,
+  type Journal,
+  systemClock,
+} from '../../../src/index.js';
+import { formatIntentLine, formatIntentReport } from './format-intent.js';
+import { EXIT } from '../exit.js';
+import {
+  parseDurationMs,
+  parseHeader,
+  parsePolicyFlags,
+  parsePositiveInt,
+} from './deliver-options.js';
+import {
+  collect,
+  journalOptions,
+  openJournal,
+  parseSecrets,
+  secretFromEnv,
+  type JournalFlags,
+} from './journal-options.js';
+import { formatCounts, runOutbox } from './outbox-run.js';
+import { processIo, type CliIo } from '../cli-io.js';
+
+/** Opens the journal, runs `fn`, closes it; SIGINT/SIGTERM abort `signal` (the current batch finishes). */
+async function withJournal(
+  flags: JournalFlags,
+  fn: (journal: Journal<unknown>, signal: AbortSignal) => Promise<void>,
+): Promise<void> {
+  const journal = await openJournal(flags);
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    await fn(journal, controller.signal);
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await journal.close();
+  }
+}
+
+interface AddFlags extends JournalFlags {
+  data: string;
+  key?: string;
+  method: string;
+  header?: string[];
+  secretHeader?: string[];
+  maxAttempts?: string;
+  deadline?: string;
+  attemptTimeout?: string;
+  baseDelay?: string;
+  createdBy?: string;
+}
+
+interface RunCommandFlags extends JournalFlags {
+  lease: string;
+  batch: string;
+  poll: string;
+  watch?: boolean;
+  secret?: string[];
+  signingSecretEnv?: string;
+  worker?: string;
+}
+
+export function registerOutbox(program: Command, io: CliIo = processIo): void {
+  const outbox = program
+    .command('outbox')
+    .description(
+      "the sender's journal: intents recorded before they are sent, and the worker that delivers them",
+    )
+    .addHelpText(
+      'after',
+      `\nThe journal is a SQLite file (--journal, default oncely-data/journal.db) or PostgreSQL (--db postgres://…).`,
+    );
+  registerAdd(outbox, io);
+  registerList(outbox, io);
+  registerShow(outbox, io);
+  registerRun(outbox, io);
+  registerRetry(outbox, io);
+  registerCancel(outbox, io);
+}
+
+/** `oncely outbox add`. */
+function registerAdd(outbox: Command, io: CliIo): void {
+  const { out } = io;
+  journalOptions(
+    outbox
+      .command('add')
+      .description('record an intent durably without sending it (the worker sends it)')
+      .argument('<url>', 'where to send it')
+      .requiredOption('-d, --data <body>', 'the payload, kept byte for byte')
+      .option('-k, --key <key>', 'the idempotency key (default: a fresh UUID)')
+      .option('-X, --method <method>', 'HTTP method', 'POST')
+      .option('-H, --header <name: value>', 'a request header (repeatable)', collect)
+      .option(
+        '--secret-header <name>',
+        'a header whose value is never written down: re-supplied by `outbox run --secret` (repeatable)',
+        collect,
+      )
+      .option('-n, --max-attempts <n>', 'attempts in all (default: 3)')
+      .option(
+        '--deadline <when>',
+        'no attempt starts after this: a duration (30s) or an ISO instant',
+      )
+      .option('--attempt-timeout <duration>', 'one attempt may take this long (default: 10s)')
+      .option('--base-delay <duration>', 'first backoff step (default: 100ms)')
+      .option('--created-by <name>', 'who records it (default: oncely-cli)'),
+  ).action((url: string, flags: AddFlags) =>
+    withJournal(flags, async (journal) => {
+      const headers = Object.fromEntries((flags.header ?? []).map(parseHeader));
+      const { intent, created } = await journal.record({
+        target: url,
+        body: flags.data,
+        method: flags.method,
+        headers,
+        secretHeaders: flags.secretHeader ?? [],
+        createdBy: flags.createdBy ?? 'oncely-cli',
+        ...(flags.key === undefined ? {} : { key: flags.key }),
+        ...parsePolicyFlags(flags, systemClock.now()),
+      });
+      out(`${created ? 'recorded' : 'already recorded'}: ${formatIntentLine(intent)}\n`);
+    }),
+  );
+}
+
+/** `oncely outbox list`. */
+function registerList(outbox: Command, io: CliIo): void {
+  const { out } = io;
+  journalOptions(
+    outbox
+      .command('list')
+      .description('list intents, newest first, with their state and attempts')
+      .option('--state <state>', `only this state: ${INTENT_STATES.join(', ')}`)
+      .option('--limit <n>', 'at most this many (default: 100)')
+      .option('--json', 'print JSON'),
+  ).action((flags: JournalFlags & { state?: string; limit?: string; json?: boolean }) =>
+    withJournal(flags, async (journal) => {
+      if (flags.state !== undefined && !(INTENT_STATES as readonly string[]).includes(flags.state))
+        throw new InvalidOptionError('--state', flags.state, `one of ${INTENT_STATES.join(', ')}`);
+      const intents = await journal.list({
+        state: flags.state as IntentState | undefined,
+        limit: flags.limit === undefined ? 100 : parsePositiveInt('--limit', flags.limit),
+      });
+      if (flags.json)
+        return out(
+          `${JSON.stringify(
+            intents.map(({ body: _b, outcome, ...rest }) => ({
+              ...rest,
+              outcome: outcome && { ...outcome, body: undefined },
+            })),
+            null,
+            2,
+          )}\n`,
+        );
+      out(intents.map((i) => `${formatIntentLine(i)}\n`).join(''));
+      out(`${formatCounts(await journal.counts())}\n`);
+    }),
+  );
+}
+
+/** `oncely outbox show`. */
+function registerShow(outbox: Command, io: CliIo): void {
+  const { out } = io;
+  journalOptions(
+    outbox
+      .command('show')
+      .description("one intent's full report: payload, policy, every attempt, the outcome")
+      .argument('<key>'),
+  ).action((key: string, flags: JournalFlags) =>
+    withJournal(flags, async (journal) => {
+      const report = await journal.report(key);
+      if (!report) throw new InvalidOptionError('key', key, 'the key of an intent in this journal');
+      out(formatIntentReport(report));
+    }),
+  );
+}
+
+/** `oncely outbox run`. */
+function registerRun(outbox: Command, io: CliIo): void {
+  const { out, err } = io;
+  journalOptions(
+    outbox
+      .command('run')
+      .description(
+        'deliver every unfinished intent (resuming after a crash under the same keys), with progress',
+      )
+      .option(
+        '--lease <duration>',
+        'how long a claim keeps other workers off an intent; longer than any attempt',
+        '60s',
+      )
+      .option('--batch <n>', 'intents claimed and sent together', '16')
+      .option('--poll <duration>', 'how often an idle worker looks again', '1s')
+      .option(
+        '--watch',
+        'keep running and deliver new intents as they are recorded (until SIGINT/SIGTERM)',
+      )
+      .option(
+        '--secret <HEADER=ENV>',
+        "a secret header's value, read from an environment variable (repeatable)",
+        collect,
+      )
+      .option(
+        '--signing-secret-env <VAR>',
+        'sign every attempt (Standard Webhooks) with the whsec_ secret in this variable',
+      )
+      .option(
+        '--worker <name>',
+        "this worker's name in leases and attempts (default: host:pid:random)",
+      ),
+  ).action((flags: RunCommandFlags) =>
+    withJournal(flags, async (journal, signal) => {
+      const counts = await runOutbox(
+        journal,
+        {
+          leaseMs: parseDurationMs('--lease', flags.lease),
+          batchSize: parsePositiveInt('--batch', flags.batch),
+          pollMs: parseDurationMs('--poll', flags.poll),
+          watch: flags.watch === true,
+          secrets: parseSecrets(flags.secret, io.env),
+          signingSecret:
+            flags.signingSecretEnv === undefined
+              ? undefined
+              : secretFromEnv('--signing-secret-env', flags.signingSecretEnv, io.env),
+          worker: flags.worker,
+        },
+        { out, err, progressBar: io.errIsTTY, signal },
+      );
+      out(`outbox: ${formatCounts(counts)}\n`);
+      if (counts.pending > 0 && !signal.aborted) {
+        err(
+          `oncely: ${counts.pending} intent(s) still pending: a secret header has no --secret, or another worker holds them\n`,
+        );
+        io.exit(EXIT.failure);
+      }
+    }),
+  );
+}
+
+/** `oncely outbox retry`. */
+function registerRetry(outbox: Command, io: CliIo): void {
+  const { out } = io;
+  journalOptions(
+    outbox
+      .command('retry')
+      .description(
+        'give a dead intent (refused, gave_up, unknown, cancelled) a fresh budget under the same key',
+      )
+      .argument('<key>')
+      .option('-n, --max-attempts <n>', 'more attempts (default: its own budget again)')
+      .option(
+        '--deadline <when>',
+        'a new deadline: a duration (30s) or an ISO instant (default: none)',
+      ),
+  ).action((key: string, flags: JournalFlags & { maxAttempts?: string; deadline?: string }) =>
+    withJournal(flags, async (journal) => {
+      const intent = await journal.retry(key, parsePolicyFlags(flags, systemClock.now()));
+      out(`reopened: ${formatIntentLine(intent)}\n`);
+    }),
+  );
+}
+
+/** `oncely outbox cancel`. */
+function registerCancel(outbox: Command, io: CliIo): void {
+  const { out } = io;
+  journalOptions(
+    outbox
+      .command('cancel')
+      .description('cancel a pending intent (it is never sent again)')
+      .argument('<key>')
+      .option('--reason <text>', 'why, kept in the report'),
+  ).action((key: string, flags: JournalFlags & { reason?: string }) =>
+    withJournal(flags, async (journal) => {
+      const intent = await journal.cancel(key, flags.reason);
+      out(`cancelled: ${formatIntentLine(intent)}\n`);
+    }),
+  );
+}
