@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs every compiled test file under dist/test with node's own test runner.
-//   node scripts/run-tests.js [filter]   the files whose path contains filter (all by default)
+//   node scripts/run-tests.js [filter…]   the files whose path contains one of the filters (all by default)
 // Node 20 has no glob support in `node --test`, so we list the files ourselves. It also starts a
 // process per file, and starting one (node, the runner, the modules under test) costs about what a
 // quick file's tests do. So a few worker processes run all the files, each file inside a describe
@@ -96,15 +96,15 @@ function findTests(dir) {
   });
 }
 
-const filter = process.argv[2];
+const filters = process.argv.slice(2);
 // tsc never deletes output: a test whose source was moved or removed leaves a stale .js behind.
 const hasSource = (file) => existsSync(file.replace(/^dist[\\/]/, '').replace(/\.js$/, '.ts'));
 const files = findTests('dist/test')
   .filter(hasSource)
-  .filter((file) => !filter || file.includes(filter))
+  .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
   .sort();
 if (files.length === 0) {
-  console.error(`no test files found${filter ? ` matching ${filter}` : ''}`);
+  console.error(`no test files found${filters.length > 0 ? ` matching ${filters.join(' or ')}` : ''}`);
   process.exit(1);
 }
 
