@@ -1,5 +1,6 @@
-import { InvalidOptionError, type Ledger, systemClock, type Clock } from '../../../src/index.js';
+import { InvalidOptionError, type Ledger, type Clock } from '../../../src/index.js';
 import type { ServiceDatabase } from '../sql/service-database.js';
+import { checkReceiverDeps } from '../receiver-deps.js';
 
 /**
  * Faults the dropbox can inject. `swallow-first-ack` is the dropbox story's incident as a service (docs/origins.md): the
@@ -60,23 +61,10 @@ export interface ResolvedDropboxDeps<Tx> {
 
 /** Fills defaults and checks every option once; errors name the option and the allowed range. */
 export function resolveDropboxDeps<Tx>(deps: DropboxAppDeps<Tx>): ResolvedDropboxDeps<Tx> {
-  if (typeof deps !== 'object' || deps === null)
-    throw new InvalidOptionError('deps', deps, 'an object {ledger, db, scopeOf}');
-  const { ledger, db, scopeOf } = deps;
+  const { db, scopeOf, clock } = checkReceiverDeps(deps, 'an object {ledger, db, scopeOf}');
+  const { ledger } = deps;
   if (typeof ledger?.execute !== 'function' || typeof ledger.lookup !== 'function')
     throw new InvalidOptionError('ledger', ledger, 'a Ledger from createLedger()');
-  if (typeof db?.within !== 'function' || typeof db.transaction !== 'function') {
-    throw new InvalidOptionError(
-      'db',
-      db,
-      'a ServiceDatabase (sqliteServiceDatabase or postgresServiceDatabase)',
-    );
-  }
-  if (typeof scopeOf !== 'function')
-    throw new InvalidOptionError('scopeOf', scopeOf, 'a function (request) => caller | undefined');
-  const clock = deps.clock ?? systemClock;
-  if (typeof clock.now !== 'function')
-    throw new InvalidOptionError('clock', clock, 'a Clock with now()');
   const closesAtOf = deps.closesAtOf ?? (() => undefined);
   if (typeof closesAtOf !== 'function')
     throw new InvalidOptionError(

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { InvalidOptionError, type Ledger, systemClock, type Clock } from '../../../src/index.js';
+import { InvalidOptionError, type Ledger, type Clock } from '../../../src/index.js';
 import {
   methodNotAllowedResponse,
   unauthenticatedResponse,
@@ -8,6 +8,7 @@ import {
 } from '../../../src/http/index.js';
 import { honoIdempotency, type IdempotencyVariables } from '../hono-idempotency.js';
 import type { ServiceDatabase } from '../sql/service-database.js';
+import { checkReceiverDeps } from '../receiver-deps.js';
 import { NOTE_LIMITS, type NoteCommand } from './note-command.js';
 import { noteCommandValidator, noteFingerprint } from './note-request.js';
 import { NOTES_PROBLEMS } from './notes-problems.js';
@@ -61,20 +62,8 @@ export function noteJson(note: Note): {
  * ```
  */
 export function createNotesApp<Tx>(deps: NotesAppDeps<Tx>): Hono {
-  if (typeof deps !== 'object' || deps === null)
-    throw new InvalidOptionError('deps', deps, 'an object {ledger, db, scopeOf, clock?}');
-  const { ledger, db, scopeOf } = deps;
-  if (typeof db?.within !== 'function' || typeof db.transaction !== 'function')
-    throw new InvalidOptionError(
-      'db',
-      db,
-      'a ServiceDatabase (sqliteServiceDatabase or postgresServiceDatabase)',
-    );
-  if (typeof scopeOf !== 'function')
-    throw new InvalidOptionError('scopeOf', scopeOf, 'a function (request) => caller | undefined');
-  const clock = deps.clock ?? systemClock;
-  if (typeof clock.now !== 'function')
-    throw new InvalidOptionError('clock', clock, 'a Clock with now()');
+  const { db, scopeOf, clock } = checkReceiverDeps(deps, 'an object {ledger, db, scopeOf, clock?}');
+  const { ledger } = deps;
   const onError = deps.onError ?? (() => {});
   if (typeof onError !== 'function')
     throw new InvalidOptionError('onError', onError, 'a function (error, request) => void');
