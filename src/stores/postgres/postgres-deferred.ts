@@ -8,6 +8,7 @@ import type { PostgresLedgerTables } from './postgres-tombstones.js';
 import { isOneSyncFailure, oneSyncSender } from './one-sync.js';
 import { preparedByText } from './prepared-by-text.js';
 import { pipelines, settledLater, together } from './postgres-transaction.js';
+import { connectHeard } from './connect-heard.js';
 
 /** One request's deferred commit: its completed entry and the writes that commit with it. */
 export interface DeferredMember {
@@ -65,7 +66,7 @@ export function postgresDeferredCommit(
       values: columnArrays(members.map((m) => m.entry)),
     };
     const written = writes.map((w) => preparedByText(w.sql, neutralParams(w.params)));
-    const client = await pool.connect();
+    const client = await connectHeard(pool);
     let broken = false;
     try {
       const oneSync = oneSyncSender(client);

@@ -15,6 +15,7 @@ import { postgresReceiptPartitions } from './postgres-receipt-partitions.js';
 import { DEFAULT_POSTGRES_STORE_OPTIONS } from './postgres-store.js';
 import { postgresLedgerTables, qualified } from './postgres-tombstones.js';
 import { LEDGER_COLUMN_TYPES } from './postgres-ledger-columns.js';
+import { connectHeard } from './connect-heard.js';
 
 export interface PostgresMigrateOptions {
   /** The ledger's table. @default 'oncely_ledger' */
@@ -67,7 +68,7 @@ export async function migratePostgresLedger(
   const tables = postgresLedgerTables(schema, tableName);
   const asideName = `${tableName}_migrating`;
   const aside = qualified(tables, asideName);
-  const client = await pool.connect();
+  const client = await connectHeard(pool);
   const q = async (text: string, values: unknown[] = []) => {
     const result = await client.query(text, values);
     return { rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 };

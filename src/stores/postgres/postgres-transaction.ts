@@ -1,6 +1,7 @@
 import { OncelyError } from '../../contract/errors.js';
 import { TransactionEndedError } from '../store-errors.js';
 import type { PgPool, PgPoolClient, PgQueryConfig, PgQueryResult, PgTx } from './pg-pool.js';
+import { connectHeard } from './connect-heard.js';
 
 /**
  * Writes the receipt and commits, in one round trip when the pool pipelines: the receipt's
@@ -47,7 +48,8 @@ export async function lazyTransaction<T>(
   let broken = false;
 
   let begun = false;
-  const open = (): Promise<PgPoolClient> => (opening ??= pool.connect().then((c) => (client = c)));
+  const open = (): Promise<PgPoolClient> =>
+    (opening ??= connectHeard(pool).then((c) => (client = c)));
   /** Sends `text`, behind BEGIN in the same write the first time; fails as BEGIN did if it did. */
   const send = async (text: string | PgQueryConfig, values?: unknown[]): Promise<PgQueryResult> => {
     const c = client ?? (await open());
