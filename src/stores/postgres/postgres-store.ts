@@ -30,6 +30,7 @@ import {
   postgresLedgerTables,
   postgresTombstoneWrites,
 } from './postgres-tombstones.js';
+import { isPostgresUnavailable } from './postgres-unavailable.js';
 
 export interface PostgresStoreOptions {
   /**
@@ -275,6 +276,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   return {
     name: 'postgres',
+    isUnavailable: isPostgresUnavailable,
     table,
     tombstoneTable: tables.tombstones,
     durability,

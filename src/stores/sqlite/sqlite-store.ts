@@ -24,6 +24,7 @@ import { isEarlierSqliteLayout, sqliteLedgerSchema } from './sqlite-ledger-schem
 import { sqliteTransaction } from './sqlite-transaction.js';
 import { beginImmediate, isBusy } from './write-lock.js';
 import { systemClock, type Clock } from '../../time/clock.js';
+import { isSqliteUnavailable } from './sqlite-unavailable.js';
 
 export interface SqliteStoreOptions {
   /**
@@ -262,6 +263,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
   return {
     name: 'sqlite',
+    isUnavailable: isSqliteUnavailable,
     table,
     tombstoneTable: tombstones.table,
     durability,
