@@ -46,12 +46,24 @@ function openBackend(config: ReceiverConfig): Backend {
   }
   const database = openSqliteDatabase(config.where);
   const side = openSqliteDatabase(config.where);
-  side.pragma('busy_timeout = 5000');
+  // No busy wait: the store's own connection in this process may hold the write lock, and a
+  // synchronous wait would stop the event loop that releases it. Tried again after a yield.
+  side.pragma('busy_timeout = 0');
+  const insertOutside = side.prepare(INSERT_EFFECT.replace(/\$\d/g, '?'));
   return {
     store: createSqliteStore({ database }),
     ping: async () => void database.prepare('SELECT 1').get(),
-    writeOutside: async (scope, key) =>
-      void side.prepare(INSERT_EFFECT.replace(/\$(\d)/g, '?')).run(scope, key, process.pid),
+    writeOutside: async (scope, key) => {
+      for (;;) {
+        try {
+          insertOutside.run(scope, key, process.pid);
+          return;
+        } catch (error) {
+          if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+      }
+    },
     close: async () => {
       database.close();
       side.close();

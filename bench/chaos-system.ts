@@ -78,7 +78,6 @@ export async function startChaosSystem(options: SystemOptions): Promise<ChaosSys
   };
   process.on('exit', onExit).once('SIGINT', onSignal).once('SIGTERM', onSignal);
   const teardown = async (): Promise<{ harnessCpuMs: number; postgresCpuMs: number }> => {
-    process.off('exit', onExit).off('SIGINT', onSignal).off('SIGTERM', onSignal);
     await Promise.all(started.map((child) => child.stop()));
     await proxy?.close();
     await pool.end().catch(() => undefined);
@@ -87,6 +86,8 @@ export async function startChaosSystem(options: SystemOptions): Promise<ChaosSys
     const postgresCpuMs = cluster.cpuMs();
     cluster.destroy();
     rmSync(dir, { recursive: true, force: true });
+    // Only now: a harness ended during the teardown still kills what is left, on its way out.
+    process.off('exit', onExit).off('SIGINT', onSignal).off('SIGTERM', onSignal);
     return { harnessCpuMs, postgresCpuMs };
   };
   try {
