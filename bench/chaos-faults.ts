@@ -122,7 +122,9 @@ async function withLimit(promise: Promise<number>): Promise<number | undefined> 
 async function stopPostgres({ system, timing, draw }: FaultContext): Promise<FaultResult> {
   const downMs = between(draw, timing.pgDownMs);
   const receivers = system.receivers.filter((r) => r.store === 'postgres');
-  const restartsBefore = receivers.map((r) => r.process.restarts);
+  // Nothing on PostgreSQL may need a restart to recover: its pools reconnect by themselves.
+  const dependents = [...receivers.map((r) => r.process), ...system.workers];
+  const restartsBefore = dependents.map((child) => child.restarts);
   system.cluster.crash();
   const outage = new AbortController();
   const probing = probeDuring(
@@ -143,9 +145,9 @@ async function stopPostgres({ system, timing, draw }: FaultContext): Promise<Fau
     ? undefined
     : Math.max(...servedAt.map((at) => at! - acceptingAt));
   const found = [...violations];
-  receivers.forEach((r, i) => {
-    if (r.process.restarts !== restartsBefore[i])
-      found.push(`${r.process.name} restarted during the outage`);
+  dependents.forEach((child, i) => {
+    if (child.restarts !== restartsBefore[i])
+      found.push(`${child.name} restarted during the outage`);
   });
   const slow =
     recoveryMs !== undefined && recoveryMs > PG_RECOVERY_LIMIT_MS

@@ -14,7 +14,7 @@ import {
   type FaultTiming,
 } from './chaos-faults.js';
 import { startChaosSystem, type ChaosSystem } from './chaos-system.js';
-import { verify, type Verdict } from './chaos-verify.js';
+import { pendingIntents, verify, type Verdict } from './chaos-verify.js';
 
 export interface ChaosOptions {
   readonly intents: number;
@@ -128,8 +128,8 @@ async function drive(
   const watch = (async () => {
     let lastReport = 0;
     while (producing || injecting || settled < acknowledged.size) {
-      const counts = await journal.counts().catch(() => undefined);
-      if (counts) settled = acknowledged.size - counts.pending;
+      const pending = await pendingIntents(system.pool).catch(() => undefined);
+      if (pending !== undefined) settled = acknowledged.size - pending;
       if (performance.now() - lastReport > 2000) {
         lastReport = performance.now();
         const s = ((lastReport - startedAt) / 1000).toFixed(0);

@@ -48,6 +48,17 @@ const ATTEMPTS_SQL =
   'SELECT status, count(*) AS n FROM oncely_intents_attempts GROUP BY status ORDER BY status';
 
 type Row = { scope: string; key: string; n?: number | string };
+
+/**
+ * Intents still pending: through the journal's partial index on pending rows, so a million
+ * settled intents cost nothing (the journal's counts() groups every row).
+ */
+export async function pendingIntents(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ n: string }>(
+    "SELECT count(*) AS n FROM oncely_intents WHERE state = 'pending'",
+  );
+  return Number(rows[0]?.n ?? 0);
+}
 const side = (effects: Row[], receipts: Row[]): LedgerSide => ({
   effects: new Map(effects.map((r) => [id(r.scope, r.key), Number(r.n)])),
   receipts: new Set(receipts.map((r) => id(r.scope, r.key))),

@@ -29,7 +29,7 @@ async function main(config: WorkerConfig): Promise<void> {
   const firstPass = async (): Promise<void> => {
     while (!ready && !stop.signal.aborted) {
       try {
-        await store.counts();
+        await store.nextDueAt(); // the journal answers (cheap at any size: the pending index)
         ready = true;
         process.stdout.write('ready\n');
       } catch {
