@@ -11,6 +11,7 @@ import { postgresBinDir } from '../../bench/chaos-cluster.js';
 import { FAULT_KINDS } from '../../bench/chaos-faults.js';
 import { formatChaosReport } from '../../bench/chaos-report.js';
 import { runChaos } from '../../bench/chaos-run.js';
+import { repoPath } from '../support/repo-path.js';
 
 const INTENTS = 2000;
 
@@ -56,3 +57,26 @@ it(
     assert.deepEqual(result.failures, [], report);
   },
 );
+
+const bench = repoPath('dist', 'bench', 'chaos.js');
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, [bench, ...args], { encoding: 'utf8', timeout: 20_000 });
+
+it('--help names every fault kind and option, and exits 0', () => {
+  const result = cli('--help');
+  assert.equal(result.status, 0, result.stderr);
+  for (const word of [...FAULT_KINDS, '--intents', '--seed', '--faults', '--minutes', '--broken'])
+    assert.match(result.stdout, new RegExp(word));
+});
+
+it('refuses an unknown fault kind or a bad range in one line, exit 2, before starting anything', () => {
+  for (const args of [
+    ['--faults', 'disk-full,meteor'],
+    ['--pg-down-ms', '9000-2000'],
+  ]) {
+    const result = cli(...args);
+    assert.equal(result.status, 2, result.stderr);
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    assert.match(result.stderr, /bench\/chaos/);
+  }
+});
