@@ -80,8 +80,10 @@ export function freePort(): Promise<number> {
 }
 
 export async function startThrowawayCluster(binDir: string): Promise<ThrowawayCluster> {
-  const root = mkdtempSync(join(tmpdir(), 'oncely-chaos-pg-'));
   const asRoot = process.getuid?.() === 0;
+  // As root the cluster belongs to `postgres`, who must reach its directory: the process's TMPDIR
+  // may be private to root (the test runner's is), /tmp never is.
+  const root = mkdtempSync(join(asRoot ? '/tmp' : tmpdir(), 'oncely-chaos-pg-'));
   if (asRoot) chownSync(root, uidOf('postgres'), gidOf('postgres'));
   const data = join(root, 'data');
   const port = await freePort();
