@@ -73,8 +73,13 @@ export async function injectFault(kind: FaultKind, context: FaultContext): Promi
     case 'receiver-kill':
     case 'receiver-term': {
       const receiver = system.receivers[Math.floor(draw() * system.receivers.length)]!;
+      const restarted = receiver.process.nextReady();
       const signalledAt = performance.now();
       receiver.process.signal(kind === 'receiver-kill' ? 'SIGKILL' : 'SIGTERM');
+      // A draining process still serves the connections it has (a probe's keep-alive one
+      // included): the recovery is the new process's first keyed answer.
+      if ((await withLimit(restarted)) === undefined)
+        return result(kind, receiver.process.name, undefined);
       const servedAt = await firstKeyedSuccess(receiver.url, RECOVERY_LIMIT_MS);
       return result(kind, receiver.process.name, servedAt && servedAt - signalledAt);
     }
