@@ -1,11 +1,10 @@
 /**
  * bench/chaos's run: the system started, intents recorded in the PostgreSQL journal as an
- * application would (each acknowledged once record() resolved), faults injected one after another
+ * application would (chaos-producer.ts: acknowledged at COMMIT), faults injected one after another
  * on a seeded plan spread over the intents, then everything drained and checked from the
  * databases. Used by bench/chaos.ts (the long run) and test/bench/chaos.test.ts (the short one).
  */
-import { createJournal, seededRandom, type IntentInput, type Random } from '../src/index.js';
-import { createPostgresJournalStore } from '../src/stores/postgres/index.js';
+import { seededRandom, type Random } from '../src/index.js';
 import {
   FAULT_KINDS,
   injectFault,
@@ -13,6 +12,7 @@ import {
   type FaultResult,
   type FaultTiming,
 } from './chaos-faults.js';
+import { startProducer } from './chaos-producer.js';
 import { startChaosSystem, type ChaosSystem } from './chaos-system.js';
 import { pendingIntents, verify, type Verdict } from './chaos-verify.js';
 
@@ -49,9 +49,6 @@ export interface ChaosResult {
   readonly cpu: { readonly harnessCpuMs: number; readonly postgresCpuMs: number };
 }
 
-/** Intents recorded and not yet settled, at most: the producer waits above it. */
-const BACKLOG = 200;
-const RECORD_BATCH = 50;
 const DRAIN_LIMIT_MS = 120_000;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -109,98 +106,32 @@ async function drive(
 ): Promise<Omit<ChaosResult, 'childStderr' | 'cpu' | 'serverErrors'>> {
   const random = seededRandom(options.seed);
   const plan = faultPlan(options.faults, options.each, random);
-  const journal = createJournal({ store: createPostgresJournalStore({ pool: system.pool }) });
   const startedAt = performance.now();
   const endsAt = options.minutes === undefined ? Infinity : startedAt + options.minutes * 60_000;
-  const acknowledged = new Map<string, 'postgres' | 'sqlite'>();
-  const phaseOf = new Map<string, number>();
   const faults: FaultResult[] = [];
   const share = options.intents / (plan.length + 1);
-  /** Recorded intents stop here until the next fault starts: faults spread over the intents. */
-  let ceiling = share;
-  let phase = -1;
-  onPhase(() => (phase < 0 ? 'no fault yet' : `${plan[phase]} (fault ${phase + 1})`));
-  let settled = 0;
-  let producing = true;
+  const app = startProducer(system, { intents: options.intents, seed: options.seed, endsAt });
+  app.ceiling = share;
+  onPhase(() => (app.phase < 0 ? 'no fault yet' : `${plan[app.phase]} (fault ${app.phase + 1})`));
   let injecting = true;
   let drainFrom = Infinity;
 
   const watch = (async () => {
     let lastReport = 0;
-    while (producing || injecting || settled < acknowledged.size) {
+    while (app.producing || injecting || app.settled < app.acknowledged.size) {
       const pending = await pendingIntents(system.pool).catch(() => undefined);
-      if (pending !== undefined) settled = acknowledged.size - pending;
+      if (pending !== undefined) app.settled = app.acknowledged.size - pending;
       if (performance.now() - lastReport > 2000) {
         lastReport = performance.now();
         const s = ((lastReport - startedAt) / 1000).toFixed(0);
+        const current = faults.length <= app.phase ? ` (${plan[app.phase]})` : '';
         options.onProgress?.(
-          `chaos: ${s} s, ${acknowledged.size}/${options.intents} recorded, ${settled} settled, fault ${faults.length}/${plan.length}${phase >= 0 && faults.length <= phase ? ` (${plan[phase]})` : ''}`,
+          `chaos: ${s} s, ${app.acknowledged.size}/${options.intents} recorded, ${app.settled} settled, fault ${faults.length}/${plan.length}${current}`,
         );
       }
       if (performance.now() - drainFrom > DRAIN_LIMIT_MS) break; // verify says what is missing
       await sleep(200);
     }
-  })();
-
-  const intentOf = (
-    i: number,
-  ): { key: string; where: 'postgres' | 'sqlite'; input: IntentInput } => {
-    const key = `intent-${options.seed}-${i}`;
-    const where = i % 3 === 2 ? 'sqlite' : 'postgres';
-    const input = {
-      key,
-      target: system.targets[where],
-      body: JSON.stringify({ i }),
-      headers: { 'content-type': 'application/json' },
-      maxAttempts: 10_000,
-      baseDelayMs: 20,
-      maxDelayMs: 1000,
-      attemptTimeoutMs: 3000,
-    };
-    return { key, where, input };
-  };
-  /**
-   * Records a batch in one transaction, as an application's outbox does with its own writes
-   * (recordWithin): acknowledged once COMMIT answers. A failure (the journal is down) is tried
-   * again whole; a key a lost COMMIT did write is then a no-op.
-   */
-  const recordBatch = async (from: number, count: number): Promise<void> => {
-    const batch = Array.from({ length: count }, (_, j) => intentOf(from + j));
-    for (;;) {
-      const client = await system.pool.connect().catch(() => undefined);
-      if (client) {
-        // pg emits 'error' on a checked-out client whose server stops: heard once per client.
-        if (client.listenerCount('error') === 0) client.on('error', () => undefined);
-        let broken = false;
-        try {
-          await client.query('BEGIN');
-          for (const { input } of batch) await journal.recordWithin(client, input);
-          await client.query('COMMIT');
-          for (const { key, where } of batch) {
-            acknowledged.set(key, where);
-            phaseOf.set(key, phase);
-          }
-          return;
-        } catch {
-          broken = true;
-        } finally {
-          client.release(broken);
-        }
-      }
-      await sleep(200);
-    }
-  };
-  const produce = (async () => {
-    for (let i = 0; i < options.intents && performance.now() < endsAt; ) {
-      if (acknowledged.size - settled > BACKLOG || acknowledged.size >= ceiling) {
-        await sleep(20);
-        continue;
-      }
-      const batch = Math.min(RECORD_BATCH, options.intents - i);
-      await recordBatch(i, batch);
-      i += batch;
-    }
-    producing = false;
   })();
 
   const context = { system, timing: options.timing, draw: () => random.next() };
@@ -209,24 +140,25 @@ async function drive(
   // however long the fault takes to recover from.
   for (let f = 0; f < plan.length; f++) {
     const due = Math.floor((f + 1) * share);
-    ceiling = due;
-    while (acknowledged.size < due && producing && performance.now() < endsAt) await sleep(20);
-    ceiling = due + 0.8 * share;
-    phase = f;
+    app.ceiling = due;
+    while (app.acknowledged.size < due && app.producing && performance.now() < endsAt)
+      await sleep(20);
+    app.ceiling = due + 0.8 * share;
+    app.phase = f;
     faults.push(await injectFault(plan[f]!, context));
   }
-  ceiling = Infinity;
+  app.ceiling = Infinity;
   injecting = false;
-  await produce;
+  await app.done;
   drainFrom = performance.now();
   await watch;
   const elapsedMs = performance.now() - startedAt;
-  const verdict = await verify(system.pool, system.sqliteFile, acknowledged);
+  const verdict = await verify(system.pool, system.sqliteFile, app.acknowledged);
   return {
-    intents: acknowledged.size,
+    intents: app.acknowledged.size,
     elapsedMs,
     faults,
-    phaseOf,
+    phaseOf: app.phaseOf,
     verdict,
     failures: failuresOf(verdict, faults, options),
   };
