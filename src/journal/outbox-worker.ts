@@ -52,6 +52,11 @@ export interface OutboxWorkerOptions {
   readonly onlyKey?: string;
   /** Called after every settlement: for progress output. */
   readonly onSettled?: (event: SettledEvent) => void;
+  /**
+   * Told about a pass `run()` could not finish (the journal's database is down, say); the worker
+   * waits `pollMs` and tries again rather than stopping. @default nothing
+   */
+  readonly onError?: (error: unknown) => void;
 }
 
 export const DEFAULT_OUTBOX_WORKER_OPTIONS = {
@@ -70,7 +75,11 @@ export interface OutboxWorker {
    * made before a crash count). Resolves with the final counts.
    */
   resume(signal?: AbortSignal): Promise<StateCounts>;
-  /** Like resume(), but keeps polling for new intents until `signal` aborts. */
+  /**
+   * Like resume(), but keeps polling for new intents until `signal` aborts. A pass that fails
+   * (the database went away) is reported to `onError` and tried again after `pollMs`: a worker
+   * outlives an outage of its journal, as its pool does.
+   */
   run(signal: AbortSignal): Promise<void>;
 }
 
@@ -143,7 +152,15 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     },
     async run(signal) {
       while (!signal.aborted) {
-        const pass = await runOnce();
+        let pass: PassResult;
+        try {
+          pass = await runOnce();
+        } catch (error) {
+          // An intent claimed before the failure keeps its lease and is taken again when it ends.
+          options.onError?.(error);
+          await clock.sleep(pollMs, signal).catch(() => undefined);
+          continue;
+        }
         if (pass.claimed > pass.missingSecrets.length) continue;
         await waitForWork(signal, true).catch(() => undefined);
       }

@@ -112,7 +112,13 @@ async function afterRollback<Tx>(
   // Rolled back: give the key back so a retry runs again. If the store is down the release
   // fails too; then the lease runs out instead, in leaseMs rather than retentionMs.
   await o.store.remove(version).catch(() => false);
-  if (error instanceof Rollback && error.reason === 'effect_failed') throw error.detail;
+  if (error instanceof Rollback && error.reason === 'effect_failed') {
+    // The effect's statement failed with the database (a stopped server, a full disk): the
+    // ledger is unavailable, and the client should come back later, not be told of a bug.
+    if (o.store.isUnavailable(error.detail))
+      return { kind: 'unavailable', stage: 'transaction', cause: error.detail };
+    throw error.detail;
+  }
   if (error instanceof Rollback && error.reason === 'not_stored')
     return { kind: 'not_stored', receipt: error.detail as Receipt };
   return { kind: 'unavailable', stage: 'transaction', cause: error };

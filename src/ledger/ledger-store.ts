@@ -146,6 +146,14 @@ export interface LedgerStore<Tx> {
    */
   sql(tx: Tx): SqlHandle;
 
+  /**
+   * True when `error`, thrown inside this store's transaction (by an effect's
+   * statement), says the database failed rather than the statement: the connection ended, the
+   * disk is full. The ledger then answers `unavailable` (503 + Retry-After), as it does when the
+   * claim or the commit fails that way, instead of passing the error on as the effect's own (500).
+   */
+  isUnavailable(error: unknown): boolean;
+
   /** Releases what the store opened itself (a connection made by a factory). Idempotent. */
   close(): Promise<void>;
 }

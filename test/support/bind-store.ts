@@ -18,6 +18,7 @@ export function bindStore<Tx>(store: LedgerStore<Tx>): LedgerStore<Tx> {
     ready: store.ready.bind(store),
     sql: store.sql.bind(store),
     housekeep: store.housekeep.bind(store),
+    isUnavailable: store.isUnavailable.bind(store),
     tuning: store.tuning,
   };
 }

@@ -38,6 +38,8 @@ export function createMemoryStore(): MemoryStore {
 
   const store: MemoryStore = {
     name: 'memory',
+    // Nothing between the effect and this store can fail: an effect's error is its own.
+    isUnavailable: () => false,
 
     ready: async () => {},
     housekeep: async () => undefined,

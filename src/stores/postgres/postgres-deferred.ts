@@ -7,6 +7,7 @@ import { columnArrays, postgresClaimFunction } from './postgres-claim.js';
 import type { PostgresLedgerTables } from './postgres-tombstones.js';
 import { preparedByText } from './prepared-by-text.js';
 import { commandOf, resultOf, sendStatements } from './send-statements.js';
+import { connectHeard } from './connect-heard.js';
 
 /** One request's deferred commit: its completed entry and the writes that commit with it. */
 export interface DeferredMember {
@@ -59,7 +60,7 @@ export function postgresDeferredCommit(
       text: rowsText,
       values: columnArrays(members.map((m) => m.entry)),
     };
-    const client = await pool.connect();
+    const client = await connectHeard(pool);
     let broken = false;
     try {
       const [begin, added] = await sendStatements(client, ['BEGIN', rows]);

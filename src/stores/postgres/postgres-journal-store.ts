@@ -6,6 +6,7 @@ import { checkIdentifier } from '../ledger-row.js';
 import { StoreClosedError } from '../store-errors.js';
 import { createSqlJournalStore, type JournalQuery } from '../sql-journal-store.js';
 import type { PgPool, PgQueryable } from './pg-pool.js';
+import { connectHeard } from './connect-heard.js';
 
 export interface PostgresJournalStoreOptions {
   /** A `pg` Pool, or a function that makes one on first use (then ended by close()). */
@@ -48,7 +49,7 @@ export function createPostgresJournalStore(
       return { rows: result.rows as Record<string, unknown>[], changes: result.rowCount ?? 0 };
     };
   const transaction = async <T>(fn: (query: JournalQuery) => Promise<T>): Promise<T> => {
-    const client = await thePool().connect();
+    const client = await connectHeard(thePool());
     let broken = false;
     try {
       await client.query('BEGIN');

@@ -19,6 +19,7 @@ import {
   type PostgresLedgerTables,
 } from './postgres-tombstones.js';
 import { LEDGER_COLUMN_TYPES } from './postgres-ledger-columns.js';
+import { connectHeard } from './connect-heard.js';
 
 export interface PostgresMigrateOptions {
   /** The ledger's table. @default 'oncely_ledger' */
@@ -71,7 +72,7 @@ export async function migratePostgresLedger(
   const tables = postgresLedgerTables(schema, tableName);
   const asideName = `${tableName}_migrating`;
   const aside = qualified(tables, asideName);
-  const client = await pool.connect();
+  const client = await connectHeard(pool);
   const q = async (text: string, values: unknown[] = []) => {
     const result = await client.query(text, values);
     return { rows: result.rows as unknown[], rowCount: result.rowCount ?? 0 };

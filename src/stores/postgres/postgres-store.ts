@@ -25,6 +25,7 @@ export {
   type PostgresStore,
   type PostgresStoreOptions,
 } from './postgres-store-options.js';
+import { isPostgresUnavailable } from './postgres-unavailable.js';
 
 /**
  * The ledger on PostgreSQL through a `pg` Pool, on pg's public API only, every statement through
@@ -76,6 +77,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   return {
     name: 'postgres',
+    isUnavailable: isPostgresUnavailable,
     table: tables.live,
     tombstoneTable: tables.tombstones,
     durability: o.durability,

@@ -8,6 +8,7 @@ import {
   sendStatements,
   type PgStatement,
 } from './send-statements.js';
+import { connectHeard } from './connect-heard.js';
 
 /**
  * Writes the receipt and ends the transaction: COMMIT when the receipt's statement changed the
@@ -89,7 +90,7 @@ class LazyTransaction {
   }
 
   private open(): Promise<PgPoolClient> {
-    this.opening ??= this.pool.connect().then((c) => (this.client = c));
+    this.opening ??= connectHeard(this.pool).then((c) => (this.client = c));
     return this.opening;
   }
 

@@ -21,6 +21,7 @@ export {
   type SqliteStore,
   type SqliteStoreOptions,
 } from './sqlite-store-options.js';
+import { isSqliteUnavailable } from './sqlite-unavailable.js';
 export { READER_CACHE_KIB } from './sqlite-connections.js';
 
 /**
@@ -80,6 +81,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
   return {
     name: 'sqlite',
+    isUnavailable: isSqliteUnavailable,
     table,
     tombstoneTable: tombstones.table,
     durability,
