@@ -105,7 +105,9 @@ const files = findTests('dist/test')
   .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
   .sort();
 if (files.length === 0) {
-  console.error(`no test files found${filters.length > 0 ? ` matching ${filters.join(' or ')}` : ''}`);
+  console.error(
+    `no test files found${filters.length > 0 ? ` matching ${filters.join(' or ')}` : ''}`,
+  );
   process.exit(1);
 }
 
