@@ -10,12 +10,20 @@ type Tombstones = ReturnType<typeof sqliteTombstones>;
 
 /** The store's reads: entries, and committed rows for the app, never waiting for a write. */
 export interface SqliteReads {
-  /** The entry for (scope, key) (see the function's comment); `onWriter` reads the writer's view. */
-  readEntry(scope: string, key: string, onWriter?: boolean): Promise<LedgerEntry | undefined>;
+  /**
+   * The entry for (scope, key) (see the function's comment). `onWriter`: the writer's view;
+   * `liveOnly`: the live table only, no tombstone (a claim's first look, see sqlite-store.ts).
+   */
+  readEntry(scope: string, key: string, how?: EntryRead): Promise<LedgerEntry | undefined>;
   /** Runs `fn` on committed rows: on the reader, or on the writer once no batch is open. */
   committed<T>(fn: (statement: (source: string) => SqliteStatement) => T): Promise<T>;
   /** The app's read on committed rows (SqliteStore.read). */
   read<T>(fn: (tx: SqliteTx) => T): Promise<T>;
+}
+
+export interface EntryRead {
+  readonly onWriter?: boolean;
+  readonly liveOnly?: boolean;
 }
 
 export function sqliteReads(
@@ -45,11 +53,13 @@ export function sqliteReads(
    * batch is a real claim of this process (a duplicate is told to come back, as on every store),
    * but a receipt is only answered once its batch has committed.
    */
-  async function readEntry(scope: string, key: string, onWriter = false) {
+  async function readEntry(scope: string, key: string, how: EntryRead = {}) {
+    const { onWriter = false, liveOnly = false } = how;
     conns.connection();
     const read = (statement: SqliteStatement, graves: Tombstones): LedgerEntry | undefined => {
       const row = statement.get(scope, key) as LedgerRow | undefined;
-      return row === undefined ? graves.get(scope, key) : rowToEntry(row);
+      if (row !== undefined) return rowToEntry(row);
+      return liveOnly ? undefined : graves.get(scope, key);
     };
     const fromWriter = () => read(conns.onWriter(getSql), tombstones.writer);
     if (conns.reader() && !onWriter) {

@@ -95,8 +95,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     async claim(entry) {
       // Committed rows first (on the reader, or on the writer while it is idle): a replay or a
-      // duplicate never waits for a write.
-      const seen = await reads.readEntry(entry.scope, entry.key);
+      // duplicate never waits for a write. The live table only: a tombstone would only be taken
+      // over (decide-claim.ts: the key is new again, revived by the same INSERT as below), so
+      // looking for one cost a new key a second SELECT for nothing.
+      const seen = await reads.readEntry(entry.scope, entry.key, { liveOnly: true });
       if (seen) return { won: false, existing: seen };
       // The claim joins the open batch without waiting for its commit: this process sees it at
       // once, other processes at the commit (they wait for the batch's write lock meanwhile).
@@ -107,7 +109,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       if (won) return { won: true };
       // Claimed in the open batch, or by another process: read it on the writer (a receipt only
       // once committed), so a duplicate of a running request is told to come back at once.
-      return { won: false, existing: await reads.readEntry(entry.scope, entry.key, true) };
+      return {
+        won: false,
+        existing: await reads.readEntry(entry.scope, entry.key, { onWriter: true }),
+      };
     },
 
     async swap(expected, next) {

@@ -1,0 +1,66 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { captureNodeResponse } from '../../src/http/adapters/capture-node-response.js';
+
+const responseOf = (): ServerResponse => new ServerResponse(new IncomingMessage(new Socket()));
+const text = (body: Uint8Array): string => Buffer.from(body).toString('utf8');
+
+describe('captureNodeResponse', () => {
+  it('keeps what the route writes and gives the response its own methods back', async () => {
+    const res = responseOf();
+    res.setHeader('x-before', 'kept');
+    const captured = captureNodeResponse(res);
+    res.writeHead(201, { 'x-route': 'r' });
+    res.write('ab');
+    res.end(Buffer.from('c'));
+    const answer = await captured.done;
+    assert.equal(answer.status, 201);
+    assert.equal(text(answer.body), 'abc');
+    assert.deepEqual(answer.headers, [
+      ['x-before', 'kept'],
+      ['x-route', 'r'],
+    ]);
+    assert.equal(res.headersSent, false, 'nothing reached the socket');
+    captured.restore();
+    for (const name of ['writeHead', 'flushHeaders', 'write', 'end'] as const) {
+      assert.equal(Object.hasOwn(res, name), false, `${name} is the prototype's again`);
+      assert.equal(res[name], ServerResponse.prototype[name]);
+    }
+    assert.deepEqual(res.getHeaderNames(), ['x-before'], "the route's headers are dropped");
+  });
+
+  it('captures, then puts back, a method earlier middleware set on the response itself', async () => {
+    const res = responseOf();
+    const calls: number[] = [];
+    const ownWriteHead = function (this: ServerResponse, status: number) {
+      calls.push(status);
+      return ServerResponse.prototype.writeHead.call(this, status);
+    };
+    res.writeHead = ownWriteHead as typeof res.writeHead; // as on-headers does
+    const captured = captureNodeResponse(res);
+    res.writeHead(202);
+    res.end('x');
+    assert.equal((await captured.done).status, 202);
+    assert.deepEqual(calls, [], "the middleware's writeHead waits for the final answer");
+    captured.restore();
+    assert.equal(res.writeHead, ownWriteHead);
+    assert.equal(res.end, ServerResponse.prototype.end);
+  });
+
+  it('drops a late write through a method kept from the capture', async () => {
+    const res = responseOf();
+    const captured = captureNodeResponse(res);
+    const keptEnd = res.end.bind(res);
+    res.end('first');
+    assert.equal(text((await captured.done).body), 'first');
+    captured.restore();
+    let called = false;
+    keptEnd('late', () => {
+      called = true;
+    });
+    assert.equal(called, true, 'its callback still runs');
+    assert.equal(res.headersSent, false);
+  });
+});
