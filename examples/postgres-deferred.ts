@@ -11,7 +11,7 @@ const ledger = createLedger({ store: createPostgresStore({ pool }) });
 await ledger.ready();
 
 // writes: 'deferred': the handler's only trace is the writes it leaves for the commit, so the key
-// is not claimed first; the receipt's row and the writes commit in one round trip, and concurrent
+// is not claimed first; the receipt's row and the writes commit in one transaction, and concurrent
 // requests share one transaction.
 const idempotency = createIdempotencyMiddleware({ ledger, writes: 'deferred' });
 const handler = withIdempotency(idempotency, async (request, context) => {
