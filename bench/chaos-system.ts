@@ -61,12 +61,7 @@ export async function startChaosSystem(options: SystemOptions): Promise<ChaosSys
   const sqliteFile = join(dir, 'receiver.db');
   const started: Supervised[] = [];
   let proxy: ChaosProxy | undefined;
-  const pool = new pg.Pool({
-    connectionString: cluster.url,
-    max: 6,
-    connectionTimeoutMillis: 2000,
-  });
-  pool.on('error', () => undefined);
+  const pool = harnessPool(cluster.url);
   // Interrupted (Ctrl-C) or ended by an error: no process and no cluster outlives the harness.
   const onExit = (): void => {
     for (const child of started) child.signal('SIGKILL');
@@ -91,12 +86,7 @@ export async function startChaosSystem(options: SystemOptions): Promise<ChaosSys
     return { harnessCpuMs, postgresCpuMs };
   };
   try {
-    await pool.query(EFFECTS_DDL);
-    await createPostgresJournalStore({ pool }).ready?.();
-    const sqlite = openSqliteDatabase(sqliteFile);
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.exec(EFFECTS_DDL);
-    sqlite.close();
+    await prepareTables(pool, sqliteFile);
 
     const node = (script: string, config: object): [string, ...string[]] => [
       process.execPath,
@@ -166,4 +156,21 @@ export async function startChaosSystem(options: SystemOptions): Promise<ChaosSys
     await teardown();
     throw error;
   }
+}
+
+/** The effects table in both receivers' databases, and the journal's tables, before any process starts. */
+async function prepareTables(pool: pg.Pool, sqliteFile: string): Promise<void> {
+  await pool.query(EFFECTS_DDL);
+  await createPostgresJournalStore({ pool }).ready?.();
+  const sqlite = openSqliteDatabase(sqliteFile);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.exec(EFFECTS_DDL);
+  sqlite.close();
+}
+
+/** The harness's own pool (producer, checks); an idle client's error while PostgreSQL is stopped is expected. */
+function harnessPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 6, connectionTimeoutMillis: 2000 });
+  pool.on('error', () => undefined);
+  return pool;
 }

@@ -1,4 +1,3 @@
-import { OncelyError } from '../../contract/errors.js';
 import type { CompletedEntry } from '../../ledger/ledger-entry.js';
 import { DeferredWriteError, type DeferredWrite } from '../../ledger/deferred-writes.js';
 import { neutralParams } from '../../ledger/sql-handle.js';
@@ -6,7 +5,7 @@ import type { PgPool, PgPoolClient, PgQueryConfig } from './pg-pool.js';
 import { columnArrays, postgresClaimFunction } from './postgres-claim.js';
 import type { PostgresLedgerTables } from './postgres-tombstones.js';
 import { preparedByText } from './prepared-by-text.js';
-import { commandOf, resultOf, sendStatements } from './send-statements.js';
+import { expectCommitted, resultOf, sendStatements } from './send-statements.js';
 import { connectHeard } from './connect-heard.js';
 
 /** One request's deferred commit: its completed entry and the writes that commit with it. */
@@ -104,8 +103,7 @@ async function writeAndCommit(
     const failed = answers[failedAt]!;
     throw new DeferredWriteError(writes[failedAt]!, failed.ok ? undefined : failed.error);
   }
-  if (commandOf(resultOf(answers.at(-1))) === 'ROLLBACK')
-    throw new OncelyError('commit_failed', 'postgres: the transaction rolled back at COMMIT');
+  expectCommitted(answers.at(-1));
 }
 
 async function orRollBack<T>(client: PgPoolClient, read: () => T): Promise<T> {

@@ -1,8 +1,7 @@
-import { OncelyError } from '../../contract/errors.js';
 import { TransactionEndedError } from '../store-errors.js';
 import type { PgPool, PgPoolClient, PgQueryConfig, PgQueryResult, PgTx } from './pg-pool.js';
 import {
-  commandOf,
+  expectCommitted,
   firstFailure,
   resultOf,
   sendStatements,
@@ -102,16 +101,14 @@ class LazyTransaction {
     const client = this.client;
     if (client === undefined) return;
     const ending = how === 'COMMIT' && !levelSet ? `${this.commitLevel}; COMMIT` : how;
-    const statements = [ending];
-    const answers = await sendStatements(client, statements);
+    const answers = await sendStatements(client, [ending]);
     const failed = firstFailure(answers);
     if (failed !== undefined) {
       if (how === 'COMMIT') await this.end('ROLLBACK');
       else this.broken = true;
       throw failed.error;
     }
-    if (how === 'COMMIT' && commandOf(lastResult(resultOf(answers[0]))) === 'ROLLBACK')
-      throw new OncelyError('commit_failed', 'postgres: the transaction rolled back at COMMIT');
+    if (how === 'COMMIT') expectCommitted(answers[0]);
   }
 
   /** After `fn`: COMMIT when it resolved, ROLLBACK when it rejected, then the client goes back. */
@@ -150,9 +147,4 @@ export async function lazyTransaction<T>(
   }
   await transaction.settle('resolved');
   return result;
-}
-
-/** The last statement's result of a text with several (pg answers those with an array). */
-function lastResult(result: PgQueryResult): PgQueryResult {
-  return Array.isArray(result) ? (result.at(-1) as PgQueryResult) : result;
 }

@@ -1,3 +1,4 @@
+import { OncelyError } from '../../contract/errors.js';
 import type { PgPoolClient, PgQueryConfig, PgQueryResult } from './pg-pool.js';
 
 /** A statement as pg's `client.query` takes it: a text without parameters, or a named query. */
@@ -52,10 +53,16 @@ export function firstFailure(answers: readonly PgAnswer[]): { error: unknown } |
   return undefined;
 }
 
-/** The command tag of a result (`COMMIT`, or `ROLLBACK` when COMMIT found the transaction aborted). */
-export function commandOf(result: PgQueryResult): string | undefined {
-  const command = (result as { command?: unknown }).command;
-  return typeof command === 'string' ? command : undefined;
+/**
+ * Throws unless a COMMIT's answer says it committed: PostgreSQL answers a COMMIT of an aborted
+ * transaction with the tag `ROLLBACK`, not an error. A text of several statements ending in
+ * COMMIT is answered with an array, the COMMIT's result last.
+ */
+export function expectCommitted(answer: PgAnswer | undefined): void {
+  const result = resultOf(answer);
+  const last = Array.isArray(result) ? (result.at(-1) as PgQueryResult) : result;
+  if ((last as { command?: unknown }).command === 'ROLLBACK')
+    throw new OncelyError('commit_failed', 'postgres: the transaction rolled back at COMMIT');
 }
 
 function answerOf(client: PgPoolClient, statement: PgStatement): Promise<PgAnswer> {
