@@ -173,7 +173,8 @@ export const VARIANTS: readonly Variant[] = [
     id: 'oncely-postgres-deferred',
     label: 'oncely PostgreSQL deferred',
     keys: 'PostgreSQL',
-    effect: "PostgreSQL, deferred into the ledger transaction (writes: 'deferred', one round trip)",
+    effect:
+      "PostgreSQL, deferred into the ledger transaction (writes: 'deferred', grouped commits)",
     durability: 'durable',
     needs: 'postgres',
     oncely: true,

@@ -44,7 +44,7 @@ export interface IdempotencyTuning {
    * - `'deferred'`: the handler writes only with `context.sql.defer()` and does nothing else that
    *   leaves a trace (no HTTP call, no message, no awaited statement: those reject). No claim, no
    *   lease: the handler runs at once, and its receipt and writes commit in one transaction only
-   *   if the key is still free (on PostgreSQL in one round trip); a duplicate arriving meanwhile
+   *   if the key is still free (on PostgreSQL shared with concurrent requests); a duplicate arriving meanwhile
    *   runs the handler too, its writes never commit, and it answers as a replay.
    * @default 'claimed'
    */

@@ -23,7 +23,8 @@ export interface DeferredOutcome {
 /**
  * An effect that writes only through deferred writes and has no other side effect: it may run
  * for a duplicate that then loses the key (its writes never commit), so that the first request
- * needs no lease, and on PostgreSQL its receipt and writes go in one round trip.
+ * needs no lease, and on PostgreSQL its receipt and writes commit in one transaction shared with
+ * concurrent requests.
  */
 export type DeferredEffect = (claim: Claim) => DeferredOutcome | Promise<DeferredOutcome>;
 

@@ -30,6 +30,10 @@ export function deferredExecutor<Tx>(
   executeClaimed: ExecuteClaimed<Tx>,
 ): (request: LedgerRequest, effect: DeferredEffect) => Promise<ExecuteResult> {
   const { store } = core.o;
+  // Whether the store has the extension is known once, not asked per request.
+  const deferredStore: DeferredCommitStore<Tx> | undefined = hasDeferredCommit(store)
+    ? store
+    : undefined;
   const claimedWay = (request: LedgerRequest, effect: DeferredEffect) =>
     executeClaimed(request, async (tx, claimed) => {
       const { receipt, writes } = checkDeferredOutcome(await effect(claimed));
@@ -44,14 +48,14 @@ export function deferredExecutor<Tx>(
     checkRequest(request);
     if (typeof effect !== 'function')
       throw new InvalidOptionError('effect', effect, 'a function (claim) => { receipt, writes }');
-    if (!hasDeferredCommit(store)) return claimedWay(request, effect);
+    if (deferredStore === undefined) return claimedWay(request, effect);
     const held = heldAnswer(core, request);
     if (held !== undefined) return held;
     const made = await runUnclaimed(core, request, effect);
     if ('answer' in made) return made.answer;
     let committed: boolean;
     try {
-      committed = await (store as DeferredCommitStore<Tx>).commitDeferred(made.entry, made.writes);
+      committed = await deferredStore.commitDeferred(made.entry, made.writes);
     } catch (error) {
       if (error instanceof DeferredWriteError) throw error;
       return { kind: 'unavailable', stage: 'transaction', cause: error };

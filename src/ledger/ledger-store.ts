@@ -102,8 +102,8 @@ export interface LedgerStore<Tx> {
    * Inside the transaction, after the effect: writes the completed entry (the receipt) in place
    * of the in-flight row matching `expected`, in the effect's transaction. False when another
    * worker owns the key now; then the ledger rolls the effect back. It is the transaction's last
-   * statement: a store may send the COMMIT with it (PostgreSQL does, one round trip for both),
-   * and then false means the effect has been rolled back already.
+   * statement: a store may end the transaction with it (PostgreSQL reads the receipt's row, then
+   * sends COMMIT or ROLLBACK), and then false means the effect has been rolled back already.
    */
   complete(tx: Tx, expected: EntryVersion, next: CompletedEntry): Promise<boolean>;
 

@@ -223,7 +223,7 @@ runDeferredCases('SQLite (claimed underneath)', async () => {
 
 await describePostgres("writes: 'deferred'", ({ url, options }) => {
   runDeferredCases(
-    'PostgreSQL (one round trip)',
+    'PostgreSQL (deferred commit, pipelined)',
     async () => storeInFreshSchema(url, 'oncely_deferred'),
     options.skip,
   );

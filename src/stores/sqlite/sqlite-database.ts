@@ -27,7 +27,7 @@ export interface SqliteDatabase {
  * an effect awaits what it must (an HTTP call, a queue) first, then `await tx.begin()`, then runs
  * its statements synchronously. A statement before `begin()` throws: a synchronous call cannot
  * wait for the writer, and running it outside the savepoint would break the all-or-nothing rule.
- * The dialect-neutral SQL runner (services/sql) calls `begin()` itself.
+ * The receivers' SQL runner (apps/receivers/sql) calls `begin()` itself.
  */
 export interface SqliteTx {
   /** Takes the writer and opens this transaction's savepoint; a no-op once begun. */
