@@ -65,6 +65,7 @@ export {
 
 export {
   RetryTokenBucket,
+  type RetryBudget,
   type RetryTokenBucketOptions,
   type RetryPolicyOptions,
   type StopReason,

@@ -7,7 +7,7 @@ import {
   resolveRetryPolicy,
   type RetryPolicyOptions,
 } from '../policy/retry-options.js';
-import type { RetryTokenBucket } from '../policy/retry-token-bucket.js';
+import type { RetryBudget } from '../policy/retry-budget.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { systemRandom, type Random } from '../time/random.js';
 import { defaultClassifyError } from './default-observe.js';
@@ -49,8 +49,11 @@ export interface ClientOptions<T extends ThrowOn = 'give-up'>
   readonly timer?: Clock;
   /** @default Math.random */
   readonly random?: Random;
-  /** Shared by every request of this client: when drained, retries are refused. */
-  readonly retryBudget?: RetryTokenBucket;
+  /**
+   * Shared by every request of this client (a RetryTokenBucket), or by every process (a shared
+   * budget on SQLite or PostgreSQL, docs/client.md): when drained, retries are refused.
+   */
+  readonly retryBudget?: RetryBudget;
   /** @default 10000 */
   readonly attemptTimeoutMs?: number;
   /** Called after every attempt is decided, for progress output. */

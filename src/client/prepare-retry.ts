@@ -6,7 +6,8 @@ import {
   type RetryPolicyInput,
   type RetryPolicyOptions,
 } from '../policy/retry-options.js';
-import type { RetryTokenBucket } from '../policy/retry-token-bucket.js';
+import type { RetryTokens } from '../policy/decide-inputs.js';
+import type { RetryBudget } from '../policy/retry-budget.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { systemRandom, type Random } from '../time/random.js';
 import type { AttemptContext } from './attempt-context.js';
@@ -22,8 +23,11 @@ export interface RetryOptions<T> extends RetryPolicyInput {
   readonly random?: Random;
   /** Aborting stops the loop, cancelling a pending sleep. */
   readonly signal?: AbortSignal | undefined;
-  /** A retry budget shared across calls; when drained, retries are refused. */
-  readonly retryBudget?: RetryTokenBucket | undefined;
+  /**
+   * A retry budget shared across calls (a RetryTokenBucket), or across processes (a shared budget
+   * on SQLite or PostgreSQL); when drained, retries are refused.
+   */
+  readonly retryBudget?: RetryBudget | undefined;
   /**
    * False when a retry would be unsafe (a POST without a key): the first attempt still runs, and
    * a retryable answer stops with `unsafe_to_retry`. @default true
@@ -66,7 +70,7 @@ export interface PreparedRetry<T> {
   readonly clock: Clock;
   readonly random: Random;
   readonly signal: AbortSignal | undefined;
-  readonly retryBudget: RetryTokenBucket | undefined;
+  readonly retryBudget: RetryBudget | undefined;
   readonly observe: (value: T) => Observation;
   readonly classifyError: (error: unknown) => Observation;
   readonly onAttempt: ((record: AttemptRecord) => void) | undefined;
@@ -81,7 +85,7 @@ export interface PreparedRetry<T> {
   readonly inputs: {
     aborted: boolean;
     readonly mayRetry: boolean;
-    readonly retryTokens: RetryTokenBucket | undefined;
+    readonly retryTokens: RetryTokens | undefined;
   };
 }
 
@@ -102,7 +106,7 @@ export function prepareRetry<T>(options: RetryOptions<T> = {}): PreparedRetry<T>
     key,
     firstContext: Object.freeze({ attempt: 1, key, signal: options.signal }),
     mayRetry,
-    inputs: { aborted: false, mayRetry, retryTokens: options.retryBudget },
+    inputs: { aborted: false, mayRetry, retryTokens: tokensForStep(options.retryBudget) },
     clock: options.clock ?? systemClock,
     random: options.random ?? systemRandom,
     signal: options.signal,
@@ -124,7 +128,20 @@ export function withCall<T>(prepared: PreparedRetry<T>, call: RetryCall): Prepar
     key: call.key === undefined ? prepared.key : validateKey(call.key),
     signal: call.signal ?? prepared.signal,
     mayRetry,
-    inputs: { aborted: false, mayRetry, retryTokens: prepared.retryBudget },
+    inputs: { aborted: false, mayRetry, retryTokens: prepared.inputs.retryTokens },
     onAttempt: call.onAttempt ?? prepared.onAttempt,
+  };
+}
+
+/**
+ * What the policy step reads of the budget. A shared budget's balance is only the last one seen:
+ * other processes spend and refund meanwhile, so the step must not refuse on it; it is told there
+ * is room, and the loop's `tryAcquire` (one round trip) decides.
+ */
+function tokensForStep(budget: RetryBudget | undefined): RetryTokens | undefined {
+  if (budget === undefined || budget.balanceIsEstimate !== true) return budget;
+  return {
+    balance: Number.POSITIVE_INFINITY,
+    costOf: (afterTimeout) => budget.costOf(afterTimeout),
   };
 }

@@ -34,8 +34,19 @@ export async function retryLoop<T>(
       );
     }
     if (retryBudget) {
-      // decide() saw that the bucket covers the cost, and nothing ran since: this cannot fail.
-      retryBudget.tryAcquire(decision.retryCost);
+      // An in-process bucket answers true at once (decide() saw that it covers the cost, and
+      // nothing ran since). A shared one answers after a round trip, and may refuse.
+      const granted = retryBudget.tryAcquire(decision.retryCost);
+      const taken = granted === true || (granted !== false && (await settledTrue(granted)));
+      if (!taken)
+        throw giveUp(
+          log,
+          'retry_budget_drained',
+          state.sawUnknown ? 'unknown' : 'fail',
+          prepared,
+          judged.lastValue,
+          judged.lastError,
+        );
       lastRetryCost = decision.retryCost;
     }
     const sleepStartedAt = clock.now();
@@ -92,4 +103,12 @@ export async function retryLoop<T>(
       );
     }
   }
+}
+
+/** A budget's answer; one that rejects (which a budget should not) is a refusal: fail closed. */
+function settledTrue(answer: Promise<boolean>): Promise<boolean> {
+  return answer.then(
+    (granted) => granted === true,
+    () => false,
+  );
 }

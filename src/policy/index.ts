@@ -1,6 +1,8 @@
 export { backoffDelayMs, JITTERS, type Jitter, type BackoffOptions } from './backoff.js';
+export type { RetryBudget } from './retry-budget.js';
 export {
   RetryTokenBucket,
+  resolveRetryTokenBucketOptions,
   DEFAULT_RETRY_TOKEN_BUCKET,
   type RetryTokenBucketOptions,
 } from './retry-token-bucket.js';

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../contract/errors.js';
+import type { RetryBudget } from './retry-budget.js';
 
 export interface RetryTokenBucketOptions {
   /** @default 500 */
@@ -19,12 +20,32 @@ export const DEFAULT_RETRY_TOKEN_BUCKET = {
   noRetryIncrement: 1,
 } as const satisfies Required<RetryTokenBucketOptions>;
 
+/** The bucket's options with defaults filled in, each checked (InvalidOptionError names it). */
+export function resolveRetryTokenBucketOptions(
+  options: RetryTokenBucketOptions,
+): Required<RetryTokenBucketOptions> {
+  // An option given as undefined means "the default", as everywhere else.
+  const pick = (name: keyof RetryTokenBucketOptions): number => {
+    const v = options[name] ?? DEFAULT_RETRY_TOKEN_BUCKET[name];
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+      throw new InvalidOptionError(`retryBudget.${name}`, v, 'a finite number >= 0');
+    }
+    return v;
+  };
+  return {
+    capacity: pick('capacity'),
+    retryCost: pick('retryCost'),
+    timeoutRetryCost: pick('timeoutRetryCost'),
+    noRetryIncrement: pick('noRetryIncrement'),
+  };
+}
+
 /**
  * A retry budget shared by every call of a client. Retries spend tokens, successes earn them
  * back, so when a dependency is down the whole process stops retrying instead of multiplying
  * the load (a retry storm) while first attempts still go through.
  */
-export class RetryTokenBucket {
+export class RetryTokenBucket implements RetryBudget {
   readonly capacity: number;
   readonly retryCost: number;
   readonly timeoutRetryCost: number;
@@ -32,18 +53,11 @@ export class RetryTokenBucket {
   #balance: number;
 
   constructor(options: RetryTokenBucketOptions = {}) {
-    // An option given as undefined means "the default", as everywhere else.
-    const pick = (name: keyof RetryTokenBucketOptions): number => {
-      const v = options[name] ?? DEFAULT_RETRY_TOKEN_BUCKET[name];
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
-        throw new InvalidOptionError(`retryBudget.${name}`, v, 'a finite number >= 0');
-      }
-      return v;
-    };
-    this.capacity = pick('capacity');
-    this.retryCost = pick('retryCost');
-    this.timeoutRetryCost = pick('timeoutRetryCost');
-    this.noRetryIncrement = pick('noRetryIncrement');
+    const resolved = resolveRetryTokenBucketOptions(options);
+    this.capacity = resolved.capacity;
+    this.retryCost = resolved.retryCost;
+    this.timeoutRetryCost = resolved.timeoutRetryCost;
+    this.noRetryIncrement = resolved.noRetryIncrement;
     this.#balance = this.capacity;
   }
 

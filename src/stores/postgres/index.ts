@@ -15,3 +15,8 @@ export { postgresSql } from './postgres-sql.js';
 export { createPostgresJournalStore } from './postgres-journal-store.js';
 export { migratePostgresLedger } from './postgres-migrate.js';
 export { LedgerMigrationError, type LedgerMigration } from '../ledger-migration.js';
+export {
+  createPostgresRetryBudget,
+  type PostgresRetryBudgetOptions,
+} from './postgres-retry-budget.js';
+export type { SharedRetryBudget, SharedRetryBudgetOptions } from '../shared-retry-budget.js';

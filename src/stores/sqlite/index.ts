@@ -9,3 +9,8 @@ export { createSqliteJournalStore } from './sqlite-journal-store.js';
 export { migrateSqliteLedger } from './sqlite-migrate.js';
 export { compactSqliteFile, type CompactProgress } from './sqlite-compact.js';
 export { LedgerMigrationError, type LedgerMigration } from '../ledger-migration.js';
+export {
+  createSqliteRetryBudget,
+  type SqliteRetryBudgetOptions,
+} from './sqlite-retry-budget.js';
+export type { SharedRetryBudget, SharedRetryBudgetOptions } from '../shared-retry-budget.js';
