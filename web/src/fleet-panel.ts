@@ -102,6 +102,7 @@ export function setUpFleetPanel(): void {
 const COLUMNS: { readonly [m in FleetModel]: readonly string[] } = {
   contention: ['writes', 'finishMs'],
   dependency: ['load', 'success'],
+  budget: ['load', 'success'],
   overload: ['recoveryMs', 'stuckSeeds', 'load', 'success'],
 };
 

@@ -28,7 +28,7 @@ interface FleetFlags {
   check?: boolean;
 }
 
-/** `oncely sim fleet contention|dependency|overload`: a thousand clients on one server (docs/fleet.md). */
+/** `oncely sim fleet contention|dependency|overload|budget`: many clients, one server (docs/fleet.md). */
 export function registerSimFleet(sim: Command, io: CliIo = processIo): void {
   sim
     .command('fleet')
@@ -50,8 +50,9 @@ export function registerSimFleet(sim: Command, io: CliIo = processIo): void {
       'after',
       '\nModels:\n  contention  N clients race to update one row (Brooker 2015): write calls and time vs N\n' +
         '  dependency  a server failing with probability p (Brooker 2022): load and success vs p\n' +
-        '  overload    a finite server after a 5 s outage: who recovers, who stays stuck\n\n' +
-        'A progress bar shows on a terminal (stderr) only.\n\nExamples:\n  npx oncely sim fleet contention --check\n  npx oncely sim fleet dependency --seeds 2 --csv',
+        '  overload    a finite server after a 5 s outage: who recovers, who stays stuck\n' +
+        '  budget      retry budgets per process vs one shared by the fleet (docs/client.md)\n\n' +
+        'A progress bar shows on a terminal (stderr) only.\n\nExamples:\n  npx oncely sim fleet contention --check\n  npx oncely sim fleet dependency --seeds 2 --csv\n  npx oncely sim fleet budget --check',
     )
     .action(async (modelArg: string, flags: FleetFlags) => {
       if (!(FLEET_MODELS as readonly string[]).includes(modelArg)) {

@@ -5,7 +5,9 @@ import { EventQueue } from './event-queue.js';
 import {
   seedFleet,
   FLEET_STRATEGIES,
+  BUDGET_STRATEGIES,
   newRequest,
+  type BudgetStrategy,
   type FleetStrategy,
   type RequestState,
 } from './fleet-strategies.js';
@@ -49,7 +51,7 @@ const DEPENDENCY_STREAM = 0xde_2022;
 
 export function runDependency(
   params: Partial<DependencyParams> & Pick<DependencyParams, 'seed' | 'failureRate'>,
-  strategy: FleetStrategy,
+  strategy: FleetStrategy | BudgetStrategy,
 ): DependencyOutcome {
   const p: DependencyParams = { ...DEFAULT_DEPENDENCY, ...params };
   check(p, strategy);
@@ -126,5 +128,5 @@ function check(p: DependencyParams, strategy: string): void {
   if (!Number.isInteger(p.clients) || p.clients < 1 || p.clients > 100_000)
     throw new InvalidOptionError('clients', p.clients, 'an integer from 1 to 100000');
   checkNumbers(p, ['totalRatePerSecond', 'durationMs', 'roundTripMeanMs'], 0, false);
-  checkOneOf('strategy', strategy, FLEET_STRATEGIES);
+  checkOneOf('strategy', strategy, [...FLEET_STRATEGIES, BUDGET_STRATEGIES[1]]);
 }

@@ -1,7 +1,8 @@
 import { InvalidOptionError } from '../../../src/contract/errors.js';
 import { CONTENTION_STRATEGIES, runContention, type ContentionStrategy } from './contention.js';
 import { runDependency } from './dependency.js';
-import { FLEET_STRATEGIES, type FleetStrategy } from './fleet-strategies.js';
+import { budgetCells } from './budget-model.js';
+import { FLEET_STRATEGIES, type BudgetStrategy, type FleetStrategy } from './fleet-strategies.js';
 import { runOverload } from './overload.js';
 
 /**
@@ -9,15 +10,15 @@ import { runOverload } from './overload.js';
  * firstSeed … firstSeed + seeds − 1. A cell's result depends on nothing but the cell and its seeds,
  * so cells can run in any order, in any worker, and merge to the same totals.
  */
-export const FLEET_MODELS = ['contention', 'dependency', 'overload'] as const;
+export const FLEET_MODELS = ['contention', 'dependency', 'overload', 'budget'] as const;
 export type FleetModel = (typeof FLEET_MODELS)[number];
 
 export interface FleetCell {
   readonly model: FleetModel;
-  readonly strategy: ContentionStrategy | FleetStrategy;
-  /** Contention: clients. Dependency: failure rate. Overload: unused (0). */
+  readonly strategy: ContentionStrategy | FleetStrategy | BudgetStrategy;
+  /** Contention: clients. Dependency and budget: failure rate. Overload: unused (0). */
   readonly x: number;
-  /** Dependency only: clients sharing totalRatePerSecond. */
+  /** Dependency and budget: clients sharing totalRatePerSecond. */
   readonly clients: number;
   readonly totalRatePerSecond: number;
 }
@@ -55,6 +56,7 @@ export const DEFAULT_FLEET_SEEDS: { readonly [m in FleetModel]: number } = {
   contention: 100,
   dependency: 5,
   overload: 10,
+  budget: 5,
 };
 
 /** The cells of a model's batch, in a fixed order (the order of every output). */
@@ -95,6 +97,8 @@ export function fleetCells(
         clients: 100,
         totalRatePerSecond: 700,
       }));
+    case 'budget':
+      return budgetCells();
   }
 }
 
@@ -125,7 +129,7 @@ export function runCell(cell: FleetCell, seeds: number, firstSeed = 0): CellResu
       const o = runContention({ clients: cell.x, seed }, cell.strategy as ContentionStrategy);
       add('writes', o.writes);
       add('finishMs', o.finishMs);
-    } else if (cell.model === 'dependency') {
+    } else if (cell.model === 'dependency' || cell.model === 'budget') {
       const o = runDependency(
         {
           seed,
@@ -133,7 +137,7 @@ export function runCell(cell: FleetCell, seeds: number, firstSeed = 0): CellResu
           clients: cell.clients,
           totalRatePerSecond: cell.totalRatePerSecond,
         },
-        cell.strategy as FleetStrategy,
+        cell.strategy as FleetStrategy | BudgetStrategy,
       );
       add('firstTries', o.firstTries);
       add('attempts', o.attempts);

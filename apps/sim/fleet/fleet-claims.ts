@@ -1,4 +1,5 @@
 import type { ClaimResult } from '../claims.js';
+import { budgetClaims } from './budget-model.js';
 import { retriesClosedForm } from './dependency.js';
 import type { FleetModel } from './fleet-batch.js';
 import type { FleetRow } from './fleet-summary.js';
@@ -10,6 +11,7 @@ import type { FleetRow } from './fleet-summary.js';
 export function checkFleetClaims(model: FleetModel, rows: readonly FleetRow[]): ClaimResult[] {
   if (model === 'contention') return contentionClaims(rows);
   if (model === 'dependency') return dependencyClaims(rows);
+  if (model === 'budget') return budgetClaims(rows);
   return overloadClaims(rows);
 }
 

@@ -16,6 +16,12 @@ import { seededRandom, type Random } from '../../../src/time/random.js';
  */
 export const FLEET_STRATEGIES = ['none', 'retries', 'bucket', 'breaker', 'oncely'] as const;
 export type FleetStrategy = (typeof FLEET_STRATEGIES)[number];
+/**
+ * The retry-budget model's two: oncely's client with a bucket in every process (as the AWS SDK,
+ * Polly, resilience4j and tower have), and with one bucket shared by the fleet (a database row).
+ */
+export const BUDGET_STRATEGIES = ['oncely', 'oncely-shared'] as const;
+export type BudgetStrategy = (typeof BUDGET_STRATEGIES)[number];
 
 export const FLEET_LABELS: { readonly [s in FleetStrategy]: string } = {
   none: 'No retries',
@@ -23,6 +29,10 @@ export const FLEET_LABELS: { readonly [s in FleetStrategy]: string } = {
   bucket: 'Token bucket',
   breaker: 'Circuit breaker',
   oncely: 'oncely defaults',
+};
+export const BUDGET_LABELS: { readonly [s in BudgetStrategy]: string } = {
+  oncely: 'Per process',
+  'oncely-shared': 'Shared',
 };
 
 /** The constants of the 2022 post's strategies (docs/fleet.md). */
@@ -76,8 +86,15 @@ export function newRequest(): RequestState {
   return { attempts: 1, retry: INITIAL_RETRY_STATE, lastRetryCost: 0 };
 }
 
-/** A fresh strategy for one client; `random` is the client's own stream (oncely's jitter). */
-export function clientStrategy(strategy: FleetStrategy, random: Random): ClientStrategy {
+/**
+ * A fresh strategy for one client; `random` is the client's own stream (oncely's jitter). The
+ * shared strategy spends from `shared`, one bucket for the whole fleet.
+ */
+export function clientStrategy(
+  strategy: FleetStrategy | BudgetStrategy,
+  random: Random,
+  shared?: RetryTokenBucket,
+): ClientStrategy {
   const b = BROOKER_2022;
   switch (strategy) {
     case 'none':
@@ -126,9 +143,10 @@ export function clientStrategy(strategy: FleetStrategy, random: Random): ClientS
         },
       };
     }
-    case 'oncely': {
+    case 'oncely':
+    case 'oncely-shared': {
       // The AWS standard-mode constants: capacity 500, retry 5, timeout retry 10, refund 1.
-      const bucket = new RetryTokenBucket();
+      const bucket = strategy === 'oncely' ? new RetryTokenBucket() : shared!;
       return {
         firstTry() {},
         failed(r, timedOut, nowMs) {
@@ -162,9 +180,15 @@ export function seedFleet(
   seed: number,
   stream: number,
   clients: number,
-  strategy: FleetStrategy,
+  strategy: FleetStrategy | BudgetStrategy,
 ): { randoms: Random[]; server: Random; strategies: ClientStrategy[] } {
   const randoms = Array.from({ length: clients }, (_, c) => seededRandom(seed, stream, c));
   const server = seededRandom(seed, stream, 0xffff_ffff);
-  return { randoms, server, strategies: randoms.map((random) => clientStrategy(strategy, random)) };
+  // The simulator is one thread: a shared bucket is exact, as a database row's atomic UPDATE is.
+  const shared = strategy === 'oncely-shared' ? new RetryTokenBucket() : undefined;
+  return {
+    randoms,
+    server,
+    strategies: randoms.map((random) => clientStrategy(strategy, random, shared)),
+  };
 }

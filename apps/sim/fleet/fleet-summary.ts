@@ -1,7 +1,12 @@
 import { CONTENTION_LABELS, type ContentionStrategy } from './contention.js';
 import { checkFleetClaims } from './fleet-claims.js';
 import { type CellResult, type FleetModel, mean, sd } from './fleet-batch.js';
-import { FLEET_LABELS, type FleetStrategy } from './fleet-strategies.js';
+import {
+  BUDGET_LABELS,
+  FLEET_LABELS,
+  type BudgetStrategy,
+  type FleetStrategy,
+} from './fleet-strategies.js';
 import type { ClaimResult } from '../claims.js';
 
 /** One cell, reduced to what the tables, CSV, JSON and charts show. */
@@ -31,9 +36,9 @@ export interface FleetSummary {
 }
 
 export function strategyLabel(model: FleetModel, strategy: string): string {
-  return model === 'contention'
-    ? CONTENTION_LABELS[strategy as ContentionStrategy]
-    : FLEET_LABELS[strategy as FleetStrategy];
+  if (model === 'contention') return CONTENTION_LABELS[strategy as ContentionStrategy];
+  if (model === 'budget') return BUDGET_LABELS[strategy as BudgetStrategy];
+  return FLEET_LABELS[strategy as FleetStrategy];
 }
 
 /** Reduces cell results (in cell order) to rows and checks the model's claims on them. */
@@ -68,7 +73,7 @@ export function summarizeFleet(model: FleetModel, results: readonly CellResult[]
       attempts: sd(m['attempts']),
       successes: sd(m['successes']),
     };
-    if (model === 'dependency') return { ...base, values, sds };
+    if (model === 'dependency' || model === 'budget') return { ...base, values, sds };
     const recoveries = r.recoveries ?? [];
     const recovered = recoveries.filter((v): v is number => v !== null);
     return {

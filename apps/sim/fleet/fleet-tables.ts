@@ -1,3 +1,4 @@
+import { formatBudgetTables } from './budget-model.js';
 import type { FleetRow, FleetSummary } from './fleet-summary.js';
 
 /** The summary as text tables: one row per swept value, one column group per strategy. */
@@ -39,6 +40,8 @@ export function formatFleetTables(summary: FleetSummary): string {
       }
       return parts.join('\n');
     }
+    case 'budget':
+      return formatBudgetTables(summary.rows, table);
     case 'overload': {
       const lines = [
         'After a 5 s outage (workers stalled at 5 s … 10 s), 700 req/s offered to a 1,000 req/s server',
@@ -60,7 +63,7 @@ export function formatFleetTables(summary: FleetSummary): string {
   }
 }
 
-function table(
+export function table(
   title: string,
   xName: string,
   rows: readonly FleetRow[],
