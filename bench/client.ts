@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import pRetry from 'p-retry';
 import { ConstantBackoff, handleAll, retry as cockatielRetry } from 'cockatiel';
 import { createRetry, retry } from '../src/client/retry.js';
+import { RetryTokenBucket } from '../src/policy/retry-token-bucket.js';
 import { systemClock } from '../src/time/clock.js';
 import { seededRandom, type Random } from '../src/time/random.js';
 import { readBenchArgs, wholeArgOrExit } from './bench-args.js';
@@ -72,11 +73,17 @@ const ONCELY_OPTIONS = {
 } as const;
 const oncelyPrepared = createRetry<number>(ONCELY_OPTIONS);
 const oncelyUntimed = createRetry<number>({ ...ONCELY_OPTIONS, timings: false });
+/** With an in-process retry budget, never drained: what spending and refunding tokens costs. */
+const oncelyBudgeted = createRetry<number>({
+  ...ONCELY_OPTIONS,
+  retryBudget: new RetryTokenBucket({ capacity: Number.MAX_SAFE_INTEGER }),
+});
 
 /** Each library set to four attempts in all and zero delay, with its production defaults otherwise. */
 export const RUNNERS: Record<string, Runner> = {
   oncely: (op) => oncelyPrepared(op),
   'oncely untimed': (op) => oncelyUntimed(op),
+  'oncely + bucket': (op) => oncelyBudgeted(op),
   'oncely retry()': (op) => retry(op, ONCELY_OPTIONS),
   'p-retry@7': (op) =>
     pRetry(op, {

@@ -6,7 +6,7 @@ import {
   type RetryBudgetRow,
   type SharedRetryBudgetOptions,
 } from '../shared-retry-budget.js';
-import type { SqliteDatabase } from './sqlite-database.js';
+import type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
 import { checkBusyTimeoutMs, checkSqliteDatabase } from './sqlite-store-options.js';
 import { beginImmediate } from './write-lock.js';
 
@@ -36,6 +36,13 @@ export function createSqliteRetryBudget(options: SqliteRetryBudgetOptions): Shar
   const mutex = new AsyncMutex();
   let db: SqliteDatabase | undefined;
   let closed = false;
+  // Prepared once per connection: a take is then a bind and a step, not a parse.
+  const statements = new Map<string, SqliteStatement>();
+  const prepared = (conn: SqliteDatabase, sql: string): SqliteStatement => {
+    let statement = statements.get(sql);
+    if (statement === undefined) statements.set(sql, (statement = conn.prepare(sql)));
+    return statement;
+  };
   const connection = (): SqliteDatabase => {
     if (closed) throw new StoreClosedError('sqlite');
     if (db) return db;
@@ -61,7 +68,7 @@ export function createSqliteRetryBudget(options: SqliteRetryBudgetOptions): Shar
       }
     });
   const balanceOf = (conn: SqliteDatabase): number => {
-    const row = conn.prepare(`SELECT balance FROM ${table} WHERE name = ?`).get(name) as
+    const row = prepared(conn, `SELECT balance FROM ${table} WHERE name = ?`).get(name) as
       | { balance: number }
       | undefined;
     if (row === undefined)
@@ -83,26 +90,27 @@ export function createSqliteRetryBudget(options: SqliteRetryBudgetOptions): Shar
       }),
     take: (cost) =>
       writing((conn) => {
-        const taken = conn
-          .prepare(
-            `UPDATE ${table} SET balance = balance - ? WHERE name = ? AND balance >= ? RETURNING balance`,
-          )
-          .get(cost, name, cost) as { balance: number } | undefined;
+        const taken = prepared(
+          conn,
+          `UPDATE ${table} SET balance = balance - ? WHERE name = ? AND balance >= ? RETURNING balance`,
+        ).get(cost, name, cost) as { balance: number } | undefined;
         return taken
           ? { taken: true, balance: taken.balance }
           : { taken: false, balance: balanceOf(conn) };
       }),
     give: (tokens) =>
       writing((conn) => {
-        conn
-          .prepare(`UPDATE ${table} SET balance = MIN(capacity, balance + ?) WHERE name = ?`)
-          .run(tokens, name);
+        prepared(
+          conn,
+          `UPDATE ${table} SET balance = MIN(capacity, balance + ?) WHERE name = ?`,
+        ).run(tokens, name);
         return balanceOf(conn);
       }),
     close: () =>
       mutex.run(() => {
         if (closed) return;
         closed = true;
+        statements.clear();
         if (typeof database === 'function') db?.close();
         db = undefined;
       }),
