@@ -127,7 +127,7 @@ async function runFleet(
           'exit',
           (code) => code !== 0 && reject(new Error(`a ${mode} process exited ${code}`)),
         );
-        ready[i]!.then(() => c.once('message', (m) => resolve(m as ChildResult)));
+        void ready[i]!.then(() => c.once('message', (m) => resolve(m as ChildResult)));
       }),
     );
   }
