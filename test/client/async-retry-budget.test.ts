@@ -33,7 +33,11 @@ class LateBudget implements RetryBudget {
     this.refunds.push(lastRetryCost);
   }
   async answer(granted: boolean | Error): Promise<void> {
-    while (this.#waiting.length === 0) await new Promise<void>((r) => setImmediate(r));
+    // A bounded number of event-loop turns (not time): a loop that never asks fails, not hangs.
+    for (let turn = 0; this.#waiting.length === 0; turn++) {
+      if (turn === 1000) throw new Error('the retry loop never asked the budget');
+      await new Promise<void>((r) => setImmediate(r));
+    }
     this.#waiting.shift()!(granted);
   }
 }
