@@ -1,6 +1,12 @@
 import { Webhook } from 'standardwebhooks';
 import { InvalidOptionError } from './errors.js';
-import { parseWebhookKey, signEd25519, verifyEd25519, type WebhookKey } from './webhook-keys.js';
+import {
+  parseWebhookKey,
+  signEd25519,
+  verifyEd25519,
+  verifyingKeyOf,
+  type WebhookKey,
+} from './webhook-keys.js';
 
 /**
  * Standard Webhooks 1.0 (https://www.standardwebhooks.com, spec section "Signature scheme"): the
@@ -73,6 +79,7 @@ export type WebhookVerification =
  * (a replayed old delivery is refused), and one signature matching one of `keys`: `whsec_`
  * secrets check `v1` signatures (constant-time compare), `whpk_` public keys (or `whsk_` secret
  * keys) check `v1a` ones. `keys` may hold several during a rotation; any one match passes.
+ * A malformed key throws InvalidOptionError (a configuration error, not the request's).
  */
 export function verifyWebhook(
   keys: readonly string[],
@@ -137,9 +144,8 @@ function matchesOneOf(
     return offered.some((s) => s.startsWith('v1,') && constantTimeEqual(s.slice(3), expected));
   }
   const content = `${id}.${timestamp}.${body}`;
-  return offered.some(
-    (s) => s.startsWith('v1a,') && verifyEd25519(key.publicKey, content, s.slice(4)),
-  );
+  const publicKey = verifyingKeyOf(key);
+  return offered.some((s) => s.startsWith('v1a,') && verifyEd25519(publicKey, content, s.slice(4)));
 }
 
 /** Compares two strings without an early exit on the first difference (length is not secret). */

@@ -20,11 +20,7 @@ export const WEBHOOK_KEY_PREFIX = {
 /** A parsed key, ready to sign (`v1` secrets and `v1a` secret keys) or to verify. */
 export type WebhookKey =
   | { readonly kind: 'v1-secret'; readonly secret: string }
-  | {
-      readonly kind: 'v1a-secret-key';
-      readonly secretKey: Uint8Array;
-      readonly publicKey: Uint8Array;
-    }
+  | { readonly kind: 'v1a-secret-key'; readonly secretKey: Uint8Array }
   | { readonly kind: 'v1a-public-key'; readonly publicKey: Uint8Array };
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
@@ -43,10 +39,8 @@ export function webhookKeyKind(key: string): WebhookKeyKind {
 export function parseWebhookKey(key: string): WebhookKey {
   if (typeof key !== 'string' || key === '')
     throw new InvalidOptionError('webhook key', typeof key, 'a whsec_, whsk_ or whpk_ key');
-  if (key.startsWith(WEBHOOK_KEY_PREFIX.secretKey)) {
-    const secretKey = ed25519Bytes(key, WEBHOOK_KEY_PREFIX.secretKey);
-    return { kind: 'v1a-secret-key', secretKey, publicKey: ed25519.getPublicKey(secretKey) };
-  }
+  if (key.startsWith(WEBHOOK_KEY_PREFIX.secretKey))
+    return { kind: 'v1a-secret-key', secretKey: ed25519Bytes(key, WEBHOOK_KEY_PREFIX.secretKey) };
   if (key.startsWith(WEBHOOK_KEY_PREFIX.publicKey))
     return { kind: 'v1a-public-key', publicKey: ed25519Bytes(key, WEBHOOK_KEY_PREFIX.publicKey) };
   const bare = key.startsWith(WEBHOOK_KEY_PREFIX.secret)
@@ -74,6 +68,14 @@ export function verifyEd25519(publicKey: Uint8Array, content: string, signature:
   } catch {
     return false; // a public key that is not a curve point verifies nothing
   }
+}
+
+/**
+ * The public key that checks a `v1a` key's signatures. Derived only when a secret key verifies
+ * (a sender checking itself): signing needs none, and the derivation costs a scalar multiplication.
+ */
+export function verifyingKeyOf(key: Exclude<WebhookKey, { kind: 'v1-secret' }>): Uint8Array {
+  return key.kind === 'v1a-public-key' ? key.publicKey : ed25519.getPublicKey(key.secretKey);
 }
 
 /** A fresh `whsec_` secret: 32 random bytes (the spec asks for 24 to 64). */
