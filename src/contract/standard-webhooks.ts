@@ -2,6 +2,8 @@ import { Webhook } from 'standardwebhooks';
 import { InvalidOptionError } from './errors.js';
 import {
   parseWebhookKey,
+  portableEd25519,
+  type Ed25519Signer,
   signEd25519,
   verifyEd25519,
   verifyingKeyOf,
@@ -37,11 +39,28 @@ export function signWebhook(
   nowMs: number,
   body: string,
 ): Record<string, string> {
+  return signWebhookWith(portableEd25519, secrets, id, nowMs, body);
+}
+
+/** signWebhook with the given ed25519 implementation for `v1a` (the outbox worker's is node:crypto). */
+export function signWebhookWith(
+  ed25519: Ed25519Signer,
+  secrets: string | readonly string[],
+  id: string,
+  nowMs: number,
+  body: string,
+): Record<string, string> {
   const list = typeof secrets === 'string' ? [secrets] : secrets;
   if (list.length === 0)
     throw new InvalidOptionError('secrets', 'an empty list', 'at least one whsec_ or whsk_ key');
   const seconds = Math.floor(nowMs / 1000);
-  const signatures = list.map((secret) => signatureOf(parseWebhookKey(secret), id, seconds, body));
+  const signatures = list.map((secret) =>
+    signatureOf(ed25519, parseWebhookKey(secret), `${id}.${seconds}.${body}`, {
+      id,
+      seconds,
+      body,
+    }),
+  );
   return {
     [WEBHOOK_HEADER.id]: id,
     [WEBHOOK_HEADER.timestamp]: String(seconds),
@@ -49,11 +68,15 @@ export function signWebhook(
   };
 }
 
-function signatureOf(key: WebhookKey, id: string, seconds: number, body: string): string {
+function signatureOf(
+  ed25519: Ed25519Signer,
+  key: WebhookKey,
+  content: string,
+  { id, seconds, body }: { id: string; seconds: number; body: string },
+): string {
   if (key.kind === 'v1-secret')
     return new Webhook(key.secret).sign(id, new Date(seconds * 1000), body);
-  if (key.kind === 'v1a-secret-key')
-    return `v1a,${signEd25519(key.secretKey, `${id}.${seconds}.${body}`)}`;
+  if (key.kind === 'v1a-secret-key') return `v1a,${signEd25519(ed25519, key.secretKey, content)}`;
   throw new InvalidOptionError(
     'secrets',
     'a whpk_ public key',

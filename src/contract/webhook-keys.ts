@@ -51,9 +51,23 @@ export function parseWebhookKey(key: string): WebhookKey {
   return { kind: 'v1-secret', secret: key };
 }
 
-/** The `v1a` signature of `content` (pure ed25519 over its UTF-8 bytes, no pre-hash), base64. */
-export function signEd25519(secretKey: Uint8Array, content: string): string {
-  return toBase64(ed25519.sign(utf8ToBytes(content), secretKey));
+/**
+ * Pure ed25519 signing (RFC 8032, no pre-hash) of `message` with the 32-byte `seed`. Deterministic,
+ * so every correct implementation gives the same 64 bytes: the outbox worker swaps in node:crypto's
+ * (src/journal/node-ed25519.ts), many times faster than this portable one.
+ */
+export interface Ed25519Signer {
+  sign(seed: Uint8Array, message: Uint8Array): Uint8Array;
+}
+
+/** @noble/curves' ed25519: synchronous and browser-safe. */
+export const portableEd25519: Ed25519Signer = {
+  sign: (seed, message) => ed25519.sign(message, seed),
+};
+
+/** The `v1a` signature of `content` (its UTF-8 bytes), base64. */
+export function signEd25519(signer: Ed25519Signer, secretKey: Uint8Array, content: string): string {
+  return toBase64(signer.sign(secretKey, utf8ToBytes(content)));
 }
 
 /**

@@ -3,7 +3,8 @@ import { defaultClassifyError } from '../client/retry.js';
 import { isRetryError } from '../client/retry-report.js';
 import { HEADER } from '../contract/headers.js';
 import { activeSecrets, type RotatingSecret } from '../contract/secret-rotation.js';
-import { signWebhook } from '../contract/standard-webhooks.js';
+import { signWebhookWith } from '../contract/standard-webhooks.js';
+import { nodeEd25519 } from './node-ed25519.js';
 import type { Clock } from '../time/clock.js';
 import type { IntentRecord } from './intent.js';
 import type { AttemptResult } from './next-step.js';
@@ -44,7 +45,7 @@ export async function sendAttempt(
       typeof context.signingSecret === 'string'
         ? context.signingSecret
         : activeSecrets(context.signingSecret, nowMs);
-    Object.assign(headers, signWebhook(secrets, intent.key, nowMs, bodyText));
+    Object.assign(headers, signWebhookWith(nodeEd25519, secrets, intent.key, nowMs, bodyText));
   }
   try {
     const { response } = await client.request(intent.target, {
