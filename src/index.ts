@@ -49,6 +49,13 @@ export {
   verifyWebhook,
   type WebhookVerification,
 } from './contract/standard-webhooks.js';
+export {
+  generateWebhookSecret,
+  generateWebhookKeyPair,
+  webhookKeyKind,
+  type WebhookKeyKind,
+} from './contract/webhook-keys.js';
+export { rotateSecrets, activeSecrets, type RotatingSecret } from './contract/secret-rotation.js';
 export type { TraceApi } from './contract/trace-api.js';
 export {
   describeTransportFailure,

@@ -29,6 +29,11 @@ const EXPORTS: Record<string, readonly string[]> = {
     'DEFAULT_WEBHOOK_TOLERANCE_MS',
     'signWebhook',
     'verifyWebhook',
+    'generateWebhookSecret',
+    'generateWebhookKeyPair',
+    'webhookKeyKind',
+    'rotateSecrets',
+    'activeSecrets',
     'describeTransportFailure',
     // time and randomness
     'systemClock',

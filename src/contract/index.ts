@@ -52,6 +52,13 @@ export {
   DEFAULT_WEBHOOK_TOLERANCE_MS,
   type WebhookVerification,
 } from './standard-webhooks.js';
+export {
+  generateWebhookSecret,
+  generateWebhookKeyPair,
+  webhookKeyKind,
+  type WebhookKeyKind,
+} from './webhook-keys.js';
+export { rotateSecrets, activeSecrets, type RotatingSecret } from './secret-rotation.js';
 export type { TraceApi, SpanEventAttributes } from './trace-api.js';
 export {
   describeTransportFailure,

@@ -2,6 +2,8 @@ import { hostname } from 'node:os';
 import { createNodeHttpFetch } from '../client/node-http-fetch.js';
 import { InvalidOptionError } from '../contract/errors.js';
 import { newKey } from '../contract/idempotency-key.js';
+import type { RotatingSecret } from '../contract/secret-rotation.js';
+import { checkSigningSecrets } from './signing-secrets.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import { systemRandom, type Random } from '../time/random.js';
 import type { IntentRecord, StateCounts } from './intent.js';
@@ -46,8 +48,12 @@ export interface OutboxWorkerOptions {
   readonly secrets?:
     | Readonly<Record<string, string>>
     | ((name: string, intent: IntentRecord) => string | undefined);
-  /** Standard Webhooks signing secret (`whsec_…`): every attempt is signed, webhook-id = the key. */
-  readonly signingSecret?: string;
+  /**
+   * Standard Webhooks signing: every attempt is signed, webhook-id = the key. A `whsec_` secret
+   * (`v1`) or a `whsk_` secret key (`v1a`, ed25519), or several: one signature each in the header.
+   * Entries with `expiresAt` (rotateSecrets) stop signing at that instant of `clock`.
+   */
+  readonly signingSecret?: string | readonly (string | RotatingSecret)[];
   /** Works on this one intent only (`oncely deliver --journal`); the others are left alone. */
   readonly onlyKey?: string;
   /** Called after every settlement: for progress output. */
@@ -105,6 +111,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     throw new InvalidOptionError('batchSize', batchSize, 'a whole number >= 1');
   if (!Number.isSafeInteger(pollMs) || pollMs < 1)
     throw new InvalidOptionError('pollMs', pollMs, 'a whole number of milliseconds >= 1');
+  checkSigningSecrets(options.signingSecret);
   const setup: OutboxPassSetup = {
     store,
     owner,

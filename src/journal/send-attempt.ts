@@ -2,7 +2,9 @@ import { createClient, observeResponse, type Client } from '../client/fetch-clie
 import { defaultClassifyError } from '../client/retry.js';
 import { isRetryError } from '../client/retry-report.js';
 import { HEADER } from '../contract/headers.js';
-import { signWebhook } from '../contract/standard-webhooks.js';
+import { activeSecrets, type RotatingSecret } from '../contract/secret-rotation.js';
+import { signWebhookWith } from '../contract/standard-webhooks.js';
+import { nodeEd25519 } from './node-ed25519.js';
 import type { Clock } from '../time/clock.js';
 import type { IntentRecord } from './intent.js';
 import type { AttemptResult } from './next-step.js';
@@ -16,8 +18,8 @@ export interface SendContext {
   readonly timer: Clock;
   /** The secret headers' values, re-supplied now (never read from the journal). */
   readonly secretHeaders: Readonly<Record<string, string>>;
-  /** Standard Webhooks signing secret (`whsec_…`); unsigned when absent. */
-  readonly signingSecret: string | undefined;
+  /** Standard Webhooks signing secrets (OutboxWorkerOptions.signingSecret); unsigned when absent. */
+  readonly signingSecret: string | readonly (string | RotatingSecret)[] | undefined;
 }
 
 /**
@@ -37,11 +39,14 @@ export async function sendAttempt(
     ...context.secretHeaders,
     [HEADER.idempotencyKey.toLowerCase()]: intent.key,
   };
-  if (context.signingSecret !== undefined)
-    Object.assign(
-      headers,
-      signWebhook(context.signingSecret, intent.key, context.clock.now(), bodyText),
-    );
+  if (context.signingSecret !== undefined) {
+    const nowMs = context.clock.now();
+    const secrets =
+      typeof context.signingSecret === 'string'
+        ? context.signingSecret
+        : activeSecrets(context.signingSecret, nowMs);
+    Object.assign(headers, signWebhookWith(nodeEd25519, secrets, intent.key, nowMs, bodyText));
+  }
   try {
     const { response } = await client.request(intent.target, {
       method: intent.method,

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { InvalidOptionError } from '../../../src/index.js';
 import { formatHit } from '../../receivers/hook/format-hit.js';
-import { secretFromEnv } from './journal-options.js';
+import { verifyingKeysFromEnv } from './webhook-key-flags.js';
 import { startHookServer } from '../../receivers/hook/hook-server.js';
 import { HOOK_SCRIPT_GRAMMAR, parseHookScript } from '../../receivers/hook/hook-script.js';
 import {
@@ -44,7 +44,7 @@ export function registerHook(program: Command, io: CliIo = processIo): void {
     .option('-q, --quiet', 'do not log each arrival')
     .option(
       '--webhook-secret-env <VAR>',
-      'require Standard Webhooks signatures, checked with the whsec_ secret in this variable (401 otherwise); webhook-id is the key',
+      'require Standard Webhooks signatures, checked with the whsec_ secrets or whpk_ public keys in this variable (space-separated; 401 otherwise); webhook-id is the key',
     )
     .addHelpText(
       'after',
@@ -94,9 +94,11 @@ Examples:
         ...(flags.webhookSecretEnv === undefined
           ? {}
           : {
-              webhookSecrets: [
-                secretFromEnv('--webhook-secret-env', flags.webhookSecretEnv, io.env),
-              ],
+              webhookSecrets: verifyingKeysFromEnv(
+                '--webhook-secret-env',
+                flags.webhookSecretEnv,
+                io.env,
+              ),
             }),
       });
       io.out(

@@ -93,14 +93,14 @@ export function parseSecrets(
   return secrets;
 }
 
-/** `--signing-secret-env VAR`, `--webhook-secret-env VAR`: a Standard Webhooks secret (whsec_…) from the environment. */
+/** `--signing-secret-env VAR`, `--webhook-secret-env VAR`: Standard Webhooks keys (whsec_…, whsk_…, whpk_…) from the environment. */
 export function secretFromEnv(option: string, variable: string, env: NodeJS.ProcessEnv): string {
   const value = env[variable];
   if (!value)
     throw new InvalidOptionError(
       option,
       variable,
-      'an environment variable holding a whsec_ secret',
+      'an environment variable holding Standard Webhooks keys (whsec_, whsk_ or whpk_)',
     );
   return value;
 }

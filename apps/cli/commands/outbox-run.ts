@@ -14,7 +14,7 @@ export interface RunFlags {
   readonly pollMs: number;
   readonly watch: boolean;
   readonly secrets: Record<string, string>;
-  readonly signingSecret: string | undefined;
+  readonly signingSecret: readonly string[] | undefined;
   readonly worker?: string | undefined;
   readonly onlyKey?: string | undefined;
 }

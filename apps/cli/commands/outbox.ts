@@ -19,9 +19,10 @@ import {
   journalOptions,
   openJournal,
   parseSecrets,
-  secretFromEnv,
   type JournalFlags,
 } from './journal-options.js';
+import { registerKeygen } from './outbox-keygen.js';
+import { signingKeysFromEnv } from './webhook-key-flags.js';
 import { formatCounts, runOutbox } from './outbox-run.js';
 import { processIo, type CliIo } from '../cli-io.js';
 
@@ -83,6 +84,7 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
   registerRun(outbox, io);
   registerRetry(outbox, io);
   registerCancel(outbox, io);
+  registerKeygen(outbox, io);
 }
 
 /** `oncely outbox add`. */
@@ -207,7 +209,7 @@ function registerRun(outbox: Command, io: CliIo): void {
       )
       .option(
         '--signing-secret-env <VAR>',
-        'sign every attempt (Standard Webhooks) with the whsec_ secret in this variable',
+        'sign every attempt (Standard Webhooks) with the whsec_/whsk_ keys in this variable (space-separated: one signature each)',
       )
       .option(
         '--worker <name>',
@@ -226,7 +228,7 @@ function registerRun(outbox: Command, io: CliIo): void {
           signingSecret:
             flags.signingSecretEnv === undefined
               ? undefined
-              : secretFromEnv('--signing-secret-env', flags.signingSecretEnv, io.env),
+              : signingKeysFromEnv('--signing-secret-env', flags.signingSecretEnv, io.env),
           worker: flags.worker,
         },
         { out, err, progressBar: io.errIsTTY, signal },

@@ -10,6 +10,7 @@ import {
   type Ledger,
   type LedgerObserver,
   type SqlHandle,
+  webhookKeyKind,
 } from '../../../src/index.js';
 import { httpUrl } from '../../shared/http-url.js';
 import type { ServiceDatabase } from '../sql/service-database.js';
@@ -51,7 +52,8 @@ export interface HookServiceOptions<Tx> {
   /** Told about failures the client sees only as 500 or 503. @default nothing */
   readonly onError?: (error: unknown, request: Request) => void;
   /**
-   * Standard Webhooks secrets (`whsec_…`; several during a rotation). When set, every arrival must
+   * Standard Webhooks keys: `whsec_` secrets (`v1`) and `whpk_` ed25519 public keys (`v1a`),
+   * several during a rotation (any one matching passes). When set, every arrival must
    * be signed: a missing header, a bad signature or a timestamp outside the tolerance is 401 and
    * changes nothing (no effect, no receipt, no hit). `webhook-id` is the idempotency key.
    */
@@ -138,9 +140,10 @@ export function resolveHookOptions<Tx>(options: HookServiceOptions<Tx>): Resolve
     throw new InvalidOptionError(
       'webhookSecrets',
       webhookSecrets,
-      'a non-empty list of whsec_ secrets',
+      'a non-empty list of whsec_ secrets or whpk_ public keys',
     );
   }
+  for (const key of webhookSecrets ?? []) webhookKeyKind(key);
   const webhookToleranceMs = options.webhookToleranceMs ?? DEFAULT_WEBHOOK_TOLERANCE_MS;
   if (options.notifications !== undefined) {
     if (typeof options.notifications.store?.recordWithin !== 'function')
