@@ -60,6 +60,7 @@ const EXPORTS: Record<string, readonly string[]> = {
     'IntentStateError',
     'createOutboxWorker',
     'INTENT_STATES',
+    'DEAD_STATES',
   ],
   'oncely/http': [
     'createIdempotencyMiddleware',

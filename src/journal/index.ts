@@ -15,6 +15,8 @@ export {
   type StateCounts,
 } from './intent.js';
 export type { JournalStore, IntentFilter, Reopening } from './journal-store.js';
+export { DEAD_STATES } from './intent-filter.js';
+export type { ReplayFilter, ReplayOptions, ReplayResult } from './replay.js';
 export {
   createJournal,
   IntentConflictError,

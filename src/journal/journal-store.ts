@@ -10,9 +10,21 @@ import type {
   StateCounts,
 } from './intent.js';
 
-/** Which intents a listing shows, newest first. */
+/**
+ * Which intents a listing shows, newest recorded first. Every field narrows (they combine with
+ * AND); an absent field does not. One object, so that a new criterion is one more field.
+ */
 export interface IntentFilter {
-  readonly state?: IntentState | undefined;
+  /** Only intents in this state, or in any of these. */
+  readonly state?: IntentState | readonly IntentState[] | undefined;
+  /** Only intents sent to exactly this URL. */
+  readonly target?: string | undefined;
+  /** Only intents whose URL starts with this (case-sensitive, no wildcards). */
+  readonly targetPrefix?: string | undefined;
+  /** Only intents that finished at or after this instant (ms since the epoch): never a pending one. */
+  readonly finishedSince?: number | undefined;
+  /** Paging: only intents recorded before the one with this key (the last key of the page before). */
+  readonly after?: string | undefined;
   /** @default 100 */
   readonly limit?: number | undefined;
 }

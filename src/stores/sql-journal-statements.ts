@@ -40,8 +40,6 @@ export function journalStatements<Tx>(backend: JournalSqlBackend<Tx>) {
     insert: insertSql,
     get: `SELECT * FROM ${intents} WHERE key = $1`,
     attempts: `SELECT * FROM ${attempts} WHERE key = $1 ORDER BY attempt`,
-    listAll: `SELECT * FROM ${intents} ORDER BY seq DESC LIMIT $1`,
-    listState: `SELECT * FROM ${intents} WHERE state = $2 ORDER BY seq DESC LIMIT $1`,
     counts: `SELECT state, COUNT(*) AS n FROM ${intents} GROUP BY state`,
     // One statement: pick the due rows (PostgreSQL skips rows another worker is claiming) and
     // lease them, so a claim is one round trip and atomic without an explicit transaction.

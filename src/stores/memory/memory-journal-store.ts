@@ -1,5 +1,6 @@
 import type { AttemptEntry, ClaimedIntent, IntentRecord } from '../../journal/intent.js';
 import { emptyCounts } from '../../journal/intent.js';
+import { matchesFilter } from '../../journal/intent-filter.js';
 import type { JournalStore } from '../../journal/journal-store.js';
 import { StoreClosedError } from '../store-errors.js';
 
@@ -44,8 +45,10 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
     attempts: async (key) => (open(), [...(attempts.get(key) ?? [])]),
     async list(filter = {}) {
       open();
+      // Paging by key: a key not in the journal has nothing after it (as on SQL).
+      const after = filter.after === undefined ? Infinity : (rows.get(filter.after)?.seq ?? 0);
       return [...rows.values()]
-        .filter((row) => filter.state === undefined || row.intent.state === filter.state)
+        .filter((row) => row.seq < after && matchesFilter(row.intent, filter))
         .sort((a, b) => b.seq - a.seq)
         .slice(0, filter.limit ?? 100)
         .map((row) => row.intent);

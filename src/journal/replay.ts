@@ -1,0 +1,67 @@
+import { InvalidOptionError } from '../contract/errors.js';
+import type { IntentRecord, IntentState } from './intent.js';
+import { DEAD_STATES, checkIntentFilter, filterStates } from './intent-filter.js';
+import type { IntentFilter, JournalStore, Reopening } from './journal-store.js';
+
+/** Which dead intents a replay reopens: a listing's filter without its paging. */
+export type ReplayFilter = Omit<IntentFilter, 'after' | 'limit'>;
+
+/** What a reopened intent gets: the same as `retry` (its own budget again, no deadline). */
+export interface ReplayOptions {
+  /** More attempts. @default the intent's own maxAttempts again */
+  readonly maxAttempts?: number | undefined;
+  /** A new deadline (ms since the epoch). @default none */
+  readonly deadlineAt?: number | null | undefined;
+  /** List what would be reopened, change nothing. */
+  readonly dryRun?: boolean | undefined;
+  /** Told after each intent: how many are done, of how many selected. */
+  readonly onProgress?: ((done: number, total: number) => void) | undefined;
+}
+
+export interface ReplayResult {
+  /** The dead intents the filter selected, as they were, newest recorded first. */
+  readonly selected: readonly IntentRecord[];
+  /** The keys made pending again (none on a dry run). */
+  readonly reopened: readonly string[];
+  /** Selected, but no longer dead when their turn came (replayed meanwhile): left as they are. */
+  readonly skipped: readonly string[];
+}
+
+/** The states a replay may select: the dead ones, and cancelled when named. */
+const REPLAYABLE: readonly IntentState[] = [...DEAD_STATES, 'cancelled'];
+const PAGE = 500;
+
+/**
+ * Reopens every dead intent the filter selects, under its own key, with a fresh budget: the
+ * worker sends each again. Without `state` it selects the dead letters (refused, gave_up,
+ * unknown); `cancelled` only when named. A state that is not dead (pending, delivered) is bad
+ * input, refused before anything changes. The selection is read whole first (keys, page by page),
+ * then reopened one by one; one that changed meanwhile is skipped, never overwritten.
+ */
+export async function replayIntents(
+  store: JournalStore<unknown>,
+  filter: ReplayFilter,
+  reopening: (intent: IntentRecord) => Reopening,
+  options: ReplayOptions = {},
+): Promise<ReplayResult> {
+  const states = filterStates(checkIntentFilter(filter)) ?? DEAD_STATES;
+  for (const state of states)
+    if (!REPLAYABLE.includes(state))
+      throw new InvalidOptionError('state', state, `one or more of ${REPLAYABLE.join(', ')}`);
+  const selected: IntentRecord[] = [];
+  for (let after: string | undefined; ; ) {
+    const page = await store.list({ ...filter, state: states, limit: PAGE, after });
+    selected.push(...page);
+    if (page.length < PAGE) break;
+    after = page[page.length - 1]!.key;
+  }
+  const reopened: string[] = [];
+  const skipped: string[] = [];
+  if (options.dryRun) return { selected, reopened, skipped };
+  for (const [index, intent] of selected.entries()) {
+    if (await store.reopen(intent.key, reopening(intent))) reopened.push(intent.key);
+    else skipped.push(intent.key);
+    options.onProgress?.(index + 1, selected.length);
+  }
+  return { selected, reopened, skipped };
+}
