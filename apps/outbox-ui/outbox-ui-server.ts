@@ -16,7 +16,7 @@ export const DEFAULT_OUTBOX_WEB_DIR = fileURLToPath(new URL('../../../web/dist/'
 
 /** Only this origin's script and requests: nothing inline, nothing third-party. */
 const PAGE_CSP =
-  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** The page's files by path: the page, its script (and the chunks it shares with the lab page), the styles. */
 const FILES: readonly [RegExp, string][] = [
