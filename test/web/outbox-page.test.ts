@@ -26,13 +26,20 @@ const session = browserSession('the outbox view test', {
 });
 const { skip } = session;
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const AXE_SOURCE = readFileSync(
+  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+  'utf8',
+);
 
 /** axe-core's violations on the page as it is (evaluated over the DevTools protocol: no CSP applies). */
 async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(`${AXE_SOURCE};undefined`);
   return page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const axe = (
+      globalThis as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe;
     const { violations } = await axe.run();
     return violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
@@ -76,7 +83,9 @@ test('lists the dead letters, opens a timeline, replays one and sees it pending;
   assert.equal(await page.textContent('#intents tr[data-key="g1"] td.state'), 'pending');
 
   await page.click('#intents tr[data-key="u1"] button');
-  await page.waitForFunction(() => document.querySelector('#detail-heading')?.textContent === 'Intent u1');
+  await page.waitForFunction(
+    () => document.querySelector('#detail-heading')?.textContent === 'Intent u1',
+  );
   await page.click('#replay');
   await page.waitForSelector('#confirm[open]');
   assert.equal(await page.isVisible('#confirm-unknown'), true, 'the unknown warning is shown');

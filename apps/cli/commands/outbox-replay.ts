@@ -31,9 +31,9 @@ receiver with an idempotency ledger answers from its receipt while it still keep
 Past the receiver's retention, a replay of an unknown intent may do the work twice.
 
 Examples:
-  oncely outbox replay order-7
-  oncely outbox replay --since 2026-12-01T00:00Z --dry-run
-  oncely outbox replay --target-prefix https://api.example.com/ --state refused`;
+  npx oncely outbox replay order-7
+  npx oncely outbox replay --since 2026-12-01T00:00Z --dry-run
+  npx oncely outbox replay --target-prefix https://api.example.com/ --state refused`;
 
 /** `oncely outbox replay`: one dead intent by key, or every one a filter selects. */
 export function registerOutboxReplay(
@@ -100,8 +100,9 @@ async function replayOne(
   dryRun: boolean,
 ): Promise<ReplayResult> {
   if (!dryRun) {
-    await journal.retry(key, policy);
-    return { selected: [(await journal.get(key))!], reopened: [key], skipped: [] };
+    const was = await journal.get(key); // printed as it was, like a filtered replay's
+    await journal.retry(key, policy); // refuses an unknown key or a live intent
+    return { selected: [was!], reopened: [key], skipped: [] };
   }
   const intent = await journal.get(key);
   if (!intent) throw new InvalidOptionError('key', key, 'the key of an intent in this journal');

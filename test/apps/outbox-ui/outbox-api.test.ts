@@ -64,7 +64,11 @@ function runApiSuite(name: string, open: () => Promise<JournalStore<unknown>>, o
       const store = await open();
       try {
         const { t, keysOf } = await seeded(store);
-        assert.deepEqual(await keysOf('/api/intents?state=refused,gave_up,unknown'), ['u1', 'g1', 'r1']);
+        assert.deepEqual(await keysOf('/api/intents?state=refused,gave_up,unknown'), [
+          'u1',
+          'g1',
+          'r1',
+        ]);
         assert.deepEqual(await keysOf('/api/intents?target=http://a.test/orders/1'), ['r1']);
         assert.deepEqual(await keysOf('/api/intents?targetPrefix=http://b.test/'), ['c1', 'u1']);
         assert.deepEqual(await keysOf(`/api/intents?since=${iso(t + 2000)}`), ['c1', 'd1', 'u1']);
@@ -109,7 +113,9 @@ function runApiSuite(name: string, open: () => Promise<JournalStore<unknown>>, o
           reopened: string[];
         };
         assert.deepEqual([onB.selected.map((i) => i.key), onB.reopened], [['u1'], ['u1']]);
-        const since = (await (await post({ since: iso(t + 1000) })).json()) as { reopened: string[] };
+        const since = (await (await post({ since: iso(t + 1000) })).json()) as {
+          reopened: string[];
+        };
         assert.deepEqual(since.reopened, ['g1'], 'u1 is pending already');
         assert.equal((await journal.get('c1'))?.state, 'cancelled', 'cancelled only when named');
       } finally {
@@ -122,7 +128,14 @@ function runApiSuite(name: string, open: () => Promise<JournalStore<unknown>>, o
       try {
         const { ask, post, states } = await seeded(store);
         const before = await states();
-        for (const query of ['state=nope', 'limit=0', 'limit=501', 'since=yesterday', 'after=', 'bogus=1'])
+        for (const query of [
+          'state=nope',
+          'limit=0',
+          'limit=501',
+          'since=yesterday',
+          'after=',
+          'bogus=1',
+        ])
           await assertProblem(await ask(`/api/intents?${query}`), 400, 'invalid_filter');
         for (const body of [
           'not json',
@@ -140,7 +153,11 @@ function runApiSuite(name: string, open: () => Promise<JournalStore<unknown>>, o
           await assertProblem(await post(body), 400, 'invalid_replay');
         await assertProblem(await post({ key: 'd1' }), 409, 'intent_not_dead');
         await assertProblem(await post({ key: 'nope' }), 404, 'intent_not_found');
-        await assertProblem(await post({ all: true }, { origin: 'http://evil.test' }), 403, 'cross_site');
+        await assertProblem(
+          await post({ all: true }, { origin: 'http://evil.test' }),
+          403,
+          'cross_site',
+        );
         await assertProblem(
           await post({ all: true }, { 'sec-fetch-site': 'cross-site' }),
           403,
@@ -152,7 +169,11 @@ function runApiSuite(name: string, open: () => Promise<JournalStore<unknown>>, o
           'unsupported_media_type',
         );
         await assertProblem(
-          await ask('/api/replay', { method: 'POST', body: '{"all":true}' }, 'wrong-token-0123456789'),
+          await ask(
+            '/api/replay',
+            { method: 'POST', body: '{"all":true}' },
+            'wrong-token-0123456789',
+          ),
           401,
           'unauthenticated',
         );
