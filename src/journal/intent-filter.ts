@@ -35,8 +35,8 @@ export function checkIntentFilter(filter: IntentFilter): IntentFilter {
       throw new InvalidOptionError(name, value, 'a non-empty string');
   }
   const { finishedSince, limit } = filter;
-  if (finishedSince !== undefined && !Number.isFinite(finishedSince))
-    throw new InvalidOptionError('finishedSince', finishedSince, 'ms since the epoch');
+  if (finishedSince !== undefined && !Number.isSafeInteger(finishedSince))
+    throw new InvalidOptionError('finishedSince', finishedSince, 'whole ms since the epoch');
   if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0))
     throw new InvalidOptionError('limit', limit, 'a positive integer');
   return filter;

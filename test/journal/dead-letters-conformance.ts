@@ -75,7 +75,13 @@ export function runDeadLetterConformance(withFixture: WithStore): void {
       await seedDeadLetters(store, clock);
       const journal = createJournal({ store, clock });
       const before = await journal.counts();
-      for (const filter of [{ state: 'nope' }, { state: [] }, { limit: 0 }, { after: '' }])
+      for (const filter of [
+        { state: 'nope' },
+        { state: [] },
+        { limit: 0 },
+        { after: '' },
+        { finishedSince: 1.5 },
+      ])
         await assert.rejects(journal.list(filter as never), { code: 'invalid_option' });
       for (const filter of [{ state: 'delivered' }, { state: ['pending'] }, { state: 'x' }])
         await assert.rejects(journal.replay(filter as never), { code: 'invalid_option' });

@@ -152,3 +152,17 @@ test('list filters, pages with --after and shows each attempt with --attempts', 
   assert.match(help.stdout, /unknown intent may have done its work/);
   assert.match(help.stdout, /--dry-run/);
 });
+
+test('outbox ui refuses a bad port or token variable in one line, exit 2, before listening', async () => {
+  for (const [args, message] of [
+    [['--port', 'http'], /^oncely: invalid option --port: got "http"/],
+    [['--token-env', 'NO_SUCH_VAR'], /^oncely: invalid option --token-env: got "NO_SUCH_VAR"/],
+  ] as const) {
+    const run = await runOncely(['outbox', 'ui', ...args, '--journal', shared]);
+    assert.equal(run.status, 2, run.stderr);
+    assert.match(run.stderr, message);
+    assert.equal(run.stderr.trim().split('\n').length, 1);
+  }
+  const help = await runOncely(['outbox', 'ui', '--help']);
+  assert.match(help.stdout, /token printed at start/);
+});
