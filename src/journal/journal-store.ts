@@ -3,6 +3,7 @@ import type {
   AttemptStart,
   ClaimedIntent,
   FinalRecord,
+  IntentPolicy,
   IntentRecord,
   IntentState,
   NewIntent,
@@ -32,6 +33,16 @@ export interface IntentFilter {
 /** What `reopen` resets: a dead intent gets a fresh budget and deadline, under the same key. */
 export interface Reopening {
   readonly maxAttempts: number;
+  readonly deadlineAt: number | null;
+  readonly nextAttemptAt: number;
+}
+
+/** One intent of a batch `reopenMany` (a replay): its whole new policy, and what it was when read. */
+export interface BatchReopening {
+  readonly key: string;
+  /** The attempts it had when the replay read it: a row with more changed meanwhile and is left alone. */
+  readonly attemptCount: number;
+  readonly policy: IntentPolicy;
   readonly deadlineAt: number | null;
   readonly nextAttemptAt: number;
 }
@@ -96,6 +107,12 @@ export interface JournalStore<Tx = unknown> {
 
   /** Makes a finished intent pending again under the same key. False unless it was finished (not delivered). */
   reopen(key: string, reopening: Reopening): Promise<boolean>;
+
+  /**
+   * `reopen` for a batch, in one statement (one commit): each intent still finished (not
+   * delivered) and still at `attemptCount` attempts is made pending. True for each reopened.
+   */
+  reopenMany(reopenings: readonly BatchReopening[]): Promise<boolean[]>;
 
   /** The earliest `nextAttemptAt` among pending intents, or undefined when none is pending. */
   nextDueAt(): Promise<number | undefined>;

@@ -14,7 +14,7 @@ export interface ReplayOptions {
   readonly deadlineAt?: number | null | undefined;
   /** List what would be reopened, change nothing. */
   readonly dryRun?: boolean | undefined;
-  /** Told after each intent: how many are done, of how many selected. */
+  /** Told after each batch: how many are done, of how many selected. */
   readonly onProgress?: ((done: number, total: number) => void) | undefined;
 }
 
@@ -35,8 +35,9 @@ const PAGE = 500;
  * Reopens every dead intent the filter selects, under its own key, with a fresh budget: the
  * worker sends each again. Without `state` it selects the dead letters (refused, gave_up,
  * unknown); `cancelled` only when named. A state that is not dead (pending, delivered) is bad
- * input, refused before anything changes. The selection is read whole first (keys, page by page),
- * then reopened one by one; one that changed meanwhile is skipped, never overwritten.
+ * input, refused before anything changes. The selection is read whole first, page by page, then
+ * reopened a batch at a time; one that changed meanwhile (replayed, or sent again) is skipped,
+ * never overwritten.
  */
 export async function replayIntents(
   store: JournalStore<unknown>,
@@ -58,10 +59,23 @@ export async function replayIntents(
   const reopened: string[] = [];
   const skipped: string[] = [];
   if (options.dryRun) return { selected, reopened, skipped };
-  for (const [index, intent] of selected.entries()) {
-    if (await store.reopen(intent.key, reopening(intent))) reopened.push(intent.key);
-    else skipped.push(intent.key);
-    options.onProgress?.(index + 1, selected.length);
+  // A batch per statement: one commit for each PAGE intents rather than one for each.
+  for (let start = 0; start < selected.length; start += PAGE) {
+    const batch = selected.slice(start, start + PAGE);
+    const done = await store.reopenMany(
+      batch.map((intent) => {
+        const { maxAttempts, deadlineAt, nextAttemptAt } = reopening(intent);
+        return {
+          key: intent.key,
+          attemptCount: intent.attemptCount,
+          policy: { ...intent.policy, maxAttempts },
+          deadlineAt,
+          nextAttemptAt,
+        };
+      }),
+    );
+    batch.forEach((intent, i) => (done[i] ? reopened : skipped).push(intent.key));
+    options.onProgress?.(start + batch.length, selected.length);
   }
   return { selected, reopened, skipped };
 }

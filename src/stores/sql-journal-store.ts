@@ -141,6 +141,19 @@ export function createSqlJournalStore<Tx>(
           .changes === 1
       );
     },
+    async reopenMany(reopenings) {
+      if (reopenings.length === 0) return [];
+      const rows = reopenings.map((r) => ({
+        key: r.key,
+        attempt_count: r.attemptCount,
+        policy: JSON.stringify(r.policy),
+        deadline_at: r.deadlineAt,
+        next_at: r.nextAttemptAt,
+      }));
+      const { rows: done } = await query(sql.reopenMany, [JSON.stringify(rows)]);
+      const reopened = new Set(done.map((row) => String(row['key'])));
+      return reopenings.map((r) => reopened.has(r.key));
+    },
     async nextDueAt() {
       const at = (await query(sql.nextDue)).rows[0]?.['at'];
       return at === null || at === undefined ? undefined : Number(at);
