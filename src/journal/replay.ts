@@ -19,7 +19,10 @@ export interface ReplayOptions {
 }
 
 export interface ReplayResult {
-  /** The dead intents the filter selected, as they were, newest recorded first. */
+  /**
+   * The dead intents the filter selected, as they were, newest recorded first: without their
+   * payload and receipt bytes (empty), since a replay may select many (`report(key)` has them).
+   */
   readonly selected: readonly IntentRecord[];
   /** The keys made pending again (none on a dry run). */
   readonly reopened: readonly string[];
@@ -52,7 +55,7 @@ export async function replayIntents(
   const selected: IntentRecord[] = [];
   for (let after: string | undefined; ; ) {
     const page = await store.list({ ...filter, state: states, limit: PAGE, after });
-    selected.push(...page);
+    selected.push(...page.map(withoutBytes));
     if (page.length < PAGE) break;
     after = page[page.length - 1]!.key;
   }
@@ -78,4 +81,15 @@ export async function replayIntents(
     options.onProgress?.(start + batch.length, selected.length);
   }
   return { selected, reopened, skipped };
+}
+
+const NO_BYTES = new Uint8Array(0);
+
+/** An intent without its payload and receipt: what a long selection keeps in memory. */
+function withoutBytes(intent: IntentRecord): IntentRecord {
+  return {
+    ...intent,
+    body: NO_BYTES,
+    outcome: intent.outcome && { ...intent.outcome, body: null },
+  };
 }

@@ -96,6 +96,7 @@ export function runDeadLetterConformance(withFixture: WithStore): void {
       const journal = createJournal({ store, clock });
       const dry = await journal.replay({ finishedSince: t + 1000 }, { dryRun: true });
       assert.deepEqual([keys(dry.selected), dry.reopened], [['u1', 'g1'], []]);
+      assert.equal(dry.selected[0]!.body.byteLength, 0, 'a long selection keeps no payloads');
       assert.equal((await journal.get('u1'))?.state, 'unknown', 'a dry run changes nothing');
       const progress: string[] = [];
       const result = await journal.replay(
