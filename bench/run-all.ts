@@ -14,6 +14,7 @@ const BENCHMARKS = [
   'middleware-cost',
   'anchors',
   'outbox',
+  'replay',
   'lock-wait',
   'sim',
 ] as const;

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Builds the simulator page into web/dist/: esbuild bundles the page and its batch worker
+// Builds the simulator page and the outbox view (web/outbox.html, `oncely outbox ui`) into
+// web/dist/: esbuild bundles the page and its batch worker
 // (apps/sim from source, chart.js tree-shaken into a chunk loaded only when the batch runs),
 // and the html and css are copied beside them. The page's TypeScript is type-checked first
 // against web/tsconfig.json (no node types: the page and the sim it bundles run in a browser).
@@ -40,7 +41,22 @@ await build({
   legalComments: 'eof',
   logLevel: 'warning',
 });
-for (const file of ['index.html', 'styles.css']) copyFileSync(join(web, file), join(out, file));
+// The outbox view (`oncely outbox ui`): a page of its own on the same styles, bundled apart so
+// that the simulator page's chunks stay as they are.
+await build({
+  absWorkingDir: root,
+  entryPoints: { outbox: 'web/src/outbox/outbox-page.ts' },
+  outdir: out,
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['es2022'],
+  minify: true,
+  legalComments: 'eof',
+  logLevel: 'warning',
+});
+for (const file of ['index.html', 'styles.css', 'outbox.html', 'outbox.css'])
+  copyFileSync(join(web, file), join(out, file));
 
 // The page weight: a first visit fetches the html, css, main.js and the chunks it imports
 // statically; the batch's worker and the charts (chart.js) load with import() when they run.
@@ -54,7 +70,8 @@ const staticImports = (file, seen = new Set()) => {
   return seen;
 };
 const firstVisit = staticImports(join(out, 'main.js'));
-const batchOnly = (file) => file.endsWith('.js') && !firstVisit.has(file);
+const outboxOnly = (file) => /outbox\.(html|css|js)$/.test(file);
+const batchOnly = (file) => file.endsWith('.js') && !firstVisit.has(file) && !outboxOnly(file);
 const weigh = (list) =>
   list.reduce(
     (sum, file) => {
@@ -65,7 +82,7 @@ const weigh = (list) =>
   );
 const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const all = weigh(files);
-const first = weigh(files.filter((file) => !batchOnly(file)));
+const first = weigh(files.filter((file) => !batchOnly(file) && !outboxOnly(file)));
 console.log(
   `web/dist: ${files.length} files, ${kb(all.raw)} raw, ${kb(all.gzip)} gzip; first visit ${kb(first.raw)} raw, ${kb(first.gzip)} gzip ` +
     `(the batch's worker and chart.js chunk load when it runs)`,

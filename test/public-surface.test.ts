@@ -65,6 +65,7 @@ const EXPORTS: Record<string, readonly string[]> = {
     'IntentStateError',
     'createOutboxWorker',
     'INTENT_STATES',
+    'DEAD_STATES',
   ],
   'oncely/http': [
     'createIdempotencyMiddleware',

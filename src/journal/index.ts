@@ -14,7 +14,9 @@ export {
   type AttemptStart,
   type StateCounts,
 } from './intent.js';
-export type { JournalStore, IntentFilter, Reopening } from './journal-store.js';
+export type { JournalStore, IntentFilter, Reopening, BatchReopening } from './journal-store.js';
+export { DEAD_STATES } from './intent-filter.js';
+export type { ReplayFilter, ReplayOptions, ReplayResult } from './replay.js';
 export {
   createJournal,
   IntentConflictError,

@@ -3,6 +3,7 @@ import type {
   AttemptStart,
   ClaimedIntent,
   FinalRecord,
+  IntentPolicy,
   IntentRecord,
   IntentState,
   NewIntent,
@@ -10,9 +11,21 @@ import type {
   StateCounts,
 } from './intent.js';
 
-/** Which intents a listing shows, newest first. */
+/**
+ * Which intents a listing shows, newest recorded first. Every field narrows (they combine with
+ * AND); an absent field does not. One object, so that a new criterion is one more field.
+ */
 export interface IntentFilter {
-  readonly state?: IntentState | undefined;
+  /** Only intents in this state, or in any of these. */
+  readonly state?: IntentState | readonly IntentState[] | undefined;
+  /** Only intents sent to exactly this URL. */
+  readonly target?: string | undefined;
+  /** Only intents whose URL starts with this (case-sensitive, no wildcards). */
+  readonly targetPrefix?: string | undefined;
+  /** Only intents that finished at or after this instant (ms since the epoch): never a pending one. */
+  readonly finishedSince?: number | undefined;
+  /** Paging: only intents recorded before the one with this key (the last key of the page before). */
+  readonly after?: string | undefined;
   /** @default 100 */
   readonly limit?: number | undefined;
 }
@@ -20,6 +33,16 @@ export interface IntentFilter {
 /** What `reopen` resets: a dead intent gets a fresh budget and deadline, under the same key. */
 export interface Reopening {
   readonly maxAttempts: number;
+  readonly deadlineAt: number | null;
+  readonly nextAttemptAt: number;
+}
+
+/** One intent of a batch `reopenMany` (a replay): its whole new policy, and what it was when read. */
+export interface BatchReopening {
+  readonly key: string;
+  /** The attempts it had when the replay read it: a row with more changed meanwhile and is left alone. */
+  readonly attemptCount: number;
+  readonly policy: IntentPolicy;
   readonly deadlineAt: number | null;
   readonly nextAttemptAt: number;
 }
@@ -84,6 +107,12 @@ export interface JournalStore<Tx = unknown> {
 
   /** Makes a finished intent pending again under the same key. False unless it was finished (not delivered). */
   reopen(key: string, reopening: Reopening): Promise<boolean>;
+
+  /**
+   * `reopen` for a batch, in one statement (one commit): each intent still finished (not
+   * delivered) and still at `attemptCount` attempts is made pending. True for each reopened.
+   */
+  reopenMany(reopenings: readonly BatchReopening[]): Promise<boolean[]>;
 
   /** The earliest `nextAttemptAt` among pending intents, or undefined when none is pending. */
   nextDueAt(): Promise<number | undefined>;

@@ -1,7 +1,14 @@
 import { OncelyError } from '../contract/errors.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import type { AttemptEntry, IntentRecord, StateCounts } from './intent.js';
-import type { IntentFilter, JournalStore } from './journal-store.js';
+import { checkIntentFilter } from './intent-filter.js';
+import type { IntentFilter, JournalStore, Reopening } from './journal-store.js';
+import {
+  replayIntents,
+  type ReplayFilter,
+  type ReplayOptions,
+  type ReplayResult,
+} from './replay.js';
 import { prepareIntent, sameIntent, type IntentInput } from './prepare-intent.js';
 
 /** A key recorded before with a different send (target, method, headers or payload): the notes story's request-ID conflict (docs/origins.md). */
@@ -51,6 +58,7 @@ export interface Journal<Tx> {
   recordWithin(tx: Tx, input: IntentInput): Promise<boolean>;
   get(key: string): Promise<IntentRecord | undefined>;
   report(key: string): Promise<IntentReport | undefined>;
+  /** Intents newest recorded first, narrowed by `filter`; a bad filter throws InvalidOptionError. */
   list(filter?: IntentFilter): Promise<IntentRecord[]>;
   counts(): Promise<StateCounts>;
   /** Cancels a pending intent no worker is sending right now. */
@@ -60,6 +68,13 @@ export interface Journal<Tx> {
     key: string,
     options?: { maxAttempts?: number; deadlineAt?: number | null },
   ): Promise<IntentRecord>;
+  /**
+   * Replays dead letters: `retry` for every intent the filter selects (by default refused,
+   * gave_up and unknown; cancelled only when named), each under its own key. An `unknown` one
+   * may have done its work: the receiver's ledger answers a replay of it from its receipt while
+   * it keeps the key. `dryRun` lists them and changes nothing.
+   */
+  replay(filter: ReplayFilter, options?: ReplayOptions): Promise<ReplayResult>;
   close(): Promise<void>;
 }
 
@@ -90,7 +105,7 @@ export function createJournal<Tx>(options: {
       const intent = await store.get(key);
       return intent && { intent, attempts: await store.attempts(key) };
     },
-    list: (filter) => store.list(filter),
+    list: async (filter = {}) => store.list(checkIntentFilter(filter)),
     counts: () => store.counts(),
     async cancel(key, reason = 'cancelled by hand') {
       const intent = await must(key);
@@ -120,16 +135,34 @@ export function createJournal<Tx>(options: {
           key,
           `intent ${key} is ${intent.state}: only a refused, given-up, unknown or cancelled intent can be retried`,
         );
-      const maxAttempts =
-        intent.attemptCount + (retryOptions.maxAttempts ?? intent.policy.maxAttempts);
-      const reopened = await store.reopen(key, {
-        maxAttempts,
-        deadlineAt: retryOptions.deadlineAt ?? null,
-        nextAttemptAt: clock.now(),
-      });
+      const reopened = await store.reopen(key, reopening(intent, retryOptions, clock.now()));
       if (!reopened) throw new IntentStateError(key, `intent ${key} changed meanwhile; look again`);
       return must(key);
     },
+    replay: (filter, replayOptions = {}) =>
+      replayIntents(
+        store,
+        filter,
+        (intent) => reopening(intent, replayOptions, clock.now()),
+        replayOptions,
+      ),
     close: () => store.close(),
+  };
+}
+
+/**
+ * What a retried intent gets: its own budget again on top of the attempts made (the attempt
+ * numbers go on), or `maxAttempts` more; the new deadline or none; due at once. Its `sawUnknown`
+ * stays: an intent that once lost an answer never ends `gave_up`, only `unknown` or delivered.
+ */
+function reopening(
+  intent: IntentRecord,
+  options: { maxAttempts?: number | undefined; deadlineAt?: number | null | undefined },
+  nowMs: number,
+): Reopening {
+  return {
+    maxAttempts: intent.attemptCount + (options.maxAttempts ?? intent.policy.maxAttempts),
+    deadlineAt: options.deadlineAt ?? null,
+    nextAttemptAt: nowMs,
   };
 }

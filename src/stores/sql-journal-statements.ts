@@ -21,6 +21,13 @@ export const SETTLE_COLUMNS: readonly JsonColumn[] = [
   { name: 'final_detail', type: 'text' },
   { name: 'finished_at', type: 'bigint' },
 ];
+export const REOPEN_COLUMNS: readonly JsonColumn[] = [
+  { name: 'key', type: 'text' },
+  { name: 'attempt_count', type: 'bigint' },
+  { name: 'policy', type: 'text' },
+  { name: 'deadline_at', type: 'bigint' },
+  { name: 'next_at', type: 'bigint' },
+];
 export const END_COLUMNS: readonly JsonColumn[] = [
   { name: 'key', type: 'text' },
   { name: 'attempt', type: 'bigint' },
@@ -40,8 +47,6 @@ export function journalStatements<Tx>(backend: JournalSqlBackend<Tx>) {
     insert: insertSql,
     get: `SELECT * FROM ${intents} WHERE key = $1`,
     attempts: `SELECT * FROM ${attempts} WHERE key = $1 ORDER BY attempt`,
-    listAll: `SELECT * FROM ${intents} ORDER BY seq DESC LIMIT $1`,
-    listState: `SELECT * FROM ${intents} WHERE state = $2 ORDER BY seq DESC LIMIT $1`,
     counts: `SELECT state, COUNT(*) AS n FROM ${intents} GROUP BY state`,
     // One statement: pick the due rows (PostgreSQL skips rows another worker is claiming) and
     // lease them, so a claim is one round trip and atomic without an explicit transaction.
@@ -56,6 +61,7 @@ export function journalStatements<Tx>(backend: JournalSqlBackend<Tx>) {
     endRows: `UPDATE ${attempts} AS a SET ended_at = s.ended_at, outcome = s.outcome, status = s.status, detail = s.detail, delay_ms = s.delay_ms FROM ${backend.jsonRows('$1', END_COLUMNS)} WHERE a.key = s.key AND a.attempt = s.attempt`,
     cancel: `UPDATE ${intents} SET state = 'cancelled', stop_reason = $2, final_detail = $3, finished_at = $4, open_attempt = 0, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL WHERE key = $1 AND state = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $4)`,
     reopen: `UPDATE ${intents} SET state = 'pending', policy = $2, deadline_at = $3, next_attempt_at = $4, previous_delay_ms = 0, stop_reason = NULL, final_status = NULL, final_body = NULL, final_detail = NULL, finished_at = NULL WHERE key = $1 AND state NOT IN ('pending', 'delivered')`,
+    reopenMany: `UPDATE ${intents} AS i SET state = 'pending', policy = s.policy, deadline_at = s.deadline_at, next_attempt_at = s.next_at, previous_delay_ms = 0, stop_reason = NULL, final_status = NULL, final_body = NULL, final_detail = NULL, finished_at = NULL FROM ${backend.jsonRows('$1', REOPEN_COLUMNS)} WHERE i.key = s.key AND i.attempt_count = s.attempt_count AND i.state NOT IN ('pending', 'delivered') RETURNING ${backend.returningKey}`,
     nextDue: `SELECT MIN(CASE WHEN lease_expires_at IS NOT NULL AND lease_expires_at > next_attempt_at THEN lease_expires_at ELSE next_attempt_at END) AS at FROM ${intents} WHERE state = 'pending'`,
   };
 }

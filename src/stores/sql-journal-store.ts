@@ -1,6 +1,7 @@
 import { emptyCounts, type IntentState } from '../journal/intent.js';
 import type { JournalStore } from '../journal/journal-store.js';
 import type { SqlHandle } from '../ledger/sql-handle.js';
+import { listStatement } from './sql-journal-list.js';
 import { journalStatements } from './sql-journal-statements.js';
 import { intentValues, rowToAttempt, rowToIntent, toBuffer } from './journal-row.js';
 
@@ -95,12 +96,8 @@ export function createSqlJournalStore<Tx>(
     },
     attempts: async (key) => (await query(sql.attempts, [key])).rows.map(rowToAttempt),
     async list(filter = {}) {
-      const limit = filter.limit ?? 100;
-      const result =
-        filter.state === undefined
-          ? await query(sql.listAll, [limit])
-          : await query(sql.listState, [limit, filter.state]);
-      return result.rows.map(rowToIntent);
+      const { text, params } = listStatement(backend.intents, filter);
+      return (await query(text, params)).rows.map(rowToIntent);
     },
     async counts() {
       const counts = emptyCounts();
@@ -143,6 +140,19 @@ export function createSqlJournalStore<Tx>(
         (await query(sql.reopen, [key, policy, reopening.deadlineAt, reopening.nextAttemptAt]))
           .changes === 1
       );
+    },
+    async reopenMany(reopenings) {
+      if (reopenings.length === 0) return [];
+      const rows = reopenings.map((r) => ({
+        key: r.key,
+        attempt_count: r.attemptCount,
+        policy: JSON.stringify(r.policy),
+        deadline_at: r.deadlineAt,
+        next_at: r.nextAttemptAt,
+      }));
+      const { rows: done } = await query(sql.reopenMany, [JSON.stringify(rows)]);
+      const reopened = new Set(done.map((row) => String(row['key'])));
+      return reopenings.map((r) => reopened.has(r.key));
     },
     async nextDueAt() {
       const at = (await query(sql.nextDue)).rows[0]?.['at'];

@@ -1,11 +1,5 @@
 import type { Command } from 'commander';
-import {
-  InvalidOptionError,
-  INTENT_STATES,
-  type IntentState,
-  type Journal,
-  systemClock,
-} from '../../../src/index.js';
+import { InvalidOptionError, type Journal, systemClock } from '../../../src/index.js';
 import { formatIntentLine, formatIntentReport } from './format-intent.js';
 import { EXIT } from '../exit.js';
 import {
@@ -23,7 +17,10 @@ import {
 } from './journal-options.js';
 import { registerKeygen } from './outbox-keygen.js';
 import { signingKeysFromEnv } from './webhook-key-flags.js';
+import { registerOutboxList } from './outbox-list.js';
+import { registerOutboxReplay } from './outbox-replay.js';
 import { formatCounts, runOutbox } from './outbox-run.js';
+import { registerOutboxUi } from './outbox-ui.js';
 import { processIo, type CliIo } from '../cli-io.js';
 
 /** Opens the journal, runs `fn`, closes it; SIGINT/SIGTERM abort `signal` (the current batch finishes). */
@@ -79,12 +76,14 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
       `\nThe journal is a SQLite file (--journal, default oncely-data/journal.db) or PostgreSQL (--db postgres://…).`,
     );
   registerAdd(outbox, io);
-  registerList(outbox, io);
+  registerOutboxList(outbox, io, withJournal);
   registerShow(outbox, io);
   registerRun(outbox, io);
   registerRetry(outbox, io);
   registerCancel(outbox, io);
   registerKeygen(outbox, io);
+  registerOutboxReplay(outbox, io, withJournal);
+  registerOutboxUi(outbox, io);
 }
 
 /** `oncely outbox add`. */
@@ -126,41 +125,6 @@ function registerAdd(outbox: Command, io: CliIo): void {
         ...parsePolicyFlags(flags, systemClock.now()),
       });
       out(`${created ? 'recorded' : 'already recorded'}: ${formatIntentLine(intent)}\n`);
-    }),
-  );
-}
-
-/** `oncely outbox list`. */
-function registerList(outbox: Command, io: CliIo): void {
-  const { out } = io;
-  journalOptions(
-    outbox
-      .command('list')
-      .description('list intents, newest first, with their state and attempts')
-      .option('--state <state>', `only this state: ${INTENT_STATES.join(', ')}`)
-      .option('--limit <n>', 'at most this many (default: 100)')
-      .option('--json', 'print JSON'),
-  ).action((flags: JournalFlags & { state?: string; limit?: string; json?: boolean }) =>
-    withJournal(flags, async (journal) => {
-      if (flags.state !== undefined && !(INTENT_STATES as readonly string[]).includes(flags.state))
-        throw new InvalidOptionError('--state', flags.state, `one of ${INTENT_STATES.join(', ')}`);
-      const intents = await journal.list({
-        state: flags.state as IntentState | undefined,
-        limit: flags.limit === undefined ? 100 : parsePositiveInt('--limit', flags.limit),
-      });
-      if (flags.json)
-        return out(
-          `${JSON.stringify(
-            intents.map(({ body: _b, outcome, ...rest }) => ({
-              ...rest,
-              outcome: outcome && { ...outcome, body: undefined },
-            })),
-            null,
-            2,
-          )}\n`,
-        );
-      out(intents.map((i) => `${formatIntentLine(i)}\n`).join(''));
-      out(`${formatCounts(await journal.counts())}\n`);
     }),
   );
 }

@@ -1,6 +1,7 @@
 import type { AttemptEntry, ClaimedIntent, IntentRecord } from '../../journal/intent.js';
 import { emptyCounts } from '../../journal/intent.js';
-import type { JournalStore } from '../../journal/journal-store.js';
+import { matchesFilter } from '../../journal/intent-filter.js';
+import type { BatchReopening, IntentFilter, JournalStore } from '../../journal/journal-store.js';
 import { StoreClosedError } from '../store-errors.js';
 
 interface Row {
@@ -42,14 +43,7 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
     recordWithin: (_tx, intent) => store.record(intent),
     get: async (key) => (open(), rows.get(key)?.intent),
     attempts: async (key) => (open(), [...(attempts.get(key) ?? [])]),
-    async list(filter = {}) {
-      open();
-      return [...rows.values()]
-        .filter((row) => filter.state === undefined || row.intent.state === filter.state)
-        .sort((a, b) => b.seq - a.seq)
-        .slice(0, filter.limit ?? 100)
-        .map((row) => row.intent);
-    },
+    list: async (filter = {}) => (open(), listRows(rows, filter)),
     async counts() {
       open();
       const counts = emptyCounts();
@@ -106,6 +100,9 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
       row.intent = reopened(row.intent, reopening);
       return true;
     },
+    reopenMany: async (reopenings) => (
+      open(), reopenings.map((r) => reopenRow(rows.get(r.key), r))
+    ),
     nextDueAt: async () => (open(), earliestDue(rows)),
     close: async () => void (closed = true),
   };
@@ -224,4 +221,28 @@ function reopened(
     nextAttemptAt: reopening.nextAttemptAt,
     previousDelayMs: 0,
   };
+}
+
+/** A listing: the rows the filter passes, newest first, after the `after` key's row, at most `limit`. */
+function listRows(rows: Map<string, Row>, filter: IntentFilter): IntentRecord[] {
+  // Paging by key: a key not in the journal has nothing after it (as on SQL).
+  const after = filter.after === undefined ? Infinity : (rows.get(filter.after)?.seq ?? 0);
+  return [...rows.values()]
+    .filter((row) => row.seq < after && matchesFilter(row.intent, filter))
+    .sort((a, b) => b.seq - a.seq)
+    .slice(0, filter.limit ?? 100)
+    .map((row) => row.intent);
+}
+
+/** One intent of a batch reopening: only while finished (not delivered) at the attempts it was read with. */
+function reopenRow(row: Row | undefined, r: BatchReopening): boolean {
+  const state = row?.intent.state;
+  if (!row || state === 'pending' || state === 'delivered') return false;
+  if (row.intent.attemptCount !== r.attemptCount) return false;
+  const { policy, deadlineAt, nextAttemptAt } = r;
+  row.intent = {
+    ...reopened(row.intent, { maxAttempts: policy.maxAttempts, deadlineAt, nextAttemptAt }),
+    policy,
+  };
+  return true;
 }
