@@ -46,6 +46,14 @@ export interface JournalSqlBackend<Tx> {
    * one statement (one round trip, one commit); SQLite runs the two statements in a transaction.
    */
   readonly writableCte: boolean;
+  /**
+   * Taken before an intent with an ordering key is recorded or reopened ($1: that key): on
+   * PostgreSQL a transaction lock, so one key's intents commit in `seq` order; absent on SQLite,
+   * whose single writer already does (journal-ordering.ts).
+   */
+  readonly orderingLock?: string;
+  /** A `seq` above every other: where a reopened intent with an ordering key goes. */
+  readonly nextSeq: string;
   /** RETURNING the updated row's key in an UPDATE … FROM (SQLite allows only the target's own, unqualified columns). */
   readonly returningKey: string;
   /** Bytes from a hex text column of such a relation. */
@@ -74,6 +82,8 @@ export function createSqlJournalStore<Tx>(
       throw error;
     }));
   const sql = journalStatements(backend);
+  const lockFor = (orderingKey: string | null): string | undefined =>
+    orderingKey === null ? undefined : backend.orderingLock;
   const query: JournalQuery = async (text, params) => {
     await ready();
     return backend.query(text, params);
@@ -82,12 +92,27 @@ export function createSqlJournalStore<Tx>(
   return {
     name: backend.name,
     ready,
-    record: async (intent) => (await query(sql.insert, intentValues(intent))).changes === 1,
+    async record(intent) {
+      const lock = lockFor(intent.orderingKey);
+      if (lock === undefined) return (await query(sql.insert, intentValues(intent))).changes === 1;
+      await ready();
+      return backend.transaction(
+        async (q) =>
+          (await q(lock, [intent.orderingKey]), await q(sql.insert, intentValues(intent)))
+            .changes === 1,
+      );
+    },
     recordWithin: async (tx, intent) => {
       await ready();
+      const lock = lockFor(intent.orderingKey);
       // The ledger's dialect-neutral handle (context.sql): the intent commits with the receipt.
-      if (isSqlHandle(tx)) return (await tx.run(sql.insert, intentValues(intent))).rowCount === 1;
-      return (await backend.within(tx as Tx)(sql.insert, intentValues(intent))).changes === 1;
+      if (isSqlHandle(tx)) {
+        if (lock !== undefined) await tx.get(lock, [intent.orderingKey]);
+        return (await tx.run(sql.insert, intentValues(intent))).rowCount === 1;
+      }
+      const within = backend.within(tx as Tx);
+      if (lock !== undefined) await within(lock, [intent.orderingKey]);
+      return (await within(sql.insert, intentValues(intent))).changes === 1;
     },
     async get(key) {
       const row = (await query(sql.get, [key])).rows[0];
@@ -139,9 +164,12 @@ export function createSqlJournalStore<Tx>(
       const current = await this.get(key);
       if (!current) return false;
       const policy = JSON.stringify({ ...current.policy, maxAttempts: reopening.maxAttempts });
-      return (
-        (await query(sql.reopen, [key, policy, reopening.deadlineAt, reopening.nextAttemptAt]))
-          .changes === 1
+      const params = [key, policy, reopening.deadlineAt, reopening.nextAttemptAt];
+      const lock = lockFor(current.orderingKey);
+      if (lock === undefined) return (await query(sql.reopen, params)).changes === 1;
+      return backend.transaction(
+        async (q) =>
+          (await q(lock, [current.orderingKey]), await q(sql.reopen, params)).changes === 1,
       );
     },
     async nextDueAt() {

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createJournal, createOutboxWorker, type JournalStore } from '../../src/journal/index.js';
 import { VirtualClock, seededRandom } from '../../src/time/index.js';
+import { runOrderingConformance } from './journal-ordering-conformance.js';
 
 /** A backend under test: its store, and a way to run the app's own transaction around recordWithin. */
 export interface JournalFixture<Tx> {
@@ -53,6 +54,7 @@ export function runJournalConformance<Tx>(
       }
     };
 
+  runOrderingConformance(name, open, options);
   describe(`journal conformance: ${name}`, options, () => {
     it(
       'records an intent whole before anything is sent, secrets left out; the same key again is a no-op',
