@@ -82,8 +82,6 @@ export function createSqlJournalStore<Tx>(
       throw error;
     }));
   const sql = journalStatements(backend);
-  const lockFor = (orderingKey: string | null): string | undefined =>
-    orderingKey === null ? undefined : backend.orderingLock;
   const query: JournalQuery = async (text, params) => {
     await ready();
     return backend.query(text, params);
@@ -92,26 +90,15 @@ export function createSqlJournalStore<Tx>(
   return {
     name: backend.name,
     ready,
-    async record(intent) {
-      const lock = lockFor(intent.orderingKey);
-      if (lock === undefined) return (await query(sql.insert, intentValues(intent))).changes === 1;
-      await ready();
-      return backend.transaction(
-        async (q) =>
-          (await q(lock, [intent.orderingKey]), await q(sql.insert, intentValues(intent)))
-            .changes === 1,
-      );
-    },
+    record: async (intent) =>
+      (await orderedWrite(backend, ready, intent.orderingKey, sql.insert, intentValues(intent))) ===
+      1,
     recordWithin: async (tx, intent) => {
       await ready();
-      const lock = lockFor(intent.orderingKey);
       // The ledger's dialect-neutral handle (context.sql): the intent commits with the receipt.
-      if (isSqlHandle(tx)) {
-        if (lock !== undefined) await tx.get(lock, [intent.orderingKey]);
-        return (await tx.run(sql.insert, intentValues(intent))).rowCount === 1;
-      }
-      const within = backend.within(tx as Tx);
-      if (lock !== undefined) await within(lock, [intent.orderingKey]);
+      const within = isSqlHandle(tx) ? handleQuery(tx) : backend.within(tx as Tx);
+      if (intent.orderingKey !== null && backend.orderingLock !== undefined)
+        await within(backend.orderingLock, [intent.orderingKey]);
       return (await within(sql.insert, intentValues(intent))).changes === 1;
     },
     async get(key) {
@@ -165,12 +152,7 @@ export function createSqlJournalStore<Tx>(
       if (!current) return false;
       const policy = JSON.stringify({ ...current.policy, maxAttempts: reopening.maxAttempts });
       const params = [key, policy, reopening.deadlineAt, reopening.nextAttemptAt];
-      const lock = lockFor(current.orderingKey);
-      if (lock === undefined) return (await query(sql.reopen, params)).changes === 1;
-      return backend.transaction(
-        async (q) =>
-          (await q(lock, [current.orderingKey]), await q(sql.reopen, params)).changes === 1,
-      );
+      return (await orderedWrite(backend, ready, current.orderingKey, sql.reopen, params)) === 1;
     },
     async nextDueAt() {
       const at = (await query(sql.nextDue)).rows[0]?.['at'];
@@ -192,6 +174,34 @@ function isSqlHandle(tx: unknown): tx is SqlHandle {
 }
 
 type Statements = ReturnType<typeof journalStatements>;
+
+/** The ledger's handle as a JournalQuery (a SELECT answers rows, a write its count). */
+function handleQuery(tx: SqlHandle): JournalQuery {
+  return async (text, params) =>
+    /^\s*SELECT/i.test(text)
+      ? { rows: await tx.all(text, params), changes: 0 }
+      : { rows: [], changes: (await tx.run(text, params)).rowCount };
+}
+
+/**
+ * Runs a write of an intent and answers its row count: alone, or for an intent with an ordering
+ * key on a backend with an ordering lock, after that lock in one transaction (journal-ordering.ts).
+ */
+async function orderedWrite<Tx>(
+  backend: JournalSqlBackend<Tx>,
+  ready: () => Promise<void>,
+  orderingKey: string | null,
+  statement: string,
+  params: readonly unknown[],
+): Promise<number> {
+  await ready();
+  const lock = orderingKey === null ? undefined : backend.orderingLock;
+  if (lock === undefined) return (await backend.query(statement, params)).changes;
+  return backend.transaction(async (q) => {
+    await q(lock, [orderingKey]);
+    return (await q(statement, params)).changes;
+  });
+}
 
 /** Starts the attempts whose lease is still theirs: true for each that started. */
 async function startIn<Tx>(
