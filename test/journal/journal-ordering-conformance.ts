@@ -28,6 +28,34 @@ function settlement(claim: ClaimedIntent, next: 'delivered' | 'refused' | number
   return { key, token: claim.token, next: { state: next, sawUnknown: false, final } };
 }
 
+/**
+ * The store, watched: `overlaps` counts claims of an intent while another intent of its ordering
+ * key was held. A hold ends when its settlement is sent (before it commits: never a false alarm).
+ */
+function watched<Tx>(store: JournalStore<Tx>): { store: JournalStore<Tx>; overlaps: () => number } {
+  const held = new Map<string, string>();
+  let overlaps = 0;
+  const watching: JournalStore<Tx> = Object.create(store) as JournalStore<Tx>;
+  Object.assign(watching, {
+    async claim(...args: Parameters<JournalStore<Tx>['claim']>) {
+      const claims = await store.claim(...args);
+      for (const { intent } of claims) {
+        if (intent.orderingKey === null) continue;
+        const other = held.get(intent.orderingKey);
+        if (other !== undefined && other !== intent.key) overlaps += 1;
+        held.set(intent.orderingKey, intent.key);
+      }
+      return claims;
+    },
+    settle(settlements: readonly Settlement[]) {
+      for (const { key } of settlements)
+        for (const [orderingKey, holder] of held) if (holder === key) held.delete(orderingKey);
+      return store.settle(settlements);
+    },
+  });
+  return { store: watching, overlaps: () => overlaps };
+}
+
 const keysOf = (claims: readonly ClaimedIntent[]): string[] =>
   claims.map((c) => c.intent.key).sort();
 
@@ -149,11 +177,12 @@ export function runOrderingConformance<Tx>(
               maxDelayMs: 40,
             });
         const receiver = createFifoReceiver({ random: seededRandom(7), perKey });
+        const watch = watched(store);
         const fetch = fifoFetch(receiver);
         const counts = await Promise.all(
           [1, 2, 3].map((w) =>
             createOutboxWorker({
-              store,
+              store: watch.store,
               clock,
               fetch,
               owner: `w${w}`,
@@ -166,6 +195,7 @@ export function runOrderingConformance<Tx>(
         assert.equal(report.violations, 0, 'no intent arrived before its predecessor was done');
         assert.deepEqual([report.keys, report.intents, report.inOrder], [keys, 300, keys]);
         assert.equal(counts[0]!.delivered, 300);
+        assert.equal(watch.overlaps(), 0, 'never two intents of one key held at once');
         assert.ok(report.arrivals > 300, `failures were retried: ${report.arrivals} arrivals`);
       }),
     );
