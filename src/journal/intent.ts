@@ -48,6 +48,11 @@ export interface NewIntent {
   /** Who recorded it: a program, a user, a service. */
   readonly createdBy: string;
   readonly createdAt: number;
+  /**
+   * Intents of one ordering key go out one at a time, in record order: none is claimed while an
+   * earlier one of its key is pending (docs/outbox.md, "Ordering"). Null: no order, no waiting.
+   */
+  readonly orderingKey: string | null;
 }
 
 /** An intent as the journal holds it. */

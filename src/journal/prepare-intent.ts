@@ -32,6 +32,11 @@ export interface IntentInput {
   readonly deadlineAt?: number | null;
   /** @default 'oncely' */
   readonly createdBy?: string;
+  /**
+   * Delivered after every intent recorded before it with the same ordering key has finished
+   * (delivered or dead), one at a time. @default none: no order
+   */
+  readonly orderingKey?: string | null;
 }
 
 /** Headers the worker writes itself on every attempt: a caller's copy would be stale or wrong. */
@@ -108,6 +113,12 @@ export function prepareIntent(input: IntentInput, nowMs: number): NewIntent {
   const createdBy = input.createdBy ?? 'oncely';
   if (typeof createdBy !== 'string' || createdBy === '')
     throw new InvalidOptionError('createdBy', createdBy, 'a non-empty string');
+  const orderingKey = input.orderingKey ?? null;
+  if (
+    orderingKey !== null &&
+    (typeof orderingKey !== 'string' || orderingKey === '' || orderingKey.length > 255)
+  )
+    throw new InvalidOptionError('orderingKey', orderingKey, 'a string of 1 to 255 characters');
   return {
     key,
     target: target.href,
@@ -119,6 +130,7 @@ export function prepareIntent(input: IntentInput, nowMs: number): NewIntent {
     deadlineAt,
     createdBy,
     createdAt: nowMs,
+    orderingKey,
   };
 }
 
@@ -127,6 +139,7 @@ export function sameIntent(a: NewIntent, b: NewIntent): boolean {
   return (
     a.target === b.target &&
     a.method === b.method &&
+    a.orderingKey === b.orderingKey &&
     Buffer.compare(Buffer.from(a.body), Buffer.from(b.body)) === 0 &&
     JSON.stringify(sortedEntries(a.headers)) === JSON.stringify(sortedEntries(b.headers))
   );

@@ -8,6 +8,7 @@ import type {
 } from '../journal/intent.js';
 import type { Outcome } from '../contract/status-class.js';
 import type { StopReason } from '../policy/decide.js';
+import { orderingDdl } from './journal-ordering.js';
 
 /**
  * The journal's two tables, shared by the SQL stores. Instants are integer ms on the worker's
@@ -31,16 +32,20 @@ export const INTENT_INSERT_COLUMNS = [
   'previous_delay_ms',
   'saw_unknown',
   'open_attempt',
+  'ordering_key',
 ] as const;
 
 export interface JournalColumnTypes {
   readonly bigint: string;
   readonly bytes: string;
   readonly serial: string;
+  /** How ready() adds a column to a table made by an earlier oncely: 'ADD COLUMN IF NOT EXISTS'
+   * (PostgreSQL), or 'ADD COLUMN' (SQLite, whose setup passes over "duplicate column name"). */
+  readonly addColumn: string;
 }
 
 export function journalDdl(intents: string, attempts: string, types: JournalColumnTypes): string {
-  const { bigint, bytes, serial } = types;
+  const { bigint, bytes, serial, addColumn } = types;
   return `CREATE TABLE IF NOT EXISTS ${intents} (
     seq ${serial},
     key TEXT NOT NULL UNIQUE,
@@ -80,7 +85,8 @@ export function journalDdl(intents: string, attempts: string, types: JournalColu
     detail TEXT,
     delay_ms ${bigint},
     PRIMARY KEY (key, attempt)
-  );`;
+  );
+  ${orderingDdl(intents, indexName(intents, 'ordered'), addColumn)};`;
 }
 
 /** An index name derived from a possibly schema-qualified, quoted table name. */
@@ -107,6 +113,7 @@ export function intentValues(intent: NewIntent): unknown[] {
     0,
     0,
     0,
+    intent.orderingKey,
   ];
 }
 
@@ -148,6 +155,7 @@ export function rowToIntent(row: Record<string, unknown>): IntentRecord {
     nextAttemptAt: Number(row['next_attempt_at']),
     previousDelayMs: Number(row['previous_delay_ms']),
     sawUnknown: Number(row['saw_unknown']) === 1,
+    orderingKey: nullableString(row['ordering_key']),
     outcome,
   };
 }

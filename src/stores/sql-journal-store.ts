@@ -47,6 +47,14 @@ export interface JournalSqlBackend<Tx> {
    * one statement (one round trip, one commit); SQLite runs the two statements in a transaction.
    */
   readonly writableCte: boolean;
+  /**
+   * Taken before an intent with an ordering key is recorded or reopened ($1: that key): on
+   * PostgreSQL a transaction lock, so one key's intents commit in `seq` order; absent on SQLite,
+   * whose single writer already does (journal-ordering.ts).
+   */
+  readonly orderingLock?: string;
+  /** A `seq` above every other: where a reopened intent with an ordering key goes. */
+  readonly nextSeq: string;
   /** RETURNING the updated row's key in an UPDATE … FROM (SQLite allows only the target's own, unqualified columns). */
   readonly returningKey: string;
   /** Bytes from a hex text column of such a relation. */
@@ -83,12 +91,16 @@ export function createSqlJournalStore<Tx>(
   return {
     name: backend.name,
     ready,
-    record: async (intent) => (await query(sql.insert, intentValues(intent))).changes === 1,
+    record: async (intent) =>
+      (await orderedWrite(backend, ready, intent.orderingKey, sql.insert, intentValues(intent))) ===
+      1,
     recordWithin: async (tx, intent) => {
       await ready();
       // The ledger's dialect-neutral handle (context.sql): the intent commits with the receipt.
-      if (isSqlHandle(tx)) return (await tx.run(sql.insert, intentValues(intent))).rowCount === 1;
-      return (await backend.within(tx as Tx)(sql.insert, intentValues(intent))).changes === 1;
+      const within = isSqlHandle(tx) ? handleQuery(tx) : backend.within(tx as Tx);
+      if (intent.orderingKey !== null && backend.orderingLock !== undefined)
+        await within(backend.orderingLock, [intent.orderingKey]);
+      return (await within(sql.insert, intentValues(intent))).changes === 1;
     },
     async get(key) {
       const row = (await query(sql.get, [key])).rows[0];
@@ -136,10 +148,8 @@ export function createSqlJournalStore<Tx>(
       const current = await this.get(key);
       if (!current) return false;
       const policy = JSON.stringify({ ...current.policy, maxAttempts: reopening.maxAttempts });
-      return (
-        (await query(sql.reopen, [key, policy, reopening.deadlineAt, reopening.nextAttemptAt]))
-          .changes === 1
-      );
+      const params = [key, policy, reopening.deadlineAt, reopening.nextAttemptAt];
+      return (await orderedWrite(backend, ready, current.orderingKey, sql.reopen, params)) === 1;
     },
     async reopenMany(reopenings) {
       if (reopenings.length === 0) return [];
@@ -152,6 +162,16 @@ export function createSqlJournalStore<Tx>(
       }));
       const { rows: done } = await query(sql.reopenMany, [JSON.stringify(rows)]);
       const reopened = new Set(done.map((row) => String(row['key'])));
+      // The batch takes unordered intents only: an ordered one goes to the back of its key's
+      // queue with a new seq, one at a time under its key's lock (orderedWrite).
+      for (const r of reopenings) {
+        if (reopened.has(r.key)) continue;
+        const current = await this.get(r.key);
+        if (current?.orderingKey == null || current.attemptCount !== r.attemptCount) continue;
+        const params = [r.key, JSON.stringify(r.policy), r.deadlineAt, r.nextAttemptAt];
+        if ((await orderedWrite(backend, ready, current.orderingKey, sql.reopen, params)) === 1)
+          reopened.add(r.key);
+      }
       return reopenings.map((r) => reopened.has(r.key));
     },
     async nextDueAt() {
@@ -174,6 +194,34 @@ function isSqlHandle(tx: unknown): tx is SqlHandle {
 }
 
 type Statements = ReturnType<typeof journalStatements>;
+
+/** The ledger's handle as a JournalQuery (a SELECT answers rows, a write its count). */
+function handleQuery(tx: SqlHandle): JournalQuery {
+  return async (text, params) =>
+    /^\s*SELECT/i.test(text)
+      ? { rows: await tx.all(text, params), changes: 0 }
+      : { rows: [], changes: (await tx.run(text, params)).rowCount };
+}
+
+/**
+ * Runs a write of an intent and answers its row count: alone, or for an intent with an ordering
+ * key on a backend with an ordering lock, after that lock in one transaction (journal-ordering.ts).
+ */
+async function orderedWrite<Tx>(
+  backend: JournalSqlBackend<Tx>,
+  ready: () => Promise<void>,
+  orderingKey: string | null,
+  statement: string,
+  params: readonly unknown[],
+): Promise<number> {
+  await ready();
+  const lock = orderingKey === null ? undefined : backend.orderingLock;
+  if (lock === undefined) return (await backend.query(statement, params)).changes;
+  return backend.transaction(async (q) => {
+    await q(lock, [orderingKey]);
+    return (await q(statement, params)).changes;
+  });
+}
 
 /** Starts the attempts whose lease is still theirs: true for each that started. */
 async function startIn<Tx>(

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createJournal, createOutboxWorker, type JournalStore } from '../../src/journal/index.js';
 import { VirtualClock, seededRandom } from '../../src/time/index.js';
 import { runDeadLetterConformance } from './dead-letters-conformance.js';
+import { runOrderingConformance } from './journal-ordering-conformance.js';
 
 /** A backend under test: its store, and a way to run the app's own transaction around recordWithin. */
 export interface JournalFixture<Tx> {
@@ -54,6 +55,7 @@ export function runJournalConformance<Tx>(
       }
     };
 
+  runOrderingConformance(name, open, options);
   describe(`journal conformance: ${name}`, options, () => {
     runDeadLetterConformance(
       withFixture as unknown as Parameters<typeof runDeadLetterConformance>[0],

@@ -8,7 +8,8 @@ export function formatIntentLine(intent: IntentRecord): string {
   const why = intent.outcome
     ? `${intent.outcome.stopReason}${intent.outcome.status === null ? '' : ` ${intent.outcome.status}`}`
     : `next ${iso(intent.nextAttemptAt)}`;
-  return `${intent.state.padEnd(9)}  ${attempts.padStart(5)}  ${intent.key}  ${intent.method} ${intent.target}  ${why}`;
+  const order = intent.orderingKey === null ? '' : `  order ${intent.orderingKey}`;
+  return `${intent.state.padEnd(9)}  ${attempts.padStart(5)}  ${intent.key}  ${intent.method} ${intent.target}  ${why}${order}`;
 }
 
 /** One attempt as a line: number, offset from the intent's creation, worker, outcome, status, wait. */
@@ -37,6 +38,9 @@ export function formatIntentReport({ intent, attempts }: IntentReport): string {
     `intent ${intent.key}: ${intent.state}`,
     `  ${intent.method} ${intent.target}`,
     `  created ${iso(intent.createdAt)} by ${intent.createdBy}; deadline ${iso(intent.deadlineAt)}`,
+    ...(intent.orderingKey === null
+      ? []
+      : [`  ordering key ${intent.orderingKey}: after every earlier intent of this key`]),
     `  attempts ${intent.attemptCount} of ${intent.policy.maxAttempts}; timeout ${intent.policy.attemptTimeoutMs} ms; backoff ${intent.policy.baseDelayMs}..${intent.policy.maxDelayMs} ms (${intent.policy.jitter} jitter)`,
     `  headers ${JSON.stringify(intent.headers)}${intent.secretHeaders.length > 0 ? `; re-supplied at send time: ${intent.secretHeaders.join(', ')}` : ''}`,
     `  payload ${intent.body.byteLength} bytes: ${preview(intent.body)}`,

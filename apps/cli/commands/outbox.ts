@@ -53,6 +53,7 @@ interface AddFlags extends JournalFlags {
   attemptTimeout?: string;
   baseDelay?: string;
   createdBy?: string;
+  orderingKey?: string;
 }
 
 interface RunCommandFlags extends JournalFlags {
@@ -110,7 +111,11 @@ function registerAdd(outbox: Command, io: CliIo): void {
       )
       .option('--attempt-timeout <duration>', 'one attempt may take this long (default: 10s)')
       .option('--base-delay <duration>', 'first backoff step (default: 100ms)')
-      .option('--created-by <name>', 'who records it (default: oncely-cli)'),
+      .option('--created-by <name>', 'who records it (default: oncely-cli)')
+      .option(
+        '--ordering-key <key>',
+        'sent only after every earlier intent with this ordering key has finished (FIFO)',
+      ),
   ).action((url: string, flags: AddFlags) =>
     withJournal(flags, async (journal) => {
       const headers = Object.fromEntries((flags.header ?? []).map(parseHeader));
@@ -122,6 +127,7 @@ function registerAdd(outbox: Command, io: CliIo): void {
         secretHeaders: flags.secretHeader ?? [],
         createdBy: flags.createdBy ?? 'oncely-cli',
         ...(flags.key === undefined ? {} : { key: flags.key }),
+        ...(flags.orderingKey === undefined ? {} : { orderingKey: flags.orderingKey }),
         ...parsePolicyFlags(flags, systemClock.now()),
       });
       out(`${created ? 'recorded' : 'already recorded'}: ${formatIntentLine(intent)}\n`);

@@ -98,11 +98,19 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
       const row = rows.get(key);
       if (!row || row.intent.state === 'pending' || row.intent.state === 'delivered') return false;
       row.intent = reopened(row.intent, reopening);
+      // The back of its ordering key's queue, as on SQL (journal-ordering.ts).
+      if (row.intent.orderingKey !== null) row.seq = ++seq;
       return true;
     },
-    reopenMany: async (reopenings) => (
-      open(), reopenings.map((r) => reopenRow(rows.get(r.key), r))
-    ),
+    reopenMany: async (reopenings) => {
+      open();
+      return reopenings.map((r) => {
+        const row = rows.get(r.key);
+        if (!reopenRow(row, r)) return false;
+        if (row!.intent.orderingKey !== null) row!.seq = ++seq; // the back of its key's queue
+        return true;
+      });
+    },
     nextDueAt: async () => (open(), earliestDue(rows)),
     close: async () => void (closed = true),
   };
@@ -184,23 +192,38 @@ function dueRows(
   limit: number,
   onlyKey: string | undefined,
 ): Row[] {
+  const hasTurn = turns(rows);
   return [...rows.values()]
     .filter(
       (row) =>
         (onlyKey === undefined || row.intent.key === onlyKey) &&
         row.intent.state === 'pending' &&
         row.intent.nextAttemptAt <= nowMs &&
-        (row.leaseExpiresAt === null || row.leaseExpiresAt <= nowMs),
+        (row.leaseExpiresAt === null || row.leaseExpiresAt <= nowMs) &&
+        hasTurn(row),
     )
     .sort((a, b) => a.intent.nextAttemptAt - b.intent.nextAttemptAt || a.seq - b.seq)
     .slice(0, limit);
 }
 
+/**
+ * FIFO per ordering key: a row's turn has come when no intent of its ordering key recorded
+ * before it is pending, i.e. it is the pending head of its key (one pass over the rows).
+ */
+function turns(rows: Map<string, Row>): (row: Row) => boolean {
+  const heads = new Map<string, number>();
+  for (const { intent, seq } of rows.values())
+    if (intent.orderingKey !== null && intent.state === 'pending')
+      heads.set(intent.orderingKey, Math.min(seq, heads.get(intent.orderingKey) ?? seq));
+  return (row) => row.intent.orderingKey === null || heads.get(row.intent.orderingKey) === row.seq;
+}
+
 /** When the next pending intent is due (or its lease ends), if any is pending. */
 function earliestDue(rows: Map<string, Row>): number | undefined {
   let earliest: number | undefined;
+  const hasTurn = turns(rows);
   for (const row of rows.values()) {
-    if (row.intent.state !== 'pending') continue;
+    if (row.intent.state !== 'pending' || !hasTurn(row)) continue;
     const at = Math.max(row.intent.nextAttemptAt, row.leaseExpiresAt ?? 0);
     if (earliest === undefined || at < earliest) earliest = at;
   }

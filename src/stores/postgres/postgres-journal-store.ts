@@ -72,7 +72,11 @@ export function createPostgresJournalStore(
       bigint: 'BIGINT',
       bytes: 'BYTEA',
       serial: 'BIGSERIAL PRIMARY KEY',
+      addColumn: 'ADD COLUMN IF NOT EXISTS',
     }),
+    // Our own identifiers only (checkIdentifier): no quote can be in the literal.
+    orderingLock: `SELECT pg_advisory_xact_lock(hashtext('oncely-order:${qualify(tableName)}'), hashtext($1))`,
+    nextSeq: `nextval(pg_get_serial_sequence('${qualify(tableName)}', 'seq'))`,
     lockClause: ' FOR UPDATE SKIP LOCKED',
     jsonRows: (param, columns) =>
       `json_to_recordset(${param}::json) AS s(${columns.map((c) => `${c.name} ${c.type}`).join(', ')})`,

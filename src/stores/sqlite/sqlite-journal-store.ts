@@ -113,14 +113,16 @@ export function createSqliteJournalStore(
       bigint: 'INTEGER',
       bytes: 'BLOB',
       serial: 'INTEGER PRIMARY KEY AUTOINCREMENT',
+      addColumn: 'ADD COLUMN',
     }),
+    nextSeq: `(SELECT MAX(seq) + 1 FROM ${table})`,
     lockClause: '',
     jsonRows: (param, columns) =>
       `(SELECT ${columns.map((c) => `json_extract(value, '$.${c.name}') AS ${c.name}`).join(', ')} FROM json_each(${param})) AS s`,
     writableCte: false,
     returningKey: 'key',
     fromHex: (expression) => `unhex(${expression})`,
-    setup: (ddl) => mutex.run(() => writing((conn) => void conn.exec(ddl))),
+    setup: (ddl) => mutex.run(() => writing((conn) => applyDdl(conn, ddl))),
     query: onConnection,
     transaction: (fn) =>
       mutex.run(() => writing((conn) => fn(async (sql, params) => run(conn, sql, params)))),
@@ -151,4 +153,19 @@ function checkedOptions(options: SqliteJournalStoreOptions) {
   const busyTimeoutMs = checkBusyTimeoutMs(options.busyTimeoutMs, 5000);
   const clock = options.clock ?? systemClock;
   return { database, table, busyTimeoutMs, clock };
+}
+
+/**
+ * The journal's DDL, statement by statement. SQLite has no ADD COLUMN IF NOT EXISTS: a column
+ * that a table made by this oncely has already is "duplicate column name", and passed over.
+ */
+function applyDdl(conn: SqliteDatabase, ddl: string): void {
+  for (const statement of ddl.split(';').filter((s) => s.trim() !== '')) {
+    try {
+      conn.exec(statement);
+    } catch (error) {
+      const added = /^\s*ALTER TABLE \S+ ADD COLUMN /i.test(statement);
+      if (!added || !/duplicate column name/i.test(String(error))) throw error;
+    }
+  }
 }

@@ -167,3 +167,47 @@ test('deliver --journal after a crash: the intent is found under its key and res
     server.close();
   }
 });
+
+test('outbox add --ordering-key: list and show print the key; an empty one is refused', async () => {
+  const ordered = join(dir, 'ordered.db');
+  for (const key of ['acct-7-1', 'acct-7-2']) {
+    const add = await oncely(
+      'outbox',
+      'add',
+      'http://127.0.0.1:9/accounts',
+      '--data',
+      `{"event":"${key}"}`,
+      '--key',
+      key,
+      '--ordering-key',
+      'acct-7',
+      '--journal',
+      ordered,
+    );
+    assert.equal(add.status, 0, add.stderr);
+    assert.match(add.stdout, new RegExp(`^recorded: pending .* ${key} .* order acct-7\\n$`));
+  }
+  const list = await oncely('outbox', 'list', '--journal', ordered);
+  assert.match(list.stdout, /acct-7-2 .* order acct-7\n.*acct-7-1 .* order acct-7\n2 pending/);
+  const json = await oncely('outbox', 'list', '--json', '--journal', ordered);
+  assert.deepEqual(
+    (JSON.parse(json.stdout) as { orderingKey: string }[]).map((i) => i.orderingKey),
+    ['acct-7', 'acct-7'],
+  );
+  const show = await oncely('outbox', 'show', 'acct-7-2', '--journal', ordered);
+  assert.match(show.stdout, /ordering key acct-7: after every earlier intent of this key/);
+  const empty = await oncely(
+    'outbox',
+    'add',
+    'http://127.0.0.1:9/accounts',
+    '--data',
+    '{}',
+    '--ordering-key',
+    '',
+    '--journal',
+    ordered,
+  );
+  assert.equal(empty.status, 2, empty.stderr);
+  assert.match(empty.stderr, /^oncely: invalid option orderingKey: got ""/);
+  assert.match((await oncely('outbox', 'list', '--journal', ordered)).stdout, /\n2 pending\n$/);
+});
