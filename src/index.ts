@@ -114,6 +114,8 @@ export {
   IntentStateError,
   createOutboxWorker,
   INTENT_STATES,
+  EndpointStateError,
+  ENDPOINT_STATES,
   type Journal,
   type IntentReport,
   type JournalStore,
@@ -125,4 +127,9 @@ export {
   type OutboxWorker,
   type OutboxWorkerOptions,
   type SettledEvent,
+  type Endpoints,
+  type EndpointInput,
+  type EndpointRecord,
+  type EndpointState,
+  type DisabledNotice,
 } from './journal/index.js';

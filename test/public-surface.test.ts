@@ -60,6 +60,8 @@ const EXPORTS: Record<string, readonly string[]> = {
     'IntentStateError',
     'createOutboxWorker',
     'INTENT_STATES',
+    'EndpointStateError',
+    'ENDPOINT_STATES',
   ],
   'oncely/http': [
     'createIdempotencyMiddleware',

@@ -48,6 +48,8 @@ export interface NewIntent {
   /** Who recorded it: a program, a user, a service. */
   readonly createdBy: string;
   readonly createdAt: number;
+  /** The endpoint it goes to (its URL, secrets, state and throttle), or null for `target` alone. */
+  readonly endpoint?: string | null;
 }
 
 /** An intent as the journal holds it. */

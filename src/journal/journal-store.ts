@@ -9,6 +9,7 @@ import type {
   Settlement,
   StateCounts,
 } from './intent.js';
+import type { EndpointStore } from './endpoint.js';
 
 /** Which intents a listing shows, newest first. */
 export interface IntentFilter {
@@ -38,6 +39,9 @@ export interface Reopening {
 export interface JournalStore<Tx = unknown> {
   /** 'memory', 'sqlite', 'postgres'. */
   readonly name: string;
+
+  /** The endpoints intents may name, in the same database; absent on a store without them. */
+  readonly endpoints?: EndpointStore;
 
   /** Creates the tables if missing; `recordWithin` needs them to exist. Idempotent. */
   ready(): Promise<void>;

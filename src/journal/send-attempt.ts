@@ -2,10 +2,10 @@ import { createClient, observeResponse, type Client } from '../client/fetch-clie
 import { defaultClassifyError } from '../client/retry.js';
 import { isRetryError } from '../client/retry-report.js';
 import { HEADER } from '../contract/headers.js';
-import { signWebhook } from '../contract/standard-webhooks.js';
 import type { Clock } from '../time/clock.js';
 import type { IntentRecord } from './intent.js';
 import type { AttemptResult } from './next-step.js';
+import { signWithSecrets } from './sign-with-secrets.js';
 
 /** The longest receipt body kept in the journal; a longer one is cut (the status is what counts). */
 export const MAX_RECEIPT_BYTES = 64 * 1024;
@@ -18,6 +18,8 @@ export interface SendContext {
   readonly secretHeaders: Readonly<Record<string, string>>;
   /** Standard Webhooks signing secret (`whsec_…`); unsigned when absent. */
   readonly signingSecret: string | undefined;
+  /** The intent's endpoint: its current URL and unexpired secrets, in place of the above. */
+  readonly endpoint?: { readonly url: string; readonly secrets: readonly string[] } | undefined;
 }
 
 /**
@@ -37,13 +39,16 @@ export async function sendAttempt(
     ...context.secretHeaders,
     [HEADER.idempotencyKey.toLowerCase()]: intent.key,
   };
-  if (context.signingSecret !== undefined)
-    Object.assign(
-      headers,
-      signWebhook(context.signingSecret, intent.key, context.clock.now(), bodyText),
-    );
+  const secrets =
+    context.endpoint && context.endpoint.secrets.length > 0
+      ? context.endpoint.secrets
+      : context.signingSecret === undefined
+        ? []
+        : [context.signingSecret];
+  if (secrets.length > 0)
+    Object.assign(headers, signWithSecrets(secrets, intent.key, context.clock.now(), bodyText));
   try {
-    const { response } = await client.request(intent.target, {
+    const { response } = await client.request(context.endpoint?.url ?? intent.target, {
       method: intent.method,
       headers,
       ...(intent.method === 'GET' || intent.method === 'HEAD'
@@ -54,11 +59,19 @@ export async function sendAttempt(
       attemptTimeoutMs: intent.policy.attemptTimeoutMs,
       ...(intent.deadlineAt === null ? {} : { deadlineAt: intent.deadlineAt }),
     });
-    return { observation: observeResponse(response), body: await receiptBody(response) };
+    return {
+      observation: observeResponse(response),
+      body: await receiptBody(response),
+      hint: deliveryHint(response),
+    };
   } catch (error) {
     if (isRetryError(error)) {
       if (error.lastValue instanceof Response)
-        return { observation: observeResponse(error.lastValue), body: null };
+        return {
+          observation: observeResponse(error.lastValue),
+          body: null,
+          hint: deliveryHint(error.lastValue),
+        };
       return { observation: defaultClassifyError(error.cause), body: null };
     }
     return { observation: defaultClassifyError(error), body: null };
@@ -72,4 +85,9 @@ export function clientFor(context: Pick<SendContext, 'fetch' | 'clock' | 'timer'
 async function receiptBody(response: Response): Promise<Uint8Array> {
   const bytes = new Uint8Array(await response.arrayBuffer());
   return bytes.byteLength > MAX_RECEIPT_BYTES ? bytes.slice(0, MAX_RECEIPT_BYTES) : bytes;
+}
+
+/** The receiver's `webhook-delivery` header (`disable`, `abort-message`), lower case. */
+function deliveryHint(response: Response): string | null {
+  return response.headers.get('webhook-delivery')?.trim().toLowerCase() ?? null;
 }

@@ -31,6 +31,7 @@ export const INTENT_INSERT_COLUMNS = [
   'previous_delay_ms',
   'saw_unknown',
   'open_attempt',
+  'endpoint',
 ] as const;
 
 export interface JournalColumnTypes {
@@ -107,6 +108,7 @@ export function intentValues(intent: NewIntent): unknown[] {
     0,
     0,
     0,
+    intent.endpoint ?? null,
   ];
 }
 
@@ -149,6 +151,7 @@ export function rowToIntent(row: Record<string, unknown>): IntentRecord {
     previousDelayMs: Number(row['previous_delay_ms']),
     sawUnknown: Number(row['saw_unknown']) === 1,
     outcome,
+    endpoint: nullableString(row['endpoint']),
   };
 }
 

@@ -3,6 +3,7 @@ import type { JournalStore } from '../journal/journal-store.js';
 import type { SqlHandle } from '../ledger/sql-handle.js';
 import { journalStatements } from './sql-journal-statements.js';
 import { intentValues, rowToAttempt, rowToIntent, toBuffer } from './journal-row.js';
+import { createSqlEndpointStore } from './sql-endpoint-store.js';
 
 /** One statement's result: rows for a SELECT or RETURNING, changes for a write. */
 export interface JournalQueryResult {
@@ -31,10 +32,13 @@ export interface JournalSqlBackend<Tx> {
   readonly name: string;
   readonly intents: string;
   readonly attempts: string;
+  readonly endpoints: string;
   /** DDL, run once by ready(). */
   readonly ddl: string;
   /** Appended to the claim's SELECT: ' FOR UPDATE SKIP LOCKED' on PostgreSQL; SQLite's BEGIN IMMEDIATE already excludes. */
   readonly lockClause: string;
+  /** Appended to an endpoint row's SELECT in an update: ' FOR UPDATE' on PostgreSQL, '' on SQLite. */
+  readonly rowLockClause: string;
   /**
    * A relation of the rows of a JSON array parameter, aliased `s`, with these typed columns: how
    * a batch of starts or settlements travels in one statement (PostgreSQL json_to_recordset,
@@ -81,6 +85,7 @@ export function createSqlJournalStore<Tx>(
 
   return {
     name: backend.name,
+    endpoints: createSqlEndpointStore(backend, query, ready),
     ready,
     record: async (intent) => (await query(sql.insert, intentValues(intent))).changes === 1,
     recordWithin: async (tx, intent) => {

@@ -2,6 +2,8 @@ import type { AttemptEntry, ClaimedIntent, IntentRecord } from '../../journal/in
 import { emptyCounts } from '../../journal/intent.js';
 import type { JournalStore } from '../../journal/journal-store.js';
 import { StoreClosedError } from '../store-errors.js';
+import { PARKED_AT } from '../../journal/endpoint.js';
+import { createMemoryEndpointStore } from './memory-endpoint-store.js';
 
 interface Row {
   intent: IntentRecord;
@@ -29,8 +31,24 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
   const holds = (row: Row | undefined, token: string): row is Row =>
     row !== undefined && row.leaseToken === token;
 
+  /** Parked intents of the endpoint due now: `resume` wakes them. */
+  const wake = (id: string, nowMs: number): number => {
+    let woken = 0;
+    for (const row of rows.values())
+      if (
+        row.intent.endpoint === id &&
+        row.intent.state === 'pending' &&
+        row.intent.nextAttemptAt >= PARKED_AT
+      ) {
+        row.intent = { ...row.intent, nextAttemptAt: nowMs };
+        woken += 1;
+      }
+    return woken;
+  };
+
   const store: JournalStore<unknown> = {
     name: 'memory',
+    endpoints: createMemoryEndpointStore(open, wake),
     ready: async () => open(),
     async record(intent) {
       open();
@@ -124,6 +142,7 @@ function newRow(intent: Parameters<JournalStore<unknown>['record']>[0], seq: num
     attemptCount: 0,
     nextAttemptAt: intent.createdAt,
     previousDelayMs: 0,
+    endpoint: intent.endpoint ?? null,
     sawUnknown: false,
     outcome: null,
   };

@@ -3,6 +3,7 @@ import type { JournalStore } from '../../journal/journal-store.js';
 import type { SqlHandle } from '../../ledger/sql-handle.js';
 import { AsyncMutex } from '../async-mutex.js';
 import { journalDdl } from '../journal-row.js';
+import { endpointDdl, INTENT_ENDPOINT_COLUMN } from '../endpoint-row.js';
 import { checkIdentifier } from '../ledger-row.js';
 import { StoreClosedError } from '../store-errors.js';
 import { createSqlJournalStore, type JournalQuery } from '../sql-journal-store.js';
@@ -109,18 +110,26 @@ export function createSqliteJournalStore(
     name: 'sqlite',
     intents: table,
     attempts: `${table}_attempts`,
-    ddl: journalDdl(table, `${table}_attempts`, {
+    endpoints: `${table}_endpoints`,
+    ddl: `${journalDdl(table, `${table}_attempts`, {
       bigint: 'INTEGER',
       bytes: 'BLOB',
       serial: 'INTEGER PRIMARY KEY AUTOINCREMENT',
-    }),
+    })};\n${endpointDdl(`${table}_endpoints`, 'INTEGER')};`,
     lockClause: '',
+    rowLockClause: '',
     jsonRows: (param, columns) =>
       `(SELECT ${columns.map((c) => `json_extract(value, '$.${c.name}') AS ${c.name}`).join(', ')} FROM json_each(${param})) AS s`,
     writableCte: false,
     returningKey: 'key',
     fromHex: (expression) => `unhex(${expression})`,
-    setup: (ddl) => mutex.run(() => writing((conn) => void conn.exec(ddl))),
+    setup: (ddl) =>
+      mutex.run(() =>
+        writing((conn) => {
+          conn.exec(ddl);
+          addColumnIfMissing(conn, table, INTENT_ENDPOINT_COLUMN);
+        }),
+      ),
     query: onConnection,
     transaction: (fn) =>
       mutex.run(() => writing((conn) => fn(async (sql, params) => run(conn, sql, params)))),
@@ -151,4 +160,17 @@ function checkedOptions(options: SqliteJournalStoreOptions) {
   const busyTimeoutMs = checkBusyTimeoutMs(options.busyTimeoutMs, 5000);
   const clock = options.clock ?? systemClock;
   return { database, table, busyTimeoutMs, clock };
+}
+
+/** SQLite has no ADD COLUMN IF NOT EXISTS: an existing journal gains the column once. */
+function addColumnIfMissing(
+  conn: SqliteDatabase,
+  table: string,
+  column: { readonly name: string; readonly type: string },
+): void {
+  const columns = conn.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as {
+    name: string;
+  }[];
+  if (!columns.some((c) => c.name === column.name))
+    conn.exec(`ALTER TABLE ${table} ADD COLUMN ${column.name} ${column.type}`);
 }

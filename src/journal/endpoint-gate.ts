@@ -1,0 +1,72 @@
+import { PARKED_AT, type EndpointHealth, type EndpointRecord } from './endpoint.js';
+
+/** How far ahead a worker reserves throttle slots, and sleeps for them while holding its lease. */
+export const SLOT_HORIZON_MS = 1000;
+/** A half-open probe holds the endpoint this long, in case its worker dies. */
+export const PROBE_LEASE_MS = 60_000;
+/** The rate of an endpoint without a limit while a 429, 502 or 504 slows it. */
+export const SLOW_RATE_PER_SECOND = 10;
+
+/** What the gate lets through: a send instant for each admitted intent, and when the rest may come back. */
+export interface Admission {
+  /** The reserved send instants, in order: one per admitted intent. */
+  readonly sendAt: readonly number[];
+  /** When intents not admitted are due again (PARKED_AT while paused or disabled). */
+  readonly deferUntil: number;
+}
+
+/**
+ * Asks the endpoint for up to `count` sends at `nowMs`: its state, the receiver's requested pause,
+ * the breaker (open: none; half-open: one probe) and the throttle (slots `1000 / rate` apart,
+ * at most SLOT_HORIZON_MS ahead). Pure: the store runs it under the row's lock.
+ */
+export function admit(
+  endpoint: EndpointRecord,
+  nowMs: number,
+  count: number,
+): readonly [EndpointRecord | undefined, Admission] {
+  const h = endpoint.health;
+  if (endpoint.state !== 'active') return [undefined, { sendAt: [], deferUntil: PARKED_AT }];
+  if (h.deferredUntil > nowMs) return [undefined, { sendAt: [], deferUntil: h.deferredUntil }];
+  let health: EndpointHealth = h;
+  let limit = count;
+  if (h.breaker !== 'closed') {
+    const probeFree =
+      h.breaker === 'open'
+        ? nowMs >= (h.openedAt ?? 0) + endpoint.settings.breaker.coolDownMs
+        : (h.probeUntil ?? 0) <= nowMs;
+    if (!probeFree) {
+      const until =
+        h.breaker === 'open'
+          ? (h.openedAt ?? 0) + endpoint.settings.breaker.coolDownMs
+          : Math.min(h.probeUntil ?? nowMs, nowMs + endpoint.settings.breaker.coolDownMs);
+      return [undefined, { sendAt: [], deferUntil: until }];
+    }
+    // Half-open: exactly one probe goes through; its answer closes or reopens the breaker.
+    health = { ...health, breaker: 'half_open', probeUntil: nowMs + PROBE_LEASE_MS };
+    limit = 1;
+  }
+  const spacing = slotSpacingMs(endpoint, nowMs);
+  if (spacing === 0) {
+    const sendAt = Array.from({ length: limit }, () => nowMs);
+    return [health === h ? undefined : { ...endpoint, health }, { sendAt, deferUntil: nowMs }];
+  }
+  const start = Math.max(health.nextSlotAt, nowMs);
+  const sendAt: number[] = [];
+  while (sendAt.length < limit && start + sendAt.length * spacing <= nowMs + SLOT_HORIZON_MS)
+    sendAt.push(start + sendAt.length * spacing);
+  const nextSlotAt = start + sendAt.length * spacing;
+  if (sendAt.length === 0 && health === h) return [undefined, { sendAt, deferUntil: start }];
+  return [
+    { ...endpoint, health: { ...health, nextSlotAt } },
+    { sendAt, deferUntil: nextSlotAt },
+  ];
+}
+
+/** Milliseconds between two sends at the endpoint's rate now (halved while slowed); 0 for none. */
+export function slotSpacingMs(endpoint: EndpointRecord, nowMs: number): number {
+  const rate = endpoint.settings.ratePerSecond;
+  if (endpoint.health.slowUntil > nowMs)
+    return 1000 / (rate === null ? SLOW_RATE_PER_SECOND : rate / 2);
+  return rate === null ? 0 : 1000 / rate;
+}
