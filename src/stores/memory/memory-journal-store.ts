@@ -31,24 +31,9 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
   const holds = (row: Row | undefined, token: string): row is Row =>
     row !== undefined && row.leaseToken === token;
 
-  /** Parked intents of the endpoint due now: `resume` wakes them. */
-  const wake = (id: string, nowMs: number): number => {
-    let woken = 0;
-    for (const row of rows.values())
-      if (
-        row.intent.endpoint === id &&
-        row.intent.state === 'pending' &&
-        row.intent.nextAttemptAt >= PARKED_AT
-      ) {
-        row.intent = { ...row.intent, nextAttemptAt: nowMs };
-        woken += 1;
-      }
-    return woken;
-  };
-
   const store: JournalStore<unknown> = {
     name: 'memory',
-    endpoints: createMemoryEndpointStore(open, wake),
+    endpoints: createMemoryEndpointStore(open, (id, nowMs) => wakeParked(rows, id, nowMs)),
     ready: async () => open(),
     async record(intent) {
       open();
@@ -243,4 +228,19 @@ function reopened(
     nextAttemptAt: reopening.nextAttemptAt,
     previousDelayMs: 0,
   };
+}
+
+/** The endpoint's parked intents due at `nowMs`: `resume` wakes them. */
+function wakeParked(rows: Map<string, Row>, id: string, nowMs: number): number {
+  let woken = 0;
+  for (const row of rows.values())
+    if (
+      row.intent.endpoint === id &&
+      row.intent.state === 'pending' &&
+      row.intent.nextAttemptAt >= PARKED_AT
+    ) {
+      row.intent = { ...row.intent, nextAttemptAt: nowMs };
+      woken += 1;
+    }
+  return woken;
 }
