@@ -24,6 +24,7 @@ import {
 } from './journal-options.js';
 import { formatCounts, runOutbox } from './outbox-run.js';
 import { processIo, type CliIo } from '../cli-io.js';
+import { registerOutboxEndpoint } from './outbox-endpoint.js';
 
 /** Opens the journal, runs `fn`, closes it; SIGINT/SIGTERM abort `signal` (the current batch finishes). */
 async function withJournal(
@@ -83,6 +84,7 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
   registerRun(outbox, io);
   registerRetry(outbox, io);
   registerCancel(outbox, io);
+  registerOutboxEndpoint(outbox, io);
 }
 
 /** `oncely outbox add`. */
@@ -92,7 +94,8 @@ function registerAdd(outbox: Command, io: CliIo): void {
     outbox
       .command('add')
       .description('record an intent durably without sending it (the worker sends it)')
-      .argument('<url>', 'where to send it')
+      .argument('[url]', 'where to send it (none with --endpoint)')
+      .option('--endpoint <name>', 'send to this endpoint: its URL, secrets, state, throttle')
       .requiredOption('-d, --data <body>', 'the payload, kept byte for byte')
       .option('-k, --key <key>', 'the idempotency key (default: a fresh UUID)')
       .option('-X, --method <method>', 'HTTP method', 'POST')
@@ -110,11 +113,12 @@ function registerAdd(outbox: Command, io: CliIo): void {
       .option('--attempt-timeout <duration>', 'one attempt may take this long (default: 10s)')
       .option('--base-delay <duration>', 'first backoff step (default: 100ms)')
       .option('--created-by <name>', 'who records it (default: oncely-cli)'),
-  ).action((url: string, flags: AddFlags) =>
+  ).action((url: string | undefined, flags: AddFlags & { endpoint?: string }) =>
     withJournal(flags, async (journal) => {
       const headers = Object.fromEntries((flags.header ?? []).map(parseHeader));
       const { intent, created } = await journal.record({
-        target: url,
+        ...(url === undefined ? {} : { target: url }),
+        ...(flags.endpoint === undefined ? {} : { endpoint: flags.endpoint }),
         body: flags.data,
         method: flags.method,
         headers,
@@ -234,7 +238,7 @@ function registerRun(outbox: Command, io: CliIo): void {
       out(`outbox: ${formatCounts(counts)}\n`);
       if (counts.pending > 0 && !signal.aborted) {
         err(
-          `oncely: ${counts.pending} intent(s) still pending: a secret header has no --secret, or another worker holds them\n`,
+          `oncely: ${counts.pending} intent(s) still pending: a secret header has no --secret, their endpoint is paused or disabled, or another worker holds them\n`,
         );
         io.exit(EXIT.failure);
       }
