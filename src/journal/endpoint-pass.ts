@@ -1,14 +1,11 @@
-import { admit } from './endpoint-gate.js';
+import { admit, reserveSlots } from './endpoint-gate.js';
 import { observeAnswers, type EndpointAnswer } from './endpoint-signals.js';
 import { liveSecrets, type EndpointRecord, type EndpointStore } from './endpoint.js';
 import type { ClaimedIntent, IntentRecord, Settlement } from './intent.js';
 import type { AttemptResult } from './next-step.js';
 
-/** A claimed intent the gate let through: when to send it and, if it names one, its endpoint. */
-export type Admitted<T> = T & {
-  readonly sendAt: number;
-  readonly endpoint: EndpointRecord | undefined;
-};
+/** A claimed intent the gate let through, with its endpoint if it names one. */
+export type Admitted<T> = T & { readonly endpoint: EndpointRecord | undefined };
 
 /**
  * Asks each endpoint named by the claimed intents for sends (state, Retry-After pause, breaker,
@@ -38,12 +35,34 @@ export async function gateEndpoints<T extends { readonly claim: ClaimedIntent }>
     group.forEach((item, i) => {
       const { intent, token } = item.claim;
       if (gated === undefined) held.push(refuse(intent, token, `no endpoint ${id}`, nowMs));
-      else if (i < gated.admission.sendAt.length)
-        admitted.push({ ...item, sendAt: gated.admission.sendAt[i]!, endpoint: gated.endpoint });
+      else if (i < gated.admission.admitted) admitted.push({ ...item, endpoint: gated.endpoint });
       else held.push(deferred(intent, token, gated.admission.deferUntil));
     });
   }
   return { admitted, held };
+}
+
+/**
+ * The instant each started intent may be sent: throttle slots taken on its endpoint's row (one
+ * locked update per endpoint), now for an intent without one.
+ */
+export async function slotsFor(
+  store: EndpointStore | undefined,
+  items: readonly { readonly endpoint: EndpointRecord | undefined }[],
+  nowMs: number,
+): Promise<number[]> {
+  const sendAt = items.map(() => nowMs);
+  const groups = new Map<string, number[]>();
+  items.forEach(({ endpoint }, i) => {
+    if (endpoint) groups.set(endpoint.id, [...(groups.get(endpoint.id) ?? []), i]);
+  });
+  for (const [id, indexes] of groups) {
+    const slots = await store?.update(id, (current) =>
+      reserveSlots(current, nowMs, indexes.length),
+    );
+    indexes.forEach((index, k) => (sendAt[index] = slots?.[k] ?? nowMs));
+  }
+  return sendAt;
 }
 
 /** The endpoint's URL and the secrets that sign now. */

@@ -5,7 +5,13 @@ import type { JournalStore } from './journal-store.js';
 import { INTERRUPTED, settleAttempt, stopBeforeAttempt } from './next-step.js';
 import type { OutboxWorkerOptions } from './outbox-worker.js';
 import { sendAttempt, type clientFor } from './send-attempt.js';
-import { abortIfAsked, gateEndpoints, observeEndpoints, sendTarget } from './endpoint-pass.js';
+import {
+  abortIfAsked,
+  gateEndpoints,
+  observeEndpoints,
+  sendTarget,
+  slotsFor,
+} from './endpoint-pass.js';
 import { recordDisabledNotices } from './endpoint-notice.js';
 import type { AttemptResult } from './next-step.js';
 
@@ -69,19 +75,22 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
   const { admitted, held } = await gateEndpoints(store.endpoints, toSend, clock.now());
   if (held.length > 0) await writeSettlements(setup, held);
   const started = await store.startAttempts(
-    admitted.map(({ claim, sendAt }) => ({
+    admitted.map(({ claim }) => ({
       key: claim.intent.key,
       token: claim.token,
       attempt: claim.intent.attemptCount + 1,
       worker: owner,
-      startedAt: Math.max(sendAt, clock.now()),
+      startedAt: clock.now(),
     })),
   );
   const sending = admitted.filter((_, i) => started[i] === true);
+  // Throttle slots are taken now, just before sending: a slow start cannot bunch the sends.
+  const slots = await slotsFor(store.endpoints, sending, clock.now());
   const answers: { endpoint: string; result: AttemptResult }[] = [];
   const settlements = await Promise.all(
-    sending.map(async ({ claim, secrets, sendAt, endpoint }) => {
-      // A reserved throttle slot: wait for it, holding the lease (at most SLOT_HORIZON_MS).
+    sending.map(async ({ claim, secrets, endpoint }, i) => {
+      // A reserved throttle slot: wait for it, holding the lease (about SLOT_HORIZON_MS at most).
+      const sendAt = slots[i]!;
       if (sendAt > clock.now()) await clock.sleep(sendAt - clock.now());
       const result = await sendAttempt(
         claim.intent,
