@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { createOutboxWorker, type JournalStore } from '../src/journal/index.js';
+import { createNodeHttpFetch } from '../src/client/node-http-fetch.js';
 import { createPostgresJournalStore, openPostgresPool } from '../src/stores/postgres/index.js';
 import { createSqliteJournalStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
 
@@ -73,9 +74,17 @@ export async function startReceiver(outageMs: number, logFile: string) {
 }
 
 /** Starts `n` worker processes on the journal. */
-export async function startWorkers(n: number, place: Place) {
+export async function startWorkers(n: number, place: Place, sentLog?: string) {
   const children = Array.from({ length: n }, (_, i) =>
-    start(['--role', 'worker', '--place', JSON.stringify(place), '--name', `w${i}`]),
+    start([
+      '--role',
+      'worker',
+      '--place',
+      JSON.stringify(place),
+      '--name',
+      `w${i}`,
+      ...(sentLog === undefined ? [] : ['--log', `${sentLog}.${i}`]),
+    ]),
   );
   await Promise.all(children.map((c) => c.firstLine));
   return {
@@ -107,16 +116,24 @@ async function receiver(outageMs: number, logFile: string): Promise<void> {
   });
 }
 
-async function worker(place: Place, name: string): Promise<void> {
+async function worker(place: Place, name: string, sentLog: string | undefined): Promise<void> {
   const store = openStore(place);
   await store.ready();
   const controller = new AbortController();
   process.once('SIGTERM', () => controller.abort());
   console.log('ready');
-  await createOutboxWorker({ store, owner: name, batchSize: 16, pollMs: 50 }).run(
+  // Each send's instant, as the worker calls fetch: set beside the receiver's arrivals.
+  const sent: number[] = [];
+  const inner = createNodeHttpFetch();
+  const fetch = ((input: Parameters<typeof inner>[0], init?: Parameters<typeof inner>[1]) => {
+    sent.push(performance.timeOrigin + performance.now());
+    return inner(input, init);
+  }) as typeof globalThis.fetch;
+  await createOutboxWorker({ store, owner: name, batchSize: 16, pollMs: 50, fetch }).run(
     controller.signal,
   );
   await store.close();
+  if (sentLog !== undefined) writeFileSync(sentLog, JSON.stringify(sent));
 }
 
 if (process.argv[1] === HERE) {
@@ -130,5 +147,6 @@ if (process.argv[1] === HERE) {
     },
   });
   if (values.role === 'receiver') await receiver(Number(values.outage), values.log!);
-  else if (values.role === 'worker') await worker(JSON.parse(values.place!) as Place, values.name!);
+  else if (values.role === 'worker')
+    await worker(JSON.parse(values.place!) as Place, values.name!, values.log);
 }

@@ -1,4 +1,5 @@
-import { admit, reserveSlots } from './endpoint-gate.js';
+import { admit, reserveSlots, slotSpacingMs } from './endpoint-gate.js';
+import type { Clock } from '../time/clock.js';
 import { observeAnswers, type EndpointAnswer } from './endpoint-signals.js';
 import { liveSecrets, type EndpointRecord, type EndpointStore } from './endpoint.js';
 import type { ClaimedIntent, IntentRecord, Settlement } from './intent.js';
@@ -63,6 +64,29 @@ export async function slotsFor(
     indexes.forEach((index, k) => (sendAt[index] = slots?.[k] ?? nowMs));
   }
   return sendAt;
+}
+
+/**
+ * Sleeps until the reserved slot. A worker woken too late (a busy machine) would send on top of
+ * the next slots' sends: rather than crowd them, it takes a fresh slot, so every send leaves
+ * within half a slot of a slot of its own and no 1 s window holds more than rate + 1.
+ */
+export async function waitForSlot(
+  store: EndpointStore | undefined,
+  endpoint: EndpointRecord | undefined,
+  slot: number,
+  clock: Clock,
+): Promise<void> {
+  let at = slot;
+  for (;;) {
+    if (at > clock.now()) await clock.sleep(at - clock.now());
+    if (!endpoint) return;
+    const toleranceMs = Math.min(10, slotSpacingMs(endpoint, at) / 2);
+    if (clock.now() <= at + toleranceMs) return;
+    const fresh = await store?.update(endpoint.id, (e) => reserveSlots(e, clock.now(), 1));
+    if (fresh === undefined) return;
+    at = fresh[0]!;
+  }
 }
 
 /** The endpoint's URL and the secrets that sign now. */

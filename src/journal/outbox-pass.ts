@@ -11,6 +11,7 @@ import {
   observeEndpoints,
   sendTarget,
   slotsFor,
+  waitForSlot,
 } from './endpoint-pass.js';
 import { recordDisabledNotices } from './endpoint-notice.js';
 import type { AttemptResult } from './next-step.js';
@@ -90,8 +91,7 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
   const settlements = await Promise.all(
     sending.map(async ({ claim, secrets, endpoint }, i) => {
       // A reserved throttle slot: wait for it, holding the lease (about SLOT_HORIZON_MS at most).
-      const sendAt = slots[i]!;
-      if (sendAt > clock.now()) await clock.sleep(sendAt - clock.now());
+      await waitForSlot(store.endpoints, endpoint, slots[i]!, clock);
       const result = await sendAttempt(
         claim.intent,
         {
