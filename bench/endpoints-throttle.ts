@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { createJournal } from '../src/journal/index.js';
 import { readBenchArgs, wholeArgOrExit } from './bench-args.js';
+import { waitDelivered } from './endpoints-throttle-wait.js';
 import {
   openStore,
   startReceiver,
@@ -35,20 +36,6 @@ export function maxWindow(times: readonly number[], widthMs = 1000): number {
     best = Math.max(best, j - i);
   }
   return best;
-}
-
-export async function waitDelivered(place: Place, n: number, timeoutMs: number): Promise<number> {
-  const store = openStore(place);
-  const journal = createJournal({ store });
-  const until = Date.now() + timeoutMs;
-  let delivered = 0;
-  while (Date.now() < until) {
-    delivered = (await journal.counts()).delivered;
-    if (delivered >= n) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  await store.close();
-  return delivered;
 }
 
 async function runOne(place: Place, dir: string, n: number, rate: number, workers: number) {
