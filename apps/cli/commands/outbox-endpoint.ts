@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import {
   InvalidOptionError,
+  type DisabledNotice,
   type EndpointRecord,
   type Journal,
   systemClock,
@@ -43,6 +44,18 @@ export function formatEndpointLine(e: EndpointRecord, nowMs = systemClock.now())
   const deferred = e.health.deferredUntil > nowMs ? ' deferred' : '';
   const reason = e.stateReason === null ? '' : `  (${e.stateReason})`;
   return `${e.id.padEnd(16)} ${e.state.padEnd(8)} breaker ${e.health.breaker.padEnd(9)} ${rate}${slowed}${deferred}  ${e.url}${reason}`;
+}
+
+/** `--notify-disabled URL` or `--notify-disabled endpoint:NAME`. */
+export function parseDisabledNotice(text: string | undefined): DisabledNotice | undefined {
+  if (text === undefined) return undefined;
+  if (text.startsWith('endpoint:')) return { endpoint: text.slice('endpoint:'.length) };
+  try {
+    if (/^https?:$/.test(new URL(text).protocol)) return { target: text };
+  } catch {
+    // reported below
+  }
+  throw new InvalidOptionError('--notify-disabled', text, 'an http(s) URL or endpoint:NAME');
 }
 
 function positiveNumber(option: string, text: string): number {

@@ -24,7 +24,7 @@ import {
 } from './journal-options.js';
 import { formatCounts, runOutbox } from './outbox-run.js';
 import { processIo, type CliIo } from '../cli-io.js';
-import { registerOutboxEndpoint } from './outbox-endpoint.js';
+import { parseDisabledNotice, registerOutboxEndpoint } from './outbox-endpoint.js';
 
 /** Opens the journal, runs `fn`, closes it; SIGINT/SIGTERM abort `signal` (the current batch finishes). */
 async function withJournal(
@@ -66,6 +66,7 @@ interface RunCommandFlags extends JournalFlags {
   secret?: string[];
   signingSecretEnv?: string;
   worker?: string;
+  notifyDisabled?: string;
 }
 
 export function registerOutbox(program: Command, io: CliIo = processIo): void {
@@ -216,6 +217,10 @@ function registerRun(outbox: Command, io: CliIo): void {
       .option(
         '--worker <name>',
         "this worker's name in leases and attempts (default: host:pid:random)",
+      )
+      .option(
+        '--notify-disabled <url|endpoint:NAME>',
+        'where to send a notice when an endpoint is disabled',
       ),
   ).action((flags: RunCommandFlags) =>
     withJournal(flags, async (journal, signal) => {
@@ -232,6 +237,7 @@ function registerRun(outbox: Command, io: CliIo): void {
               ? undefined
               : secretFromEnv('--signing-secret-env', flags.signingSecretEnv, io.env),
           worker: flags.worker,
+          disabledNotice: parseDisabledNotice(flags.notifyDisabled),
         },
         { out, err, progressBar: io.errIsTTY, signal },
       );

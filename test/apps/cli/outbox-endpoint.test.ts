@@ -88,6 +88,15 @@ test('outbox endpoint: bad input is one line, a non-zero exit, and changes nothi
   assert.match(noEndpoint.stderr, /^oncely: no endpoint "nope" in the journal\n$/);
 });
 
+test('outbox run --notify-disabled: a URL or endpoint:NAME, else one line and exit 2', async () => {
+  const bad = await oncely('outbox', 'run', '--notify-disabled', 'ftp://x');
+  assert.equal(bad.status, 2);
+  assert.match(
+    bad.stderr,
+    /^oncely: invalid option --notify-disabled: got "ftp:\/\/x", expected an http\(s\) URL or endpoint:NAME\n$/,
+  );
+});
+
 test('outbox endpoint --help on each command', async () => {
   for (const command of ['add', 'list', 'pause', 'resume', 'disable', 'rotate-secret']) {
     const help = await runOncely(['outbox', 'endpoint', command, '--help']);
