@@ -1,4 +1,6 @@
-import { after } from 'node:test';
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createJournal } from '../../src/journal/index.js';
 import pg from 'pg';
 import { createPostgresJournalStore } from '../../src/stores/postgres/index.js';
 import type { PgQueryable } from '../../src/stores/postgres/pg-pool.js';
@@ -45,4 +47,21 @@ await describePostgres('the journal conformance suite', ({ url, options }) => {
   };
   runJournalConformance<PgQueryable>('postgres', openPostgres, options);
   runEndpointConformance<PgQueryable>('postgres', openPostgres, options);
+
+  describe('PostgreSQL journal store, endpoints', options, () => {
+    it('a journal made before endpoints gains the column and the table on ready()', async () => {
+      const table = 'before_endpoints';
+      const first = createPostgresJournalStore({ pool: pool!, schema, table });
+      await first.ready();
+      await first.close();
+      await pool!.query(`ALTER TABLE "${schema}"."${table}" DROP COLUMN endpoint`);
+      await pool!.query(`DROP TABLE "${schema}"."${table}_endpoints"`);
+      const store = createPostgresJournalStore({ pool: pool!, schema, table });
+      const journal = createJournal({ store });
+      await journal.endpoints.add({ id: 'a', url: 'http://x.test/a' });
+      await journal.record({ key: 'new', endpoint: 'a', body: '{}' });
+      assert.equal((await journal.get('new'))?.endpoint, 'a');
+      await store.close();
+    });
+  });
 });
