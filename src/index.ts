@@ -123,6 +123,8 @@ export {
   createOutboxWorker,
   INTENT_STATES,
   DEAD_STATES,
+  EndpointStateError,
+  ENDPOINT_STATES,
   type Journal,
   type IntentReport,
   type IntentFilter,
@@ -138,4 +140,9 @@ export {
   type OutboxWorker,
   type OutboxWorkerOptions,
   type SettledEvent,
+  type Endpoints,
+  type EndpointInput,
+  type EndpointRecord,
+  type EndpointState,
+  type DisabledNotice,
 } from './journal/index.js';

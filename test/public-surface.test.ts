@@ -66,6 +66,8 @@ const EXPORTS: Record<string, readonly string[]> = {
     'createOutboxWorker',
     'INTENT_STATES',
     'DEAD_STATES',
+    'EndpointStateError',
+    'ENDPOINT_STATES',
   ],
   'oncely/http': [
     'createIdempotencyMiddleware',

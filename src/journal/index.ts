@@ -27,6 +27,20 @@ export {
 } from './journal.js';
 export { prepareIntent, type IntentInput } from './prepare-intent.js';
 export {
+  ENDPOINT_STATES,
+  type EndpointRecord,
+  type EndpointSecret,
+  type EndpointState,
+  type EndpointSettings,
+  type EndpointHealth,
+  type BreakerSettings,
+  type BreakerState,
+  type EndpointStore,
+} from './endpoint.js';
+export type { EndpointInput } from './endpoint-input.js';
+export { EndpointStateError, type Endpoints } from './endpoints.js';
+export type { DisabledNotice } from './endpoint-notice.js';
+export {
   createOutboxWorker,
   DEFAULT_OUTBOX_WORKER_OPTIONS,
   type OutboxWorker,

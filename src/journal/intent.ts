@@ -53,6 +53,8 @@ export interface NewIntent {
    * earlier one of its key is pending (docs/outbox.md, "Ordering"). Null: no order, no waiting.
    */
   readonly orderingKey: string | null;
+  /** The endpoint it goes to (its URL, secrets, state and throttle), or null for `target` alone. */
+  readonly endpoint?: string | null;
 }
 
 /** An intent as the journal holds it. */

@@ -10,6 +10,7 @@ import type {
   Settlement,
   StateCounts,
 } from './intent.js';
+import type { EndpointStore } from './endpoint.js';
 
 /**
  * Which intents a listing shows, newest recorded first. Every field narrows (they combine with
@@ -61,6 +62,9 @@ export interface BatchReopening {
 export interface JournalStore<Tx = unknown> {
   /** 'memory', 'sqlite', 'postgres'. */
   readonly name: string;
+
+  /** The endpoints intents may name, in the same database; absent on a store without them. */
+  readonly endpoints?: EndpointStore;
 
   /** Creates the tables if missing; `recordWithin` needs them to exist. Idempotent. */
   ready(): Promise<void>;

@@ -10,6 +10,7 @@ import {
   type ReplayResult,
 } from './replay.js';
 import { prepareIntent, sameIntent, type IntentInput } from './prepare-intent.js';
+import { createEndpoints, EndpointStateError, type Endpoints } from './endpoints.js';
 
 /** A key recorded before with a different send (target, method, headers or payload): the notes story's request-ID conflict (docs/origins.md). */
 export class IntentConflictError extends OncelyError {
@@ -48,6 +49,8 @@ export interface IntentReport {
 
 export interface Journal<Tx> {
   readonly store: JournalStore<Tx>;
+  /** The receivers intents may name: state, throttle, breaker, signing secrets. */
+  readonly endpoints: Endpoints;
   /**
    * Records the intent durably before anything is sent. Recording the same key with the same send
    * again is a no-op that returns the stored intent (a restarted program resumes rather than
@@ -90,16 +93,31 @@ export function createJournal<Tx>(options: {
       throw new IntentStateError(key, `no intent with key ${JSON.stringify(key)} in the journal`);
     return intent;
   };
+  /** An intent naming an endpoint is sent to the endpoint's URL: it must exist when recorded. */
+  const resolve = async (input: IntentInput): Promise<IntentInput> => {
+    if (input?.endpoint === undefined) return input;
+    const endpoint = await store.endpoints?.get(input.endpoint);
+    if (!endpoint)
+      throw new EndpointStateError(
+        input.endpoint,
+        `no endpoint ${JSON.stringify(input.endpoint)} in the journal`,
+      );
+    if (input.target !== undefined)
+      throw new EndpointStateError(endpoint.id, 'either a target or an endpoint, not both');
+    return { ...input, target: endpoint.url };
+  };
   return {
     store,
+    endpoints: createEndpoints(store.endpoints, clock),
     async record(input) {
-      const intent = prepareIntent(input, clock.now());
+      const intent = prepareIntent(await resolve(input), clock.now());
       if (await store.record(intent)) return { intent: await must(intent.key), created: true };
       const existing = await must(intent.key);
       if (!sameIntent(existing, intent)) throw new IntentConflictError(intent.key);
       return { intent: existing, created: false };
     },
-    recordWithin: (tx, input) => store.recordWithin(tx, prepareIntent(input, clock.now())),
+    recordWithin: async (tx, input) =>
+      store.recordWithin(tx, prepareIntent(await resolve(input), clock.now())),
     get: (key) => store.get(key),
     async report(key) {
       const intent = await store.get(key);

@@ -8,6 +8,8 @@ export interface AttemptResult {
   readonly observation: Observation;
   /** The response body, kept as the receipt when the intent is delivered. */
   readonly body: Uint8Array | null;
+  /** The receiver's `webhook-delivery` header (`disable`, `abort-message`), lower case. */
+  readonly hint?: string | null;
 }
 
 /** The observation recorded for an attempt whose worker died before writing down its answer. */

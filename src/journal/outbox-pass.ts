@@ -5,6 +5,16 @@ import type { JournalStore } from './journal-store.js';
 import { INTERRUPTED, settleAttempt, stopBeforeAttempt } from './next-step.js';
 import type { OutboxWorkerOptions } from './outbox-worker.js';
 import { sendAttempt, type clientFor } from './send-attempt.js';
+import {
+  abortIfAsked,
+  gateEndpoints,
+  observeEndpoints,
+  sendTarget,
+  slotsFor,
+  waitForSlot,
+} from './endpoint-pass.js';
+import { recordDisabledNotices } from './endpoint-notice.js';
+import type { AttemptResult } from './next-step.js';
 
 /** One intent settled by this worker: after an attempt, or without one (deadline, budget). */
 export interface SettledEvent {
@@ -39,7 +49,7 @@ export interface OutboxPassSetup {
   readonly batchSize: number;
   readonly options: Pick<
     OutboxWorkerOptions,
-    'secrets' | 'signingSecret' | 'onlyKey' | 'onSettled'
+    'secrets' | 'signingSecret' | 'onlyKey' | 'onSettled' | 'disabledNotice'
   >;
 }
 
@@ -62,19 +72,26 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
   const { early, toSend, missingSecrets } = sortClaims(setup, claimed);
   if (early.length > 0) await writeSettlements(setup, early);
   // Missing secrets: the lease simply runs out; nothing is sent without the header.
-  const startedAt = clock.now();
+  // Endpoints hold some back (paused, throttled, breaker open): pending again, nothing spent.
+  const { admitted, held } = await gateEndpoints(store.endpoints, toSend, clock.now());
+  if (held.length > 0) await writeSettlements(setup, held);
   const started = await store.startAttempts(
-    toSend.map(({ claim }) => ({
+    admitted.map(({ claim }) => ({
       key: claim.intent.key,
       token: claim.token,
       attempt: claim.intent.attemptCount + 1,
       worker: owner,
-      startedAt,
+      startedAt: clock.now(),
     })),
   );
-  const sending = toSend.filter((_, i) => started[i] === true);
+  const sending = admitted.filter((_, i) => started[i] === true);
+  // Throttle slots are taken now, just before sending: a slow start cannot bunch the sends.
+  const slots = await slotsFor(store.endpoints, sending, clock.now());
+  const answers: { endpoint: string; result: AttemptResult }[] = [];
   const settlements = await Promise.all(
-    sending.map(async ({ claim, secrets }) => {
+    sending.map(async ({ claim, secrets, endpoint }, i) => {
+      // A reserved throttle slot: wait for it, holding the lease (about SLOT_HORIZON_MS at most).
+      await waitForSlot(store.endpoints, endpoint, slots[i]!, clock);
       const result = await sendAttempt(
         claim.intent,
         {
@@ -83,10 +100,12 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
           timer: setup.timer,
           secretHeaders: secrets,
           signingSecret: options.signingSecret,
+          endpoint: endpoint && sendTarget(endpoint, clock.now()),
         },
         setup.client,
       );
-      return settleAttempt(
+      if (endpoint) answers.push({ endpoint: endpoint.id, result });
+      const settled = settleAttempt(
         claim.intent,
         claim.token,
         claim.intent.attemptCount + 1,
@@ -94,9 +113,12 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
         clock.now(),
         random,
       );
+      return abortIfAsked(settled, result, clock.now());
     }),
   );
   if (settlements.length > 0) await writeSettlements(setup, settlements);
+  const disabled = await observeEndpoints(store.endpoints, answers, clock.now());
+  await recordDisabledNotices(store, options.disabledNotice, disabled, clock.now());
   return { claimed: claimed.length, sent: sending.length, missingSecrets };
 }
 

@@ -15,6 +15,8 @@ import {
   type SettledEvent,
 } from './outbox-pass.js';
 import { clientFor } from './send-attempt.js';
+import type { DisabledNotice } from './endpoint-notice.js';
+import { PARKED_AT } from './endpoint.js';
 
 export type { PassResult, SettledEvent } from './outbox-pass.js';
 
@@ -54,6 +56,12 @@ export interface OutboxWorkerOptions {
    * Entries with `expiresAt` (rotateSecrets) stop signing at that instant of `clock`.
    */
   readonly signingSecret?: string | readonly (string | RotatingSecret)[];
+  /**
+   * Where to tell a person that an endpoint was disabled by the receiver's signals (410,
+   * `webhook-delivery: disable`, only failures for days): a notification intent is recorded to
+   * this URL or endpoint. @default none (the reason shows in `endpoint list`)
+   */
+  readonly disabledNotice?: DisabledNotice;
   /** Works on this one intent only (`oncely deliver --journal`); the others are left alone. */
   readonly onlyKey?: string;
   /** Called after every settlement: for progress output. */
@@ -136,8 +144,10 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     signal: AbortSignal | undefined,
     keepPolling: boolean,
   ): Promise<boolean> {
-    const due =
+    const next =
       options.onlyKey === undefined ? await store.nextDueAt() : await dueOf(options.onlyKey);
+    // Parked intents (their endpoint paused or disabled) wait for a person, not for the clock.
+    const due = next !== undefined && next >= PARKED_AT ? undefined : next;
     if (due === undefined && !keepPolling) return false;
     const waitMs = due === undefined ? pollMs : Math.max(0, Math.min(due - clock.now(), pollMs));
     if (waitMs > 0) await clock.sleep(waitMs, signal);

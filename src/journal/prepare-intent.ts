@@ -4,12 +4,16 @@ import { DEFAULT_CLIENT_OPTIONS } from '../client/fetch-client.js';
 import { resolveRetryPolicy } from '../policy/retry-options.js';
 import type { Jitter } from '../policy/backoff.js';
 import type { IntentPolicy, NewIntent } from './intent.js';
+import { checkEndpointId } from './endpoint-input.js';
 
 /** What a caller says about one intent. Only `target` is required. */
 export interface IntentInput {
   /** @default a fresh UUID; pass your own to make re-recording the same intent a no-op */
   readonly key?: string;
-  readonly target: string | URL;
+  /** Where to send it; absent when `endpoint` names the receiver (its URL is used). */
+  readonly target?: string | URL;
+  /** An endpoint of the journal (`journal.endpoints.add`): its URL, secrets, state and throttle apply. */
+  readonly endpoint?: string;
   /** @default 'POST' */
   readonly method?: string;
   readonly headers?: Readonly<Record<string, string>>;
@@ -56,7 +60,7 @@ export function prepareIntent(input: IntentInput, nowMs: number): NewIntent {
   const key = input.key === undefined ? newKey() : validateKey(input.key);
   let target: URL;
   try {
-    target = new URL(input.target);
+    target = new URL(input.target ?? '');
   } catch {
     throw new InvalidOptionError('target', String(input.target), 'an absolute http(s) URL');
   }
@@ -131,13 +135,15 @@ export function prepareIntent(input: IntentInput, nowMs: number): NewIntent {
     createdBy,
     createdAt: nowMs,
     orderingKey,
+    endpoint: input.endpoint === undefined ? null : checkEndpointId(input.endpoint),
   };
 }
 
 /** True when a stored intent and a new one ask for the same send (docs/origins.md, "The notes' retry contract": same key, same command). */
 export function sameIntent(a: NewIntent, b: NewIntent): boolean {
   return (
-    a.target === b.target &&
+    (a.endpoint ?? null) === (b.endpoint ?? null) &&
+    (a.endpoint ? true : a.target === b.target) &&
     a.method === b.method &&
     a.orderingKey === b.orderingKey &&
     Buffer.compare(Buffer.from(a.body), Buffer.from(b.body)) === 0 &&

@@ -20,6 +20,8 @@ export interface SendContext {
   readonly secretHeaders: Readonly<Record<string, string>>;
   /** Standard Webhooks signing secrets (OutboxWorkerOptions.signingSecret); unsigned when absent. */
   readonly signingSecret: string | readonly (string | RotatingSecret)[] | undefined;
+  /** The intent's endpoint: its current URL and unexpired secrets, in place of the above. */
+  readonly endpoint?: { readonly url: string; readonly secrets: readonly string[] } | undefined;
 }
 
 /**
@@ -39,16 +41,20 @@ export async function sendAttempt(
     ...context.secretHeaders,
     [HEADER.idempotencyKey.toLowerCase()]: intent.key,
   };
-  if (context.signingSecret !== undefined) {
-    const nowMs = context.clock.now();
-    const secrets =
-      typeof context.signingSecret === 'string'
-        ? context.signingSecret
-        : activeSecrets(context.signingSecret, nowMs);
+  const nowMs = context.clock.now();
+  // An endpoint's unexpired secrets, else the worker's own (entries with expiresAt rotate).
+  const secrets =
+    context.endpoint && context.endpoint.secrets.length > 0
+      ? context.endpoint.secrets
+      : context.signingSecret === undefined
+        ? []
+        : typeof context.signingSecret === 'string'
+          ? context.signingSecret
+          : activeSecrets(context.signingSecret, nowMs);
+  if (secrets.length > 0)
     Object.assign(headers, signWebhookWith(nodeEd25519, secrets, intent.key, nowMs, bodyText));
-  }
   try {
-    const { response } = await client.request(intent.target, {
+    const { response } = await client.request(context.endpoint?.url ?? intent.target, {
       method: intent.method,
       headers,
       ...(intent.method === 'GET' || intent.method === 'HEAD'
@@ -59,11 +65,19 @@ export async function sendAttempt(
       attemptTimeoutMs: intent.policy.attemptTimeoutMs,
       ...(intent.deadlineAt === null ? {} : { deadlineAt: intent.deadlineAt }),
     });
-    return { observation: observeResponse(response), body: await receiptBody(response) };
+    return {
+      observation: observeResponse(response),
+      body: await receiptBody(response),
+      hint: deliveryHint(response),
+    };
   } catch (error) {
     if (isRetryError(error)) {
       if (error.lastValue instanceof Response)
-        return { observation: observeResponse(error.lastValue), body: null };
+        return {
+          observation: observeResponse(error.lastValue),
+          body: null,
+          hint: deliveryHint(error.lastValue),
+        };
       return { observation: defaultClassifyError(error.cause), body: null };
     }
     return { observation: defaultClassifyError(error), body: null };
@@ -77,4 +91,9 @@ export function clientFor(context: Pick<SendContext, 'fetch' | 'clock' | 'timer'
 async function receiptBody(response: Response): Promise<Uint8Array> {
   const bytes = new Uint8Array(await response.arrayBuffer());
   return bytes.byteLength > MAX_RECEIPT_BYTES ? bytes.slice(0, MAX_RECEIPT_BYTES) : bytes;
+}
+
+/** The receiver's `webhook-delivery` header (`disable`, `abort-message`), lower case. */
+function deliveryHint(response: Response): string | null {
+  return response.headers.get('webhook-delivery')?.trim().toLowerCase() ?? null;
 }

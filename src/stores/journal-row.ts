@@ -33,6 +33,7 @@ export const INTENT_INSERT_COLUMNS = [
   'saw_unknown',
   'open_attempt',
   'ordering_key',
+  'endpoint',
 ] as const;
 
 export interface JournalColumnTypes {
@@ -114,6 +115,7 @@ export function intentValues(intent: NewIntent): unknown[] {
     0,
     0,
     intent.orderingKey,
+    intent.endpoint ?? null,
   ];
 }
 
@@ -157,6 +159,7 @@ export function rowToIntent(row: Record<string, unknown>): IntentRecord {
     sawUnknown: Number(row['saw_unknown']) === 1,
     orderingKey: nullableString(row['ordering_key']),
     outcome,
+    endpoint: nullableString(row['endpoint']),
   };
 }
 

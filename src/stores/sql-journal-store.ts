@@ -4,6 +4,8 @@ import type { SqlHandle } from '../ledger/sql-handle.js';
 import { listStatement } from './sql-journal-list.js';
 import { journalStatements } from './sql-journal-statements.js';
 import { intentValues, rowToAttempt, rowToIntent, toBuffer } from './journal-row.js';
+import { createSqlEndpointStore } from './sql-endpoint-store.js';
+import { orderedWrite, reopenBatch, reopenOne } from './sql-journal-reopen.js';
 
 /** One statement's result: rows for a SELECT or RETURNING, changes for a write. */
 export interface JournalQueryResult {
@@ -32,10 +34,13 @@ export interface JournalSqlBackend<Tx> {
   readonly name: string;
   readonly intents: string;
   readonly attempts: string;
+  readonly endpoints: string;
   /** DDL, run once by ready(). */
   readonly ddl: string;
   /** Appended to the claim's SELECT: ' FOR UPDATE SKIP LOCKED' on PostgreSQL; SQLite's BEGIN IMMEDIATE already excludes. */
   readonly lockClause: string;
+  /** Appended to an endpoint row's SELECT in an update: ' FOR UPDATE' on PostgreSQL, '' on SQLite. */
+  readonly rowLockClause: string;
   /**
    * A relation of the rows of a JSON array parameter, aliased `s`, with these typed columns: how
    * a batch of starts or settlements travels in one statement (PostgreSQL json_to_recordset,
@@ -90,6 +95,7 @@ export function createSqlJournalStore<Tx>(
 
   return {
     name: backend.name,
+    endpoints: createSqlEndpointStore(backend, query, ready),
     ready,
     record: async (intent) =>
       (await orderedWrite(backend, ready, intent.orderingKey, sql.insert, intentValues(intent))) ===
@@ -144,35 +150,11 @@ export function createSqlJournalStore<Tx>(
     },
     cancel: async (key, final, nowMs) =>
       (await query(sql.cancel, [key, final.stopReason, final.detail, nowMs])).changes === 1,
-    async reopen(key, reopening) {
-      const current = await this.get(key);
-      if (!current) return false;
-      const policy = JSON.stringify({ ...current.policy, maxAttempts: reopening.maxAttempts });
-      const params = [key, policy, reopening.deadlineAt, reopening.nextAttemptAt];
-      return (await orderedWrite(backend, ready, current.orderingKey, sql.reopen, params)) === 1;
+    reopen(key, reopening) {
+      return reopenOne(backend, ready, sql, this.get.bind(this), key, reopening);
     },
-    async reopenMany(reopenings) {
-      if (reopenings.length === 0) return [];
-      const rows = reopenings.map((r) => ({
-        key: r.key,
-        attempt_count: r.attemptCount,
-        policy: JSON.stringify(r.policy),
-        deadline_at: r.deadlineAt,
-        next_at: r.nextAttemptAt,
-      }));
-      const { rows: done } = await query(sql.reopenMany, [JSON.stringify(rows)]);
-      const reopened = new Set(done.map((row) => String(row['key'])));
-      // The batch takes unordered intents only: an ordered one goes to the back of its key's
-      // queue with a new seq, one at a time under its key's lock (orderedWrite).
-      for (const r of reopenings) {
-        if (reopened.has(r.key)) continue;
-        const current = await this.get(r.key);
-        if (current?.orderingKey == null || current.attemptCount !== r.attemptCount) continue;
-        const params = [r.key, JSON.stringify(r.policy), r.deadlineAt, r.nextAttemptAt];
-        if ((await orderedWrite(backend, ready, current.orderingKey, sql.reopen, params)) === 1)
-          reopened.add(r.key);
-      }
-      return reopenings.map((r) => reopened.has(r.key));
+    reopenMany(reopenings) {
+      return reopenBatch(backend, ready, sql, this.get.bind(this), reopenings);
     },
     async nextDueAt() {
       const at = (await query(sql.nextDue)).rows[0]?.['at'];
@@ -201,26 +183,6 @@ function handleQuery(tx: SqlHandle): JournalQuery {
     /^\s*SELECT/i.test(text)
       ? { rows: await tx.all(text, params), changes: 0 }
       : { rows: [], changes: (await tx.run(text, params)).rowCount };
-}
-
-/**
- * Runs a write of an intent and answers its row count: alone, or for an intent with an ordering
- * key on a backend with an ordering lock, after that lock in one transaction (journal-ordering.ts).
- */
-async function orderedWrite<Tx>(
-  backend: JournalSqlBackend<Tx>,
-  ready: () => Promise<void>,
-  orderingKey: string | null,
-  statement: string,
-  params: readonly unknown[],
-): Promise<number> {
-  await ready();
-  const lock = orderingKey === null ? undefined : backend.orderingLock;
-  if (lock === undefined) return (await backend.query(statement, params)).changes;
-  return backend.transaction(async (q) => {
-    await q(lock, [orderingKey]);
-    return (await q(statement, params)).changes;
-  });
 }
 
 /** Starts the attempts whose lease is still theirs: true for each that started. */

@@ -1,7 +1,10 @@
 import { createMemoryJournalStore } from '../../src/stores/memory/index.js';
 import { runJournalConformance } from './journal-conformance.js';
+import { runEndpointConformance } from './endpoint-conformance.js';
 
-runJournalConformance('memory', async () => {
+const open = async () => {
   const store = createMemoryJournalStore();
   return { store, close: () => store.close() };
-});
+};
+runJournalConformance('memory', open);
+runEndpointConformance('memory', open);

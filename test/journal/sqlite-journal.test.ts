@@ -7,14 +7,15 @@ import { createJournal } from '../../src/journal/index.js';
 import { VirtualClock } from '../../src/time/index.js';
 import { createSqliteJournalStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 import type { SqliteJournalTx } from '../../src/stores/sqlite/sqlite-journal-store.js';
-import { runJournalConformance } from './journal-conformance.js';
+import { runJournalConformance, type JournalFixture } from './journal-conformance.js';
+import { runEndpointConformance } from './endpoint-conformance.js';
 import { turnsUntil } from '../support/turns-until.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'oncely-journal-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 let n = 0;
 
-runJournalConformance<SqliteJournalTx>('sqlite', async () => {
+const openSqlite = async (): Promise<JournalFixture<SqliteJournalTx>> => {
   // The app's own connection on the same file: its transaction is where recordWithin writes.
   const file = join(dir, `journal-${++n}.db`);
   const store = createSqliteJournalStore({ database: () => openSqliteDatabase(file) });
@@ -42,7 +43,9 @@ runJournalConformance<SqliteJournalTx>('sqlite', async () => {
       app.close();
     },
   };
-});
+};
+runJournalConformance<SqliteJournalTx>('sqlite', openSqlite);
+runEndpointConformance<SqliteJournalTx>('sqlite', openSqlite);
 
 describe('SQLite journal store', () => {
   it("waits for another process's write lock in the event loop, not in SQLite's busy handler", async () => {
@@ -84,6 +87,31 @@ describe('SQLite journal store', () => {
     other.exec('COMMIT');
     assert.equal(await journal.get('k2'), undefined, 'nothing half written');
     other.close();
+    await store.close();
+  });
+});
+
+describe('SQLite journal store, endpoints', () => {
+  it('a journal made before endpoints gains the column and the table on ready()', async () => {
+    const file = join(dir, `journal-${++n}.db`);
+    const old = openSqliteDatabase(file);
+    // The intents table as it was: every column but `endpoint`.
+    const before = createSqliteJournalStore({ database: () => openSqliteDatabase(file) });
+    await before.ready();
+    await before.close();
+    old.exec(
+      'ALTER TABLE oncely_intents DROP COLUMN endpoint; DROP TABLE oncely_intents_endpoints',
+    );
+    old.exec(
+      `INSERT INTO oncely_intents (key, target, method, headers, secret_headers, body, policy, created_by, created_at, state, attempt_count, next_attempt_at, previous_delay_ms, saw_unknown, open_attempt) VALUES ('old', 'http://x.test/', 'POST', '{}', '[]', x'', '{}', 'oncely', 1, 'pending', 0, 1, 0, 0, 0)`,
+    );
+    old.close();
+    const store = createSqliteJournalStore({ database: () => openSqliteDatabase(file) });
+    const journal = createJournal({ store });
+    await journal.endpoints.add({ id: 'a', url: 'http://x.test/a' });
+    await journal.record({ key: 'new', endpoint: 'a', body: '{}' });
+    assert.equal((await journal.get('old'))?.endpoint, null);
+    assert.equal((await journal.get('new'))?.endpoint, 'a');
     await store.close();
   });
 });

@@ -1,15 +1,16 @@
 import { InvalidOptionError } from '../../../src/index.js';
 
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
 /** An ISO 8601 instant with a date and a time; the zone may be Z or an offset. */
 export const ISO_INSTANT =
   /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
-/** `1500ms`, `30s`, `2m`, `1h` to milliseconds. A bare number is refused: its unit would be a guess. */
+/** `1500ms`, `30s`, `2m`, `1h`, `5d` to milliseconds. A bare number is refused: its unit would be a guess. */
 export function parseDurationMs(option: string, text: string): number {
   const m = DURATION.exec(text.trim());
-  if (!m) throw new InvalidOptionError(option, text, 'a duration such as 1500ms, 30s, 2m or 1h');
+  if (!m)
+    throw new InvalidOptionError(option, text, 'a duration such as 1500ms, 30s, 2m, 1h or 5d');
   return Math.round(Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]);
 }
 

@@ -5,6 +5,7 @@ import {
   type Journal,
   createOutboxWorker,
   type SettledEvent,
+  type DisabledNotice,
 } from '../../../src/index.js';
 import { EXIT } from '../exit.js';
 
@@ -17,6 +18,8 @@ export interface RunFlags {
   readonly signingSecret: readonly string[] | undefined;
   readonly worker?: string | undefined;
   readonly onlyKey?: string | undefined;
+  /** Where a notice goes when the receiver's signals disable an endpoint. */
+  readonly disabledNotice?: DisabledNotice | undefined;
 }
 
 export interface RunIo {
@@ -108,6 +111,7 @@ export async function runOutbox(
     ...(flags.signingSecret === undefined ? {} : { signingSecret: flags.signingSecret }),
     ...(flags.worker === undefined ? {} : { owner: flags.worker }),
     ...(flags.onlyKey === undefined ? {} : { onlyKey: flags.onlyKey }),
+    ...(flags.disabledNotice === undefined ? {} : { disabledNotice: flags.disabledNotice }),
     ...(io.fetch ? { fetch: io.fetch } : {}),
     onSettled,
   });

@@ -22,6 +22,7 @@ import { registerOutboxReplay } from './outbox-replay.js';
 import { formatCounts, runOutbox } from './outbox-run.js';
 import { registerOutboxUi } from './outbox-ui.js';
 import { processIo, type CliIo } from '../cli-io.js';
+import { parseDisabledNotice, registerOutboxEndpoint } from './outbox-endpoint.js';
 
 /** Opens the journal, runs `fn`, closes it; SIGINT/SIGTERM abort `signal` (the current batch finishes). */
 async function withJournal(
@@ -64,6 +65,7 @@ interface RunCommandFlags extends JournalFlags {
   secret?: string[];
   signingSecretEnv?: string;
   worker?: string;
+  notifyDisabled?: string;
 }
 
 export function registerOutbox(program: Command, io: CliIo = processIo): void {
@@ -85,6 +87,7 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
   registerKeygen(outbox, io);
   registerOutboxReplay(outbox, io, withJournal);
   registerOutboxUi(outbox, io);
+  registerOutboxEndpoint(outbox, io);
 }
 
 /** `oncely outbox add`. */
@@ -94,7 +97,8 @@ function registerAdd(outbox: Command, io: CliIo): void {
     outbox
       .command('add')
       .description('record an intent durably without sending it (the worker sends it)')
-      .argument('<url>', 'where to send it')
+      .argument('[url]', 'where to send it (none with --endpoint)')
+      .option('--endpoint <name>', 'send to this endpoint: its URL, secrets, state, throttle')
       .requiredOption('-d, --data <body>', 'the payload, kept byte for byte')
       .option('-k, --key <key>', 'the idempotency key (default: a fresh UUID)')
       .option('-X, --method <method>', 'HTTP method', 'POST')
@@ -116,11 +120,12 @@ function registerAdd(outbox: Command, io: CliIo): void {
         '--ordering-key <key>',
         'sent only after every earlier intent with this ordering key has finished (FIFO)',
       ),
-  ).action((url: string, flags: AddFlags) =>
+  ).action((url: string | undefined, flags: AddFlags & { endpoint?: string }) =>
     withJournal(flags, async (journal) => {
       const headers = Object.fromEntries((flags.header ?? []).map(parseHeader));
       const { intent, created } = await journal.record({
-        target: url,
+        ...(url === undefined ? {} : { target: url }),
+        ...(flags.endpoint === undefined ? {} : { endpoint: flags.endpoint }),
         body: flags.data,
         method: flags.method,
         headers,
@@ -184,6 +189,10 @@ function registerRun(outbox: Command, io: CliIo): void {
       .option(
         '--worker <name>',
         "this worker's name in leases and attempts (default: host:pid:random)",
+      )
+      .option(
+        '--notify-disabled <url|endpoint:NAME>',
+        'where to send a notice when an endpoint is disabled',
       ),
   ).action((flags: RunCommandFlags) =>
     withJournal(flags, async (journal, signal) => {
@@ -200,13 +209,14 @@ function registerRun(outbox: Command, io: CliIo): void {
               ? undefined
               : signingKeysFromEnv('--signing-secret-env', flags.signingSecretEnv, io.env),
           worker: flags.worker,
+          disabledNotice: parseDisabledNotice(flags.notifyDisabled),
         },
         { out, err, progressBar: io.errIsTTY, signal },
       );
       out(`outbox: ${formatCounts(counts)}\n`);
       if (counts.pending > 0 && !signal.aborted) {
         err(
-          `oncely: ${counts.pending} intent(s) still pending: a secret header has no --secret, or another worker holds them\n`,
+          `oncely: ${counts.pending} intent(s) still pending: a secret header has no --secret, their endpoint is paused or disabled, or another worker holds them\n`,
         );
         io.exit(EXIT.failure);
       }

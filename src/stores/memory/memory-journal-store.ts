@@ -3,6 +3,8 @@ import { emptyCounts } from '../../journal/intent.js';
 import { matchesFilter } from '../../journal/intent-filter.js';
 import type { BatchReopening, IntentFilter, JournalStore } from '../../journal/journal-store.js';
 import { StoreClosedError } from '../store-errors.js';
+import { PARKED_AT } from '../../journal/endpoint.js';
+import { createMemoryEndpointStore } from './memory-endpoint-store.js';
 
 interface Row {
   intent: IntentRecord;
@@ -32,6 +34,7 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
 
   const store: JournalStore<unknown> = {
     name: 'memory',
+    endpoints: createMemoryEndpointStore(open, (id, nowMs) => wakeParked(rows, id, nowMs)),
     ready: async () => open(),
     async record(intent) {
       open();
@@ -129,6 +132,7 @@ function newRow(intent: Parameters<JournalStore<unknown>['record']>[0], seq: num
     attemptCount: 0,
     nextAttemptAt: intent.createdAt,
     previousDelayMs: 0,
+    endpoint: intent.endpoint ?? null,
     sawUnknown: false,
     outcome: null,
   };
@@ -268,4 +272,19 @@ function reopenRow(row: Row | undefined, r: BatchReopening): boolean {
     policy,
   };
   return true;
+}
+
+/** The endpoint's parked intents due at `nowMs`: `resume` wakes them. */
+function wakeParked(rows: Map<string, Row>, id: string, nowMs: number): number {
+  let woken = 0;
+  for (const row of rows.values())
+    if (
+      row.intent.endpoint === id &&
+      row.intent.state === 'pending' &&
+      row.intent.nextAttemptAt >= PARKED_AT
+    ) {
+      row.intent = { ...row.intent, nextAttemptAt: nowMs };
+      woken += 1;
+    }
+  return woken;
 }

@@ -2,6 +2,7 @@ import { InvalidOptionError } from '../../contract/errors.js';
 import type { JournalStore } from '../../journal/journal-store.js';
 import type { SqlHandle } from '../../ledger/sql-handle.js';
 import { journalDdl } from '../journal-row.js';
+import { endpointDdl, INTENT_ENDPOINT_COLUMN } from '../endpoint-row.js';
 import { checkIdentifier } from '../ledger-row.js';
 import { StoreClosedError } from '../store-errors.js';
 import { createSqlJournalStore, type JournalQuery } from '../sql-journal-store.js';
@@ -68,16 +69,23 @@ export function createPostgresJournalStore(
     name: 'postgres',
     intents: qualify(tableName),
     attempts: qualify(`${tableName}_attempts`),
-    ddl: journalDdl(qualify(tableName), qualify(`${tableName}_attempts`), {
-      bigint: 'BIGINT',
-      bytes: 'BYTEA',
-      serial: 'BIGSERIAL PRIMARY KEY',
-      addColumn: 'ADD COLUMN IF NOT EXISTS',
-    }),
+    endpoints: qualify(`${tableName}_endpoints`),
+    ddl: [
+      journalDdl(qualify(tableName), qualify(`${tableName}_attempts`), {
+        bigint: 'BIGINT',
+        bytes: 'BYTEA',
+        serial: 'BIGSERIAL PRIMARY KEY',
+        addColumn: 'ADD COLUMN IF NOT EXISTS',
+      }),
+      // Additive, for journals made before endpoints existed.
+      `ALTER TABLE ${qualify(tableName)} ADD COLUMN IF NOT EXISTS ${INTENT_ENDPOINT_COLUMN.name} ${INTENT_ENDPOINT_COLUMN.type}`,
+      endpointDdl(qualify(`${tableName}_endpoints`), 'BIGINT'),
+    ].join(';\n'),
     // Our own identifiers only (checkIdentifier): no quote can be in the literal.
     orderingLock: `SELECT pg_advisory_xact_lock(hashtext('oncely-order:${qualify(tableName)}'), hashtext($1))`,
     nextSeq: `nextval(pg_get_serial_sequence('${qualify(tableName)}', 'seq'))`,
     lockClause: ' FOR UPDATE SKIP LOCKED',
+    rowLockClause: ' FOR UPDATE',
     jsonRows: (param, columns) =>
       `json_to_recordset(${param}::json) AS s(${columns.map((c) => `${c.name} ${c.type}`).join(', ')})`,
     writableCte: true,

@@ -3,6 +3,7 @@ import type { JournalStore } from '../../journal/journal-store.js';
 import type { SqlHandle } from '../../ledger/sql-handle.js';
 import { AsyncMutex } from '../async-mutex.js';
 import { journalDdl } from '../journal-row.js';
+import { endpointDdl, INTENT_ENDPOINT_COLUMN } from '../endpoint-row.js';
 import { checkIdentifier } from '../ledger-row.js';
 import { StoreClosedError } from '../store-errors.js';
 import { createSqlJournalStore, type JournalQuery } from '../sql-journal-store.js';
@@ -109,14 +110,18 @@ export function createSqliteJournalStore(
     name: 'sqlite',
     intents: table,
     attempts: `${table}_attempts`,
-    ddl: journalDdl(table, `${table}_attempts`, {
+    endpoints: `${table}_endpoints`,
+    ddl: `${journalDdl(table, `${table}_attempts`, {
       bigint: 'INTEGER',
       bytes: 'BLOB',
       serial: 'INTEGER PRIMARY KEY AUTOINCREMENT',
       addColumn: 'ADD COLUMN',
-    }),
+    })};
+ALTER TABLE ${table} ADD COLUMN ${INTENT_ENDPOINT_COLUMN.name} ${INTENT_ENDPOINT_COLUMN.type};
+${endpointDdl(`${table}_endpoints`, 'INTEGER')};`,
     nextSeq: `(SELECT MAX(seq) + 1 FROM ${table})`,
     lockClause: '',
+    rowLockClause: '',
     jsonRows: (param, columns) =>
       `(SELECT ${columns.map((c) => `json_extract(value, '$.${c.name}') AS ${c.name}`).join(', ')} FROM json_each(${param})) AS s`,
     writableCte: false,

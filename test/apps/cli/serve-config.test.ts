@@ -51,7 +51,7 @@ test('a configuration mistake is one line and exit 2, and the token itself is ne
       [
         ['--request-timeout', '30'],
         {},
-        /^oncely: invalid option --request-timeout: got "30", expected a duration such as 1500ms, 30s, 2m or 1h\n$/,
+        /^oncely: invalid option --request-timeout: got "30", expected a duration such as 1500ms, 30s, 2m, 1h or 5d\n$/,
       ],
       [
         ['--headers-timeout', '1m', '--request-timeout', '30s'],

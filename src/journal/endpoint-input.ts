@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import { InvalidOptionError } from '../contract/errors.js';
+import {
+  DEFAULT_AUTO_DISABLE_MS,
+  DEFAULT_BREAKER,
+  freshHealth,
+  type BreakerSettings,
+  type EndpointRecord,
+} from './endpoint.js';
+
+/** What a caller says about a new endpoint. Only `id` and `url` are required. */
+export interface EndpointInput {
+  /** A name: letters, digits, `.`, `_`, `-`, at most 64. */
+  readonly id: string;
+  readonly url: string | URL;
+  /** Standard Webhooks secrets (`whsec_…`). @default one fresh secret */
+  readonly secrets?: readonly string[];
+  /** Messages per second across every worker. @default no limit */
+  readonly ratePerSecond?: number | null;
+  readonly breaker?: Partial<BreakerSettings>;
+  /** @default 5 days */
+  readonly autoDisableAfterMs?: number;
+}
+
+const ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** A fresh Standard Webhooks secret: `whsec_` and 24 random bytes in base64. */
+export function newEndpointSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
+
+export function checkSecret(secret: unknown): string {
+  if (typeof secret !== 'string' || !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret))
+    throw new InvalidOptionError('secret', '(hidden)', 'a whsec_ secret: whsec_ and base64');
+  return secret;
+}
+
+export function checkEndpointId(id: unknown): string {
+  if (typeof id !== 'string' || !ID.test(id))
+    throw new InvalidOptionError('endpoint', id, 'a name of letters, digits, . _ - (at most 64)');
+  return id;
+}
+
+export function checkUrl(url: unknown): string {
+  try {
+    const parsed = new URL(String(url));
+    if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return parsed.href;
+  } catch {
+    // reported below
+  }
+  throw new InvalidOptionError('url', String(url), 'an absolute http(s) URL');
+}
+
+const positive = (option: string, value: number, allowed = 'a number > 0'): number => {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw new InvalidOptionError(option, value, allowed);
+  return value;
+};
+
+/** Validates a new endpoint once, at the edge: active, breaker closed, no slot taken. */
+export function prepareEndpoint(input: EndpointInput, nowMs: number): EndpointRecord {
+  if (typeof input !== 'object' || input === null)
+    throw new InvalidOptionError('endpoint', input, 'an object with an id and a url');
+  const rate = input.ratePerSecond ?? null;
+  if (rate !== null) positive('ratePerSecond', rate);
+  const breaker = { ...DEFAULT_BREAKER, ...input.breaker };
+  positive('breaker.failureRatio', breaker.failureRatio);
+  if (breaker.failureRatio > 1)
+    throw new InvalidOptionError('breaker.failureRatio', breaker.failureRatio, 'a ratio in (0, 1]');
+  positive('breaker.windowMs', breaker.windowMs);
+  positive('breaker.coolDownMs', breaker.coolDownMs);
+  if (!Number.isSafeInteger(breaker.minRequests) || breaker.minRequests < 1)
+    throw new InvalidOptionError('breaker.minRequests', breaker.minRequests, 'a whole number >= 1');
+  const autoDisableAfterMs = positive(
+    'autoDisableAfterMs',
+    input.autoDisableAfterMs ?? DEFAULT_AUTO_DISABLE_MS,
+  );
+  const secrets = (input.secrets ?? [newEndpointSecret()]).map((secret) => ({
+    secret: checkSecret(secret),
+    expiresAt: null,
+  }));
+  return {
+    id: checkEndpointId(input.id),
+    url: checkUrl(input.url),
+    secrets,
+    state: 'active',
+    stateReason: null,
+    settings: { ratePerSecond: rate, breaker, autoDisableAfterMs },
+    health: freshHealth(nowMs),
+    createdAt: nowMs,
+    updatedAt: nowMs,
+  };
+}

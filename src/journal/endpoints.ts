@@ -1,0 +1,107 @@
+import { OncelyError } from '../contract/errors.js';
+import type { Clock } from '../time/clock.js';
+import { freshHealth, type EndpointRecord, type EndpointStore } from './endpoint.js';
+import {
+  checkEndpointId,
+  checkSecret,
+  newEndpointSecret,
+  prepareEndpoint,
+  type EndpointInput,
+} from './endpoint-input.js';
+
+/** An endpoint that is not in the journal, or already there, or in a state that forbids the change. */
+export class EndpointStateError extends OncelyError {
+  readonly endpoint: string;
+  constructor(endpoint: string, message: string) {
+    super('endpoint_state', message);
+    this.name = 'EndpointStateError';
+    this.endpoint = endpoint;
+  }
+}
+
+/** `journal.endpoints`: the receivers intents may name, their state, throttle, breaker and secrets. */
+export interface Endpoints {
+  add(input: EndpointInput): Promise<EndpointRecord>;
+  list(): Promise<EndpointRecord[]>;
+  get(id: string): Promise<EndpointRecord | undefined>;
+  /** Its intents wait (not attempted, no budget spent) until `resume`. */
+  pause(id: string, reason?: string): Promise<EndpointRecord>;
+  /** Active again, breaker closed, failures forgotten; its waiting intents are due now. */
+  resume(id: string): Promise<EndpointRecord>;
+  /** Like pause, for an endpoint that is gone or broken; the receiver's signals do it too. */
+  disable(id: string, reason?: string): Promise<EndpointRecord>;
+  /**
+   * Adds a signing secret (a fresh one unless given) and lets every older one expire after
+   * `overlapMs` (default 24 h): meanwhile each attempt carries a signature by each.
+   */
+  rotateSecret(
+    id: string,
+    options?: { secret?: string; overlapMs?: number },
+  ): Promise<{ endpoint: EndpointRecord; secret: string }>;
+}
+
+export const DEFAULT_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export function createEndpoints(store: EndpointStore | undefined, clock: Clock): Endpoints {
+  const endpoints = (): EndpointStore => {
+    if (!store) throw new EndpointStateError('', 'this journal store keeps no endpoints');
+    return store;
+  };
+  const change = async (
+    id: string,
+    fn: (current: EndpointRecord, nowMs: number) => EndpointRecord,
+  ): Promise<EndpointRecord> => {
+    checkEndpointId(id);
+    const nowMs = clock.now();
+    const updated = await endpoints().update(id, (current) => {
+      const next = { ...fn(current, nowMs), updatedAt: nowMs };
+      return [next, next] as const;
+    });
+    if (!updated)
+      throw new EndpointStateError(id, `no endpoint ${JSON.stringify(id)} in the journal`);
+    return updated;
+  };
+  return {
+    async add(input) {
+      const endpoint = prepareEndpoint(input, clock.now());
+      if (!(await endpoints().add(endpoint)))
+        throw new EndpointStateError(endpoint.id, `endpoint ${endpoint.id} exists already`);
+      return endpoint;
+    },
+    list: () => endpoints().list(),
+    get: (id) => endpoints().get(checkEndpointId(id)),
+    pause: (id, reason = 'paused by hand') =>
+      change(id, (e) => ({ ...e, state: 'paused', stateReason: reason })),
+    disable: (id, reason = 'disabled by hand') =>
+      change(id, (e) => ({ ...e, state: 'disabled', stateReason: reason })),
+    async resume(id) {
+      const resumed = await change(id, (e, nowMs) => ({
+        ...e,
+        state: 'active',
+        stateReason: null,
+        health: freshHealth(nowMs),
+      }));
+      await endpoints().wake(id, clock.now());
+      return resumed;
+    },
+    async rotateSecret(id, options = {}) {
+      const secret = checkSecret(options.secret ?? newEndpointSecret());
+      const overlapMs = options.overlapMs ?? DEFAULT_ROTATION_OVERLAP_MS;
+      if (!Number.isFinite(overlapMs) || overlapMs < 0)
+        throw new EndpointStateError(id, `overlap must be a duration >= 0, got ${overlapMs}`);
+      const endpoint = await change(id, (e, nowMs) => ({
+        ...e,
+        secrets: [
+          ...e.secrets
+            .filter((s) => s.expiresAt === null || s.expiresAt > nowMs)
+            .map((s) => ({
+              secret: s.secret,
+              expiresAt: Math.min(s.expiresAt ?? Number.POSITIVE_INFINITY, nowMs + overlapMs),
+            })),
+          { secret, expiresAt: null },
+        ],
+      }));
+      return { endpoint, secret };
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runOncely } from '../../support/run-cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'oncely-endpoint-cli-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const journal = join(dir, 'journal.db');
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const oncely = (...args: string[]) => runOncely([...args, '--journal', journal], { SECRET });
+
+test('outbox endpoint: add, list, pause, resume, disable, rotate-secret; intents name it', async () => {
+  const add = await oncely(
+    'outbox',
+    'endpoint',
+    'add',
+    'shop',
+    'http://127.0.0.1:9/h',
+    '--rate',
+    '50',
+    '--secret-env',
+    'SECRET',
+  );
+  assert.equal(add.status, 0, add.stderr);
+  assert.match(
+    add.stdout,
+    /^added: shop +active +breaker closed +50\/s +http:\/\/127\.0\.0\.1:9\/h\n$/,
+  );
+  const paused = await oncely('outbox', 'endpoint', 'pause', 'shop', '--reason', 'maintenance');
+  assert.match(paused.stdout, /^paused: shop +paused .*\(maintenance\)\n$/);
+  const intent = await oncely('outbox', 'add', '--endpoint', 'shop', '--data', '{}', '--key', 'k1');
+  assert.equal(intent.status, 0, intent.stderr);
+  assert.match(intent.stdout, /k1 +POST http:\/\/127\.0\.0\.1:9\/h/);
+  const list = await oncely('outbox', 'endpoint', 'list');
+  assert.match(list.stdout, /^shop +paused +breaker closed/);
+  assert.doesNotMatch((await oncely('outbox', 'endpoint', 'list', '--json')).stdout, /whsec_/);
+  assert.match(
+    (await oncely('outbox', 'endpoint', 'disable', 'shop')).stdout,
+    /^disabled: shop +disabled/,
+  );
+  assert.match(
+    (await oncely('outbox', 'endpoint', 'resume', 'shop')).stdout,
+    /^resumed: shop +active/,
+  );
+  const rotated = await oncely('outbox', 'endpoint', 'rotate-secret', 'shop', '--overlap', '1h');
+  assert.equal(rotated.status, 0, rotated.stderr);
+  assert.match(rotated.stdout, /new signing secret \(shown once\): whsec_/);
+});
+
+test('outbox endpoint: bad input is one line, a non-zero exit, and changes nothing', async () => {
+  await oncely('outbox', 'endpoint', 'add', 'kept', 'http://127.0.0.1:9/k');
+  const cases: [string[], RegExp, number][] = [
+    [['add', 'kept', 'http://127.0.0.1:9/x'], /^oncely: endpoint kept exists already\n$/, 1],
+    [
+      ['add', 'bad name', 'http://x.test/'],
+      /^oncely: invalid option endpoint: .*letters, digits/,
+      2,
+    ],
+    [['add', 'b', 'ftp://x.test/'], /^oncely: invalid option url: .*http\(s\) URL\n$/, 2],
+    [['add', 'b', 'http://x.test/', '--rate', '0'], /^oncely: invalid option --rate: got "0"/, 2],
+    [
+      ['add', 'b', 'http://x.test/', '--secret-env', 'NOPE'],
+      /^oncely: invalid option --secret-env/,
+      2,
+    ],
+    [
+      ['add', 'b', 'http://x.test/', '--breaker-cool-down', '10'],
+      /^oncely: invalid option --breaker-cool-down/,
+      2,
+    ],
+    [['pause', 'nope'], /^oncely: no endpoint "nope" in the journal\n$/, 1],
+    [['rotate-secret', 'kept', '--overlap', 'soon'], /^oncely: invalid option --overlap/, 2],
+    [['add'], /^oncely: missing required argument 'name'/, 2],
+  ];
+  for (const [args, message, status] of cases) {
+    const result = await oncely('outbox', 'endpoint', ...args);
+    assert.equal(result.status, status, `${args.join(' ')}: ${result.stderr}`);
+    assert.match(result.stderr, message, args.join(' '));
+    assert.equal(result.stderr.split('\n').length, 2, 'one line');
+  }
+  const list = await oncely('outbox', 'endpoint', 'list');
+  assert.equal(list.stdout.trim().split('\n').length, 2, 'shop and kept, nothing else');
+  assert.match(list.stdout, /kept +active/);
+  const noEndpoint = await oncely('outbox', 'add', '--endpoint', 'nope', '--data', '{}');
+  assert.equal(noEndpoint.status, 1);
+  assert.match(noEndpoint.stderr, /^oncely: no endpoint "nope" in the journal\n$/);
+});
+
+test('outbox run --notify-disabled: a URL or endpoint:NAME, else one line and exit 2', async () => {
+  const bad = await oncely('outbox', 'run', '--notify-disabled', 'ftp://x');
+  assert.equal(bad.status, 2);
+  assert.match(
+    bad.stderr,
+    /^oncely: invalid option --notify-disabled: got "ftp:\/\/x", expected an http\(s\) URL or endpoint:NAME\n$/,
+  );
+});
+
+test('outbox endpoint --help on each command', async () => {
+  for (const command of ['add', 'list', 'pause', 'resume', 'disable', 'rotate-secret']) {
+    const help = await runOncely(['outbox', 'endpoint', command, '--help']);
+    assert.equal(help.status, 0);
+    assert.match(help.stdout, new RegExp(`^Usage: oncely outbox endpoint ${command}`));
+  }
+});
