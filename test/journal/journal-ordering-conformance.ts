@@ -160,6 +160,31 @@ export function runOrderingConformance<Tx>(
     );
 
     it(
+      'a replay puts the dead intents of a key at its back one behind the other, never side by side',
+      withStore(async (store, clock) => {
+        const journal = createJournal({ store, clock });
+        for (const key of ['q1', 'q2', 'q3'])
+          await journal.record({ key, target: TARGET, orderingKey: 'Q' });
+        await journal.record({ key: 'u1', target: TARGET });
+        for (const expected of [['q1', 'u1'], ['q2']]) {
+          const claims = await store.claim('W', clock.now(), 1000, 10);
+          assert.deepEqual(keysOf(claims), expected);
+          await store.settle(claims.map((c) => settlement(c, 'refused')));
+        }
+        const result = await journal.replay({ state: 'refused' });
+        assert.deepEqual([...result.reopened].sort(), ['q1', 'q2', 'u1']);
+        const first = await store.claim('X', clock.now(), 1000, 10);
+        assert.deepEqual(keysOf(first), ['q3', 'u1'], 'q3 was pending before the replay');
+        await store.settle(first.map((c) => settlement(c, 'delivered')));
+        const next = await store.claim('X', clock.now(), 1000, 10);
+        assert.equal(next.length, 1, 'one of the replayed q1, q2 at a time');
+        await store.settle(next.map((c) => settlement(c, 'delivered')));
+        const last = await store.claim('X', clock.now(), 1000, 10);
+        assert.deepEqual(keysOf([...next, ...last]), ['q1', 'q2']);
+      }),
+    );
+
+    it(
       '3 workers, 30 keys × 10 intents, 30 % 503 and swallowed answers: every key in order',
       withStore(async (store, clock) => {
         const keys = 30;
