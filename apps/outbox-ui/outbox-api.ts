@@ -101,7 +101,15 @@ function notFound(key: string): Response {
   );
 }
 
-const LIST_PARAMS = new Set(['state', 'target', 'targetPrefix', 'since', 'after', 'limit']);
+const LIST_PARAMS = new Set([
+  'state',
+  'target',
+  'targetPrefix',
+  'endpoint',
+  'since',
+  'after',
+  'limit',
+]);
 
 /** `?state=refused,gave_up&target=…&targetPrefix=…&since=2026-12-01T00:00Z&after=KEY&limit=50`. */
 function listFilter(params: URLSearchParams): IntentFilter {
@@ -120,6 +128,7 @@ function listFilter(params: URLSearchParams): IntentFilter {
     ...(state === undefined ? {} : { state: state.split(',') as IntentState[] }),
     ...(get('target') === undefined ? {} : { target: get('target') }),
     ...(get('targetPrefix') === undefined ? {} : { targetPrefix: get('targetPrefix') }),
+    ...(get('endpoint') === undefined ? {} : { endpoint: get('endpoint') }),
     ...(since === undefined ? {} : { finishedSince: parseInstant('since', since) }),
     ...(get('after') === undefined ? {} : { after: get('after') }),
     limit: limit === undefined ? 100 : parseLimit(limit),

@@ -12,6 +12,7 @@ const FIELDS = new Set([
   'state',
   'target',
   'targetPrefix',
+  'endpoint',
   'since',
   'all',
   'dryRun',
@@ -53,7 +54,7 @@ export function parseReplayRequest(text: string): ReplayRequest | string {
     const narrowed = Object.keys(filter).length > 0;
     if (key !== undefined && (narrowed || all)) return 'either "key" or a filter, not both';
     if (key === undefined && !narrowed && all !== true)
-      return 'name a "key", a filter ("since", "target", "targetPrefix", "state") or "all": true';
+      return 'name a "key", a filter ("since", "target", "targetPrefix", "endpoint", "state") or "all": true';
     return {
       key: key as string | undefined,
       filter,
@@ -69,7 +70,7 @@ export function parseReplayRequest(text: string): ReplayRequest | string {
 }
 
 function replayFilter(fields: Record<string, unknown>): ReplayFilter {
-  const { state, target, targetPrefix, since } = fields;
+  const { state, target, targetPrefix, endpoint, since } = fields;
   const text = (name: string, value: unknown): string => {
     if (typeof value !== 'string' || value === '')
       throw new InvalidOptionError(name, value, 'a non-empty string');
@@ -81,6 +82,7 @@ function replayFilter(fields: Record<string, unknown>): ReplayFilter {
     ...(state === undefined ? {} : { state: state as IntentState | IntentState[] }),
     ...(target === undefined ? {} : { target: text('target', target) }),
     ...(targetPrefix === undefined ? {} : { targetPrefix: text('targetPrefix', targetPrefix) }),
+    ...(endpoint === undefined ? {} : { endpoint: text('endpoint', endpoint) }),
     ...(since === undefined ? {} : { finishedSince: parseInstant('since', text('since', since)) }),
   };
 }

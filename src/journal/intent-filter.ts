@@ -29,7 +29,7 @@ export function checkIntentFilter(filter: IntentFilter): IntentFilter {
       if (!(INTENT_STATES as readonly string[]).includes(state))
         throw new InvalidOptionError('state', state, allowed);
   }
-  for (const name of ['target', 'targetPrefix', 'after'] as const) {
+  for (const name of ['target', 'targetPrefix', 'endpoint', 'after'] as const) {
     const value = filter[name];
     if (value !== undefined && (typeof value !== 'string' || value === ''))
       throw new InvalidOptionError(name, value, 'a non-empty string');
@@ -49,6 +49,7 @@ export function matchesFilter(intent: IntentRecord, filter: IntentFilter): boole
   if (filter.target !== undefined && intent.target !== filter.target) return false;
   if (filter.targetPrefix !== undefined && !intent.target.startsWith(filter.targetPrefix))
     return false;
+  if (filter.endpoint !== undefined && intent.endpoint !== filter.endpoint) return false;
   if (filter.finishedSince !== undefined) {
     const finishedAt = intent.outcome?.finishedAt;
     if (finishedAt === undefined || finishedAt < filter.finishedSince) return false;

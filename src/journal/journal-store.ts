@@ -23,6 +23,8 @@ export interface IntentFilter {
   readonly target?: string | undefined;
   /** Only intents whose URL starts with this (case-sensitive, no wildcards). */
   readonly targetPrefix?: string | undefined;
+  /** Only intents that name this endpoint (docs/outbox.md, "Endpoints"). */
+  readonly endpoint?: string | undefined;
   /** Only intents that finished at or after this instant (ms since the epoch): never a pending one. */
   readonly finishedSince?: number | undefined;
   /** Paging: only intents recorded before the one with this key (the last key of the page before). */

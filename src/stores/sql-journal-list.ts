@@ -25,6 +25,7 @@ export function listStatement(
     const prefix = `CAST(${param(filter.targetPrefix)} AS TEXT)`;
     where.push(`substr(target, 1, length(${prefix})) = ${prefix}`);
   }
+  if (filter.endpoint !== undefined) where.push(`endpoint = ${param(filter.endpoint)}`);
   if (filter.finishedSince !== undefined)
     where.push(`finished_at >= ${param(filter.finishedSince)}`);
   if (filter.after !== undefined)

@@ -45,6 +45,39 @@ export function runDeadLetterConformance(withFixture: WithStore): void {
   );
 
   it(
+    'lists and replays the dead letters of one endpoint, leaving the others alone',
+    withFixture(async ({ store }, clock) => {
+      const journal = createJournal({ store, clock });
+      await journal.endpoints.add({ id: 'orders', url: 'http://a.test/orders' });
+      await journal.endpoints.add({ id: 'users', url: 'http://a.test/users' });
+      for (const [key, endpoint] of [
+        ['o1', 'orders'],
+        ['o2', 'orders'],
+        ['x1', 'users'],
+      ] as const)
+        await journal.record({ key, endpoint, body: '{}' });
+      const claims = await store.claim('W', clock.now(), 1000, 10);
+      const final = { stopReason: 'fatal_status' as const, status: 400, body: null, detail: null };
+      await store.settle(
+        claims.map((c) => ({
+          key: c.intent.key,
+          token: c.token,
+          next: {
+            state: 'refused',
+            sawUnknown: false,
+            final: { ...final, finishedAt: clock.now() },
+          },
+        })),
+      );
+      assert.deepEqual(keys(await journal.list({ endpoint: 'orders' })), ['o2', 'o1']);
+      await assert.rejects(journal.list({ endpoint: '' }), /non-empty string/);
+      const result = await journal.replay({ endpoint: 'orders' });
+      assert.deepEqual([...result.reopened].sort(), ['o1', 'o2']);
+      assert.equal((await journal.report('x1'))?.intent.state, 'refused');
+    }),
+  );
+
+  it(
     'pages by key: each page starts after the last key of the one before',
     withFixture(async ({ store }, clock) => {
       await seedDeadLetters(store, clock);

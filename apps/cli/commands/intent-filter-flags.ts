@@ -14,6 +14,7 @@ export interface FilterFlags {
   dead?: boolean;
   target?: string;
   targetPrefix?: string;
+  endpoint?: string;
   since?: string;
 }
 
@@ -24,6 +25,7 @@ export function filterOptions(command: Command, states = INTENT_STATES.join(', '
     .option('--dead', `only the dead letters: ${DEAD_STATES.join(', ')} (cancelled is apart)`)
     .option('--target <url>', 'only intents sent to exactly this URL')
     .option('--target-prefix <prefix>', 'only intents whose URL starts with this')
+    .option('--endpoint <name>', 'only intents that name this endpoint')
     .option(
       '--since <when>',
       'only intents finished at or after this: an ISO instant (2026-12-01T00:00Z), a date (UTC) or a duration ago (24h)',
@@ -41,6 +43,7 @@ export function parseFilterFlags(flags: FilterFlags, nowMs: number): IntentFilte
     ...(flags.targetPrefix === undefined
       ? {}
       : { targetPrefix: nonEmpty('--target-prefix', flags.targetPrefix) }),
+    ...(flags.endpoint === undefined ? {} : { endpoint: nonEmpty('--endpoint', flags.endpoint) }),
     ...(flags.since === undefined ? {} : { finishedSince: parseSince(flags.since, nowMs) }),
   };
 }

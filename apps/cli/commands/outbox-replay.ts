@@ -73,7 +73,7 @@ export function registerOutboxReplay(
           throw usage(`give a KEY or filter flags, not both (got ${key} and a filter)`);
         if (key === undefined && !narrowed && !flags.all)
           throw usage(
-            'name a KEY, a filter (--since, --target, --target-prefix, --state, --dead), or --all for every dead letter',
+            'name a KEY, a filter (--since, --target, --target-prefix, --endpoint, --state, --dead), or --all for every dead letter',
           );
         const result =
           key === undefined
