@@ -108,3 +108,22 @@ export function secretFromEnv(option: string, variable: string, env: NodeJS.Proc
 export function collect(value: string, all: string[] | undefined): string[] {
   return [...(all ?? []), value];
 }
+
+/** Opens the journal, runs `fn`, closes it; SIGINT/SIGTERM abort `signal` (the current batch finishes). */
+export async function withJournal(
+  flags: JournalFlags,
+  fn: (journal: Journal<unknown>, signal: AbortSignal) => Promise<void>,
+): Promise<void> {
+  const journal = await openJournal(flags);
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    await fn(journal, controller.signal);
+  } finally {
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await journal.close();
+  }
+}

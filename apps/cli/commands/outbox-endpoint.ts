@@ -3,16 +3,15 @@ import {
   InvalidOptionError,
   type DisabledNotice,
   type EndpointRecord,
-  type Journal,
   systemClock,
 } from '../../../src/index.js';
 import type { CliIo } from '../cli-io.js';
 import { parseDurationMs, parsePositiveInt } from './deliver-options.js';
 import {
   journalOptions,
-  openJournal,
   secretFromEnv,
   type JournalFlags,
+  withJournal,
 } from './journal-options.js';
 
 interface AddFlags extends JournalFlags {
@@ -23,18 +22,6 @@ interface AddFlags extends JournalFlags {
   breakerWindow?: string;
   breakerCoolDown?: string;
   autoDisableAfter?: string;
-}
-
-async function withJournal(
-  flags: JournalFlags,
-  fn: (journal: Journal<unknown>) => Promise<void>,
-): Promise<void> {
-  const journal = await openJournal(flags);
-  try {
-    await fn(journal);
-  } finally {
-    await journal.close();
-  }
 }
 
 /** One endpoint on one line: name, state, breaker, rate, URL, why it is not active. */

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { type IntentRecord, type Journal, systemClock } from '../../../src/index.js';
+import { type IntentRecord, systemClock } from '../../../src/index.js';
 import type { CliIo } from '../cli-io.js';
 import { parsePositiveInt } from './deliver-options.js';
 import { formatAttemptEntry, formatIntentLine } from './format-intent.js';
 import { filterOptions, parseFilterFlags, type FilterFlags } from './intent-filter-flags.js';
-import { journalOptions, type JournalFlags } from './journal-options.js';
+import { journalOptions, type JournalFlags, withJournal } from './journal-options.js';
 import { formatCounts } from './outbox-run.js';
 
 interface ListFlags extends JournalFlags, FilterFlags {
@@ -15,14 +15,7 @@ interface ListFlags extends JournalFlags, FilterFlags {
 }
 
 /** `oncely outbox list`: the intents, newest first, narrowed by the filter flags, a page at a time. */
-export function registerOutboxList(
-  outbox: Command,
-  io: CliIo,
-  withJournal: (
-    flags: JournalFlags,
-    fn: (journal: Journal<unknown>) => Promise<void>,
-  ) => Promise<void>,
-): void {
+export function registerOutboxList(outbox: Command, io: CliIo): void {
   const { out } = io;
   journalOptions(
     filterOptions(

@@ -12,7 +12,7 @@ import type { CliIo } from '../cli-io.js';
 import { parsePolicyFlags } from './deliver-options.js';
 import { formatIntentLine } from './format-intent.js';
 import { filterOptions, parseFilterFlags, type FilterFlags } from './intent-filter-flags.js';
-import { journalOptions, type JournalFlags } from './journal-options.js';
+import { journalOptions, type JournalFlags, withJournal } from './journal-options.js';
 
 interface ReplayFlags extends JournalFlags, FilterFlags {
   all?: boolean;
@@ -36,14 +36,7 @@ Examples:
   npx oncely outbox replay --target-prefix https://api.example.com/ --state refused`;
 
 /** `oncely outbox replay`: one dead intent by key, or every one a filter selects. */
-export function registerOutboxReplay(
-  outbox: Command,
-  io: CliIo,
-  withJournal: (
-    flags: JournalFlags,
-    fn: (journal: Journal<unknown>) => Promise<void>,
-  ) => Promise<void>,
-): void {
+export function registerOutboxReplay(outbox: Command, io: CliIo): void {
   journalOptions(
     filterOptions(
       outbox

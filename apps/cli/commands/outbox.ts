@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { InvalidOptionError, type Journal, systemClock } from '../../../src/index.js';
+import { InvalidOptionError, systemClock } from '../../../src/index.js';
 import { formatIntentLine, formatIntentReport } from './format-intent.js';
 import { EXIT } from '../exit.js';
 import {
@@ -11,9 +11,9 @@ import {
 import {
   collect,
   journalOptions,
-  openJournal,
   parseSecrets,
   type JournalFlags,
+  withJournal,
 } from './journal-options.js';
 import { registerKeygen } from './outbox-keygen.js';
 import { signingKeysFromEnv } from './webhook-key-flags.js';
@@ -23,25 +23,6 @@ import { formatCounts, runOutbox } from './outbox-run.js';
 import { registerOutboxUi } from './outbox-ui.js';
 import { processIo, type CliIo } from '../cli-io.js';
 import { parseDisabledNotice, registerOutboxEndpoint } from './outbox-endpoint.js';
-
-/** Opens the journal, runs `fn`, closes it; SIGINT/SIGTERM abort `signal` (the current batch finishes). */
-async function withJournal(
-  flags: JournalFlags,
-  fn: (journal: Journal<unknown>, signal: AbortSignal) => Promise<void>,
-): Promise<void> {
-  const journal = await openJournal(flags);
-  const controller = new AbortController();
-  const stop = (): void => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  try {
-    await fn(journal, controller.signal);
-  } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
-    await journal.close();
-  }
-}
 
 interface AddFlags extends JournalFlags {
   data: string;
@@ -79,13 +60,13 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
       `\nThe journal is a SQLite file (--journal, default oncely-data/journal.db) or PostgreSQL (--db postgres://…).`,
     );
   registerAdd(outbox, io);
-  registerOutboxList(outbox, io, withJournal);
+  registerOutboxList(outbox, io);
   registerShow(outbox, io);
   registerRun(outbox, io);
   registerRetry(outbox, io);
   registerCancel(outbox, io);
   registerKeygen(outbox, io);
-  registerOutboxReplay(outbox, io, withJournal);
+  registerOutboxReplay(outbox, io);
   registerOutboxUi(outbox, io);
   registerOutboxEndpoint(outbox, io);
 }
