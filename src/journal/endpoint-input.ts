@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { InvalidOptionError } from '../contract/errors.js';
+import { generateWebhookSecret } from '../contract/webhook-keys.js';
 import {
   DEFAULT_AUTO_DISABLE_MS,
   DEFAULT_BREAKER,
@@ -23,11 +23,6 @@ export interface EndpointInput {
 }
 
 const ID = /^[A-Za-z0-9._-]{1,64}$/;
-
-/** A fresh Standard Webhooks secret: `whsec_` and 24 random bytes in base64. */
-export function newEndpointSecret(): string {
-  return `whsec_${randomBytes(24).toString('base64')}`;
-}
 
 export function checkSecret(secret: unknown): string {
   if (typeof secret !== 'string' || !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret))
@@ -75,7 +70,7 @@ export function prepareEndpoint(input: EndpointInput, nowMs: number): EndpointRe
     'autoDisableAfterMs',
     input.autoDisableAfterMs ?? DEFAULT_AUTO_DISABLE_MS,
   );
-  const secrets = (input.secrets ?? [newEndpointSecret()]).map((secret) => ({
+  const secrets = (input.secrets ?? [generateWebhookSecret()]).map((secret) => ({
     secret: checkSecret(secret),
     expiresAt: null,
   }));

@@ -1,7 +1,8 @@
 import { admit, reserveSlots, slotSpacingMs } from './endpoint-gate.js';
 import type { Clock } from '../time/clock.js';
 import { observeAnswers, type EndpointAnswer } from './endpoint-signals.js';
-import { liveSecrets, type EndpointRecord, type EndpointStore } from './endpoint.js';
+import { activeSecrets } from '../contract/secret-rotation.js';
+import type { EndpointRecord, EndpointStore } from './endpoint.js';
 import type { ClaimedIntent, IntentRecord, Settlement } from './intent.js';
 import type { AttemptResult } from './next-step.js';
 
@@ -91,7 +92,7 @@ export async function waitForSlot(
 
 /** The endpoint's URL and the secrets that sign now. */
 export function sendTarget(endpoint: EndpointRecord, nowMs: number) {
-  return { url: endpoint.url, secrets: liveSecrets(endpoint, nowMs) };
+  return { url: endpoint.url, secrets: activeSecrets(endpoint.secrets, nowMs) };
 }
 
 /** The pass's answers, per endpoint, written to its row: returns the endpoints this disabled, and why. */

@@ -1,3 +1,5 @@
+import type { RotatingSecret } from '../contract/secret-rotation.js';
+
 /**
  * An endpoint: a receiver the outbox sends to, kept as a row in the journal's database so every
  * worker in every process honours the same state, throttle and breaker (Svix's endpoints).
@@ -5,12 +7,8 @@
 export const ENDPOINT_STATES = ['active', 'paused', 'disabled'] as const;
 export type EndpointState = (typeof ENDPOINT_STATES)[number];
 
-/** A Standard Webhooks signing secret (`whsec_…`); every unexpired one signs each attempt. */
-export interface EndpointSecret {
-  readonly secret: string;
-  /** Not used to sign at or after this instant (ms since the epoch); null for never. */
-  readonly expiresAt: number | null;
-}
+/** An endpoint's signing secret and when it stops signing; every unexpired one signs each attempt. */
+export type EndpointSecret = RotatingSecret;
 
 /** When the breaker opens, and how long it stays open before one probe goes through. */
 export interface BreakerSettings {
@@ -94,13 +92,6 @@ export function freshHealth(nowMs: number): EndpointHealth {
     failures: 0,
     failingSince: null,
   };
-}
-
-/** The secrets that sign at `nowMs`. */
-export function liveSecrets(endpoint: EndpointRecord, nowMs: number): string[] {
-  return endpoint.secrets
-    .filter((s) => s.expiresAt === null || s.expiresAt > nowMs)
-    .map((s) => s.secret);
 }
 
 /**

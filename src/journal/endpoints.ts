@@ -1,10 +1,11 @@
 import { OncelyError } from '../contract/errors.js';
+import { rotateSecrets } from '../contract/secret-rotation.js';
+import { generateWebhookSecret } from '../contract/webhook-keys.js';
 import type { Clock } from '../time/clock.js';
 import { freshHealth, type EndpointRecord, type EndpointStore } from './endpoint.js';
 import {
   checkEndpointId,
   checkSecret,
-  newEndpointSecret,
   prepareEndpoint,
   type EndpointInput,
 } from './endpoint-input.js';
@@ -85,21 +86,13 @@ export function createEndpoints(store: EndpointStore | undefined, clock: Clock):
       return resumed;
     },
     async rotateSecret(id, options = {}) {
-      const secret = checkSecret(options.secret ?? newEndpointSecret());
+      const secret = checkSecret(options.secret ?? generateWebhookSecret());
       const overlapMs = options.overlapMs ?? DEFAULT_ROTATION_OVERLAP_MS;
       if (!Number.isFinite(overlapMs) || overlapMs < 0)
         throw new EndpointStateError(id, `overlap must be a duration >= 0, got ${overlapMs}`);
       const endpoint = await change(id, (e, nowMs) => ({
         ...e,
-        secrets: [
-          ...e.secrets
-            .filter((s) => s.expiresAt === null || s.expiresAt > nowMs)
-            .map((s) => ({
-              secret: s.secret,
-              expiresAt: Math.min(s.expiresAt ?? Number.POSITIVE_INFINITY, nowMs + overlapMs),
-            })),
-          { secret, expiresAt: null },
-        ],
+        secrets: rotateSecrets(e.secrets, secret, nowMs, overlapMs),
       }));
       return { endpoint, secret };
     },
