@@ -25,9 +25,9 @@ export async function gateEndpoints<T extends { readonly claim: ClaimedIntent }>
   const groups = new Map<string, T[]>();
   for (const item of items) {
     const id = item.claim.intent.endpoint;
-    if (id === null || id === undefined)
-      admitted.push({ ...item, sendAt: nowMs, endpoint: undefined });
-    else groups.set(id, [...(groups.get(id) ?? []), item]);
+    if (id === null || id === undefined) admitted.push({ ...item, endpoint: undefined });
+    else if (groups.has(id)) groups.get(id)!.push(item);
+    else groups.set(id, [item]);
   }
   for (const [id, group] of groups) {
     const gated = await store?.update(id, (current) => {
@@ -56,7 +56,9 @@ export async function slotsFor(
   const sendAt = items.map(() => nowMs);
   const groups = new Map<string, number[]>();
   items.forEach(({ endpoint }, i) => {
-    if (endpoint) groups.set(endpoint.id, [...(groups.get(endpoint.id) ?? []), i]);
+    if (!endpoint) return;
+    if (groups.has(endpoint.id)) groups.get(endpoint.id)!.push(i);
+    else groups.set(endpoint.id, [i]);
   });
   for (const [id, indexes] of groups) {
     const slots = await store?.update(id, (current) =>

@@ -42,15 +42,7 @@ export async function sendAttempt(
     [HEADER.idempotencyKey.toLowerCase()]: intent.key,
   };
   const nowMs = context.clock.now();
-  // An endpoint's unexpired secrets, else the worker's own (entries with expiresAt rotate).
-  const secrets =
-    context.endpoint && context.endpoint.secrets.length > 0
-      ? context.endpoint.secrets
-      : context.signingSecret === undefined
-        ? []
-        : typeof context.signingSecret === 'string'
-          ? context.signingSecret
-          : activeSecrets(context.signingSecret, nowMs);
+  const secrets = signingSecretsOf(context, nowMs);
   if (secrets.length > 0)
     Object.assign(headers, signWebhookWith(nodeEd25519, secrets, intent.key, nowMs, bodyText));
   try {
@@ -96,4 +88,12 @@ async function receiptBody(response: Response): Promise<Uint8Array> {
 /** The receiver's `webhook-delivery` header (`disable`, `abort-message`), lower case. */
 function deliveryHint(response: Response): string | null {
   return response.headers.get('webhook-delivery')?.trim().toLowerCase() ?? null;
+}
+
+/** An endpoint's unexpired secrets, else the worker's own (entries with expiresAt rotate). */
+function signingSecretsOf(context: SendContext, nowMs: number): string | readonly string[] {
+  if (context.endpoint && context.endpoint.secrets.length > 0) return context.endpoint.secrets;
+  const own = context.signingSecret;
+  if (own === undefined) return [];
+  return typeof own === 'string' ? own : activeSecrets(own, nowMs);
 }

@@ -8,7 +8,7 @@ import { checkIdentifier } from '../ledger-row.js';
 import { StoreClosedError } from '../store-errors.js';
 import { createSqlJournalStore, type JournalQuery } from '../sql-journal-store.js';
 import type { SqliteDatabase, SqliteTx } from './sqlite-database.js';
-import { beginImmediate } from './write-lock.js';
+import { inWriteTransaction } from './write-lock.js';
 import { systemClock, type Clock } from '../../time/clock.js';
 
 export interface SqliteJournalStoreOptions {
@@ -85,19 +85,8 @@ export function createSqliteJournalStore(
     cached = true,
   ) => runStatement(prepare(conn, numbered(sql), cached), params);
   /** Runs `fn` in BEGIN IMMEDIATE ... COMMIT, the lock waited for in the event loop. */
-  const writing = async <T>(fn: (conn: SqliteDatabase) => T | Promise<T>): Promise<T> => {
-    const waiting = beginImmediate(connection, clock, busyTimeoutMs);
-    if (waiting !== undefined) await waiting;
-    const conn = connection();
-    try {
-      const result = await fn(conn);
-      conn.exec('COMMIT');
-      return result;
-    } catch (error) {
-      if (conn.inTransaction) conn.exec('ROLLBACK');
-      throw error;
-    }
-  };
+  const writing = <T>(fn: (conn: SqliteDatabase) => T | Promise<T>): Promise<T> =>
+    inWriteTransaction(connection, clock, busyTimeoutMs, fn);
   const onConnection: JournalQuery = async (sql, params) =>
     mutex.run(() => {
       const statement = prepare(connection(), numbered(sql), true);

@@ -8,7 +8,7 @@ import {
 } from '../shared-retry-budget.js';
 import type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
 import { checkBusyTimeoutMs, checkSqliteDatabase } from './sqlite-store-options.js';
-import { beginImmediate } from './write-lock.js';
+import { inWriteTransaction } from './write-lock.js';
 
 export interface SqliteRetryBudgetOptions extends SharedRetryBudgetOptions {
   /**
@@ -54,19 +54,7 @@ export function createSqliteRetryBudget(options: SqliteRetryBudgetOptions): Shar
   };
   /** Runs `fn` in one write transaction; the mutex keeps this process's writes in turn. */
   const writing = <T>(fn: (conn: SqliteDatabase) => T): Promise<T> =>
-    mutex.run(async () => {
-      const waiting = beginImmediate(connection, clock, busyTimeoutMs);
-      if (waiting !== undefined) await waiting;
-      const conn = connection();
-      try {
-        const result = fn(conn);
-        conn.exec('COMMIT');
-        return result;
-      } catch (error) {
-        if (conn.inTransaction) conn.exec('ROLLBACK');
-        throw error;
-      }
-    });
+    mutex.run(() => inWriteTransaction(connection, clock, busyTimeoutMs, fn));
   const balanceOf = (conn: SqliteDatabase): number => {
     const row = prepared(conn, `SELECT balance FROM ${table} WHERE name = ?`).get(name) as
       | { balance: number }

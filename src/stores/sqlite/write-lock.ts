@@ -58,6 +58,29 @@ async function waitForLock(
 }
 
 /**
+ * BEGIN IMMEDIATE (another process's lock waited for in the event loop, at most `timeoutMs`),
+ * `fn`, then COMMIT; if `fn` throws, ROLLBACK (unless SQLite already ended the transaction).
+ */
+export async function inWriteTransaction<T>(
+  db: () => SqliteDatabase,
+  clock: Clock,
+  timeoutMs: number,
+  fn: (conn: SqliteDatabase) => T | Promise<T>,
+): Promise<T> {
+  const waiting = beginImmediate(db, clock, timeoutMs);
+  if (waiting !== undefined) await waiting;
+  const conn = db();
+  try {
+    const result = await fn(conn);
+    conn.exec('COMMIT');
+    return result;
+  } catch (error) {
+    if (conn.inTransaction) conn.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+/**
  * Runs `fn` inside the write transaction the caller began, then COMMIT; if `fn` throws, ROLLBACK
  * (unless SQLite already ended the transaction) and the error goes on.
  */
