@@ -104,6 +104,27 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
     }
   },
 
+  /** docs/client.md's shared retry budget: two retries against a failing receiver cost 10 tokens. */
+  'examples/retry-budget.ts': async (script, cwd) => {
+    const serve = await startTestServer({ hookScript: '503' });
+    const dir = await mkdtemp(join(tmpdir(), 'oncely-example-'));
+    try {
+      const env = { URL: serve.url, TOKEN: TOKENS.dev, DB_FILE: join(dir, 'budget.db') };
+      const first = await runNode(script, cwd, env);
+      assert.equal(first.code, 0, first.stdout + first.stderr);
+      assert.equal(first.stdout, 'budget_exhausted 3 490\n');
+      const second = await runNode(script, cwd, env);
+      assert.equal(
+        second.stdout,
+        'budget_exhausted 3 480\n',
+        'a second process spends the same balance',
+      );
+    } finally {
+      await serve.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+
   /** docs/ledger.md's core: two callers may use one key; a retry replays; no caller is a 401. */
   'examples/ledger.ts': async (script, cwd) => {
     const dir = await mkdtemp(join(tmpdir(), 'oncely-example-'));
