@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
+import { VirtualClock } from '../../src/time/index.js';
 import { createJournal, type JournalStore } from '../../src/journal/index.js';
 import { createPostgresJournalStore } from '../../src/stores/postgres/index.js';
 import { createSqliteJournalStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
@@ -20,13 +21,14 @@ async function readiesAnEarlierJournal(
   toEarlier: () => Promise<void>,
   hasIndex: () => Promise<boolean>,
 ): Promise<void> {
+  const clock = new VirtualClock({ startAt: 1_700_000_000_000 });
   const before = open();
-  await createJournal({ store: before }).record({ key: 'old', target: TARGET, body: '{}' });
+  await createJournal({ store: before, clock }).record({ key: 'old', target: TARGET, body: '{}' });
   await before.close();
   await toEarlier();
   assert.equal(await hasIndex(), false);
   const store = open();
-  const journal = createJournal({ store });
+  const journal = createJournal({ store, clock });
   try {
     await store.ready();
     await store.ready();
@@ -34,7 +36,7 @@ async function readiesAnEarlierJournal(
     assert.equal((await journal.get('old'))?.orderingKey, null);
     for (const key of ['o1', 'o2'])
       await journal.record({ key, target: TARGET, body: '{}', orderingKey: 'K' });
-    const claimed = await store.claim('W', Date.now(), 1000, 10);
+    const claimed = await store.claim('W', clock.now(), 1000, 10);
     assert.deepEqual(claimed.map((c) => c.intent.key).sort(), ['o1', 'old'], 'o2 waits for o1');
   } finally {
     await store.close();
