@@ -100,7 +100,8 @@ export interface LedgerStore<Tx> {
 
   /**
    * Inside the transaction, after the effect: writes the completed entry (the receipt) in place
-   * of the in-flight row matching `expected`, in the effect's transaction. False when another
+   * of the in-flight row matching `expected`, in the effect's transaction (`next` is that entry
+   * completed: the same scope, key, fingerprint, token and first sighting). False when another
    * worker owns the key now; then the ledger rolls the effect back. It is the transaction's last
    * statement: a store may end the transaction with it (PostgreSQL reads the receipt's row, then
    * sends COMMIT or ROLLBACK), and then false means the effect has been rolled back already.

@@ -1,5 +1,10 @@
 import { InvalidOptionError } from '../contract/errors.js';
-import { ENTRY_STATES, type EntryState, type LedgerEntry } from '../ledger/ledger-entry.js';
+import {
+  ENTRY_STATES,
+  type CompletedEntry,
+  type EntryState,
+  type LedgerEntry,
+} from '../ledger/ledger-entry.js';
 import { fingerprintFromBytes, fingerprintToBytes } from './fingerprint-bytes.js';
 import { decodeReceiptHeaders, encodeReceiptHeaders } from './receipt-headers.js';
 
@@ -22,6 +27,34 @@ export const LEDGER_COLUMNS = [
   'headers',
   'body',
 ] as const;
+
+/**
+ * The columns a receipt writes over its own in-flight row (`complete`): scope, key, fingerprint,
+ * token and first sighting stay as claimed.
+ */
+export const COMPLETE_COLUMNS = [
+  'state',
+  'expires_at',
+  'lease_expires_at',
+  'completed_at',
+  'status',
+  'headers',
+  'body',
+] as const;
+
+/** The values of {@link COMPLETE_COLUMNS} for a completed entry, in that order. */
+export function completeValues(entry: CompletedEntry): unknown[] {
+  const { receipt } = entry;
+  return [
+    entry.state,
+    entry.expiresAt,
+    null,
+    entry.completedAt,
+    receipt.status,
+    encodeReceiptHeaders(receipt.headers),
+    Buffer.from(receipt.body.buffer, receipt.body.byteOffset, receipt.body.byteLength),
+  ];
+}
 
 /** A row as a driver returns it: integers may come back as strings (pg's int8) or bigints. */
 export type LedgerRow = Record<(typeof LEDGER_COLUMNS)[number], unknown>;

@@ -11,8 +11,8 @@ describe('captureNodeResponse', () => {
   it('keeps what the route writes and gives the response its own methods back', async () => {
     const res = responseOf();
     res.setHeader('x-before', 'kept');
-    const captured = captureNodeResponse(res);
-    res.writeHead(201, { 'x-route': 'r' });
+    const captured = captureNodeResponse(res, ['x-before', 'x-route']);
+    res.writeHead(201, { 'x-route': 'r', 'x-not-kept': 'n' });
     res.write('ab');
     res.end(Buffer.from('c'));
     const answer = await captured.done;
@@ -23,12 +23,24 @@ describe('captureNodeResponse', () => {
       ['x-route', 'r'],
     ]);
     assert.equal(res.headersSent, false, 'nothing reached the socket');
-    captured.restore();
+    captured.restore(false);
     for (const name of ['writeHead', 'flushHeaders', 'write', 'end'] as const) {
       assert.equal(Object.hasOwn(res, name), false, `${name} is the prototype's again`);
       assert.equal(res[name], ServerResponse.prototype[name]);
     }
     assert.deepEqual(res.getHeaderNames(), ['x-before'], "the route's headers are dropped");
+  });
+
+  it("keeps the route's headers on the response for its own answer", async () => {
+    const res = responseOf();
+    res.setHeader('x-before', 'kept');
+    const captured = captureNodeResponse(res, []);
+    res.setHeader('x-route', ['a', 'b']);
+    res.end('x');
+    assert.deepEqual((await captured.done).headers, [], 'no header is on the allow-list');
+    captured.restore(true);
+    assert.deepEqual(res.getHeaderNames(), ['x-before', 'x-route']);
+    assert.equal(res.end, ServerResponse.prototype.end);
   });
 
   it('captures, then puts back, a method earlier middleware set on the response itself', async () => {
@@ -39,23 +51,23 @@ describe('captureNodeResponse', () => {
       return ServerResponse.prototype.writeHead.call(this, status);
     };
     res.writeHead = ownWriteHead as typeof res.writeHead; // as on-headers does
-    const captured = captureNodeResponse(res);
+    const captured = captureNodeResponse(res, []);
     res.writeHead(202);
     res.end('x');
     assert.equal((await captured.done).status, 202);
     assert.deepEqual(calls, [], "the middleware's writeHead waits for the final answer");
-    captured.restore();
+    captured.restore(false);
     assert.equal(res.writeHead, ownWriteHead);
     assert.equal(res.end, ServerResponse.prototype.end);
   });
 
   it('drops a late write through a method kept from the capture', async () => {
     const res = responseOf();
-    const captured = captureNodeResponse(res);
+    const captured = captureNodeResponse(res, []);
     const keptEnd = res.end.bind(res);
     res.end('first');
     assert.equal(text((await captured.done).body), 'first');
-    captured.restore();
+    captured.restore(false);
     let called = false;
     keptEnd('late', () => {
       called = true;

@@ -38,9 +38,11 @@ function recorder(inner: SqliteDatabase): { db: SqliteDatabase; take(): string[]
     prepare(source) {
       const statement = inner.prepare(source);
       const write = /^\s*(INSERT INTO|UPDATE|DELETE FROM)\s+(\w+)/i.exec(source);
+      const control = /^(BEGIN|COMMIT|ROLLBACK)\b/.test(source); // the store prepares COMMIT
       return {
         run: (...params) => {
           if (write) note(`${write[1]!.split(' ')[0]!.toLowerCase()} ${write[2]}`);
+          if (control) note(source);
           return statement.run(...params);
         },
         get: (...params) => statement.get(...params),

@@ -43,10 +43,10 @@ describe('SQLite statements per request', () => {
       'SELECT * FROM', // the committed row, if any (none)
       'BEGIN IMMEDIATE',
       'INSERT INTO oncely_ledger', // the claim
-      'SAVEPOINT oncely_2',
+      'SAVEPOINT oncely_section',
       'INSERT INTO orders',
       'UPDATE oncely_ledger SET', // the receipt
-      'RELEASE oncely_2',
+      'RELEASE oncely_section',
       'COMMIT',
     ]);
     await store.close();

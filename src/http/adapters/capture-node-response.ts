@@ -8,8 +8,12 @@ export interface CapturedResponse {
   readonly done: Promise<AnswerBytes>;
   /** Rejects `done`: the route threw, or the client went away before it answered. */
   fail(error: unknown): void;
-  /** Puts the response's own methods back and drops the headers the route set. Idempotent. */
-  restore(): void;
+  /**
+   * Puts the response's own methods back. `keepHeaders`: the route's answer is sent as it set it
+   * (its headers stay on `res`); else the headers the route set are dropped, so a refusal never
+   * carries half of a failed route's headers. Idempotent.
+   */
+  restore(keepHeaders: boolean): void;
 }
 
 type Callback = (error?: Error | null) => void;
@@ -17,6 +21,8 @@ type Callback = (error?: Error | null) => void;
 /** What one capture keeps while the route answers into it. */
 interface Capture {
   readonly chunks: Buffer[];
+  /** The headers a receipt keeps (lower-case names, sorted). */
+  readonly kept: readonly string[];
   resolve(answer: AnswerBytes): void;
 }
 
@@ -29,13 +35,16 @@ type Capturing = ServerResponse & { [CAPTURE]?: Capture | undefined };
 
 /**
  * Lets an unchanged node-style route (Express's `res.json`, node's `res.end`) answer into a
- * buffer: status, headers and body become the answer (as bytes) the ledger stores as the
- * receipt, and only the final answer (that one, a replay, or a refusal) is written to the socket. Headers set
- * before the route ran (by earlier middleware) stay; the route's own are dropped on restore, so a
- * refusal never carries half of a failed route's headers.
+ * buffer: status, the headers in `kept` (a receipt's allow-list, lower-case and sorted) and body
+ * become the answer (as bytes) the ledger stores as the receipt, and only the final answer (that
+ * one, a replay, or a refusal) is written to the socket. Headers set before the route ran (by
+ * earlier middleware) stay on restore; the route's own stay only for its own answer.
  */
-export function captureNodeResponse(res: ServerResponse): CapturedResponse {
-  const before = new Set(res.getHeaderNames());
+export function captureNodeResponse(
+  res: ServerResponse,
+  kept: readonly string[],
+): CapturedResponse {
+  const before = res.getHeaderNames();
   let resolve!: (answer: AnswerBytes) => void;
   let reject!: (error: unknown) => void;
   const done = new Promise<AnswerBytes>((ok, fail) => {
@@ -47,18 +56,19 @@ export function captureNodeResponse(res: ServerResponse): CapturedResponse {
   // process); whoever awaits `done` still gets it.
   done.catch(() => {});
   const capturing = res as Capturing;
-  capturing[CAPTURE] = { chunks: [], resolve };
+  capturing[CAPTURE] = { chunks: [], kept, resolve };
   const putBack = divert(capturing);
   let restored = false;
   return {
     done,
     fail: (error) => reject(error),
-    restore() {
+    restore(keepHeaders) {
       if (restored) return;
       restored = true;
       putBack();
       capturing[CAPTURE] = undefined;
-      for (const name of res.getHeaderNames()) if (!before.has(name)) res.removeHeader(name);
+      if (keepHeaders || res.headersSent) return;
+      for (const name of res.getHeaderNames()) if (!before.includes(name)) res.removeHeader(name);
     },
   };
 }
@@ -128,7 +138,7 @@ const capturingMethods = {
     keep(capture, chunk, encoding);
     const status = this.statusCode;
     const body = NULL_BODY_STATUSES.has(status) ? new Uint8Array(0) : Buffer.concat(capture.chunks);
-    capture.resolve({ status, headers: headerPairs(this), body });
+    capture.resolve({ status, headers: keptPairs(this, capture.kept), body });
     const cb = [chunk, encoding, callback].find((a) => typeof a === 'function') as
       | Callback
       | undefined;
@@ -150,17 +160,20 @@ const methodDescriptors: PropertyDescriptorMap = Object.fromEntries(
  * methods were closures: the answer was taken already.
  */
 function captureOf(res: Capturing): Capture {
-  return res[CAPTURE] ?? { chunks: [], resolve: () => {} };
+  return res[CAPTURE] ?? { chunks: [], kept: [], resolve: () => {} };
 }
 
-/** The headers set on `res` as a Headers object would list them (receipt-response.ts). */
-function headerPairs(res: ServerResponse): Array<readonly [string, string]> {
+/**
+ * The receipt's headers set on `res`, as a Headers object would list them (receipt-response.ts):
+ * only the allow-listed names are looked up, not every header the route set (set-cookie is never
+ * one: a replay must not hand out a session).
+ */
+function keptPairs(res: ServerResponse, kept: readonly string[]): Array<readonly [string, string]> {
   const pairs: Array<readonly [string, string]> = [];
-  for (const [name, value] of Object.entries(res.getHeaders())) {
-    if (value === undefined) continue;
-    if (name === 'set-cookie')
-      for (const one of Array.isArray(value) ? value : [value]) pairs.push([name, String(one)]);
-    else pairs.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
+  for (const name of kept) {
+    const value = res.getHeader(name);
+    if (value !== undefined)
+      pairs.push([name, Array.isArray(value) ? value.join(', ') : String(value)]);
   }
-  return pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return pairs;
 }

@@ -11,7 +11,7 @@ import { readRequestTarget } from '../request-target.js';
 import type { AdapterOptions } from './adapter-options.js';
 import { captureNodeResponse, type CapturedResponse } from './capture-node-response.js';
 import { NodeIncoming } from './node-incoming.js';
-import { writeAnswer } from './write-answer.js';
+import { writeAnswer, writeOwnAnswer } from './write-answer.js';
 
 /**
  * Runs the route of one request: with a context for a guarded request (its response is captured),
@@ -51,6 +51,7 @@ export function createNodeGuard<Tx, Req extends IncomingMessage>(
       "a function (the framework's request) => scope | undefined",
     );
   const o = resolveIdempotencyOptions<Tx>(rest);
+  const keptHeaders = [...o.receiptHeaderSet].sort();
   const idempotencyGuard = createIdempotencyGuard<Tx, unknown, NodeIncoming<Req>>(
     o,
     scopeOf === undefined ? () => SINGLE_TENANT_SCOPE : (incoming) => scopeOf(incoming.req),
@@ -86,7 +87,7 @@ export function createNodeGuard<Tx, Req extends IncomingMessage>(
         await route(undefined);
         return PASSED_THROUGH;
       }
-      const captured = (capture = captureNodeResponse(res));
+      const captured = (capture = captureNodeResponse(res, keptHeaders));
       incoming.onAbort(() =>
         captured.fail(new Error('the client went away before the route answered')),
       );
@@ -97,10 +98,13 @@ export function createNodeGuard<Tx, Req extends IncomingMessage>(
       }
       return captured.done;
     });
-    capture?.restore();
     if (answer === PASSED_THROUGH) return;
+    // The route's own answer goes out as it set it: its headers are still on `res`.
+    const own = capture !== undefined && !(answer instanceof Response) && answer.kind === 'first';
+    capture?.restore(own);
     try {
-      await writeAnswer(answer, res);
+      if (own) writeOwnAnswer(answer.receipt, res);
+      else await writeAnswer(answer, res);
     } catch (error) {
       o.onError(error, incoming.request());
       res.destroy(error instanceof Error ? error : undefined);

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { HEADER } from '../../contract/headers.js';
+import type { Receipt } from '../../contract/receipt.js';
 import type { GuardAnswer } from '../idempotency-guard.js';
 import { writeResponse } from '../node-listener.js';
 import { bodyFor, contentLengthFor, TRANSFER_HEADERS } from '../receipt-response.js';
@@ -33,4 +34,19 @@ export function writeAnswer(answer: GuardAnswer, res: ServerResponse): Promise<v
   res.writeHead(status, headers);
   res.end(bytes ?? undefined);
   return Promise.resolve();
+}
+
+/**
+ * Writes a route's own first answer, captured from `res` and now committed, with the headers the
+ * route set, still on `res`: nothing to copy, sort or set again. The length is the captured
+ * body's (a route that wrote in chunks would otherwise go out chunked).
+ */
+export function writeOwnAnswer(receipt: Receipt, res: ServerResponse): void {
+  const bytes = bodyFor(receipt.status, receipt.body);
+  res.statusCode = receipt.status;
+  if (res.hasHeader('transfer-encoding')) res.removeHeader('transfer-encoding');
+  const length = contentLengthFor(receipt.status, bytes);
+  if (length === undefined) res.removeHeader('content-length');
+  else res.setHeader('content-length', length);
+  res.end(bytes ?? undefined);
 }

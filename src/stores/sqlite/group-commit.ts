@@ -1,4 +1,12 @@
-import type { SqliteDatabase } from './sqlite-database.js';
+import type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
+
+/**
+ * The section's savepoint. Sections never nest (one holds the writer at a time), so one name
+ * serves all, and its statements are prepared once: `exec` parsed each anew, a few µs a request.
+ */
+const SAVEPOINT = 'SAVEPOINT oncely_section';
+const RELEASE = 'RELEASE oncely_section';
+const ROLLBACK_TO = 'ROLLBACK TO oncely_section';
 
 /** One open write transaction that several requests' sections share, and its commit. */
 interface Batch {
@@ -38,16 +46,21 @@ export class GroupCommit {
   #flushQueued = false;
   /** A commit came due while a section was held: it goes first when that section ends. */
   #due = false;
-  #savepoints = 0;
-
+  readonly #statement: (source: string) => SqliteStatement;
   readonly #begin: () => Promise<void> | undefined;
 
   /**
-   * `begin` runs BEGIN IMMEDIATE on the connection: undefined when it took the lock at once, else
-   * a promise that settles once it has (or has given up waiting, rejecting).
+   * `statement` prepares SQL on the connection (once per text); `begin` runs BEGIN IMMEDIATE on
+   * it: undefined when it took the lock at once, else a promise that settles once it has (or has
+   * given up waiting, rejecting).
    */
-  constructor(connection: () => SqliteDatabase, begin: () => Promise<void> | undefined) {
+  constructor(
+    connection: () => SqliteDatabase,
+    statement: (source: string) => SqliteStatement,
+    begin: () => Promise<void> | undefined,
+  ) {
     this.#connection = connection;
+    this.#statement = statement;
     this.#begin = begin;
   }
 
@@ -83,11 +96,10 @@ export class GroupCommit {
     if (this.#held || this.#waiting.length > 0) await this.#turn();
     this.#held = true;
     const conn = this.#connection();
-    const name = `oncely_${++this.#savepoints}`;
     let batch: Batch;
     try {
       batch = this.#batch ?? (await this.#open());
-      conn.exec(`SAVEPOINT ${name}`);
+      this.#statement(SAVEPOINT).run();
     } catch (error) {
       this.#failIfEnded(error);
       this.#free();
@@ -102,7 +114,7 @@ export class GroupCommit {
       release: async () => {
         if (done) return batch.committed;
         try {
-          conn.exec(`RELEASE ${name}`);
+          this.#statement(RELEASE).run();
         } catch (error) {
           this.#failIfEnded(error);
           finish();
@@ -114,7 +126,10 @@ export class GroupCommit {
       rollBack: () => {
         if (done) return;
         try {
-          if (conn.inTransaction) conn.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+          if (conn.inTransaction) {
+            this.#statement(ROLLBACK_TO).run();
+            this.#statement(RELEASE).run();
+          }
         } catch (error) {
           this.#failIfEnded(error);
         }
@@ -190,7 +205,7 @@ export class GroupCommit {
     this.#batch = undefined;
     const conn = this.#connection();
     try {
-      conn.exec('COMMIT');
+      this.#statement('COMMIT').run();
       batch.resolve();
     } catch (error) {
       try {

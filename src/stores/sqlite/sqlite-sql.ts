@@ -3,35 +3,81 @@ import {
   neutralParams,
   returnedResult,
   type SqlHandle,
+  type SqlRunResult,
 } from '../../ledger/sql-handle.js';
 import type { SqliteTx } from './sqlite-database.js';
 
 /**
- * The dialect-neutral SQL handle over a SQLite transaction. Statements use PostgreSQL's `$1, $2 …`
- * placeholders; here they become `?1, ?2 …`, which better-sqlite3 binds as named parameters
- * `{1: …, 2: …}` (it refuses an array for numbered placeholders), so a placeholder may repeat or
- * come out of order on both dialects.
+ * A statement's text as SQLite takes it, worked out once per text. PostgreSQL's `$1, $2 …`
+ * placeholders each used once and in order become `?` and bind as a plain list; any other use (a
+ * repeat, out of order) becomes `?1, ?2 …`, which better-sqlite3 binds as named parameters
+ * `{1: …, 2: …}` (it refuses a list for numbered placeholders).
  */
-export function sqliteSql(tx: SqliteTx): SqlHandle {
-  const toSqlite = (sql: string): string => sql.replace(/\$(\d+)/g, '?$1');
-  const bind = (params: readonly unknown[]): unknown[] =>
-    params.length === 0
-      ? []
-      : [Object.fromEntries(neutralParams(params).map((p, i) => [i + 1, p]))];
-  return {
-    dialect: 'sqlite',
-    // begin(): the transaction takes the writer at its first statement, not before (sqlite-database.ts).
-    async run(sql, params = []) {
-      await tx.begin();
-      // better-sqlite3's run() drops RETURNING rows; all() keeps them, one per changed row.
-      if (hasReturning(sql)) return returnedResult(tx.all(toSqlite(sql), ...bind(params)));
-      return { rowCount: tx.run(toSqlite(sql), ...bind(params)).changes, insertedId: undefined };
-    },
-    get: async <R>(sql: string, params: readonly unknown[] = []) => (
-      await tx.begin(), tx.get<R>(toSqlite(sql), ...bind(params))
-    ),
-    all: async <R>(sql: string, params: readonly unknown[] = []) => (
-      await tx.begin(), tx.all<R>(toSqlite(sql), ...bind(params))
-    ),
+interface SqliteText {
+  readonly source: string;
+  readonly positional: boolean;
+  readonly returning: boolean;
+}
+
+/** Texts seen, up to a bound: an app that splices values into its SQL must not grow it forever. */
+const texts = new Map<string, SqliteText>();
+const MAX_TEXTS = 1000;
+
+function sqliteText(sql: string): SqliteText {
+  let text = texts.get(sql);
+  if (text !== undefined) return text;
+  const numbers = [...sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1]));
+  const positional = numbers.every((n, i) => n === i + 1);
+  text = {
+    source: positional ? sql.replace(/\$\d+/g, '?') : sql.replace(/\$(\d+)/g, '?$1'),
+    positional,
+    returning: hasReturning(sql),
   };
+  if (texts.size >= MAX_TEXTS) texts.clear();
+  texts.set(sql, text);
+  return text;
+}
+
+function bind(text: SqliteText, params: readonly unknown[]): unknown[] {
+  if (params.length === 0) return [];
+  const values = neutralParams(params);
+  return text.positional ? values : [Object.fromEntries(values.map((p, i) => [i + 1, p]))];
+}
+
+/**
+ * The dialect-neutral SQL handle over a SQLite transaction (`$1` placeholders, as on PostgreSQL;
+ * one may repeat or come out of order on both dialects). A class: one is made per request.
+ */
+class SqliteSqlHandle implements SqlHandle {
+  readonly dialect = 'sqlite';
+
+  constructor(private readonly tx: SqliteTx) {}
+
+  // begin(): the transaction takes the writer at its first statement, not before (sqlite-database.ts).
+  async run(sql: string, params: readonly unknown[] = []): Promise<SqlRunResult> {
+    await this.tx.begin();
+    const text = sqliteText(sql);
+    // better-sqlite3's run() drops RETURNING rows; all() keeps them, one per changed row.
+    if (text.returning) return returnedResult(this.tx.all(text.source, ...bind(text, params)));
+    return {
+      rowCount: this.tx.run(text.source, ...bind(text, params)).changes,
+      insertedId: undefined,
+    };
+  }
+
+  async get<R>(sql: string, params: readonly unknown[] = []): Promise<R | undefined> {
+    await this.tx.begin();
+    const text = sqliteText(sql);
+    return this.tx.get<R>(text.source, ...bind(text, params));
+  }
+
+  async all<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+    await this.tx.begin();
+    const text = sqliteText(sql);
+    return this.tx.all<R>(text.source, ...bind(text, params));
+  }
+}
+
+export function sqliteSql(tx: SqliteTx): SqlHandle {
+  return new SqliteSqlHandle(tx);
 }
