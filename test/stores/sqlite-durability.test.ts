@@ -101,11 +101,12 @@ describe('SQLite store: group commit, savepoints and durability', () => {
   it('a keyed request is one transaction: claim, effect and receipt share one COMMIT at FULL', async () => {
     const { rec, store, ledger, effect } = await setUp();
     assert.equal((await ledger.execute(req('k1'), effect('e1'))).kind, 'executed');
+    // The claim is made under the batch's write lock and kept in memory: the receipt, written
+    // before that batch commits, is the key's one row write (pending-claims.ts).
     assert.deepEqual(rec.take(), [
       'BEGIN IMMEDIATE @FULL',
-      'insert oncely_ledger @FULL in tx',
       'insert effects @FULL in tx',
-      'update oncely_ledger @FULL in tx',
+      'insert oncely_ledger @FULL in tx',
       'COMMIT @FULL in tx',
     ]);
     assert.equal((await ledger.execute(req('k1'), effect('e1'))).kind, 'replayed');
@@ -114,6 +115,42 @@ describe('SQLite store: group commit, savepoints and durability', () => {
       [],
       'a replay is answered from the read connection and writes nothing',
     );
+    await store.close();
+  });
+
+  it('a claim still running when its batch commits is written in it, seen by others, then completed', async () => {
+    const { rec, store, ledger, effect, count } = await setUp('process');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const running = ledger.execute(req('slow'), async (tx) => {
+      await gate; // the batch of the claim commits meanwhile
+      return effect('slow')(tx);
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(rec.take(), [
+      'BEGIN IMMEDIATE @NORMAL',
+      'insert oncely_ledger @NORMAL in tx',
+      'COMMIT @NORMAL in tx',
+    ]);
+    const other = openSqliteDatabase(join(dir, `d-${n}.db`));
+    const row = other.prepare('SELECT state FROM oncely_ledger WHERE key = ?').get('slow') as
+      | { state: string }
+      | undefined;
+    other.close();
+    assert.equal(row?.state, 'in_flight', 'another connection (another process) sees the claim');
+    const duplicate = await ledger.execute(req('slow'), effect('never'));
+    assert.equal(duplicate.kind, 'in_flight');
+    release();
+    assert.equal((await running).kind, 'executed');
+    assert.deepEqual(rec.take(), [
+      'BEGIN IMMEDIATE @NORMAL',
+      'insert effects @NORMAL in tx',
+      'update oncely_ledger @NORMAL in tx',
+      'COMMIT @NORMAL in tx',
+    ]);
+    assert.equal(await count('slow'), 1);
+    assert.equal(await count('never'), 0);
     await store.close();
   });
 

@@ -27,7 +27,7 @@ function loggedStore(file: string) {
 }
 
 describe('SQLite statements per request', () => {
-  it('a new key costs one lookup, the claim, and its section: no tombstone lookup', async () => {
+  it('a new key costs one lookup, a look under the write lock, and its section: one row write', async () => {
     const { store, log } = loggedStore(join(dir, 'new.db'));
     await store.write((tx) => tx.exec('CREATE TABLE orders (id INTEGER PRIMARY KEY, n INTEGER)'));
     const ledger = createLedger({ store });
@@ -40,12 +40,12 @@ describe('SQLite statements per request', () => {
     const result = await ledger.execute({ scope: 's', key: 'k', fingerprint: 'f' }, effect);
     assert.equal(result.kind, 'executed');
     assert.deepEqual(log, [
-      'SELECT * FROM', // the committed row, if any (none)
+      'SELECT * FROM', // the committed row, if any (none); no tombstone lookup
       'BEGIN IMMEDIATE',
-      'INSERT INTO oncely_ledger', // the claim
+      'SELECT 1 FROM', // the claim: no row under the lock, so the key is this request's
       'SAVEPOINT oncely_section',
       'INSERT INTO orders',
-      'UPDATE oncely_ledger SET', // the receipt
+      'INSERT INTO oncely_ledger', // the receipt, the key's only row write
       'RELEASE oncely_section',
       'COMMIT',
     ]);

@@ -1,3 +1,4 @@
+import { OncelyError } from '../../contract/errors.js';
 import type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
 
 /**
@@ -7,6 +8,25 @@ import type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
 const SAVEPOINT = 'SAVEPOINT oncely_section';
 const RELEASE = 'RELEASE oncely_section';
 const ROLLBACK_TO = 'ROLLBACK TO oncely_section';
+
+/** The batch's transaction was ended by SQLite itself: every section in it is lost. */
+export class BatchEndedError extends OncelyError {
+  constructor() {
+    super(
+      'batch_ended',
+      'SQLite rolled back the open transaction after a failed statement: nothing in it was written',
+    );
+    this.name = 'BatchEndedError';
+  }
+}
+
+/** What a store does at the end of each batch (pending-claims.ts). */
+export interface BatchHooks {
+  /** Runs on the writer, inside the batch, just before its COMMIT; a throw rolls the batch back. */
+  beforeCommit(): void;
+  /** The batch ended without committing (rolled back): nothing it held was written. */
+  dropped(): void;
+}
 
 /** One open write transaction that several requests' sections share, and its commit. */
 interface Batch {
@@ -48,6 +68,8 @@ export class GroupCommit {
   #due = false;
   readonly #statement: (source: string) => SqliteStatement;
   readonly #begin: () => Promise<void> | undefined;
+  /** Told before a batch commits (its last writes join it) and when one ends without committing. */
+  readonly #hooks: BatchHooks | undefined;
 
   /**
    * `statement` prepares SQL on the connection (once per text); `begin` runs BEGIN IMMEDIATE on
@@ -58,10 +80,22 @@ export class GroupCommit {
     connection: () => SqliteDatabase,
     statement: (source: string) => SqliteStatement,
     begin: () => Promise<void> | undefined,
+    hooks?: BatchHooks,
   ) {
     this.#connection = connection;
     this.#statement = statement;
     this.#begin = begin;
+    this.#hooks = hooks;
+  }
+
+  /** The open batch (its identity only), or undefined: while it is open, this process holds the write lock. */
+  get openBatch(): object | undefined {
+    return this.#batch;
+  }
+
+  /** True when a batch is open and nobody holds or waits for the writer: a section runs at once. */
+  get writable(): boolean {
+    return this.#batch !== undefined && !this.#held && this.#waiting.length === 0;
   }
 
   /** True when no section runs or waits and no batch is open: a read on the writer sees only committed rows. */
@@ -133,6 +167,9 @@ export class GroupCommit {
         } catch (error) {
           this.#failIfEnded(error);
         }
+        // A statement of the section may have made SQLite end the whole batch itself (a full
+        // disk): then no section of it will commit, and the next write needs a new batch.
+        this.#failIfEnded(new BatchEndedError());
         finish();
       },
     };
@@ -205,6 +242,7 @@ export class GroupCommit {
     this.#batch = undefined;
     const conn = this.#connection();
     try {
+      this.#hooks?.beforeCommit();
       this.#statement('COMMIT').run();
       batch.resolve();
     } catch (error) {
@@ -213,6 +251,7 @@ export class GroupCommit {
       } catch {
         // SQLite already rolled back on its own
       }
+      this.#hooks?.dropped();
       batch.reject(error);
     }
   }
@@ -222,6 +261,7 @@ export class GroupCommit {
     const batch = this.#batch;
     if (batch && !this.#connection().inTransaction) {
       this.#batch = undefined;
+      this.#hooks?.dropped();
       batch.reject(error);
     }
   }

@@ -1,6 +1,7 @@
-import type { EntryVersion } from '../../ledger/ledger-entry.js';
-import { COMPLETE_COLUMNS, LEDGER_COLUMNS, completeValues, entryValues } from '../ledger-row.js';
+import { entryValues } from '../ledger-row.js';
 import { GroupCommit } from './group-commit.js';
+import { PendingClaims } from './pending-claims.js';
+import { claimKey, ledgerStatements, receiptWrite, versionParams } from './sqlite-claims.js';
 import { sqliteConnections, type SqliteConnections } from './sqlite-connections.js';
 import type { SqliteTx } from './sqlite-database.js';
 import { housekeepSqlite } from './sqlite-housekeeping.js';
@@ -37,21 +38,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const { table, durability } = o;
   const conns = sqliteConnections(o);
   const { connection, onWriter } = conns;
-  const group = new GroupCommit(connection, onWriter, () =>
-    beginImmediate(connection, o.clock, o.busyTimeoutMs),
+  const sql = ledgerStatements(table);
+  const claims = new PendingClaims((entry) => void onWriter(sql.insert).run(...entryValues(entry)));
+  const group = new GroupCommit(
+    connection,
+    onWriter,
+    () => beginImmediate(connection, o.clock, o.busyTimeoutMs),
+    { beforeCommit: () => claims.writeBeforeCommit(), dropped: () => claims.dropUnwritten() },
   );
-  const where = 'scope = ? AND key = ? AND token = ? AND state = ?';
-  const sql = {
-    get: `SELECT * FROM ${table} WHERE scope = ? AND key = ?`,
-    insert: `INSERT INTO ${table} (${LEDGER_COLUMNS.join(', ')}) VALUES (${LEDGER_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (scope, key) DO NOTHING`,
-    swap: `UPDATE ${table} SET ${LEDGER_COLUMNS.map((c) => `${c} = ?`).join(', ')} WHERE ${where}`,
-    renew: `UPDATE ${table} SET lease_expires_at = ? WHERE ${where}`,
-    remove: `DELETE FROM ${table} WHERE ${where}`,
-    // The receipt in place of the in-flight row: only the columns that change. Setting the key
-    // columns too (to the same values) made SQLite rewrite the row in the primary key's tree
-    // and the expiry index as a delete and an insert: 22 µs a request in bench/anchors, now 8.
-    complete: `UPDATE ${table} SET ${COMPLETE_COLUMNS.map((c) => `${c} = ?`).join(', ')} WHERE ${where}`,
-  };
   const tombstones = sqliteTombstones(table, connection, onWriter);
   const readerTombstones = sqliteTombstones(
     table,
@@ -97,29 +91,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     sql: sqliteSql,
     get: (scope, key) => reads.readEntry(scope, key),
 
-    async claim(entry) {
-      // Committed rows first (on the reader, or on the writer while it is idle): a replay or a
-      // duplicate never waits for a write. The live table only: a tombstone would only be taken
-      // over (decide-claim.ts: the key is new again, revived by the same INSERT as below), so
-      // looking for one cost a new key a second SELECT for nothing.
-      const seen = await reads.readEntry(entry.scope, entry.key, { liveOnly: true });
-      if (seen) return { won: false, existing: seen };
-      // The claim joins the open batch without waiting for its commit: this process sees it at
-      // once, other processes at the commit (they wait for the batch's write lock meanwhile).
-      const won = await group.write(
-        () => onWriter(sql.insert).run(...entryValues(entry)).changes === 1,
-        false,
-      );
-      if (won) return { won: true };
-      // Claimed in the open batch, or by another process: read it on the writer (a receipt only
-      // once committed), so a duplicate of a running request is told to come back at once.
-      return {
-        won: false,
-        existing: await reads.readEntry(entry.scope, entry.key, { onWriter: true }),
-      };
-    },
+    claim: (entry) => claimKey(entry, { group, claims, reads, onWriter, sql }),
 
     async swap(expected, next) {
+      if (expected.state === 'in_flight') await group.write(() => claims.writeNow(expected), false);
       // A tombstone lives in its own table (tombstone-row.ts): reviving a key is one INSERT; burying
       // one moves a row across tables, in a savepoint of the open batch (sqlite-tombstones.ts).
       if (expected.state === 'expired') return group.write(() => tombstones.revive(next), true);
@@ -127,13 +102,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return swapWrite(sql.swap, [...entryValues(next), ...versionParams(expected)]);
     },
 
-    renew: (expected, leaseExpiresAt) =>
+    renew: async (expected, leaseExpiresAt) =>
+      claims.renew(expected, leaseExpiresAt) ||
       swapWrite(sql.renew, [leaseExpiresAt, ...versionParams(expected)], false),
 
-    remove: (expected) =>
-      expected.state === 'expired'
-        ? group.write(() => tombstones.remove(expected), true)
-        : swapWrite(sql.remove, versionParams(expected)),
+    remove: async (expected) => {
+      if (expected.state === 'expired') return group.write(() => tombstones.remove(expected), true);
+      if (claims.release(expected)) return true; // never written: nothing to delete
+      return swapWrite(sql.remove, versionParams(expected));
+    },
 
     transaction: (fn) =>
       sqliteTransaction(
@@ -144,9 +121,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     complete: async (tx, expected, next) => {
       await tx.begin(); // an effect that wrote nothing begins its section with the receipt
-      return (
-        tx.run(sql.complete, ...completeValues(next), ...versionParams(expected)).changes === 1
-      );
+      const write = receiptWrite(sql, claims.complete(expected, group.openBatch), expected, next);
+      return write === undefined ? false : tx.run(write.source, ...write.params).changes === 1;
     },
 
     // Bounded steps in transactions of their own (sqlite-sweep.ts), between two batches.
@@ -166,8 +142,6 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
   };
 }
-
-const versionParams = (v: EntryVersion): unknown[] => [v.scope, v.key, v.token, v.state];
 
 /** The due rows, counted in chunks on committed rows with requests running in between. */
 async function countBacklog(
