@@ -9,7 +9,12 @@ import type { ResolvedIdempotencyOptions } from './idempotency-options.js';
 import type { Incoming } from './incoming.js';
 import { keyFromHeader } from './key-header.js';
 import { problemResponse, type ProblemKind } from './problem.js';
-import { answerToReceipt, type AnswerBytes, type HeaderPairs } from './receipt-response.js';
+import {
+  answerToReceipt,
+  bytesToReceipt,
+  type AnswerBytes,
+  type HeaderPairs,
+} from './receipt-response.js';
 import type { AdmittedRequest } from './request-validation.js';
 import { sqlHandleOf } from './sql-handle-of.js';
 import { ClaimedSql, DeferredOnlySql, noTransaction, type GuardSql } from './guard-sql.js';
@@ -131,7 +136,10 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
       // Nobody will receive this answer (the client left, or the server answered for the handler:
       // a timeout, the end of a shutdown's grace): roll back rather than commit it unseen.
       incoming.throwIfAborted();
-      const { receipt, headers } = await answerToReceipt(response, o.receiptHeaderSet);
+      const { receipt, headers } =
+        response instanceof Response
+          ? await answerToReceipt(response, o.receiptHeaderSet)
+          : bytesToReceipt(response, o.receiptHeaderSet);
       handlerHeaders = headers;
       return receipt;
     };
@@ -156,7 +164,8 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
               key,
               claim,
             });
-            await runDeferredWrites(handle, sql.close());
+            const writes = sql.close();
+            if (writes.length > 0) await runDeferredWrites(handle, writes);
             return receipt;
           });
     return answerOf(o, problem, result, handlerHeaders, incoming);

@@ -37,12 +37,20 @@ export async function answerToReceipt(
   answer: Response | AnswerBytes,
   allowList: ReadonlySet<string>,
 ): Promise<{ receipt: Receipt; headers: HeaderPairs }> {
+  if (!(answer instanceof Response)) return bytesToReceipt(answer, allowList);
   const { status } = answer;
-  const headers = answer instanceof Response ? [...answer.headers] : answer.headers;
-  const body =
-    answer instanceof Response
-      ? (knownResponseBody(answer) ?? new Uint8Array(await answer.arrayBuffer()))
-      : answer.body;
+  const headers = [...answer.headers];
+  const body = knownResponseBody(answer) ?? new Uint8Array(await answer.arrayBuffer());
+  const kept = headers.filter(([name]) => allowList.has(name));
+  return { receipt: { status, headers: kept, body }, headers };
+}
+
+/** {@link answerToReceipt} of an answer already held as bytes: no await. */
+export function bytesToReceipt(
+  answer: AnswerBytes,
+  allowList: ReadonlySet<string>,
+): { receipt: Receipt; headers: HeaderPairs } {
+  const { status, headers, body } = answer;
   const kept = headers.filter(([name]) => allowList.has(name));
   return { receipt: { status, headers: kept, body }, headers };
 }

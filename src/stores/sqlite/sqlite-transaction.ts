@@ -24,52 +24,81 @@ export interface SqliteWriter {
   exec(source: string): void;
 }
 
+/**
+ * The transaction handle: a class, not an object of closures, since one is made per request
+ * (its methods live once on the prototype, and its state in three fields).
+ */
+class LazySqliteTx implements SqliteTx {
+  section: HeldSection | undefined;
+  beginning: Promise<void> | undefined;
+  active = true;
+
+  constructor(
+    private readonly group: GroupCommit,
+    private readonly writer: SqliteWriter,
+  ) {}
+
+  begin(): Promise<void> {
+    return (this.beginning ??= this.#take());
+  }
+
+  async #take(): Promise<void> {
+    if (!this.active) throw new TransactionEndedError('sqlite');
+    const held = await this.group.hold();
+    if (!this.active) {
+      held.rollBack(); // the transaction ended while waiting for the writer
+      throw new TransactionEndedError('sqlite');
+    }
+    this.section = held;
+  }
+
+  #ready(): void {
+    if (!this.active) throw new TransactionEndedError('sqlite');
+    if (this.section === undefined) throw new TransactionNotBegunError();
+  }
+
+  run(source: string, ...params: unknown[]) {
+    this.#ready();
+    return this.writer.statement(source).run(...params);
+  }
+
+  get<R>(source: string, ...params: unknown[]): R | undefined {
+    this.#ready();
+    return this.writer.statement(source).get(...params) as R | undefined;
+  }
+
+  all<R>(source: string, ...params: unknown[]): R[] {
+    this.#ready();
+    return this.writer.statement(source).all(...params) as R[];
+  }
+
+  exec(source: string): void {
+    this.#ready();
+    this.writer.exec(source);
+  }
+
+  /** Ends the transaction: what was begun is kept (resolved when committed) or undone. */
+  async end(keep: boolean): Promise<void> {
+    this.active = false;
+    if (this.beginning !== undefined) await this.beginning.catch(() => {});
+    if (keep) await this.section?.release();
+    else this.section?.rollBack();
+  }
+}
+
 export async function sqliteTransaction<T>(
   group: GroupCommit,
   writer: SqliteWriter,
   fn: (tx: SqliteTx) => Promise<T>,
 ): Promise<T> {
-  let section: HeldSection | undefined;
-  let beginning: Promise<void> | undefined;
-  let active = true;
-  const ready = (): void => {
-    if (!active) throw new TransactionEndedError('sqlite');
-    if (section === undefined) throw new TransactionNotBegunError();
-  };
-  const tx: SqliteTx = {
-    begin: () =>
-      (beginning ??= (async () => {
-        if (!active) throw new TransactionEndedError('sqlite');
-        const held = await group.hold();
-        if (!active) {
-          held.rollBack(); // the transaction ended while waiting for the writer
-          throw new TransactionEndedError('sqlite');
-        }
-        section = held;
-      })()),
-    run: (source, ...params) => (ready(), writer.statement(source).run(...params)),
-    get: <R>(source: string, ...params: unknown[]) => (
-      ready(), writer.statement(source).get(...params) as R | undefined
-    ),
-    all: <R>(source: string, ...params: unknown[]) => (
-      ready(), writer.statement(source).all(...params) as R[]
-    ),
-    exec: (source) => {
-      ready();
-      writer.exec(source);
-    },
-  };
+  const tx = new LazySqliteTx(group, writer);
   let result: T;
   try {
     result = await fn(tx);
   } catch (error) {
-    active = false;
-    await beginning?.catch(() => {});
-    section?.rollBack();
+    await tx.end(false);
     throw error;
   }
-  active = false;
-  await beginning?.catch(() => {});
-  if (section) await section.release();
+  await tx.end(true);
   return result;
 }
