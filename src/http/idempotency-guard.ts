@@ -90,7 +90,8 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
 
   /** Steps 3 and 4: the body, read once, and the service's check of it. */
   async function admit(incoming: I, scope: string): Promise<AdmittedRequest<V> | Response> {
-    const read = await incoming.readBody(o.maxBodyBytes);
+    const reading = incoming.readBody(o.maxBodyBytes);
+    const read = reading instanceof Promise ? await reading : reading;
     if (read.kind === 'too_large') {
       const detail = `the body exceeds ${read.limitBytes} bytes`;
       return problemResponse('payload_too_large', detail, {
@@ -98,92 +99,98 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
         extensions: { maxBodyBytes: read.limitBytes },
       });
     }
-    const checked = await o.validate(new LazyValidationInput(incoming, scope, read.bytes));
+    const checking = o.validate(new LazyValidationInput(incoming, scope, read.bytes));
+    const checked = checking instanceof Promise ? await checking : checking;
     if (!checked.ok) return checked.response;
     return { scope, body: read.bytes, value: checked.value };
   }
 
+  /**
+   * One request through the steps above. A throw (the handler, or scopeOf, validate,
+   * fingerprintOf) is a 500: the ledger has rolled the effect back and released the key, so the
+   * client may retry with the same key.
+   */
   async function guard(incoming: I, next: GuardedHandler<Tx, V, I>): Promise<GuardAnswer> {
-    const scope = await scopeOf(incoming);
-    if (scope === undefined || scope === '') return o.unauthenticated(incoming.request());
-    const header = incoming.header(HEADER.idempotencyKey);
-    // Gradual roll-out: a keyless request is served as if oncely were not there (documented, off by default).
-    if (header === null && o.missingKey === 'pass-through')
-      return asAnswer(await next(incoming, undefined));
-    if (header === null && o.onKeyless !== undefined) {
-      const admitted = await admit(incoming, scope);
-      return admitted instanceof Response
-        ? admitted
-        : o.onKeyless(requestWithBody(incoming.request(), admitted.body), admitted);
-    }
-    if (header === null)
-      return problem(
-        'missing_key',
-        `${incoming.method} requests must carry an ${HEADER.idempotencyKey} header`,
-      );
-    const key = keyFromHeader(header);
-    const malformed = keyProblem(key);
-    if (malformed !== undefined) return problem('invalid_key', malformed);
-
-    const admitted = await admit(incoming, scope);
-    if (admitted instanceof Response) return admitted;
-    const fingerprint = await o.fingerprintOf(new LazyFingerprintInput(incoming, admitted));
-
-    let handlerHeaders: HeaderPairs | undefined;
-    /** Runs the handler; its answer as a receipt, unless nobody will receive it. */
-    const respond = async (context: IdempotencyContext<Tx, V>): Promise<Receipt> => {
-      const response = await next(incoming, context);
-      // Nobody will receive this answer (the client left, or the server answered for the handler:
-      // a timeout, the end of a shutdown's grace): roll back rather than commit it unseen.
-      incoming.throwIfAborted();
-      const { receipt, headers } =
-        response instanceof Response
-          ? await answerToReceipt(response, o.receiptHeaderSet)
-          : bytesToReceipt(response, o.receiptHeaderSet);
-      handlerHeaders = headers;
-      return receipt;
-    };
-    const request = { scope, key, fingerprint };
-    const result =
-      o.writes === 'deferred'
-        ? await o.ledger.executeDeferred(request, async (claim) => {
-            const sql = new DeferredOnlySql(o.ledger.store.name);
-            const receipt = await respond(new DeferredContext(admitted, sql, key, claim));
-            return { receipt, writes: sql.close() };
-          })
-        : await o.ledger.execute(request, async (tx, claim) => {
-            const handle = sqlOf(tx);
-            const sql = new ClaimedSql(handle);
-            // Named fields, one fixed shape (a spread of `admitted` made a new one each time).
-            const receipt = await respond({
-              scope: admitted.scope,
-              body: admitted.body,
-              value: admitted.value,
-              tx,
-              sql,
-              key,
-              claim,
-            });
-            const writes = sql.close();
-            if (writes.length > 0) await runDeferredWrites(handle, writes);
-            return receipt;
-          });
-    return answerOf(o, problem, result, handlerHeaders, incoming);
-  }
-
-  return async (incoming, next) => {
     try {
-      return await guard(incoming, next);
+      // The hooks below answer at once by default: awaited only when they return a promise, so a
+      // request does not wait a turn of the microtask queue for each of them.
+      const scoping = scopeOf(incoming);
+      const scope = scoping instanceof Promise ? await scoping : scoping;
+      if (scope === undefined || scope === '') return o.unauthenticated(incoming.request());
+      const header = incoming.header(HEADER.idempotencyKey);
+      // Gradual roll-out: a keyless request is served as if oncely were not there (documented, off by default).
+      if (header === null && o.missingKey === 'pass-through')
+        return asAnswer(await next(incoming, undefined));
+      if (header === null && o.onKeyless !== undefined) {
+        const admitted = await admit(incoming, scope);
+        return admitted instanceof Response
+          ? admitted
+          : o.onKeyless(requestWithBody(incoming.request(), admitted.body), admitted);
+      }
+      if (header === null)
+        return problem(
+          'missing_key',
+          `${incoming.method} requests must carry an ${HEADER.idempotencyKey} header`,
+        );
+      const key = keyFromHeader(header);
+      const malformed = keyProblem(key);
+      if (malformed !== undefined) return problem('invalid_key', malformed);
+
+      const admitted = await admit(incoming, scope);
+      if (admitted instanceof Response) return admitted;
+      const fingerprinting = o.fingerprintOf(new LazyFingerprintInput(incoming, admitted));
+      const fingerprint = fingerprinting instanceof Promise ? await fingerprinting : fingerprinting;
+
+      let handlerHeaders: HeaderPairs | undefined;
+      /** Runs the handler; its answer as a receipt, unless nobody will receive it. */
+      const respond = async (context: IdempotencyContext<Tx, V>): Promise<Receipt> => {
+        const response = await next(incoming, context);
+        // Nobody will receive this answer (the client left, or the server answered for the handler:
+        // a timeout, the end of a shutdown's grace): roll back rather than commit it unseen.
+        incoming.throwIfAborted();
+        const { receipt, headers } =
+          response instanceof Response
+            ? await answerToReceipt(response, o.receiptHeaderSet)
+            : bytesToReceipt(response, o.receiptHeaderSet);
+        handlerHeaders = headers;
+        return receipt;
+      };
+      const request = { scope, key, fingerprint };
+      const result =
+        o.writes === 'deferred'
+          ? await o.ledger.executeDeferred(request, async (claim) => {
+              const sql = new DeferredOnlySql(o.ledger.store.name);
+              const receipt = await respond(new DeferredContext(admitted, sql, key, claim));
+              return { receipt, writes: sql.close() };
+            })
+          : await o.ledger.execute(request, async (tx, claim) => {
+              const handle = sqlOf(tx);
+              const sql = new ClaimedSql(handle);
+              // Named fields, one fixed shape (a spread of `admitted` made a new one each time).
+              const receipt = await respond({
+                scope: admitted.scope,
+                body: admitted.body,
+                value: admitted.value,
+                tx,
+                sql,
+                key,
+                claim,
+              });
+              const writes = sql.close();
+              if (writes.length > 0) await runDeferredWrites(handle, writes);
+              return receipt;
+            });
+      return answerOf(o, problem, result, handlerHeaders, incoming);
     } catch (error) {
-      // The handler (or scopeOf, validate, fingerprintOf) threw. The ledger has rolled the effect
-      // back and released the key, so the client may retry with the same key.
       if (!incoming.aborted) o.onError(error, incoming.request());
       return problem(
         'internal_error',
         'the request failed and was rolled back; it may be retried with the same key',
       );
     }
-  };
+  }
+
+  return guard;
 }
 
 /** An answer made outside the ledger, as the guard answers it. */

@@ -18,7 +18,7 @@ export interface Incoming {
   /** Throws the abort's reason when `aborted`. */
   throwIfAborted(): void;
   /** The body, read once, within `maxBytes` (read-body.ts). */
-  readBody(maxBytes: number): Promise<BodyRead>;
+  readBody(maxBytes: number): BodyRead | Promise<BodyRead>;
   /** The web Request (the same one on every call). */
   request(): Request;
 }

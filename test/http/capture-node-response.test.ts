@@ -2,10 +2,22 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { captureNodeResponse } from '../../src/http/adapters/capture-node-response.js';
+import {
+  CaptureFailure,
+  captureNodeResponse,
+  type CapturedResponse,
+} from '../../src/http/adapters/capture-node-response.js';
+import type { AnswerBytes } from '../../src/http/receipt-response.js';
 
 const responseOf = (): ServerResponse => new ServerResponse(new IncomingMessage(new Socket()));
 const text = (body: Uint8Array): string => Buffer.from(body).toString('utf8');
+
+/** The route's answer; a failure is a test failure. */
+async function answered(captured: CapturedResponse): Promise<AnswerBytes> {
+  const answer = await captured.done;
+  if (answer instanceof CaptureFailure) throw answer.error;
+  return answer;
+}
 
 describe('captureNodeResponse', () => {
   it('keeps what the route writes and gives the response its own methods back', async () => {
@@ -15,7 +27,7 @@ describe('captureNodeResponse', () => {
     res.writeHead(201, { 'x-route': 'r', 'x-not-kept': 'n' });
     res.write('ab');
     res.end(Buffer.from('c'));
-    const answer = await captured.done;
+    const answer = await answered(captured);
     assert.equal(answer.status, 201);
     assert.equal(text(answer.body), 'abc');
     assert.deepEqual(answer.headers, [
@@ -37,7 +49,7 @@ describe('captureNodeResponse', () => {
     const captured = captureNodeResponse(res, []);
     res.setHeader('x-route', ['a', 'b']);
     res.end('x');
-    assert.deepEqual((await captured.done).headers, [], 'no header is on the allow-list');
+    assert.deepEqual((await answered(captured)).headers, [], 'no header is on the allow-list');
     captured.restore(true);
     assert.deepEqual(res.getHeaderNames(), ['x-before', 'x-route']);
     assert.equal(res.end, ServerResponse.prototype.end);
@@ -54,11 +66,23 @@ describe('captureNodeResponse', () => {
     const captured = captureNodeResponse(res, []);
     res.writeHead(202);
     res.end('x');
-    assert.equal((await captured.done).status, 202);
+    assert.equal((await answered(captured)).status, 202);
     assert.deepEqual(calls, [], "the middleware's writeHead waits for the final answer");
     captured.restore(false);
     assert.equal(res.writeHead, ownWriteHead);
     assert.equal(res.end, ServerResponse.prototype.end);
+  });
+
+  it('a failure settles the capture with it, and a later end does not replace it', async () => {
+    const res = responseOf();
+    const captured = captureNodeResponse(res, []);
+    const error = new Error('client went away');
+    captured.fail(error);
+    res.end('too late');
+    const answer = await captured.done;
+    assert.ok(answer instanceof CaptureFailure);
+    assert.equal(answer.error, error);
+    captured.restore(false);
   });
 
   it('drops a late write through a method kept from the capture', async () => {
@@ -66,7 +90,7 @@ describe('captureNodeResponse', () => {
     const captured = captureNodeResponse(res, []);
     const keptEnd = res.end.bind(res);
     res.end('first');
-    assert.equal(text((await captured.done).body), 'first');
+    assert.equal(text((await answered(captured)).body), 'first');
     captured.restore(false);
     let called = false;
     keptEnd('late', () => {

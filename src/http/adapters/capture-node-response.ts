@@ -4,9 +4,12 @@ import type { AnswerBytes } from '../receipt-response.js';
 
 /** A node response whose writes are being kept instead of sent. */
 export interface CapturedResponse {
-  /** Resolves with what the route answered, once it ends the response. */
-  readonly done: Promise<AnswerBytes>;
-  /** Rejects `done`: the route threw, or the client went away before it answered. */
+  /**
+   * Resolves with what the route answered, once it ends the response, or with the failure that
+   * came first. Never rejects: a failure while nobody awaits it yet is no unhandled rejection.
+   */
+  readonly done: Promise<AnswerBytes | CaptureFailure>;
+  /** Settles `done` with a failure: the route threw, or the client went away before it answered. */
   fail(error: unknown): void;
   /**
    * Puts the response's own methods back. `keepHeaders`: the route's answer is sent as it set it
@@ -14,6 +17,11 @@ export interface CapturedResponse {
    * carries half of a failed route's headers. Idempotent.
    */
   restore(keepHeaders: boolean): void;
+}
+
+/** The route failed before it answered (it threw, or the client went away). */
+export class CaptureFailure {
+  constructor(readonly error: unknown) {}
 }
 
 type Callback = (error?: Error | null) => void;
@@ -45,23 +53,17 @@ export function captureNodeResponse(
   kept: readonly string[],
 ): CapturedResponse {
   const before = res.getHeaderNames();
-  let resolve!: (answer: AnswerBytes) => void;
-  let reject!: (error: unknown) => void;
-  const done = new Promise<AnswerBytes>((ok, fail) => {
+  let resolve!: (answer: AnswerBytes | CaptureFailure) => void;
+  const done = new Promise<AnswerBytes | CaptureFailure>((ok) => {
     resolve = ok;
-    reject = fail;
   });
-  // Failed while the route still runs (the client went away): `done` is awaited only once the
-  // route returns, so the rejection must not count as unhandled meanwhile (it would end the
-  // process); whoever awaits `done` still gets it.
-  done.catch(() => {});
   const capturing = res as Capturing;
   capturing[CAPTURE] = { chunks: [], kept, resolve };
   const putBack = divert(capturing);
   let restored = false;
   return {
     done,
-    fail: (error) => reject(error),
+    fail: (error) => resolve(new CaptureFailure(error)),
     restore(keepHeaders) {
       if (restored) return;
       restored = true;

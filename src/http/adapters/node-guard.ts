@@ -9,7 +9,11 @@ import {
 import { rawHeaderValues, writeResponse } from '../node-listener.js';
 import { readRequestTarget } from '../request-target.js';
 import type { AdapterOptions } from './adapter-options.js';
-import { captureNodeResponse, type CapturedResponse } from './capture-node-response.js';
+import {
+  CaptureFailure,
+  captureNodeResponse,
+  type CapturedResponse,
+} from './capture-node-response.js';
 import { NodeIncoming } from './node-incoming.js';
 import { writeAnswer, writeOwnAnswer } from './write-answer.js';
 
@@ -96,7 +100,9 @@ export function createNodeGuard<Tx, Req extends IncomingMessage>(
       } catch (error) {
         captured.fail(error);
       }
-      return captured.done;
+      const answer = await captured.done;
+      if (answer instanceof CaptureFailure) throw answer.error;
+      return answer;
     });
     if (answer === PASSED_THROUGH) return;
     // The route's own answer goes out as it set it: its headers are still on `res`.

@@ -51,9 +51,9 @@ export class NodeIncoming<Req extends IncomingMessage> implements Incoming {
     if (this.aborted) this.signal().throwIfAborted();
   }
 
-  readBody(maxBytes: number): Promise<BodyRead> {
+  readBody(maxBytes: number): BodyRead | Promise<BodyRead> {
     if (this.body === undefined) return readBodyWithin(this.request(), maxBytes);
-    return Promise.resolve(bytesWithin(this.body, maxBytes));
+    return bytesWithin(this.body, maxBytes); // read already: no promise, no turn to wait
   }
 
   request(): Request {

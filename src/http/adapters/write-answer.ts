@@ -13,20 +13,18 @@ import { bodyFor, contentLengthFor, TRANSFER_HEADERS } from '../receipt-response
 export function writeAnswer(answer: GuardAnswer, res: ServerResponse): Promise<void> {
   if (answer instanceof Response) return writeResponse(answer, res);
   const { status, body } = answer.receipt;
-  const headers: OutgoingHttpHeaders = {};
   if (answer.kind === 'replayed') {
-    for (const [name, value] of answer.receipt.headers) {
-      const before = headers[name];
-      headers[name] = before === undefined ? value : `${String(before)}, ${value}`;
-    }
-    headers[HEADER.idempotentReplayed.toLowerCase()] = 'true';
-  } else {
-    const cookies: string[] = [];
-    for (const [name, value] of answer.headers)
-      if (name === 'set-cookie') cookies.push(value);
-      else if (!TRANSFER_HEADERS.has(name)) headers[name] = value;
-    if (cookies.length > 0) headers['set-cookie'] = cookies;
+    const bytes = bodyFor(status, body);
+    res.writeHead(status, replayHeaders(answer.receipt, bytes));
+    res.end(bytes ?? undefined);
+    return Promise.resolve();
   }
+  const headers: OutgoingHttpHeaders = {};
+  const cookies: string[] = [];
+  for (const [name, value] of answer.headers)
+    if (name === 'set-cookie') cookies.push(value);
+    else if (!TRANSFER_HEADERS.has(name)) headers[name] = value;
+  if (cookies.length > 0) headers['set-cookie'] = cookies;
   const bytes = bodyFor(status, body);
   // The length is known: say it, as the route's own res.send did, rather than go out chunked.
   const length = contentLengthFor(status, bytes);
@@ -34,6 +32,28 @@ export function writeAnswer(answer: GuardAnswer, res: ServerResponse): Promise<v
   res.writeHead(status, headers);
   res.end(bytes ?? undefined);
   return Promise.resolve();
+}
+
+/**
+ * A replay's headers, made once per receipt and kept while the receipt is (the receipt cache
+ * hands out the same object for every replay of a key): the stored ones, Idempotent-Replayed
+ * and the length. node reads them without changing them.
+ */
+const replayHeadersOf = new WeakMap<Receipt, OutgoingHttpHeaders>();
+
+function replayHeaders(receipt: Receipt, bytes: Uint8Array | null): OutgoingHttpHeaders {
+  let headers = replayHeadersOf.get(receipt);
+  if (headers !== undefined) return headers;
+  headers = {};
+  for (const [name, value] of receipt.headers) {
+    const before = headers[name];
+    headers[name] = before === undefined ? value : `${String(before)}, ${value}`;
+  }
+  headers[HEADER.idempotentReplayed.toLowerCase()] = 'true';
+  const length = contentLengthFor(receipt.status, bytes);
+  if (length !== undefined) headers['content-length'] = length;
+  replayHeadersOf.set(receipt, headers);
+  return headers;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../../contract/errors.js';
 import { checkIdentifier } from '../ledger-row.js';
 import { StoreClosedError } from '../store-errors.js';
+import { preparedByText } from './prepared-by-text.js';
 import {
   resolveSharedRetryBudgetOptions,
   SharedRetryBudget,
@@ -70,21 +71,25 @@ export function createPostgresRetryBudget(options: PostgresRetryBudgetOptions): 
     },
     async take(cost) {
       // The outer SELECT reads the row as it was before the UPDATE: the balance that refused.
-      const result = await thePool().query({
-        name: `oncely-budget-take-${table}`,
-        text: `WITH taken AS (UPDATE ${table} SET balance = balance - $2 WHERE name = $1 AND balance >= $2 RETURNING balance) SELECT (SELECT balance FROM taken) AS taken, (SELECT balance FROM ${table} WHERE name = $1) AS balance`,
-        values: [name, cost],
-      });
+      // Named after a hash of the text: a name after the table passed PostgreSQL's 63 characters
+      // with a long schema name, and was cut short (two tables' names could then meet).
+      const result = await thePool().query(
+        preparedByText(
+          `WITH taken AS (UPDATE ${table} SET balance = balance - $2 WHERE name = $1 AND balance >= $2 RETURNING balance) SELECT (SELECT balance FROM taken) AS taken, (SELECT balance FROM ${table} WHERE name = $1) AS balance`,
+          [name, cost],
+        ),
+      );
       const found = result.rows[0] as { taken: number | null; balance: number | null };
       if (found.taken !== null) return { taken: true, balance: Number(found.taken) };
       return { taken: false, balance: balanceOf(result.rows) };
     },
     async give(tokens) {
-      const result = await thePool().query({
-        name: `oncely-budget-give-${table}`,
-        text: `UPDATE ${table} SET balance = LEAST(capacity, balance + $2) WHERE name = $1 RETURNING balance`,
-        values: [name, tokens],
-      });
+      const result = await thePool().query(
+        preparedByText(
+          `UPDATE ${table} SET balance = LEAST(capacity, balance + $2) WHERE name = $1 RETURNING balance`,
+          [name, tokens],
+        ),
+      );
       return balanceOf(result.rows);
     },
     async close() {

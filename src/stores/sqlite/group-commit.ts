@@ -1,5 +1,13 @@
-import { OncelyError } from '../../contract/errors.js';
+import {
+  BatchEndedError,
+  NOT_NOW,
+  Section,
+  type BatchHooks,
+  type HeldSection,
+} from './group-sections.js';
 import type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
+
+export { BatchEndedError, NOT_NOW, type BatchHooks, type HeldSection } from './group-sections.js';
 
 /**
  * The section's savepoint. Sections never nest (one holds the writer at a time), so one name
@@ -9,38 +17,11 @@ const SAVEPOINT = 'SAVEPOINT oncely_section';
 const RELEASE = 'RELEASE oncely_section';
 const ROLLBACK_TO = 'ROLLBACK TO oncely_section';
 
-/** The batch's transaction was ended by SQLite itself: every section in it is lost. */
-export class BatchEndedError extends OncelyError {
-  constructor() {
-    super(
-      'batch_ended',
-      'SQLite rolled back the open transaction after a failed statement: nothing in it was written',
-    );
-    this.name = 'BatchEndedError';
-  }
-}
-
-/** What a store does at the end of each batch (pending-claims.ts). */
-export interface BatchHooks {
-  /** Runs on the writer, inside the batch, just before its COMMIT; a throw rolls the batch back. */
-  beforeCommit(): void;
-  /** The batch ended without committing (rolled back): nothing it held was written. */
-  dropped(): void;
-}
-
 /** One open write transaction that several requests' sections share, and its commit. */
-interface Batch {
+export interface Batch {
   readonly committed: Promise<void>;
   resolve(): void;
   reject(error: unknown): void;
-}
-
-/** A section held across awaits (an effect and its receipt): its savepoint and its batch. */
-export interface HeldSection {
-  /** Keeps what the section wrote, frees the writer, and resolves once the batch has committed. */
-  release(): Promise<void>;
-  /** Undoes what the section wrote (nothing else) and frees the writer. */
-  rollBack(): void;
 }
 
 /**
@@ -129,50 +110,82 @@ export class GroupCommit {
   async hold(): Promise<HeldSection> {
     if (this.#held || this.#waiting.length > 0) await this.#turn();
     this.#held = true;
-    const conn = this.#connection();
     let batch: Batch;
     try {
       batch = this.#batch ?? (await this.#open());
+    } catch (error) {
+      this.#failIfEnded(error);
+      this.#free();
+      throw error;
+    }
+    return this.#savepoint(batch);
+  }
+
+  /**
+   * {@link hold} without a wait, when a batch is open and the writer is free (`writable`): the
+   * common case, which then costs no promise; else undefined, and the caller holds the slow way.
+   */
+  holdNow(): HeldSection | undefined {
+    const batch = this.#batch;
+    if (batch === undefined || this.#held || this.#waiting.length > 0) return undefined;
+    this.#held = true;
+    return this.#savepoint(batch);
+  }
+
+  /**
+   * {@link write} without a wait, when `writable`: the section's result, or NOT_NOW (nothing ran)
+   * when the writer is busy or no batch is open. For a section that needs no durable wait.
+   */
+  writeNow<T>(section: () => T): T | typeof NOT_NOW {
+    if (this.#batch === undefined || this.#held || this.#waiting.length > 0) return NOT_NOW;
+    this.#held = true;
+    try {
+      return section();
+    } catch (error) {
+      this.#failIfEnded(error);
+      throw error;
+    } finally {
+      this.#free();
+    }
+  }
+
+  /** Opens the held section's savepoint in `batch` (the writer is held). */
+  #savepoint(batch: Batch): HeldSection {
+    try {
       this.#statement(SAVEPOINT).run();
     } catch (error) {
       this.#failIfEnded(error);
       this.#free();
       throw error;
     }
-    let done = false;
-    const finish = (): void => {
-      done = true;
+    return new Section(this, batch);
+  }
+
+  /** Ends a held section: keeps what it wrote (or undoes it), then frees the writer. */
+  endSection(keep: boolean): void {
+    if (keep) {
+      try {
+        this.#statement(RELEASE).run();
+      } catch (error) {
+        this.#failIfEnded(error);
+        this.#free();
+        throw error;
+      }
       this.#free();
-    };
-    return {
-      release: async () => {
-        if (done) return batch.committed;
-        try {
-          this.#statement(RELEASE).run();
-        } catch (error) {
-          this.#failIfEnded(error);
-          finish();
-          throw error;
-        }
-        finish();
-        return batch.committed;
-      },
-      rollBack: () => {
-        if (done) return;
-        try {
-          if (conn.inTransaction) {
-            this.#statement(ROLLBACK_TO).run();
-            this.#statement(RELEASE).run();
-          }
-        } catch (error) {
-          this.#failIfEnded(error);
-        }
-        // A statement of the section may have made SQLite end the whole batch itself (a full
-        // disk): then no section of it will commit, and the next write needs a new batch.
-        this.#failIfEnded(new BatchEndedError());
-        finish();
-      },
-    };
+      return;
+    }
+    try {
+      if (this.#connection().inTransaction) {
+        this.#statement(ROLLBACK_TO).run();
+        this.#statement(RELEASE).run();
+      }
+    } catch (error) {
+      this.#failIfEnded(error);
+    }
+    // A statement of the section may have made SQLite end the whole batch itself (a full
+    // disk): then no section of it will commit, and the next write needs a new batch.
+    this.#failIfEnded(new BatchEndedError());
+    this.#free();
   }
 
   /**

@@ -40,26 +40,44 @@ export interface ClaimParts {
  * lock of the open batch; the claim is then kept in memory (pending-claims.ts) and written only
  * if that batch commits before the receipt. Otherwise the entry that is there.
  */
-export async function claimKey(
-  entry: InFlightEntry,
-  { group, claims, reads, onWriter, sql }: ClaimParts,
-): Promise<ClaimAttempt> {
-  const { scope, key } = entry;
-  // Committed rows first (on the reader, or on the writer while it is idle): a replay or a
-  // duplicate never waits for a write. Skipped when this process holds the write lock and the
-  // writer is free: the look below costs no wait then. The live table only: a tombstone would
-  // only be taken over (decide-claim.ts: the key is new again).
-  if (!group.writable) {
-    const seen = await reads.readEntry(scope, key, { liveOnly: true });
-    if (seen) return { won: false, existing: seen };
-  }
-  const won = await group.write(() => {
-    if (claims.unwritten(scope, key) !== undefined) return false;
-    if (onWriter(sql.exists).get(scope, key) !== undefined) return false;
+export function claimKey(entry: InFlightEntry, parts: ClaimParts): Promise<ClaimAttempt> {
+  const { group, claims, onWriter, sql } = parts;
+  const lookAndClaim = (): boolean => {
+    if (claims.unwritten(entry.scope, entry.key) !== undefined) return false;
+    if (onWriter(sql.exists).get(entry.scope, entry.key) !== undefined) return false;
     claims.add(entry, group.openBatch!);
     return true;
-  }, false);
-  if (won) return { won: true };
+  };
+  // This process holds the write lock and the writer is free: the look under the lock costs no
+  // wait, so it is the only one (no promise made on the way when the key is new).
+  const now = group.writeNow(lookAndClaim);
+  if (now === true) return WON;
+  if (now === false) return notWon(entry, parts);
+  return claimWaiting(entry, parts, lookAndClaim);
+}
+
+const WON: Promise<ClaimAttempt> = Promise.resolve(Object.freeze({ won: true }));
+
+/** The claim when the writer is busy or no batch is open: committed rows first, then the lock. */
+async function claimWaiting(
+  entry: InFlightEntry,
+  parts: ClaimParts,
+  lookAndClaim: () => boolean,
+): Promise<ClaimAttempt> {
+  // Committed rows first (on the reader, or on the writer while it is idle): a replay or a
+  // duplicate never waits for a write. The live table only: a tombstone would only be taken
+  // over (decide-claim.ts: the key is new again).
+  const seen = await parts.reads.readEntry(entry.scope, entry.key, { liveOnly: true });
+  if (seen) return { won: false, existing: seen };
+  if (await parts.group.write(lookAndClaim, false)) return { won: true };
+  return notWon(entry, parts);
+}
+
+/** The entry that holds the key this claim did not win. */
+async function notWon(
+  { scope, key }: InFlightEntry,
+  { claims, reads }: ClaimParts,
+): Promise<ClaimAttempt> {
   // Claimed by this process: told to come back. A row: as committed (the reader), else as the
   // writer sees it (a claim of the open batch is one; a receipt only once committed).
   const pending = claims.unwritten(scope, key);

@@ -56,6 +56,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     writer: tombstones,
     reader: readerTombstones,
   });
+  const claimParts = { group, claims, reads, onWriter, sql };
   const sweeper = sqliteSweep(
     {
       ledgerTable: table,
@@ -91,7 +92,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     sql: sqliteSql,
     get: (scope, key) => reads.readEntry(scope, key),
 
-    claim: (entry) => claimKey(entry, { group, claims, reads, onWriter, sql }),
+    claim: (entry) => claimKey(entry, claimParts),
 
     async swap(expected, next) {
       if (expected.state === 'in_flight') await group.write(() => claims.writeNow(expected), false);

@@ -39,7 +39,12 @@ class LazySqliteTx implements SqliteTx {
   ) {}
 
   begin(): Promise<void> {
-    return (this.beginning ??= this.#take());
+    if (this.beginning !== undefined) return this.beginning;
+    // The writer free and a batch open (the common case): taken at once, no promise made.
+    const held = this.active ? this.group.holdNow() : undefined;
+    if (held === undefined) return (this.beginning = this.#take());
+    this.section = held;
+    return (this.beginning = BEGUN);
   }
 
   async #take(): Promise<void> {
@@ -77,14 +82,29 @@ class LazySqliteTx implements SqliteTx {
     this.writer.exec(source);
   }
 
-  /** Ends the transaction: what was begun is kept (resolved when committed) or undone. */
-  async end(keep: boolean): Promise<void> {
+  /**
+   * Ends the transaction: what was begun is kept (the promise settles when committed) or undone.
+   * Undefined when there is nothing to wait for.
+   */
+  end(keep: boolean): Promise<void> | undefined {
     this.active = false;
-    if (this.beginning !== undefined) await this.beginning.catch(() => {});
-    if (keep) await this.section?.release();
-    else this.section?.rollBack();
+    if (this.section === undefined && this.beginning !== undefined) {
+      // Still waiting for the writer: end once it is taken (#take then undoes it) or refused.
+      const finish = () => this.#finish(keep);
+      return this.beginning.then(finish, finish);
+    }
+    return this.#finish(keep);
+  }
+
+  #finish(keep: boolean): Promise<void> | undefined {
+    if (keep) return this.section?.release();
+    this.section?.rollBack();
+    return undefined;
   }
 }
+
+/** What begin() answers once the writer was taken at once. */
+const BEGUN = Promise.resolve();
 
 export async function sqliteTransaction<T>(
   group: GroupCommit,
@@ -99,6 +119,7 @@ export async function sqliteTransaction<T>(
     await tx.end(false);
     throw error;
   }
-  await tx.end(true);
+  const committed = tx.end(true);
+  if (committed !== undefined) await committed;
   return result;
 }
