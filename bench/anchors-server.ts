@@ -63,16 +63,28 @@ app.use((_req, res, next) => {
 });
 const mounted = new Map<string, Mounted>();
 const skipped: Array<{ row: string; reason: string }> = [];
+// Each row is a router of its own, found by its path in one lookup: routes mounted one after
+// another on the app made a request to the last row match its path against every row before it
+// (some 60 µs of CPU per request for the last of fourteen rows), so the order of the rows
+// decided part of their cost.
+const routers = new Map<string, express.Router>();
 for (const row of setup.rows) {
   const key = rowKey(row);
   try {
     const variant = await mount(row);
     mounted.set(key, variant);
-    app.post(`/${key}`, ...variant.handlers);
+    const router = express.Router();
+    router.post(`/${key}`, ...variant.handlers);
+    routers.set(`/${key}`, router);
   } catch (error) {
     skipped.push({ row: key, reason: error instanceof Error ? error.message : String(error) });
   }
 }
+app.use((req, res, next) => {
+  const router = routers.get(req.path);
+  if (router === undefined) return next();
+  router(req, res, next);
+});
 // The app's own error handler (every README puts one last): a JSON answer, no stack on stderr.
 const quietErrors: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
   const status = res.statusCode >= 400 ? res.statusCode : 500;

@@ -10,6 +10,13 @@ import type { ReceiptCache } from './receipt-cache.js';
 export interface LedgerCore<Tx> {
   readonly o: ResolvedLedgerOptions<Tx>;
   readonly receipts: ReceiptCache;
+  /**
+   * Keep each receipt as it is written, not only once a retry read it back: where a retry would
+   * cost more than a local read (a store with deferred commits, PostgreSQL: a deferred retry runs
+   * its handler before the store is asked, and a lookup is a round trip). Elsewhere most keys are
+   * never sent again, and keeping every receipt written cost a new key garbage collection.
+   */
+  readonly keepWritten: boolean;
 }
 
 /** The key is this worker's now (`tookOver`: from a worker whose lease ran out), or the answer. */

@@ -47,7 +47,7 @@ export async function executeClaimed<Tx>(
     const completed = await core.o.store.transaction((tx) =>
       runEffect(core, tx, owned, outcome.tookOver, effect),
     );
-    core.receipts.put(completed);
+    if (core.keepWritten) core.receipts.put(completed); // else kept once a retry reads it
     return completedAnswer('executed', completed);
   } catch (error) {
     return await afterRollback(core, owned, version, error);

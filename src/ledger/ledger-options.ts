@@ -64,9 +64,10 @@ export interface LedgerTuning {
   /** The owner token of each claim. @default crypto.randomUUID */
   readonly generateToken: () => string;
   /**
-   * Memory for completed receipts this process wrote or read, so a replay is answered without
-   * a store round trip (receipt-cache.ts): a completed receipt never changes before its
-   * retention ends. Least recently used first; 0 turns it off. @default 8388608 (8 MiB)
+   * Memory for completed receipts this process read back for a retry (and, on PostgreSQL, wrote),
+   * so a retry of the key is answered without a store round trip (receipt-cache.ts, and
+   * `LedgerCore.keepWritten` for which): a completed receipt never changes before its retention
+   * ends. Least recently used first; 0 turns it off. @default 8388608 (8 MiB)
    */
   readonly receiptCacheBytes: number;
 }

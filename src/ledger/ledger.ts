@@ -1,4 +1,4 @@
-import type { DeferredEffect } from './deferred-writes.js';
+import { hasDeferredCommit, type DeferredEffect } from './deferred-writes.js';
 import type { LedgerCore } from './ledger-claim.js';
 import { deferredExecutor } from './ledger-deferred.js';
 import { executeClaimed, type Effect } from './ledger-execute.js';
@@ -57,7 +57,11 @@ export interface Ledger<Tx> {
 export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
   const o = resolveLedgerOptions(options);
   const { store, clock } = o;
-  const core: LedgerCore<Tx> = { o, receipts: new ReceiptCache(o.receiptCacheBytes) };
+  const core: LedgerCore<Tx> = {
+    o,
+    receipts: new ReceiptCache(o.receiptCacheBytes),
+    keepWritten: hasDeferredCommit(store),
+  };
   const heartbeat = new LeaseHeartbeat(store, clock, o.heartbeatMs, o.leaseMs);
   const execute = (request: LedgerRequest, effect: Effect<Tx>): Promise<ExecuteResult> =>
     executeClaimed(core, heartbeat, request, effect);

@@ -151,26 +151,25 @@ export class GroupCommit {
 
   /** Opens the held section's savepoint in `batch` (the writer is held). */
   #savepoint(batch: Batch): HeldSection {
+    this.#runOrFree(SAVEPOINT);
+    return new Section(this, batch);
+  }
+
+  /** Runs a statement of a held section; when it fails, the writer is freed and it throws. */
+  #runOrFree(source: string): void {
     try {
-      this.#statement(SAVEPOINT).run();
+      this.#statement(source).run();
     } catch (error) {
       this.#failIfEnded(error);
       this.#free();
       throw error;
     }
-    return new Section(this, batch);
   }
 
   /** Ends a held section: keeps what it wrote (or undoes it), then frees the writer. */
   endSection(keep: boolean): void {
     if (keep) {
-      try {
-        this.#statement(RELEASE).run();
-      } catch (error) {
-        this.#failIfEnded(error);
-        this.#free();
-        throw error;
-      }
+      this.#runOrFree(RELEASE);
       this.#free();
       return;
     }
