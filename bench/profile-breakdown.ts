@@ -72,7 +72,7 @@ function partOf(frame: CallFrame): Part | undefined {
       'readSmallBody',
       'consumeBody',
       'fullyReadBody',
-      'responseToReceipt',
+      'answerToReceipt',
     ) ||
     (has(frame, 'undici') && named(frame, 'text', 'arrayBuffer', 'bytes', 'blob'))
   )

@@ -91,7 +91,7 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
   /** Steps 3 and 4: the body, read once, and the service's check of it. */
   async function admit(incoming: I, scope: string): Promise<AdmittedRequest<V> | Response> {
     const reading = incoming.readBody(o.maxBodyBytes);
-    const read = reading instanceof Promise ? await reading : reading;
+    const read = isPromiseLike(reading) ? await reading : reading;
     if (read.kind === 'too_large') {
       const detail = `the body exceeds ${read.limitBytes} bytes`;
       return problemResponse('payload_too_large', detail, {
@@ -100,7 +100,7 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
       });
     }
     const checking = o.validate(new LazyValidationInput(incoming, scope, read.bytes));
-    const checked = checking instanceof Promise ? await checking : checking;
+    const checked = isPromiseLike(checking) ? await checking : checking;
     if (!checked.ok) return checked.response;
     return { scope, body: read.bytes, value: checked.value };
   }
@@ -115,7 +115,7 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
       // The hooks below answer at once by default: awaited only when they return a promise, so a
       // request does not wait a turn of the microtask queue for each of them.
       const scoping = scopeOf(incoming);
-      const scope = scoping instanceof Promise ? await scoping : scoping;
+      const scope = isPromiseLike(scoping) ? await scoping : scoping;
       if (scope === undefined || scope === '') return o.unauthenticated(incoming.request());
       const header = incoming.header(HEADER.idempotencyKey);
       // Gradual roll-out: a keyless request is served as if oncely were not there (documented, off by default).
@@ -139,7 +139,7 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
       const admitted = await admit(incoming, scope);
       if (admitted instanceof Response) return admitted;
       const fingerprinting = o.fingerprintOf(new LazyFingerprintInput(incoming, admitted));
-      const fingerprint = fingerprinting instanceof Promise ? await fingerprinting : fingerprinting;
+      const fingerprint = isPromiseLike(fingerprinting) ? await fingerprinting : fingerprinting;
 
       let handlerHeaders: HeaderPairs | undefined;
       /** Runs the handler; its answer as a receipt, unless nobody will receive it. */
@@ -191,6 +191,15 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
   }
 
   return guard;
+}
+
+/**
+ * True for a value `await` would wait on (any thenable, not only a native promise: a hook may
+ * return another library's); the guard awaits only those, so a hook that answers at once costs
+ * no turn of the microtask queue.
+ */
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 /** An answer made outside the ledger, as the guard answers it. */

@@ -10,15 +10,6 @@ export const TRANSFER_HEADERS = new Set([
   'keep-alive',
 ]);
 
-/** A response's status, allow-listed headers (lower-case, in the order Headers iterates) and bytes. */
-export async function responseToReceipt(
-  response: Response,
-  allowList: ReadonlySet<string>,
-): Promise<{ receipt: Receipt; headers: Headers }> {
-  const { receipt } = await answerToReceipt(response, allowList);
-  return { receipt, headers: response.headers };
-}
-
 /** Headers as a Headers object iterates them: lower-case names, sorted, each Set-Cookie apart. */
 export type HeaderPairs = ReadonlyArray<readonly [string, string]>;
 
@@ -32,20 +23,16 @@ export interface AnswerBytes {
   readonly body: Uint8Array;
 }
 
-/** The receipt of a handler's answer, and every header it set (for the first answer in full). */
+/** The receipt of a handler's Response, and every header it set (for the first answer in full). */
 export async function answerToReceipt(
-  answer: Response | AnswerBytes,
+  answer: Response,
   allowList: ReadonlySet<string>,
 ): Promise<{ receipt: Receipt; headers: HeaderPairs }> {
-  if (!(answer instanceof Response)) return bytesToReceipt(answer, allowList);
-  const { status } = answer;
-  const headers = [...answer.headers];
   const body = knownResponseBody(answer) ?? new Uint8Array(await answer.arrayBuffer());
-  const kept = headers.filter(([name]) => allowList.has(name));
-  return { receipt: { status, headers: kept, body }, headers };
+  return bytesToReceipt({ status: answer.status, headers: [...answer.headers], body }, allowList);
 }
 
-/** {@link answerToReceipt} of an answer already held as bytes: no await. */
+/** The receipt of an answer already held as bytes (a node route's capture): no await. */
 export function bytesToReceipt(
   answer: AnswerBytes,
   allowList: ReadonlySet<string>,

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../contract/errors.js';
+import type { Receipt } from '../contract/receipt.js';
 import {
   ENTRY_STATES,
   type CompletedEntry,
@@ -45,14 +46,16 @@ export const COMPLETE_COLUMNS = [
 /** The values of {@link COMPLETE_COLUMNS} for a completed entry, in that order. */
 export function completeValues(entry: CompletedEntry): unknown[] {
   const { receipt } = entry;
+  return [entry.state, entry.expiresAt, null, entry.completedAt, ...receiptValues(receipt)];
+}
+
+/** A receipt's status, headers and body columns. */
+function receiptValues(receipt: Receipt): [number, string, Buffer] {
+  const { status, headers, body } = receipt;
   return [
-    entry.state,
-    entry.expiresAt,
-    null,
-    entry.completedAt,
-    receipt.status,
-    encodeReceiptHeaders(receipt.headers),
-    Buffer.from(receipt.body.buffer, receipt.body.byteOffset, receipt.body.byteLength),
+    status,
+    encodeReceiptHeaders(headers),
+    Buffer.from(body.buffer, body.byteOffset, body.byteLength),
   ];
 }
 
@@ -73,11 +76,7 @@ export function entryValues(entry: LedgerEntry): unknown[] {
     entry.state === 'in_flight' ? entry.leaseExpiresAt : null,
     entry.state === 'in_flight' ? null : (entry.completedAt ?? null),
     entry.state === 'expired' ? entry.expiredAt : null,
-    receipt?.status ?? null,
-    receipt ? encodeReceiptHeaders(receipt.headers) : null,
-    receipt
-      ? Buffer.from(receipt.body.buffer, receipt.body.byteOffset, receipt.body.byteLength)
-      : null,
+    ...(receipt ? receiptValues(receipt) : [null, null, null]),
   ];
 }
 

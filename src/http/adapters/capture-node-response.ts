@@ -69,7 +69,7 @@ export function captureNodeResponse(
       restored = true;
       putBack();
       capturing[CAPTURE] = undefined;
-      if (keepHeaders || res.headersSent) return;
+      if (keepHeaders) return;
       for (const name of res.getHeaderNames()) if (!before.includes(name)) res.removeHeader(name);
     },
   };

@@ -74,11 +74,6 @@ export class GroupCommit {
     return this.#batch;
   }
 
-  /** True when a batch is open and nobody holds or waits for the writer: a section runs at once. */
-  get writable(): boolean {
-    return this.#batch !== undefined && !this.#held && this.#waiting.length === 0;
-  }
-
   /** True when no section runs or waits and no batch is open: a read on the writer sees only committed rows. */
   get idle(): boolean {
     return !this.#held && this.#waiting.length === 0 && this.#batch === undefined;
@@ -122,22 +117,22 @@ export class GroupCommit {
   }
 
   /**
-   * {@link hold} without a wait, when a batch is open and the writer is free (`writable`): the
-   * common case, which then costs no promise; else undefined, and the caller holds the slow way.
+   * {@link hold} without a wait, when a batch is open and the writer is free: the common case,
+   * which then costs no promise; else undefined, and the caller holds the slow way.
    */
   holdNow(): HeldSection | undefined {
-    const batch = this.#batch;
-    if (batch === undefined || this.#held || this.#waiting.length > 0) return undefined;
+    const batch = this.#batchFreeNow();
+    if (batch === undefined) return undefined;
     this.#held = true;
     return this.#savepoint(batch);
   }
 
   /**
-   * {@link write} without a wait, when `writable`: the section's result, or NOT_NOW (nothing ran)
-   * when the writer is busy or no batch is open. For a section that needs no durable wait.
+   * {@link write} without a wait, when a batch is open and the writer is free: the section's
+   * result, or NOT_NOW (nothing ran). For a section that needs no durable wait.
    */
   writeNow<T>(section: () => T): T | typeof NOT_NOW {
-    if (this.#batch === undefined || this.#held || this.#waiting.length > 0) return NOT_NOW;
+    if (this.#batchFreeNow() === undefined) return NOT_NOW;
     this.#held = true;
     try {
       return section();
@@ -147,6 +142,11 @@ export class GroupCommit {
     } finally {
       this.#free();
     }
+  }
+
+  /** The open batch when nobody holds or waits for the writer (a section may run at once). */
+  #batchFreeNow(): Batch | undefined {
+    return this.#held || this.#waiting.length > 0 ? undefined : this.#batch;
   }
 
   /** Opens the held section's savepoint in `batch` (the writer is held). */

@@ -74,7 +74,7 @@ export class PendingClaims {
   }
 
   /** Writes the claim matching `expected` now, if it is still only here (before a takeover). */
-  writeNow(expected: EntryVersion): void {
+  writeRow(expected: EntryVersion): void {
     const claim = this.#claims.get(idOf(expected.scope, expected.key));
     if (claim === undefined || claim.written || claim.entry.token !== expected.token) return;
     this.#writeRow(claim.entry);

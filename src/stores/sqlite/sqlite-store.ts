@@ -95,7 +95,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     claim: (entry) => claimKey(entry, claimParts),
 
     async swap(expected, next) {
-      if (expected.state === 'in_flight') await group.write(() => claims.writeNow(expected), false);
+      if (expected.state === 'in_flight') await group.write(() => claims.writeRow(expected), false);
       // A tombstone lives in its own table (tombstone-row.ts): reviving a key is one INSERT; burying
       // one moves a row across tables, in a savepoint of the open batch (sqlite-tombstones.ts).
       if (expected.state === 'expired') return group.write(() => tombstones.revive(next), true);

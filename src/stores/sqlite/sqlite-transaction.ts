@@ -14,11 +14,7 @@ export class TransactionNotBegunError extends OncelyError {
   }
 }
 
-/**
- * One lazy transaction on the store's writer: `fn` runs at once; the writer is taken at
- * `tx.begin()` (a savepoint in the group commit's batch); when `fn` resolves the savepoint is
- * kept and this resolves after the batch's COMMIT; when it rejects only the savepoint is undone.
- */
+/** The store's writer connection, as a transaction runs its statements on it. */
 export interface SqliteWriter {
   statement(source: string): SqliteStatement;
   exec(source: string): void;
@@ -29,9 +25,9 @@ export interface SqliteWriter {
  * (its methods live once on the prototype, and its state in three fields).
  */
 class LazySqliteTx implements SqliteTx {
-  section: HeldSection | undefined;
-  beginning: Promise<void> | undefined;
-  active = true;
+  #section: HeldSection | undefined;
+  #beginning: Promise<void> | undefined;
+  #active = true;
 
   constructor(
     private readonly group: GroupCommit,
@@ -39,27 +35,27 @@ class LazySqliteTx implements SqliteTx {
   ) {}
 
   begin(): Promise<void> {
-    if (this.beginning !== undefined) return this.beginning;
+    if (this.#beginning !== undefined) return this.#beginning;
     // The writer free and a batch open (the common case): taken at once, no promise made.
-    const held = this.active ? this.group.holdNow() : undefined;
-    if (held === undefined) return (this.beginning = this.#take());
-    this.section = held;
-    return (this.beginning = BEGUN);
+    const held = this.#active ? this.group.holdNow() : undefined;
+    if (held === undefined) return (this.#beginning = this.#take());
+    this.#section = held;
+    return (this.#beginning = BEGUN);
   }
 
   async #take(): Promise<void> {
-    if (!this.active) throw new TransactionEndedError('sqlite');
+    if (!this.#active) throw new TransactionEndedError('sqlite');
     const held = await this.group.hold();
-    if (!this.active) {
+    if (!this.#active) {
       held.rollBack(); // the transaction ended while waiting for the writer
       throw new TransactionEndedError('sqlite');
     }
-    this.section = held;
+    this.#section = held;
   }
 
   #ready(): void {
-    if (!this.active) throw new TransactionEndedError('sqlite');
-    if (this.section === undefined) throw new TransactionNotBegunError();
+    if (!this.#active) throw new TransactionEndedError('sqlite');
+    if (this.#section === undefined) throw new TransactionNotBegunError();
   }
 
   run(source: string, ...params: unknown[]) {
@@ -87,18 +83,18 @@ class LazySqliteTx implements SqliteTx {
    * Undefined when there is nothing to wait for.
    */
   end(keep: boolean): Promise<void> | undefined {
-    this.active = false;
-    if (this.section === undefined && this.beginning !== undefined) {
+    this.#active = false;
+    if (this.#section === undefined && this.#beginning !== undefined) {
       // Still waiting for the writer: end once it is taken (#take then undoes it) or refused.
       const finish = () => this.#finish(keep);
-      return this.beginning.then(finish, finish);
+      return this.#beginning.then(finish, finish);
     }
     return this.#finish(keep);
   }
 
   #finish(keep: boolean): Promise<void> | undefined {
-    if (keep) return this.section?.release();
-    this.section?.rollBack();
+    if (keep) return this.#section?.release();
+    this.#section?.rollBack();
     return undefined;
   }
 }
@@ -106,6 +102,11 @@ class LazySqliteTx implements SqliteTx {
 /** What begin() answers once the writer was taken at once. */
 const BEGUN = Promise.resolve();
 
+/**
+ * One lazy transaction on the store's writer: `fn` runs at once; the writer is taken at
+ * `tx.begin()` (a savepoint in the group commit's batch); when `fn` resolves the savepoint is
+ * kept and this resolves after the batch's COMMIT; when it rejects only the savepoint is undone.
+ */
 export async function sqliteTransaction<T>(
   group: GroupCommit,
   writer: SqliteWriter,
