@@ -23,10 +23,13 @@ export class LazyValidationInput implements ValidationInput {
   }
 }
 
-/** `fingerprintOf`'s input: method, URL, bytes and value; the headers only when it reads them. */
+/**
+ * `fingerprintOf`'s input: method, bytes, value, and the path and query the default fingerprint
+ * reads; the URL and headers only when read.
+ */
 export class LazyFingerprintInput implements FingerprintInput {
   readonly method: string;
-  readonly url: URL;
+  readonly pathAndQuery: string;
   readonly body: Uint8Array;
   readonly value: unknown;
 
@@ -35,9 +38,13 @@ export class LazyFingerprintInput implements FingerprintInput {
     admitted: AdmittedRequest,
   ) {
     this.method = incoming.method;
-    this.url = incoming.url;
+    this.pathAndQuery = incoming.pathAndQuery;
     this.body = admitted.body;
     this.value = admitted.value;
+  }
+
+  get url(): URL {
+    return this.incoming.url;
   }
 
   get headers(): Headers {

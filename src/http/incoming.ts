@@ -9,8 +9,10 @@ import { readBodyWithin, type BodyRead } from './read-body.js';
  */
 export interface Incoming {
   readonly method: string;
-  /** The absolute URL, parsed (once). */
+  /** The absolute URL, parsed (once, when first read). */
   readonly url: URL;
+  /** The URL's `pathname` + `search`, what the default fingerprint reads. */
+  readonly pathAndQuery: string;
   /** One header's value, repeats joined with ", " (as `Headers.get`), or null. */
   header(name: string): string | null;
   /** True once the client went away, or the server answered in the handler's place. */
@@ -38,6 +40,10 @@ class RequestIncoming implements Incoming {
 
   get url(): URL {
     return (this.#url ??= new URL(this.incoming.url));
+  }
+
+  get pathAndQuery(): string {
+    return `${this.url.pathname}${this.url.search}`;
   }
 
   header(name: string): string | null {

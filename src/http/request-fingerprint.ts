@@ -32,8 +32,11 @@ const sha256Hex: (input: string | Uint8Array) => string =
  * three strings, written out here with its keys in sorted order, since JCS writes a string as
  * `JSON.stringify` does.
  */
-export function requestFingerprint(input: FingerprintInput): string {
+export function requestFingerprint(
+  input: FingerprintInput & { readonly pathAndQuery?: string },
+): string {
   const method = JSON.stringify(input.method.toUpperCase());
-  const path = JSON.stringify(`${input.url.pathname}${input.url.search}`);
+  // The guard's input carries the path and query already (guard-inputs.ts): no URL is parsed.
+  const path = JSON.stringify(input.pathAndQuery ?? `${input.url.pathname}${input.url.search}`);
   return sha256Hex(`{"body":"${sha256Hex(input.body)}","method":${method},"path":${path}}`);
 }

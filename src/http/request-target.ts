@@ -12,10 +12,31 @@ export interface RequestHead {
   readonly encrypted: boolean;
 }
 
+/**
+ * A request's URL, parsed only when something reads it: the guard needs only its path and query
+ * (the fingerprint's), and parsing a URL cost a replay a few µs. A class, so its getter lives on
+ * the prototype (guard-inputs.ts).
+ */
+export class RequestTarget {
+  readonly kind = 'url';
+  #url: URL | undefined;
+
+  constructor(
+    readonly href: string,
+    /** The URL's `pathname` + `search`, as WHATWG URL parsing makes them. */
+    readonly pathAndQuery: string,
+    url?: URL,
+  ) {
+    this.#url = url;
+  }
+
+  get url(): URL {
+    return (this.#url ??= new URL(this.href));
+  }
+}
+
 /** The URL a handler sees, or the 4xx problem that answers the request instead. */
-export type TargetRead =
-  | { readonly kind: 'url'; readonly url: URL }
-  | { readonly kind: 'refused'; readonly response: Response };
+export type TargetRead = RequestTarget | { readonly kind: 'refused'; readonly response: Response };
 
 /**
  * Methods a fetch `Request` cannot carry (the Fetch standard's forbidden methods): TRACE would
@@ -75,12 +96,12 @@ export function readRequestTarget(head: RequestHead): TargetRead {
   // resolved against it: `//x/y` resolved would be host x, path /y (RFC 3986 section 4.2).
   // One parse checks both: when it fails, the Host alone (a port past 65535, a bad IP literal)
   // or else the path is to blame.
+  // A path appended to an origin that parses always parses too, to the same path and query
+  // whatever the origin (a property test holds both): the origin's check and the path's parse are
+  // each made once per distinct value.
   if (target.startsWith('/')) {
-    const url = parseUrl(`${origin}${target}`);
-    if (url !== undefined) return { kind: 'url', url };
-    return URL.canParse(origin)
-      ? refuse(`the request target ${JSON.stringify(target.slice(0, 100))} is not a path`)
-      : badHost(host!);
+    if (!originParses(origin)) return badHost(host!);
+    return new RequestTarget(`${origin}${target}`, pathAndQueryOf(target));
   }
   if (host && !URL.canParse(origin)) return badHost(host);
   // absolute-form (a request through a proxy): the target is the whole URL, Host is ignored.
@@ -93,7 +114,7 @@ export function readRequestTarget(head: RequestHead): TargetRead {
     absolute.username === '' &&
     absolute.password === ''
   )
-    return { kind: 'url', url: absolute };
+    return new RequestTarget(absolute.href, `${absolute.pathname}${absolute.search}`, absolute);
   return refuse(
     `the request target ${JSON.stringify(target.slice(0, 100))} is neither a path nor an http(s) URL`,
   );
@@ -116,4 +137,29 @@ function parseUrl(text: string): URL | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Values seen, up to a bound each: a client sending ever new paths must not grow them forever. */
+const MAX_REMEMBERED = 1000;
+const origins = new Map<string, boolean>();
+const paths = new Map<string, string>();
+
+function remember<V>(seen: Map<string, V>, key: string, value: V): V {
+  if (seen.size >= MAX_REMEMBERED) seen.clear();
+  seen.set(key, value);
+  return value;
+}
+
+/** True when `scheme://host[:port]` parses as a URL (a port past 65535, a bad IP literal do not). */
+function originParses(origin: string): boolean {
+  return origins.get(origin) ?? remember(origins, origin, URL.canParse(origin));
+}
+
+/** An origin-form target's path and query, as WHATWG URL parsing leaves them. */
+function pathAndQueryOf(target: string): string {
+  let path = paths.get(target);
+  if (path !== undefined) return path;
+  const url = new URL(`http://localhost${target}`);
+  path = `${url.pathname}${url.search}`;
+  return remember(paths, target, path);
 }

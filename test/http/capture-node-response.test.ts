@@ -36,11 +36,14 @@ describe('captureNodeResponse', () => {
     ]);
     assert.equal(res.headersSent, false, 'nothing reached the socket');
     captured.restore(false);
-    for (const name of ['writeHead', 'flushHeaders', 'write', 'end'] as const) {
-      assert.equal(Object.hasOwn(res, name), false, `${name} is the prototype's again`);
-      assert.equal(res[name], ServerResponse.prototype[name]);
-    }
+    for (const name of ['writeHead', 'flushHeaders', 'write', 'end'] as const)
+      assert.equal(Object.hasOwn(res, name), false, `${name} is not set on the response itself`);
+    assert.ok(res instanceof ServerResponse);
     assert.deepEqual(res.getHeaderNames(), ['x-before'], "the route's headers are dropped");
+    res.writeHead(200);
+    res.end('sent');
+    assert.equal(res.headersSent, true, 'once restored, its writes reach the response');
+    assert.equal(res.writableEnded, true);
   });
 
   it("keeps the route's headers on the response for its own answer", async () => {
@@ -52,7 +55,24 @@ describe('captureNodeResponse', () => {
     assert.deepEqual((await answered(captured)).headers, [], 'no header is on the allow-list');
     captured.restore(true);
     assert.deepEqual(res.getHeaderNames(), ['x-before', 'x-route']);
-    assert.equal(res.end, ServerResponse.prototype.end);
+    res.end('x');
+    assert.equal(res.writableEnded, true, "the route's answer goes out with its headers");
+    assert.equal(res.getHeader('x-route')?.toString(), 'a,b');
+  });
+
+  it('captures one response twice, each capture its own answer', async () => {
+    const res = responseOf();
+    const first = captureNodeResponse(res, []);
+    res.end('one');
+    assert.equal(text((await answered(first)).body), 'one');
+    first.restore(false);
+    const second = captureNodeResponse(res, []);
+    res.statusCode = 202;
+    res.end('two');
+    const answer = await answered(second);
+    assert.equal(answer.status, 202);
+    assert.equal(text(answer.body), 'two');
+    assert.equal(res.headersSent, false);
   });
 
   it('captures, then puts back, a method earlier middleware set on the response itself', async () => {
@@ -85,18 +105,20 @@ describe('captureNodeResponse', () => {
     captured.restore(false);
   });
 
-  it('drops a late write through a method kept from the capture', async () => {
+  it('keeps a write made after the answer out of it, until restored', async () => {
     const res = responseOf();
     const captured = captureNodeResponse(res, []);
     const keptEnd = res.end.bind(res);
     res.end('first');
-    assert.equal(text((await answered(captured)).body), 'first');
-    captured.restore(false);
     let called = false;
     keptEnd('late', () => {
       called = true;
     });
     assert.equal(called, true, 'its callback still runs');
+    assert.equal(text((await answered(captured)).body), 'first', 'the answer was taken at end');
     assert.equal(res.headersSent, false);
+    captured.restore(false);
+    keptEnd('after');
+    assert.equal(res.writableEnded, true, "a kept method, once restored, is the response's own");
   });
 });

@@ -66,6 +66,20 @@ describe('Express: where the fingerprint comes from', () => {
     }
   });
 
+  it("after a verify hook of the app's own that keeps req.rawBody: those exact bytes", async () => {
+    const keepRaw = (req: object, _res: unknown, buffer: Buffer): void => {
+      (req as { rawBody?: Buffer }).rawBody = buffer;
+    };
+    const app = await appWith(express.json({ verify: keepRaw }));
+    try {
+      assert.equal((await app.post('k', '{"a":1}')).status, 201);
+      assert.equal((await app.post('k', '{"a":1}')).headers.get('idempotent-replayed'), 'true');
+      assert.equal((await app.post('k', '{ "a": 1 }')).status, 422, 'not canonicalised');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('without a body parser: the middleware reads the body and hands it on as a Buffer, as express.raw() would', async () => {
     const app = await appWith(undefined);
     try {

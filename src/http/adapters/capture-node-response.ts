@@ -36,10 +36,15 @@ interface Capture {
 
 /** The methods a capture replaces: every way a route can write to the socket. */
 const CAPTURED_METHODS = ['writeHead', 'flushHeaders', 'write', 'end'] as const;
+type CapturedMethod = (typeof CAPTURED_METHODS)[number];
+type AnyMethod = (this: ServerResponse, ...args: unknown[]) => unknown;
 
-/** Where a capturing response keeps its capture (one property, the same on every response). */
-const CAPTURE = Symbol('oncely.capture');
-type Capturing = ServerResponse & { [CAPTURE]?: Capture | undefined };
+/**
+ * Each response's capture while it lasts. A WeakMap, not a property on the response: a property
+ * added to an object whose prototype was changed (Express changes every response's) gives that
+ * object a hidden class of its own, which V8 builds anew for each response (a few µs each).
+ */
+const captures = new WeakMap<ServerResponse, Capture>();
 
 /**
  * Lets an unchanged node-style route (Express's `res.json`, node's `res.end`) answer into a
@@ -57,9 +62,8 @@ export function captureNodeResponse(
   const done = new Promise<AnswerBytes | CaptureFailure>((ok) => {
     resolve = ok;
   });
-  const capturing = res as Capturing;
-  capturing[CAPTURE] = { chunks: [], kept, resolve };
-  const putBack = divert(capturing);
+  captures.set(res, { chunks: [], kept, resolve });
+  const putBack = divert(res);
   let restored = false;
   return {
     done,
@@ -67,8 +71,8 @@ export function captureNodeResponse(
     restore(keepHeaders) {
       if (restored) return;
       restored = true;
-      putBack();
-      capturing[CAPTURE] = undefined;
+      captures.delete(res);
+      putBack?.();
       if (keepHeaders) return;
       for (const name of res.getHeaderNames()) if (!before.includes(name)) res.removeHeader(name);
     },
@@ -76,35 +80,67 @@ export function captureNodeResponse(
 }
 
 /**
- * Sends the response's writes to its capture; returns what puts them back. Usually by giving
- * `res` a capturing prototype (made once per prototype) and then its own one again: adding four
- * fresh closures to every response, and putting the originals back as own properties, cost more
- * CPU than the rest of the capture (a profile of bench/anchors: most of this file's time, and
- * garbage). When earlier middleware replaced one of those methods on `res` itself (on-headers
- * does, for `writeHead`), an own property hides the prototype's: those responses get the
- * capturing methods as own properties, and their own ones back.
+ * Sends the response's writes to its capture; returns what puts them back, if anything must.
+ * Usually `res` gets a capturing prototype over its own (made once per prototype) and keeps it:
+ * once its capture has ended, the capturing methods pass each call on to the prototype's, so the
+ * response acts as before. Swapping the prototype back, as this once did, gave every response a
+ * second new hidden class; own-property closures on each response cost more still (profiles of
+ * bench/anchors, docs/performance.md). When earlier middleware replaced one of those methods on
+ * `res` itself (on-headers does, for `writeHead`), an own property hides the prototype's: those
+ * responses get the capturing methods as own properties, and their own ones back.
  */
-function divert(res: Capturing): () => void {
+function divert(res: ServerResponse): (() => void) | undefined {
+  const prototype = Object.getPrototypeOf(res) as object;
+  if (capturingPrototypes.has(prototype)) return undefined; // captured before: diverted already
+  const capturing = capturingOver(prototype);
   if (CAPTURED_METHODS.some((name) => Object.hasOwn(res, name))) {
     const own = res as unknown as Record<string, unknown>;
     const original = CAPTURED_METHODS.map((name) => [name, own[name]] as const);
-    for (const name of CAPTURED_METHODS) own[name] = capturingMethods[name];
+    for (const name of CAPTURED_METHODS) own[name] = capturing.methods[name];
     return () => {
       for (const [name, method] of original) own[name] = method;
     };
   }
-  const prototype = Object.getPrototypeOf(res) as object;
-  let capturingPrototype = capturingPrototypes.get(prototype);
-  if (capturingPrototype === undefined) {
-    capturingPrototype = Object.create(prototype, methodDescriptors) as object;
-    capturingPrototypes.set(prototype, capturingPrototype);
-  }
-  Object.setPrototypeOf(res, capturingPrototype);
-  return () => Object.setPrototypeOf(res, prototype);
+  Object.setPrototypeOf(res, capturing.prototype);
+  return undefined;
 }
 
-/** Each response prototype (node's, an Express app's) and the capturing one made over it. */
-const capturingPrototypes = new WeakMap<object, object>();
+interface Capturing {
+  readonly prototype: object;
+  readonly methods: Record<CapturedMethod, AnyMethod>;
+}
+
+/** Each response prototype (node's, an Express app's) and what captures over it. */
+const capturingOf = new WeakMap<object, Capturing>();
+/** The capturing prototypes made: a response that has one is diverted already. */
+const capturingPrototypes = new WeakSet<object>();
+
+function capturingOver(prototype: object): Capturing {
+  let capturing = capturingOf.get(prototype);
+  if (capturing !== undefined) return capturing;
+  const parent = prototype as Record<CapturedMethod, AnyMethod>;
+  const methods = {} as Record<CapturedMethod, AnyMethod>;
+  for (const name of CAPTURED_METHODS) {
+    const captureMethod = capturingMethods[name] as (capture: Capture, args: unknown[]) => unknown;
+    methods[name] = function (this: ServerResponse, ...args: unknown[]): unknown {
+      const capture = captures.get(this);
+      if (capture !== undefined) return captureMethod.call(this, capture, args);
+      // No capture (it ended): the response's own method, put back, or else its prototype's.
+      const own = (this as unknown as Record<CapturedMethod, AnyMethod>)[name];
+      return (own === methods[name] ? parent[name] : own).apply(this, args);
+    };
+  }
+  const descriptors = Object.fromEntries(
+    CAPTURED_METHODS.map((name) => [
+      name,
+      { value: methods[name], writable: true, configurable: true },
+    ]),
+  );
+  capturing = { prototype: Object.create(prototype, descriptors) as object, methods };
+  capturingOf.set(prototype, capturing);
+  capturingPrototypes.add(capturing.prototype);
+  return capturing;
+}
 
 function keep(capture: Capture, chunk: unknown, encoding: unknown): void {
   if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
@@ -115,10 +151,11 @@ function keep(capture: Capture, chunk: unknown, encoding: unknown): void {
   );
 }
 
-/** The capturing methods, shared by every capture: `this` is the response, its capture on it. */
+/** What each method does while its response is captured: `this` is the response. */
 const capturingMethods = {
-  writeHead(this: Capturing, status: number, reason?: unknown, headers?: unknown): ServerResponse {
-    this.statusCode = status;
+  writeHead(this: ServerResponse, _capture: Capture, args: unknown[]): ServerResponse {
+    const [status, reason, headers] = args;
+    this.statusCode = status as number;
     if (typeof reason === 'string') this.statusMessage = reason;
     const given = typeof reason === 'object' && reason !== null ? reason : headers;
     if (Array.isArray(given))
@@ -130,40 +167,24 @@ const capturingMethods = {
     return this;
   },
   flushHeaders(): void {},
-  write(this: Capturing, chunk: unknown, encoding?: unknown, callback?: Callback): boolean {
-    keep(captureOf(this), chunk, encoding);
-    (typeof encoding === 'function' ? (encoding as Callback) : callback)?.();
+  write(this: ServerResponse, capture: Capture, args: unknown[]): boolean {
+    const [chunk, encoding, callback] = args;
+    keep(capture, chunk, encoding);
+    (typeof encoding === 'function'
+      ? (encoding as Callback)
+      : (callback as Callback | undefined))?.();
     return true;
   },
-  end(this: Capturing, chunk?: unknown, encoding?: unknown, callback?: Callback): ServerResponse {
-    const capture = captureOf(this);
+  end(this: ServerResponse, capture: Capture, args: unknown[]): ServerResponse {
+    const [chunk, encoding] = args;
     keep(capture, chunk, encoding);
     const status = this.statusCode;
     const body = NULL_BODY_STATUSES.has(status) ? new Uint8Array(0) : Buffer.concat(capture.chunks);
     capture.resolve({ status, headers: keptPairs(this, capture.kept), body });
-    const cb = [chunk, encoding, callback].find((a) => typeof a === 'function') as
-      | Callback
-      | undefined;
-    cb?.();
+    (args.find((a) => typeof a === 'function') as Callback | undefined)?.();
     return this;
   },
 };
-
-const methodDescriptors: PropertyDescriptorMap = Object.fromEntries(
-  CAPTURED_METHODS.map((name) => [
-    name,
-    { value: capturingMethods[name], writable: true, configurable: true },
-  ]),
-);
-
-/**
- * The response's capture. A write through a capturing method kept from before the capture ended
- * (a route that saved `res.end` and calls it late) goes nowhere, as it did when the capture's
- * methods were closures: the answer was taken already.
- */
-function captureOf(res: Capturing): Capture {
-  return res[CAPTURE] ?? { chunks: [], kept: [], resolve: () => {} };
-}
 
 /**
  * The receipt's headers set on `res`, as a Headers object would list them (receipt-response.ts):

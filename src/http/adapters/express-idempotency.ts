@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IdempotencyContext } from '../idempotency-middleware.js';
 import type { AdapterOptions } from './adapter-options.js';
 import { createNodeGuard } from './node-guard.js';
-import { parsedBodyBytes } from './parsed-body-bytes.js';
+import { parsedBodyBytes, rawBodyOf } from './parsed-body-bytes.js';
 import { setRouteContext } from './route-context.js';
 
 /** The part of an Express request the middleware reads (Express's own types are not imported). */
@@ -46,7 +46,7 @@ export function idempotency<Tx>(
   const guard = createNodeGuard<Tx, ExpressRequestLike>(options);
   return (req, res, next) => {
     const consumed = req.readableEnded || req.body !== undefined;
-    const bytes = parsedBodyBytes(req.rawBody, req.body, consumed);
+    const bytes = parsedBodyBytes(rawBodyOf(req), req.body, consumed);
     const route = (context: IdempotencyContext<Tx> | undefined): void => {
       if (context !== undefined) {
         setRouteContext(req, context as IdempotencyContext<unknown>);

@@ -85,7 +85,7 @@ export function createNodeGuard<Tx, Req extends IncomingMessage>(
       return;
     }
     let capture: CapturedResponse | undefined;
-    const incoming = new NodeIncoming(req, res, target.url, body);
+    const incoming = new NodeIncoming(req, res, target, body);
     const answer = await idempotencyGuard(incoming, async (_incoming, context) => {
       if (context === undefined) {
         await route(undefined);

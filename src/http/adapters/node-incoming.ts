@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Incoming } from '../incoming.js';
 import { toRequest } from '../node-listener.js';
 import { bytesWithin, readBodyWithin, type BodyRead } from '../read-body.js';
+import type { RequestTarget } from '../request-target.js';
 
 /**
  * A node request as the idempotency guard reads it: method, URL and headers straight from node's
@@ -21,12 +22,20 @@ export class NodeIncoming<Req extends IncomingMessage> implements Incoming {
   constructor(
     readonly req: Req,
     res: ServerResponse,
-    readonly url: URL,
+    private readonly target: RequestTarget,
     /** The body as the adapter read it, or undefined: then it is read from the request here. */
     private readonly body: Uint8Array | undefined,
   ) {
     this.method = req.method ?? 'GET';
     this.#res = res;
+  }
+
+  get url(): URL {
+    return this.target.url;
+  }
+
+  get pathAndQuery(): string {
+    return this.target.pathAndQuery;
   }
 
   /** Calls `listener` if the client goes away before the answer is written (at once, if it has). */
@@ -80,7 +89,8 @@ export class NodeIncoming<Req extends IncomingMessage> implements Incoming {
     const res = this.#res;
     this.#closed = this.aborted;
     if (this.#closed) return;
-    res.once('close', () => {
+    // `on`, not `once`: a response closes once, and once's wrapper is two more objects a request.
+    res.on('close', () => {
       if (res.writableFinished) return;
       this.#closed = true;
       this.#aborter?.abort();
