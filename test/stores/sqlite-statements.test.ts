@@ -45,8 +45,8 @@ describe('SQLite statements per request', () => {
       'SELECT 1 FROM', // the claim: no row under the lock, so the key is this request's
       'SAVEPOINT oncely_section',
       'INSERT INTO orders',
-      'INSERT INTO oncely_ledger', // the receipt, the key's only row write
       'RELEASE oncely_section',
+      'INSERT INTO oncely_ledger', // the receipt, the key's only row write, with its batch
       'COMMIT',
     ]);
     await store.close();

@@ -23,6 +23,8 @@ export interface BatchHooks {
   beforeCommit(): void;
   /** The batch ended without committing (rolled back): nothing it held was written. */
   dropped(): void;
+  /** A held section ended: kept (released into the batch) or undone. */
+  sectionEnded(kept: boolean): void;
 }
 
 /** What {@link GroupCommit.writeNow} answers when the section could not run at once. */

@@ -1,8 +1,8 @@
 import type { ClaimAttempt } from '../../ledger/ledger-store.js';
 import type { CompletedEntry, EntryVersion, InFlightEntry } from '../../ledger/ledger-entry.js';
-import { COMPLETE_COLUMNS, LEDGER_COLUMNS, completeValues, entryValues } from '../ledger-row.js';
+import { COMPLETE_COLUMNS, LEDGER_COLUMNS, completeValues } from '../ledger-row.js';
 import type { GroupCommit } from './group-commit.js';
-import type { PendingClaims, ReceiptWrite } from './pending-claims.js';
+import type { PendingClaims } from './pending-claims.js';
 import type { SqliteStatement } from './sqlite-database.js';
 import type { SqliteReads } from './sqlite-reads.js';
 
@@ -44,6 +44,7 @@ export function claimKey(entry: InFlightEntry, parts: ClaimParts): Promise<Claim
   const { group, claims, onWriter, sql } = parts;
   const lookAndClaim = (): boolean => {
     if (claims.unwritten(entry.scope, entry.key) !== undefined) return false;
+    if (claims.receiptPending(entry.scope, entry.key)) return false;
     if (onWriter(sql.exists).get(entry.scope, entry.key) !== undefined) return false;
     claims.add(entry, group.openBatch!);
     return true;
@@ -76,37 +77,30 @@ async function claimWaiting(
 /** The entry that holds the key this claim did not win. */
 async function notWon(
   { scope, key }: InFlightEntry,
-  { claims, reads }: ClaimParts,
+  { claims, reads, group }: ClaimParts,
 ): Promise<ClaimAttempt> {
   // Claimed by this process: told to come back. A row: as committed (the reader), else as the
   // writer sees it (a claim of the open batch is one; a receipt only once committed).
   const pending = claims.unwritten(scope, key);
   if (pending !== undefined) return { won: false, existing: pending };
+  // A receipt written with the open batch: answered once that batch has committed.
+  if (claims.receiptPending(scope, key)) await group.settled();
   const committed = await reads.readEntry(scope, key, { liveOnly: true });
   if (committed) return { won: false, existing: committed };
   return { won: false, existing: await reads.readEntry(scope, key, { onWriter: true }) };
 }
 
 /**
- * The statement that writes a receipt, as its claim calls for: the row's first write (its claim
- * was never written), an UPDATE of the in-flight row, or none when the claim was lost with a
- * rolled-back batch.
+ * The statement that writes a receipt whose claim was written as an in-flight row: an UPDATE of
+ * that row; none when the claim was lost with a rolled-back batch. (A claim never written keeps
+ * its receipt with the batch: pending-claims.ts.)
  */
 export function receiptWrite(
   sql: LedgerStatements,
-  how: ReceiptWrite,
+  how: 'update' | 'lost',
   expected: EntryVersion,
   next: CompletedEntry,
 ): { readonly source: string; readonly params: unknown[] } | undefined {
-  switch (how) {
-    case 'insert':
-      return { source: sql.insert, params: entryValues(next) };
-    case 'update':
-      return {
-        source: sql.complete,
-        params: [...completeValues(next), ...versionParams(expected)],
-      };
-    case 'lost':
-      return undefined;
-  }
+  if (how === 'lost') return undefined;
+  return { source: sql.complete, params: [...completeValues(next), ...versionParams(expected)] };
 }

@@ -1,3 +1,4 @@
+import type { LedgerEntry } from '../../ledger/ledger-entry.js';
 import { entryValues } from '../ledger-row.js';
 import { GroupCommit } from './group-commit.js';
 import { PendingClaims } from './pending-claims.js';
@@ -39,12 +40,17 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const conns = sqliteConnections(o);
   const { connection, onWriter } = conns;
   const sql = ledgerStatements(table);
-  const claims = new PendingClaims((entry) => void onWriter(sql.insert).run(...entryValues(entry)));
+  const insertRow = (entry: LedgerEntry) => onWriter(sql.insert).run(...entryValues(entry)).changes;
+  const claims = new PendingClaims({ inFlight: insertRow, receipt: insertRow });
   const group = new GroupCommit(
     connection,
     onWriter,
     () => beginImmediate(connection, o.clock, o.busyTimeoutMs),
-    { beforeCommit: () => claims.writeBeforeCommit(), dropped: () => claims.dropUnwritten() },
+    {
+      beforeCommit: () => claims.writeBeforeCommit(),
+      dropped: () => claims.dropUnwritten(),
+      sectionEnded: (kept) => claims.sectionEnded(kept),
+    },
   );
   const tombstones = sqliteTombstones(table, connection, onWriter);
   const readerTombstones = sqliteTombstones(
@@ -122,7 +128,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
     complete: async (tx, expected, next) => {
       await tx.begin(); // an effect that wrote nothing begins its section with the receipt
-      const write = receiptWrite(sql, claims.complete(expected, group.openBatch), expected, next);
+      const how = claims.complete(expected, group.openBatch, next);
+      if (how === 'deferred') return true; // written with its batch, just before COMMIT
+      const write = receiptWrite(sql, how, expected, next);
       return write === undefined ? false : tx.run(write.source, ...write.params).changes === 1;
     },
 
