@@ -100,8 +100,8 @@ function formatTable(rows: readonly AnchorsRow[]): string {
         cell(spreadOf(row.replay), 15),
         cell(row.replay ? row.replay.p99Ms.toFixed(0) : '–', 7, true),
         cell(whole(row.replay?.cpuMicrosPerRequest ?? Number.NaN), 6, true),
-        row.variant.id === 'none'
-          ? 'n/a (no guard: every request runs the effect)'
+        row.variant.reference !== undefined
+          ? row.variant.reference
           : row.dedupe
             ? describeDedupe(row.dedupe)
             : '–',
@@ -111,13 +111,15 @@ function formatTable(rows: readonly AnchorsRow[]): string {
   const oddities = rows.flatMap((row) => oddRuns(row));
   if (oddities.length > 0) out.push('', ...oddities);
 
-  const others = rows.filter((r) => !r.variant.oncely && r.variant.id !== 'none');
+  const others = rows.filter((r) => !r.variant.oncely && r.variant.reference === undefined);
   const floor = rows.find((r) => r.variant.id === 'none');
+  const alone = rows.find((r) => r.variant.id === 'bare-express');
   for (const oncely of rows.filter((r) => r.variant.oncely)) {
-    if (others.length === 0 && !floor) break;
+    if (others.length === 0 && !floor && !alone) break;
     out.push('', `${oncely.variant.label} (${oncely.durability}) ÷ the other rows of its table:`);
     if (others.length > 0) out.push(...comparisonLines(oncely, others));
     if (floor) out.push(floorLine(oncely, floor));
+    if (alone) out.push(aloneLine(oncely, alone));
   }
   return `${out.join('\n')}\n`;
 }
@@ -147,6 +149,17 @@ function floorLine(oncely: AnchorsRow, floor: AnchorsRow): string {
   return `  ÷ no guard (floor, ${floor.durability}): req/s ${both('requestsPerSecond')}; server CPU per response ${both('cpuMicrosPerRequest')} (the floor runs the effect on every request)`;
 }
 
+/** oncely's replays ÷ Express answering a constant: a replay measured against Express's own cost. */
+function aloneLine(oncely: AnchorsRow, alone: AnchorsRow): string {
+  const rps =
+    (oncely.replay?.requestsPerSecond ?? Number.NaN) /
+    (alone.replay?.requestsPerSecond ?? Number.NaN);
+  const cpu =
+    (oncely.replay?.cpuMicrosPerRequest ?? Number.NaN) /
+    (alone.replay?.cpuMicrosPerRequest ?? Number.NaN);
+  return `  ÷ Express alone (no effect): replays req/s ${ratio(rps)}, server CPU per response ${ratio(cpu)} (its route answers a constant through res.json: what a replay after express.json costs without any middleware)`;
+}
+
 function behind(c: Comparison): string {
   const parts: string[] = [];
   if (!(c.newRatio > 1)) parts.push('new keys');
@@ -165,7 +178,7 @@ function oddRuns(row: AnchorsRow): string[] {
       lines.push(
         `  ${row.variant.label}, ${run.mode}: non-2xx ${failed.map(([s, n]) => `${s}×${n}`).join(' ') || 'none'}${run.errors > 0 ? `, socket errors ×${run.errors}` : ''}`,
       );
-    if (run.mode === 'replay' && run.effectRows > 0 && row.variant.id !== 'none')
+    if (run.mode === 'replay' && run.effectRows > 0 && row.variant.reference === undefined)
       lines.push(
         `  ${row.variant.label}, replay: the effect ran ${run.effectRows} more time(s) for a key already answered`,
       );

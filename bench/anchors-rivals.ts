@@ -74,6 +74,16 @@ export function mountNone(file: string, durability: TableDurability): Mounted {
   return { handlers: [express.json(), route], count, close: async () => closeTable() };
 }
 
+/** Express with nothing in its route: express.json, then a constant answer. No effect, no keys. */
+export function mountExpressAlone(): Mounted {
+  const route: RequestHandler = (req, res) => {
+    const order = orderOf(req.body);
+    if (!order) return badOrder(res);
+    created(res, 0, order);
+  };
+  return { handlers: [express.json(), route], count: async () => 0, close: async () => {} };
+}
+
 export async function mountExpressIdempotency(
   file: string,
   durability: TableDurability,

@@ -119,7 +119,7 @@ async function checkRows(
 ): Promise<Map<string, DedupeResult>> {
   const checks = new Map<string, DedupeResult>();
   for (const row of rows) {
-    if (row.variant === 'none') continue;
+    if (variantOf(row.variant).reference !== undefined) continue;
     const key = rowKey(row);
     progress(`${key}: dedupe check`);
     const result = await checkDedupe(

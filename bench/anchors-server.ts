@@ -12,6 +12,7 @@ import express, { type ErrorRequestHandler } from 'express';
 import { mountOncelyPostgres, mountOncelySqlite } from './anchors-oncely.js';
 import type { ClientMessage, ServerMessage, ServerSetup } from './anchors-protocol.js';
 import {
+  mountExpressAlone,
   mountExpressIdempotency,
   mountNodeIdempotency,
   mountNone,
@@ -34,6 +35,8 @@ async function mount({ variant, table }: AnchorsRowId): Promise<Mounted> {
   switch (variant) {
     case 'none':
       return mountNone(file, table);
+    case 'bare-express':
+      return mountExpressAlone();
     case 'express-idempotency':
       return mountExpressIdempotency(file, table);
     case 'node-idempotency-memory':

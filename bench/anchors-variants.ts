@@ -76,6 +76,7 @@ export function parseTableList(raw: string): TableDurability[] {
 
 export const VARIANT_IDS = [
   'none',
+  'bare-express',
   'express-idempotency',
   'node-idempotency-memory',
   'node-idempotency-redis',
@@ -102,6 +103,11 @@ export interface Variant {
   readonly durability: Durability | 'effect' | 'redis';
   readonly needs?: 'redis' | 'postgres';
   readonly oncely: boolean;
+  /**
+   * A reference row, not a middleware: no dedupe check, no comparison; this is said in its check
+   * column instead.
+   */
+  readonly reference?: string;
   /** The tables it has a row in. @default every table */
   readonly tables?: readonly TableDurability[];
 }
@@ -116,6 +122,19 @@ export const VARIANTS: readonly Variant[] = [
     effect: OWN_INSERT,
     durability: 'effect',
     oncely: false,
+    reference: 'n/a (no guard: every request runs the effect)',
+  },
+  {
+    // What Express costs a request whose route does nothing but answer: every middleware's replay
+    // still goes through express.json and writes a response. Read the replay columns by it.
+    id: 'bare-express',
+    label: 'Express alone (no effect)',
+    keys: 'none',
+    effect: 'none: the route answers a constant',
+    durability: 'memory',
+    oncely: false,
+    reference: 'n/a (no guard, no effect: what express.json and an answer cost)',
+    tables: ['process'],
   },
   {
     id: 'express-idempotency',

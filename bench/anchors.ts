@@ -2,7 +2,8 @@
  * The comparison a user makes before picking an idempotency middleware: one Express app, one
  * route whose effect is one INSERT of an order into SQLite (better-sqlite3, WAL), driven by
  * autocannon, behind each of:
- *   - nothing (the floor);
+ *   - nothing (the floor); and, in the process table, nothing and no effect (Express alone:
+ *     what its replay columns are read by);
  *   - express-idempotency (its in-memory adapter);
  *   - @node-idempotency (memory, and Redis);
  *   - @aws-lambda-powertools/idempotency (Redis), through makeIdempotent;

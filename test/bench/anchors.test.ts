@@ -166,6 +166,35 @@ describe('bench/anchors printout', () => {
   });
 });
 
+describe('bench/anchors reference rows', () => {
+  it('reads replays by Express alone, which is neither checked nor compared as a middleware', () => {
+    const run = (mode: 'new' | 'replay', requestsPerSecond: number, cpu: number) => ({
+      mode,
+      requestsPerSecond,
+      p99Ms: 1,
+      cpuMicrosPerRequest: cpu,
+      statuses: {},
+      errors: 0,
+      effectRows: 0,
+    });
+    const row = (id: 'bare-express' | 'oncely-sqlite', replay: number, cpu: number): AnchorsRow =>
+      ({
+        variant: variantOf(id),
+        table: 'process',
+        durability: 'process',
+        fresh: run('new', 1000, 300),
+        replay: run('replay', replay, cpu),
+      }) as unknown as AnchorsRow;
+    const text = formatAnchors([row('bare-express', 4000, 250), row('oncely-sqlite', 5000, 200)]);
+    assert.match(text, /Express alone \(no effect\) .* n\/a \(no guard, no effect/);
+    assert.match(
+      text,
+      /÷ Express alone \(no effect\): replays req\/s 1\.25×, server CPU per response 0\.80×/,
+    );
+    assert.doesNotMatch(text, /NOT ahead|ahead of every/, 'not a middleware to be ahead of');
+  });
+});
+
 describe('bench/anchors dedupe check', () => {
   it('passes a route that answers a key once, and fails one that runs the effect again, in both tables', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'oncely-anchors-test-'));
