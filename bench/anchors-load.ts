@@ -2,10 +2,11 @@
  * One timed run of bench/anchors: autocannon against one variant's route, either every request
  * with a fresh Idempotency-Key ('new') or every request with one key already answered ('replay').
  */
+import { randomUUID } from 'node:crypto';
 import { autocannon, type AutocannonRequest } from './autocannon.js';
 import { CHECK_BODY } from './anchors-check.js';
 import type { ServerCount } from './anchors-child.js';
-import type { Mode } from './anchors-variants.js';
+import type { KeyShape, Mode } from './anchors-variants.js';
 
 export interface LoadRun {
   /** The row's route (`/<table>/<variant>`). */
@@ -26,7 +27,7 @@ export interface LoadRun {
 const HEADERS = { 'content-type': 'application/json' };
 let counter = 0;
 
-function requestsFor(path: string, mode: Mode, key: string): AutocannonRequest[] {
+function requestsFor(path: string, mode: Mode, key: string, keys: KeyShape): AutocannonRequest[] {
   if (mode === 'replay')
     return [
       { method: 'POST', path, headers: { ...HEADERS, 'idempotency-key': key }, body: CHECK_BODY },
@@ -40,7 +41,10 @@ function requestsFor(path: string, mode: Mode, key: string): AutocannonRequest[]
       body: CHECK_BODY,
       setupRequest: (request) => ({
         ...request,
-        headers: { ...request.headers, 'idempotency-key': `${key}-${++counter}` },
+        headers: {
+          ...request.headers,
+          'idempotency-key': keys === 'uuid' ? randomUUID() : `${key}-${++counter}`,
+        },
       }),
     },
   ];
@@ -53,6 +57,7 @@ export async function runLoad(options: {
   mode: Mode;
   /** new: the prefix of the fresh keys; replay: the key, already answered once. */
   key: string;
+  keys: KeyShape;
   seconds: number;
   connections: number;
   count: () => Promise<ServerCount>;
@@ -62,7 +67,7 @@ export async function runLoad(options: {
     url: options.url,
     connections: options.connections,
     duration: options.seconds,
-    requests: requestsFor(options.path, options.mode, options.key),
+    requests: requestsFor(options.path, options.mode, options.key, options.keys),
   });
   const after = await options.count();
   return {

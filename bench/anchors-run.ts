@@ -26,6 +26,7 @@ import {
   variantOf,
   type AnchorsRowId,
   type Durability,
+  type KeyShape,
   type Mode,
   type TableDurability,
   type VariantId,
@@ -41,6 +42,8 @@ export interface AnchorsOptions {
   /** The tables: every row's effect durable (synchronous = FULL) or at 'process' (NORMAL). */
   tables: TableDurability[];
   modes: Mode[];
+  /** How fresh keys are made (anchors-load.ts). */
+  keys: KeyShape;
   cpuProfDir: string | undefined;
   checkOnly: boolean;
 }
@@ -159,6 +162,7 @@ async function timeRows(
       path,
       mode,
       key,
+      keys: options.keys,
       seconds,
       connections: options.connections,
       count: () => server.count(row),
@@ -186,7 +190,7 @@ async function timeRows(
 export async function runAnchors(options: AnchorsOptions): Promise<void> {
   const runId = `anchors-${process.pid}-${process.hrtime.bigint().toString(36)}`;
   console.log(
-    `bench/anchors: one Express app, POST with one SQLite INSERT as the effect (better-sqlite3, WAL; ${options.tables.map((t) => TABLE_TITLES[t]).join('; ')}); autocannon, ${options.connections} connections, ${options.seconds} s per run, ${options.rounds} round(s), the rows of every table interleaved; server in a child process. The machine may be shared: read the spread.`,
+    `bench/anchors: one Express app, POST with one SQLite INSERT as the effect (better-sqlite3, WAL; ${options.tables.map((t) => TABLE_TITLES[t]).join('; ')}); autocannon, ${options.connections} connections, ${options.keys === 'uuid' ? 'new keys random UUIDv4' : 'new keys sequential'}, ${options.seconds} s per run, ${options.rounds} round(s), the rows of every table interleaved; server in a child process. The machine may be shared: read the spread.`,
   );
   const resolved = await resolveRows(options);
   const { durabilities, redisUsed } = resolved;

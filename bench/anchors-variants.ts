@@ -74,6 +74,13 @@ export function parseTableList(raw: string): TableDurability[] {
   return TABLES.filter((table) => names.includes(table));
 }
 
+/**
+ * How fresh keys are made: 'sequential' (`<prefix>-1`, `<prefix>-2` …: each lands next to the
+ * last in a B-tree) or 'uuid' (random UUIDv4, as most clients send: each lands anywhere).
+ */
+export type KeyShape = 'sequential' | 'uuid';
+export const KEY_SHAPES: readonly KeyShape[] = ['sequential', 'uuid'];
+
 export const VARIANT_IDS = [
   'none',
   'bare-express',

@@ -22,11 +22,13 @@
  */
 import type { AnchorsOptions } from './anchors-run.js';
 import {
+  KEY_SHAPES,
   MODES,
   parseTableList,
   parseVariantList,
   TABLES,
   VARIANT_IDS,
+  type KeyShape,
   type Mode,
 } from './anchors-variants.js';
 import { readBenchArgs } from './bench-args.js';
@@ -52,6 +54,8 @@ const USAGE = `usage: node dist/bench/anchors.js [options]
   --variants LIST   comma-separated, of: ${VARIANT_IDS.join(', ')} (default: all)
   --durability LIST the tables: ${TABLES.join(', ')} or both (default ${TABLES.join(',')})
   --modes LIST      new, replay or both (default new,replay)
+  --keys SHAPE      fresh keys: sequential (prefix-1, prefix-2 …) or uuid (random UUIDv4, as
+                    most clients send) (default sequential)
   --cpu-prof DIR    profile the server process (node --cpu-prof) into DIR
   --check-only      run the dedupe check of each variant and stop (no timing)
   --help            this text`;
@@ -67,6 +71,7 @@ function readOptions(): AnchorsOptions {
       variants: { type: 'string' },
       durability: { type: 'string' },
       modes: { type: 'string' },
+      keys: { type: 'string' },
       'cpu-prof': { type: 'string' },
       'check-only': { type: 'boolean' },
       help: { type: 'boolean' },
@@ -93,6 +98,7 @@ function readOptions(): AnchorsOptions {
     variants: parseVariantList(text('variants', values.variants) ?? VARIANT_IDS.join(',')),
     tables: parseTableList(text('durability', values.durability) ?? TABLES.join(',')),
     modes: parseModes(text('modes', values.modes) ?? MODES.join(',')),
+    keys: parseKeyShape(text('keys', values.keys) ?? 'sequential'),
     cpuProfDir: text('cpu-prof', values['cpu-prof']),
     checkOnly: values['check-only'] === true,
   };
@@ -104,6 +110,15 @@ function parseModes(raw: string): Mode[] {
   if (bad !== undefined || modes.length === 0)
     throw new Error(`bench/anchors: --modes takes ${MODES.join(', ')}; got ${JSON.stringify(raw)}`);
   return MODES.filter((m) => modes.includes(m));
+}
+
+function parseKeyShape(raw: string): KeyShape {
+  const shape = KEY_SHAPES.find((s) => s === raw);
+  if (shape === undefined)
+    throw new Error(
+      `bench/anchors: --keys takes ${KEY_SHAPES.join(' or ')}; got ${JSON.stringify(raw)}`,
+    );
+  return shape;
 }
 
 async function main(): Promise<void> {

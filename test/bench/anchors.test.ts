@@ -46,8 +46,16 @@ describe('bench/anchors command line', () => {
       '--pg',
       '--redis',
       '--durability',
+      '--keys',
     ])
       assert.match(result.stdout, new RegExp(flag));
+  });
+
+  it('refuses an unknown key shape in one line and exits 1', () => {
+    const result = run('--keys', 'guid');
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /--keys takes sequential or uuid; got "guid"/);
+    assert.equal(result.stderr.trim().split('\n').length, 1);
   });
 
   it('refuses an unknown variant in one line, naming the known ones, and exits 1', () => {
