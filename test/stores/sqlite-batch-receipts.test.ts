@@ -9,7 +9,11 @@ import {
   type CompletedEntry,
   type InFlightEntry,
 } from '../../src/ledger/index.js';
-import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
+import {
+  createSqliteStore,
+  openSqliteDatabase,
+  type SqliteTx,
+} from '../../src/stores/sqlite/index.js';
 
 /**
  * A receipt whose claim was never written is kept with its batch and written just before its
@@ -51,16 +55,29 @@ function receiptOf(claim: InFlightEntry): CompletedEntry {
   return { ...rest, state: 'completed', completedAt: NOW, receipt: jsonReceipt(201, { ok: 1 }) };
 }
 
+type Store = Awaited<ReturnType<typeof storeIn>>['store'];
+
+/** Claims key k for a first request: the claim, won. */
+async function claimFirst(store: Store): Promise<InFlightEntry> {
+  const first = claimOf('k', 'first');
+  assert.equal((await store.claim(first)).won, true);
+  return first;
+}
+
+/** In the transaction: the claim's effect (one row), then its receipt, which the store takes. */
+async function effectAndReceipt(store: Store, tx: SqliteTx, claim: InFlightEntry): Promise<void> {
+  await tx.begin();
+  tx.run('INSERT INTO effects (key) VALUES (?)', claim.key);
+  assert.equal(await store.complete(tx, versionOf(claim), receiptOf(claim)), true);
+}
+
 describe('SQLite receipts written with their batch', () => {
   it('a duplicate asking before the COMMIT is held off, then given the receipt: one effect', async () => {
     const { store, effects } = await storeIn('duplicate');
-    const first = claimOf('k', 'first');
-    assert.equal((await store.claim(first)).won, true);
+    const first = await claimFirst(store);
     let duplicate: ReturnType<typeof store.claim> | undefined;
     await store.transaction(async (tx) => {
-      await tx.begin();
-      tx.run("INSERT INTO effects (key) VALUES ('k')");
-      assert.equal(await store.complete(tx, versionOf(first), receiptOf(first)), true);
+      await effectAndReceipt(store, tx, first);
       // The writer is held: the duplicate looks under the lock once this section is released,
       // in the same batch, before the receipt row exists.
       duplicate = store.claim(claimOf('k', 'second'));
@@ -75,13 +92,10 @@ describe('SQLite receipts written with their batch', () => {
 
   it('a section undone after its receipt was given leaves neither, and the key free', async () => {
     const { store, effects } = await storeIn('undone');
-    const first = claimOf('k', 'first');
-    assert.equal((await store.claim(first)).won, true);
+    const first = await claimFirst(store);
     await assert.rejects(
       store.transaction(async (tx) => {
-        await tx.begin();
-        tx.run("INSERT INTO effects (key) VALUES ('k')");
-        assert.equal(await store.complete(tx, versionOf(first), receiptOf(first)), true);
+        await effectAndReceipt(store, tx, first);
         throw new Error('failed after the receipt');
       }),
       /failed after the receipt/,
@@ -102,17 +116,15 @@ describe('SQLite receipts written with their batch', () => {
 
   it('an effect whose receipt cannot be inserted is rolled back with its whole batch', async () => {
     const { store, effects } = await storeIn('refused');
-    const first = claimOf('k', 'first');
-    assert.equal((await store.claim(first)).won, true);
+    const first = await claimFirst(store);
     await assert.rejects(
       store.transaction(async (tx) => {
         await tx.begin();
-        tx.run("INSERT INTO effects (key) VALUES ('k')");
         // A row for the key that is not the receipt (no handler should ever write one).
         tx.run(
           "INSERT INTO oncely_ledger (scope, key, fingerprint, state, token, first_seen_at, expires_at) VALUES ('s', 'k', x'00', 'completed', 'stray', 0, 0)",
         );
-        await store.complete(tx, versionOf(first), receiptOf(first));
+        await effectAndReceipt(store, tx, first);
       }),
       (error: Error) => error.name === 'ReceiptNotWrittenError',
     );
