@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { InvalidOptionError } from '../../contract/errors.js';
+import { InvalidOptionError, OncelyError } from '../../contract/errors.js';
 import { createIdempotencyGuard, type IdempotencyContext } from '../idempotency-guard.js';
 import {
   resolveIdempotencyOptions,
@@ -34,6 +34,21 @@ export type NodeGuard<Tx, Req extends IncomingMessage> = ((
 ) => Promise<void>) & {
   readonly options: ResolvedIdempotencyOptions<Tx>;
 };
+
+/**
+ * The route's answer reached the socket without passing the capture (it is not stored, and the
+ * route's writes roll back). Express does this to a route in a sub-app mounted after the
+ * middleware: entering an app gives the response that app's prototype, over the capture's.
+ */
+export class AnsweredPastCaptureError extends OncelyError {
+  constructor() {
+    super(
+      'answered_past_capture',
+      "the route's answer went out without passing oncely, so it was not stored and its writes were rolled back; mount idempotency() in the Express app that holds the route (a sub-app mounted after it replaces the response's methods)",
+    );
+    this.name = 'AnsweredPastCaptureError';
+  }
+}
 
 /** The answer that means "the route answered the socket itself": nothing left to write. */
 const PASSED_THROUGH = new Response(null, { status: 299 });
@@ -92,8 +107,12 @@ export function createNodeGuard<Tx, Req extends IncomingMessage>(
         return PASSED_THROUGH;
       }
       const captured = (capture = captureNodeResponse(res, keptHeaders));
-      incoming.onAbort(() =>
-        captured.fail(new Error('the client went away before the route answered')),
+      incoming.onAbort((finished) =>
+        captured.fail(
+          finished
+            ? new AnsweredPastCaptureError()
+            : new Error('the client went away before the route answered'),
+        ),
       );
       try {
         await route(context);
@@ -105,6 +124,10 @@ export function createNodeGuard<Tx, Req extends IncomingMessage>(
       return answer;
     });
     if (answer === PASSED_THROUGH) return;
+    if (res.writableEnded) {
+      capture?.restore(true); // answered past the capture: the guard has reported it
+      return;
+    }
     // The route's own answer goes out as it set it: its headers are still on `res`.
     const own = capture !== undefined && !(answer instanceof Response) && answer.kind === 'first';
     capture?.restore(own);

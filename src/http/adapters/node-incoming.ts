@@ -16,7 +16,7 @@ export class NodeIncoming<Req extends IncomingMessage> implements Incoming {
   #watching = false;
   #closed = false;
   #aborter: AbortController | undefined;
-  #onAbort: (() => void) | undefined;
+  #onAbort: ((finished: boolean) => void) | undefined;
   #request: Request | undefined;
 
   constructor(
@@ -38,11 +38,15 @@ export class NodeIncoming<Req extends IncomingMessage> implements Incoming {
     return this.target.pathAndQuery;
   }
 
-  /** Calls `listener` if the client goes away before the answer is written (at once, if it has). */
-  onAbort(listener: () => void): void {
+  /**
+   * Calls `listener` when the response closes: `finished` false when the client went away before
+   * the answer was written (at once, if it has), true when the response was finished (by the
+   * final answer, or by a write that went past the adapter).
+   */
+  onAbort(listener: (finished: boolean) => void): void {
     this.#onAbort = listener;
     this.#watch();
-    if (this.#closed) listener();
+    if (this.#closed) listener(false);
   }
 
   header(name: string): string | null {
@@ -91,10 +95,13 @@ export class NodeIncoming<Req extends IncomingMessage> implements Incoming {
     if (this.#closed) return;
     // `on`, not `once`: a response closes once, and once's wrapper is two more objects a request.
     res.on('close', () => {
-      if (res.writableFinished) return;
+      if (res.writableFinished) {
+        this.#onAbort?.(true);
+        return;
+      }
       this.#closed = true;
       this.#aborter?.abort();
-      this.#onAbort?.();
+      this.#onAbort?.(false);
     });
   }
 }
