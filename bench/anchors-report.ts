@@ -140,23 +140,24 @@ function comparisonLines(oncely: AnchorsRow, others: readonly AnchorsRow[]): str
   return lines;
 }
 
+type RunField = 'requestsPerSecond' | 'cpuMicrosPerRequest';
+
+/** One row's run ÷ another's, in one mode, on one field (NaN when either has no run). */
+function runRatio(a: AnchorsRow, b: AnchorsRow, mode: 'fresh' | 'replay', field: RunField): number {
+  return (a[mode]?.[field] ?? Number.NaN) / (b[mode]?.[field] ?? Number.NaN);
+}
+
 /** oncely ÷ the unguarded app of the same table: req/s, and the server's CPU per response. */
 function floorLine(oncely: AnchorsRow, floor: AnchorsRow): string {
-  const of = (run: LoadRun | undefined, field: 'requestsPerSecond' | 'cpuMicrosPerRequest') =>
-    run?.[field] ?? Number.NaN;
-  const both = (field: 'requestsPerSecond' | 'cpuMicrosPerRequest'): string =>
-    `new keys ${ratio(of(oncely.fresh, field) / of(floor.fresh, field))}, replays ${ratio(of(oncely.replay, field) / of(floor.replay, field))}`;
+  const both = (field: RunField): string =>
+    `new keys ${ratio(runRatio(oncely, floor, 'fresh', field))}, replays ${ratio(runRatio(oncely, floor, 'replay', field))}`;
   return `  ÷ no guard (floor, ${floor.durability}): req/s ${both('requestsPerSecond')}; server CPU per response ${both('cpuMicrosPerRequest')} (the floor runs the effect on every request)`;
 }
 
 /** oncely's replays ÷ Express answering a constant: a replay measured against Express's own cost. */
 function aloneLine(oncely: AnchorsRow, alone: AnchorsRow): string {
-  const rps =
-    (oncely.replay?.requestsPerSecond ?? Number.NaN) /
-    (alone.replay?.requestsPerSecond ?? Number.NaN);
-  const cpu =
-    (oncely.replay?.cpuMicrosPerRequest ?? Number.NaN) /
-    (alone.replay?.cpuMicrosPerRequest ?? Number.NaN);
+  const rps = runRatio(oncely, alone, 'replay', 'requestsPerSecond');
+  const cpu = runRatio(oncely, alone, 'replay', 'cpuMicrosPerRequest');
   return `  ÷ Express alone (no effect): replays req/s ${ratio(rps)}, server CPU per response ${ratio(cpu)} (its route answers a constant through res.json: what a replay after express.json costs without any middleware)`;
 }
 

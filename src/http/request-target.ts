@@ -94,11 +94,9 @@ export function readRequestTarget(head: RequestHead): TargetRead {
   const { target } = head;
   // origin-form: all path and query (RFC 9112 section 3.2.1). Appended to the origin rather than
   // resolved against it: `//x/y` resolved would be host x, path /y (RFC 3986 section 4.2).
-  // One parse checks both: when it fails, the Host alone (a port past 65535, a bad IP literal)
-  // or else the path is to blame.
   // A path appended to an origin that parses always parses too, to the same path and query
-  // whatever the origin (a property test holds both): the origin's check and the path's parse are
-  // each made once per distinct value.
+  // whatever the origin (test/http/request-target.test.ts holds both), so only the Host can fail
+  // (a port past 65535, a bad IP literal); each check and parse is made once per distinct value.
   if (target.startsWith('/')) {
     if (!originParses(origin)) return badHost(host!);
     return new RequestTarget(`${origin}${target}`, pathAndQueryOf(target));

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { createClient } from '../../src/client/fetch-client.js';
 import { retry } from '../../src/client/retry.js';
 import { isRetryError, type RetryError } from '../../src/client/retry-report.js';
 import type { RetryBudget } from '../../src/policy/index.js';
 import { createSqliteRetryBudget, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 import { seededRandom, VirtualClock } from '../../src/time/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /**
  * A budget that answers later, as a database does: each tryAcquire waits for the test to
@@ -95,8 +94,7 @@ test('a budget that rejects is a refusal (fail closed): its error never reaches 
   assert.equal(error.report.attemptCount, 1);
 });
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-client-budget-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-client-budget-');
 
 test('two clients on one SQLite budget share it: 10 tokens buy two retries between them', async () => {
   const file = join(dir, 'shared.db');

@@ -2,10 +2,8 @@
 // roll back, the key is released, and the retry runs the route again.
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, it } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import express from 'express';
 import { idempotency, idempotencyOf } from '../../src/http/express/index.js';
@@ -13,9 +11,9 @@ import { idempotentListener } from '../../src/http/node/index.js';
 import { createLedger } from '../../src/ledger/index.js';
 import { createMemoryStore } from '../../src/stores/memory/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-adapter-failures-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-adapter-failures-');
 
 async function listen(server: Server): Promise<{ url: string; close(): Promise<void> }> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,7 +1,5 @@
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createIdempotencyMiddleware,
@@ -12,6 +10,7 @@ import { createLedger, type LedgerStore } from '../../src/ledger/index.js';
 import { createMemoryStore } from '../../src/stores/memory/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 import { describePostgres, storeInFreshSchema } from '../stores/postgres-env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /**
  * The one effect handler of this file, written once against `context.sql`: it records an order,
@@ -102,8 +101,7 @@ function runContextSqlCases(
   });
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-context-sql-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-context-sql-');
 
 runContextSqlCases('SQLite', async () => {
   const store = createSqliteStore({ database: () => openSqliteDatabase(join(dir, 'shop.db')) });

@@ -1,7 +1,5 @@
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createIdempotencyMiddleware,
@@ -13,6 +11,7 @@ import { createMemoryStore } from '../../src/stores/memory/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 import { isInvalidOptionError } from '../../src/contract/errors.js';
 import { describePostgres, storeInFreshSchema } from '../stores/postgres-env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /**
  * A handler with `writes: 'deferred'`: it answers at once and leaves its two writes (an order
@@ -210,8 +209,7 @@ function runDeferredCases(name: string, open: () => Promise<Opened>, skip?: stri
   });
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-deferred-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-deferred-');
 let files = 0;
 
 runDeferredCases('SQLite (claimed underneath)', async () => {

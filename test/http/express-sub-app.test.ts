@@ -1,17 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import express from 'express';
 import { idempotency, idempotencyOf } from '../../src/http/express/index.js';
 import { createLedger } from '../../src/ledger/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-sub-app-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-sub-app-');
 
 describe('Express: a route in a sub-app mounted after the middleware', () => {
   it('is not stored, rolls back, says why, and holds nothing: the next requests go on', async () => {

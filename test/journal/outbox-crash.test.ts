@@ -1,10 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { after, it } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { toNodeListener } from '../../src/http/node-listener.js';
 import { createJournal } from '../../src/journal/index.js';
@@ -12,6 +10,7 @@ import { createFlakyReceiver } from '../../apps/lab/outbox/flaky-receiver.js';
 import { createSqliteJournalStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 import { seededRandom } from '../../src/time/index.js';
 import { CLI } from '../support/repo-path.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /**
  * The sender's crash test, with real processes: 200 intents in a SQLite journal, delivered by
@@ -20,8 +19,7 @@ import { CLI } from '../support/repo-path.js';
  * or finished with its reason, and the receiver holds exactly one effect per delivered intent.
  */
 const INTENTS = 200;
-const dir = mkdtempSync(join(tmpdir(), 'oncely-outbox-crash-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-outbox-crash-');
 
 function listen(server: Server): Promise<string> {
   return new Promise((resolve) =>

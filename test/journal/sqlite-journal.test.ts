@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { createJournal } from '../../src/journal/index.js';
 import { VirtualClock } from '../../src/time/index.js';
 import { createSqliteJournalStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
@@ -10,9 +8,9 @@ import type { SqliteJournalTx } from '../../src/stores/sqlite/sqlite-journal-sto
 import { runJournalConformance, type JournalFixture } from './journal-conformance.js';
 import { runEndpointConformance } from './endpoint-conformance.js';
 import { turnsUntil } from '../support/turns-until.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-journal-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-journal-');
 let n = 0;
 
 const openSqlite = async (): Promise<JournalFixture<SqliteJournalTx>> => {

@@ -1,7 +1,5 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isInvalidOptionError, isOncelyError } from '../../src/contract/errors.js';
 import { createLedger } from '../../src/ledger/index.js';
@@ -9,9 +7,9 @@ import { createMemoryStore } from '../../src/stores/memory/index.js';
 import { createPostgresStore, openPostgresPool } from '../../src/stores/postgres/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-ready-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-ready-');
 
 /** ready() rejects with one `store_unavailable` error whose message matches `why`. */
 async function assertNotReady(ready: Promise<void>, why: RegExp): Promise<void> {

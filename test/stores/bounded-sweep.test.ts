@@ -1,7 +1,5 @@
 // The retention sweep in bounded steps, on a manual VirtualClock: the pauses between steps take
 // no real time, and the test decides when the next step may run. Every store runs the same story.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +16,7 @@ import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/i
 import { VirtualClock } from '../../src/time/index.js';
 import { bindStore } from '../support/bind-store.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const START_AT = 1_700_000_000_000;
 const RETENTION_MS = 3_600_000;
@@ -26,8 +25,7 @@ const KEYS = 45;
 const BATCH = 10;
 const PAUSE_MS = 50;
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-sweep-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-sweep-');
 
 type MakeStore = () => Promise<{ store: LedgerStore<unknown>; close(): Promise<void> }>;
 

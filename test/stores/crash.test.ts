@@ -1,6 +1,4 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +13,7 @@ import {
   uniqueSchemaName,
   type PostgresTests,
 } from './postgres-env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /**
  * The crash test: a worker killed with SIGKILL between the effect and the commit leaves
@@ -233,8 +232,7 @@ function servedCrashSuite(name: string, target: () => FixtureTarget): void {
   });
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-crash-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-crash-');
 crashSuite('sqlite', () => ({ kind: 'sqlite', file: join(dir, 'crash.db') }), {});
 servedCrashSuite("sqlite at durability 'process'", () => ({
   kind: 'sqlite',

@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   jsonReceipt,
@@ -14,14 +12,14 @@ import {
   openSqliteDatabase,
   type SqliteTx,
 } from '../../src/stores/sqlite/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /**
  * A receipt whose claim was never written is kept with its batch and written just before its
  * COMMIT (pending-claims.ts). The key must stay taken meanwhile, the receipt must go with its
  * section (kept or undone), and an effect must never commit without its receipt.
  */
-const dir = mkdtempSync(join(tmpdir(), 'oncely-batch-receipts-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-batch-receipts-');
 
 async function storeIn(name: string) {
   const file = join(dir, `${name}.db`);

@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
 import type { Durability } from '../../src/ledger/ledger-store.js';
@@ -12,6 +10,7 @@ import {
   type SqliteTx,
 } from '../../src/stores/sqlite/index.js';
 import { VirtualClock } from '../../src/time/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /**
  * The SQLite store's write path, checked without timing: group commit (requests that arrive
@@ -24,8 +23,7 @@ import { VirtualClock } from '../../src/time/index.js';
 const START_AT = 1_700_000_000_000;
 const LEVELS: Record<number, string> = { 0: 'OFF', 1: 'NORMAL', 2: 'FULL', 3: 'EXTRA' };
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-sqlite-durability-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-sqlite-durability-');
 let n = 0;
 
 function recorder(inner: SqliteDatabase): { db: SqliteDatabase; take(): string[] } {

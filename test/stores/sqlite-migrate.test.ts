@@ -1,10 +1,8 @@
 // A SQLite ledger table made by an earlier oncely is carried over to the current layout: every
 // receipt, claim and tombstone answers as before; a bad row refuses the whole migration and
 // leaves the file as it was; a current table is left alone.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isOncelyError } from '../../src/contract/errors.js';
 import { LEDGER_COLUMNS } from '../../src/stores/ledger-row.js';
@@ -20,9 +18,9 @@ import {
   assertMigratedAnswers,
   earlierSchema,
 } from './earlier-ledger-rows.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-sqlite-migrate-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-sqlite-migrate-');
 let n = 0;
 
 function earlierFile(rows: unknown[][]): string {

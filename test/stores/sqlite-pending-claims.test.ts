@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
 import {
@@ -9,6 +7,7 @@ import {
   openSqliteDatabase,
   type SqliteTx,
 } from '../../src/stores/sqlite/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /**
  * A claim is kept in memory while its batch holds the file's write lock (pending-claims.ts). Two
@@ -17,8 +16,7 @@ import {
  * once: one ledger executes it, the other is told it is in flight or replays its receipt; a
  * claim whose batch committed while its effect waited is seen by the other as in flight.
  */
-const dir = mkdtempSync(join(tmpdir(), 'oncely-pending-claims-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-pending-claims-');
 
 const KEYS = 40;
 

@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import {
   createSqliteRetryBudget,
   openSqliteDatabase,
   type SqliteRetryBudgetOptions,
 } from '../../src/stores/sqlite/index.js';
 import { BAD_BUDGET_OPTIONS, runRetryBudgetConformance } from './retry-budget-conformance.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-budget-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-budget-');
 const file = join(dir, 'budgets.db');
 
 // Every budget opens its own connection to one file: as separate processes would.

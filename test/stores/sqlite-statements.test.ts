@@ -1,15 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
 import { createSqliteStore } from '../../src/stores/sqlite/index.js';
 import { VirtualClock } from '../../src/time/index.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-sqlite-statements-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-sqlite-statements-');
 
 /** A store whose connections log every statement they run, as its first three words. */
 function loggedStore(file: string) {

@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isInvalidOptionError, isOncelyError } from '../../src/contract/errors.js';
 import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
@@ -14,9 +12,9 @@ import {
 import { sqliteSweep, type BacklogCursor } from '../../src/stores/sqlite/sqlite-sweep.js';
 import { READER_CACHE_KIB } from '../../src/stores/sqlite/sqlite-store.js';
 import { turnsUntil } from '../support/turns-until.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-sqlite-store-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-sqlite-store-');
 let n = 0;
 const file = () => join(dir, `s-${++n}.db`);
 const req = (key: string) => ({ scope: 's', key, fingerprint: 'f' });

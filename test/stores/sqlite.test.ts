@@ -1,17 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after } from 'node:test';
 import {
   createSqliteStore,
   openSqliteDatabase,
   type SqliteTx,
 } from '../../src/stores/sqlite/index.js';
 import { runLedgerConformance } from './conformance.js';
+import { tempDir } from '../support/temp-dir.js';
 
 // Real files, so WAL, group commit and the read connection are what is tested (":memory:" has no WAL).
-const dir = mkdtempSync(join(tmpdir(), 'oncely-sqlite-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-sqlite-');
 let n = 0;
 
 runLedgerConformance<SqliteTx>('sqlite', async () => {

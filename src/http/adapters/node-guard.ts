@@ -107,7 +107,7 @@ export function createNodeGuard<Tx, Req extends IncomingMessage>(
         return PASSED_THROUGH;
       }
       const captured = (capture = captureNodeResponse(res, keptHeaders));
-      incoming.onAbort((finished) =>
+      incoming.onClose((finished) =>
         captured.fail(
           finished
             ? new AnsweredPastCaptureError()

@@ -16,7 +16,7 @@ export class NodeIncoming<Req extends IncomingMessage> implements Incoming {
   #watching = false;
   #closed = false;
   #aborter: AbortController | undefined;
-  #onAbort: ((finished: boolean) => void) | undefined;
+  #onClose: ((finished: boolean) => void) | undefined;
   #request: Request | undefined;
 
   constructor(
@@ -43,8 +43,8 @@ export class NodeIncoming<Req extends IncomingMessage> implements Incoming {
    * the answer was written (at once, if it has), true when the response was finished (by the
    * final answer, or by a write that went past the adapter).
    */
-  onAbort(listener: (finished: boolean) => void): void {
-    this.#onAbort = listener;
+  onClose(listener: (finished: boolean) => void): void {
+    this.#onClose = listener;
     this.#watch();
     if (this.#closed) listener(false);
   }
@@ -96,12 +96,12 @@ export class NodeIncoming<Req extends IncomingMessage> implements Incoming {
     // `on`, not `once`: a response closes once, and once's wrapper is two more objects a request.
     res.on('close', () => {
       if (res.writableFinished) {
-        this.#onAbort?.(true);
+        this.#onClose?.(true);
         return;
       }
       this.#closed = true;
       this.#aborter?.abort();
-      this.#onAbort?.(false);
+      this.#onClose?.(false);
     });
   }
 }

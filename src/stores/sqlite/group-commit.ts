@@ -155,23 +155,22 @@ export class GroupCommit {
     return new Section(this, batch);
   }
 
-  /** Runs a statement of a held section; when it fails, `failed` runs, the writer is freed and it throws. */
-  #runOrFree(source: string, failed?: () => void): void {
+  /** Runs a statement of a held section; when it fails, the section is undone and it throws. */
+  #runOrFree(source: string): void {
     try {
       this.#statement(source).run();
     } catch (error) {
-      failed?.();
+      this.#hooks?.sectionEnded(false);
       this.#failIfEnded(error);
       this.#free();
       throw error;
     }
   }
 
-  readonly #sectionUndone = (): void => this.#hooks?.sectionEnded(false);
   /** Ends a held section: keeps what it wrote (or undoes it), then frees the writer. */
   endSection(keep: boolean): void {
     if (keep) {
-      this.#runOrFree(RELEASE, this.#sectionUndone);
+      this.#runOrFree(RELEASE);
       this.#hooks?.sectionEnded(true);
       this.#free();
       return;

@@ -35,11 +35,11 @@ interface PendingClaim {
  */
 export type ReceiptWrite = 'deferred' | 'update' | 'lost';
 
-/** How the store writes the rows this keeps: each returns the number of rows it changed. */
+/** How the store writes the rows this keeps, on the writer, inside the open batch. */
 export interface PendingRowWrites {
-  /** Inserts an in-flight row on the writer, inside the open batch. */
+  /** Inserts an in-flight row. */
   inFlight(entry: InFlightEntry): void;
-  /** Inserts a receipt row on the writer, inside the open batch: the rows it inserted. */
+  /** Inserts a receipt row; answers how many rows it inserted (1, or 0 when the key has a row). */
   receipt(entry: CompletedEntry): number;
 }
 
@@ -170,7 +170,7 @@ export class ReceiptNotWrittenError extends OncelyError {
   constructor(key: string) {
     super(
       'receipt_not_written',
-      `the receipt of key ${key} was not written; its batch is rolled back`,
+      `the receipt of key ${key} could not be inserted (a row for that key is there already), so its batch is rolled back, effects included`,
     );
     this.name = 'ReceiptNotWrittenError';
   }

@@ -1,18 +1,17 @@
 // `oncely ledger compact`: a SQLite ledger file's free pages go back to the file system, in steps
 // for a file the store made, by one VACUUM for an older one; a file that is not there is one line
 // and exit 2, and nothing is created.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT } from '../../../apps/cli/exit.js';
 import { createSqliteStore, openSqliteDatabase } from '../../../src/stores/sqlite/index.js';
 import { COMPACT_PAGES_PER_STEP } from '../../../src/stores/sqlite/sqlite-compact.js';
 import { runOncely } from '../../support/run-cli.js';
+import { tempDir } from '../../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-compact-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-compact-');
 
 /** A ledger file with `pages` pages freed (rows written, then deleted); returns the free count. */
 async function ledgerWithFreePages(file: string, pages: number): Promise<number> {

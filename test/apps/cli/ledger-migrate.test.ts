@@ -1,10 +1,9 @@
 // `oncely ledger migrate`: a SQLite ledger file of an earlier layout is carried over, with a
 // progress line and a one-line result; a second run finds nothing to do; a bad row is one line,
 // a failure exit, and the file as it was.
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT } from '../../../apps/cli/exit.js';
 import { LEDGER_COLUMNS } from '../../../src/stores/ledger-row.js';
@@ -16,9 +15,9 @@ import {
   assertMigratedAnswers,
   earlierSchema,
 } from '../../stores/earlier-ledger-rows.js';
+import { tempDir } from '../../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-migrate-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-migrate-');
 
 function earlierFile(file: string, rows: unknown[][]): void {
   const db = openSqliteDatabase(file);

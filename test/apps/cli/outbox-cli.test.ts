@@ -1,13 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CLI } from '../../support/repo-path.js';
 import { runOncely } from '../../support/run-cli.js';
+import { tempDir } from '../../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-outbox-cli-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-outbox-cli-');
 const journal = join(dir, 'journal.db');
 // In-process: the program the binary runs, with its output captured (the crash below spawns it).
 const oncely = (...args: string[]) => runOncely(args, { API_TOKEN: 'Bearer s3cret' });

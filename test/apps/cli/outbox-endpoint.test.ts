@@ -1,12 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runOncely } from '../../support/run-cli.js';
+import { tempDir } from '../../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-endpoint-cli-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-endpoint-cli-');
 const journal = join(dir, 'journal.db');
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const oncely = (...args: string[]) => runOncely([...args, '--journal', journal], { SECRET });

@@ -1,15 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createSqliteJournalStore, openSqliteDatabase } from '../../../src/stores/sqlite/index.js';
 import { VirtualClock } from '../../../src/time/index.js';
 import { seedDeadLetters } from '../../journal/dead-letter-seed.js';
 import { runOncely } from '../../support/run-cli.js';
+import { tempDir } from '../../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-outbox-replay-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-outbox-replay-');
 let n = 0;
 let t = 0;
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
@@ -12,11 +10,11 @@ import { createSqliteJournalStore, openSqliteDatabase } from '../../../src/store
 import { VirtualClock } from '../../../src/time/index.js';
 import { seedDeadLetters } from '../../journal/dead-letter-seed.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../../stores/postgres-env.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const TOKEN = 'test-token-0123456789';
 const ORIGIN = 'http://127.0.0.1:8790';
-const dir = mkdtempSync(join(tmpdir(), 'oncely-outbox-api-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-outbox-api-');
 
 /** The API on a seeded journal (see seedDeadLetters), asked in-process. */
 async function seeded(store: JournalStore<unknown>) {

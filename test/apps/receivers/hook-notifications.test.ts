@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createJournal, createOutboxWorker } from '../../../src/journal/index.js';
 import { createLedger } from '../../../src/ledger/ledger.js';
@@ -14,9 +12,9 @@ import {
   openSqliteDatabase,
 } from '../../../src/stores/sqlite/index.js';
 import { VirtualClock } from '../../../src/time/virtual-clock.js';
+import { tempDir } from '../../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-hook-notify-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-hook-notify-');
 const post = (key: string, body = '{"run":1}') =>
   new Request('http://hook.test/hooks/run-complete', {
     method: 'POST',

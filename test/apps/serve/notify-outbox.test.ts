@@ -1,15 +1,12 @@
 import { createServer } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createCallers } from '../../../apps/serve/callers.js';
 import { startServer } from '../../../apps/serve/start-server.js';
 import { TOKENS } from './server-harness.js';
+import { tempDir } from '../../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'oncely-notify-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('oncely-notify-');
 
 test('serve --notify-url: a completed hook owes one notification, delivered by the outbox worker that runs with the server', async () => {
   const received: Array<{ key: string | undefined; event: { key: string; event: string } }> = [];
