@@ -13,11 +13,11 @@
  *     the receipt, the INSERT and COMMIT go out in one round trip.
  */
 import express, { type RequestHandler } from 'express';
-import { captureRawBody, idempotency, idempotencyOf } from '../src/http/express/index.js';
-import type { WriteMode } from '../src/http/index.js';
-import { createLedger, type LedgerStore } from '../src/ledger/index.js';
-import { createPostgresStore, openPostgresPool } from '../src/stores/postgres/index.js';
-import { createSqliteStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
+import { captureRawBody, idempotency, idempotencyOf } from 'oncely/express';
+import type { WriteMode } from 'oncely/http';
+import { createLedger, type LedgerStore } from 'oncely';
+import { createPostgresStore, openPostgresPool } from 'oncely/stores/postgres';
+import { createSqliteStore, openSqliteDatabase } from 'oncely/stores/sqlite';
 import { ORDERS_TABLE, orderOf } from './anchors-effect.js';
 import type { Mounted } from './anchors-rivals.js';
 import type { TableDurability } from './anchors-variants.js';

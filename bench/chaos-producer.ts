@@ -4,8 +4,8 @@
  * acknowledged once its COMMIT answered: those are the ones that must be delivered. It keeps at
  * most BACKLOG intents unsettled, and stops at `ceiling` until the fault plan moves it on.
  */
-import { createJournal, type IntentInput } from '../src/index.js';
-import { createPostgresJournalStore } from '../src/stores/postgres/index.js';
+import { createJournal, type IntentInput } from 'oncely';
+import { createPostgresJournalStore } from 'oncely/stores/postgres';
 import type { ChaosSystem } from './chaos-system.js';
 
 /** Intents recorded and not yet settled, at most: the producer waits above it. */

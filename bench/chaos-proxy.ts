@@ -5,7 +5,7 @@
  * not HTTP: a fault strikes the chunks of a connection, whatever requests they carry.
  */
 import { connect, createServer, type Socket } from 'node:net';
-import type { Random } from '../src/index.js';
+import type { Random } from 'oncely';
 
 export interface ProxyFaults {
   /** Chance that an answer chunk from a receiver is dropped and both sockets destroyed. */

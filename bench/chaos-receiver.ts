@@ -11,10 +11,10 @@
  * Run by the harness: node dist/bench/chaos-receiver.js '<ReceiverConfig as JSON>'
  */
 import { createServer } from 'node:http';
-import { createLedger } from '../src/index.js';
-import { createIdempotencyMiddleware, toNodeListener, withIdempotency } from '../src/http/index.js';
-import { createPostgresStore, openPostgresPool } from '../src/stores/postgres/index.js';
-import { createSqliteStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
+import { createLedger } from 'oncely';
+import { createIdempotencyMiddleware, toNodeListener, withIdempotency } from 'oncely/http';
+import { createPostgresStore, openPostgresPool } from 'oncely/stores/postgres';
+import { createSqliteStore, openSqliteDatabase } from 'oncely/stores/sqlite';
 import type { ReceiverConfig } from './chaos-config.js';
 
 const INSERT_EFFECT = 'INSERT INTO chaos_effects (scope, key, pid) VALUES ($1, $2, $3)';

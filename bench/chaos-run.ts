@@ -4,7 +4,7 @@
  * on a seeded plan spread over the intents, then everything drained and checked from the
  * databases. Used by bench/chaos.ts (the long run) and test/bench/chaos.test.ts (the short one).
  */
-import { seededRandom, type Random } from '../src/index.js';
+import { seededRandom, type Random } from 'oncely';
 import {
   FAULT_KINDS,
   injectFault,

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { seededRandom } from '../src/index.js';
-import { createPostgresJournalStore } from '../src/stores/postgres/index.js';
-import { openSqliteDatabase } from '../src/stores/sqlite/index.js';
+import { seededRandom } from 'oncely';
+import { createPostgresJournalStore } from 'oncely/stores/postgres';
+import { openSqliteDatabase } from 'oncely/stores/sqlite';
 import {
   freePort,
   processCpuMs,

@@ -4,7 +4,7 @@
  * effect and no effect without its receipt (on both ledgers, probe keys included).
  */
 import type pg from 'pg';
-import { openSqliteDatabase } from '../src/stores/sqlite/index.js';
+import { openSqliteDatabase } from 'oncely/stores/sqlite';
 
 /** Rows by scope and key. */
 type Counts = Map<string, number>;

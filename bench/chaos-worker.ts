@@ -4,8 +4,8 @@
  * its first pass reached the journal (the harness times a restart's recovery by it) and stops on
  * SIGTERM. Run by the harness: node dist/bench/chaos-worker.js '<WorkerConfig as JSON>'
  */
-import { createOutboxWorker } from '../src/index.js';
-import { createPostgresJournalStore, openPostgresPool } from '../src/stores/postgres/index.js';
+import { createOutboxWorker } from 'oncely';
+import { createPostgresJournalStore, openPostgresPool } from 'oncely/stores/postgres';
 import type { WorkerConfig } from './chaos-config.js';
 
 async function main(config: WorkerConfig): Promise<void> {

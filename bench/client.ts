@@ -22,10 +22,10 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pRetry from 'p-retry';
 import { ConstantBackoff, handleAll, retry as cockatielRetry } from 'cockatiel';
-import { createRetry, retry } from '../src/client/retry.js';
-import { RetryTokenBucket } from '../src/policy/retry-token-bucket.js';
-import { systemClock } from '../src/time/clock.js';
-import { seededRandom, type Random } from '../src/time/random.js';
+import { createRetry, retry } from 'oncely';
+import { RetryTokenBucket } from 'oncely';
+import { systemClock } from 'oncely';
+import { seededRandom, type Random } from 'oncely';
 import { readBenchArgs, wholeArgOrExit } from './bench-args.js';
 
 type Operation = () => Promise<number>;

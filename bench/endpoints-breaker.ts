@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createJournal } from '../src/journal/index.js';
+import { createJournal } from 'oncely';
 import { readBenchArgs, wholeArgOrExit } from './bench-args.js';
 import { openStore, startReceiver, startWorkers, type Arrival } from './endpoints-harness.js';
 import { waitDelivered } from './endpoints-throttle-wait.js';

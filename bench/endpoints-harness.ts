@@ -10,10 +10,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { createOutboxWorker, type JournalStore } from '../src/journal/index.js';
-import { createNodeHttpFetch } from '../src/client/node-http-fetch.js';
-import { createPostgresJournalStore, openPostgresPool } from '../src/stores/postgres/index.js';
-import { createSqliteJournalStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
+import { createNodeHttpFetch, createOutboxWorker, type JournalStore } from 'oncely';
+import { createPostgresJournalStore, openPostgresPool } from 'oncely/stores/postgres';
+import { createSqliteJournalStore, openSqliteDatabase } from 'oncely/stores/sqlite';
 
 const HERE = fileURLToPath(import.meta.url);
 

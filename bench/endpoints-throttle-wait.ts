@@ -1,4 +1,4 @@
-import { createJournal } from '../src/journal/index.js';
+import { createJournal } from 'oncely';
 import { openStore, type Place } from './endpoints-harness.js';
 
 /** Polls the journal until `n` intents are delivered or `timeoutMs` passes; how many were. */

@@ -6,7 +6,7 @@
  * after the work (the swallowed ack). An arrival of intent n before intent n - 1's work was done
  * is a violation: the sender let a later intent of a key overtake an earlier one.
  */
-import type { Random } from '../src/time/random.js';
+import type { Random } from 'oncely';
 
 export type Answer = 'failed' | 'ok' | 'swallowed';
 

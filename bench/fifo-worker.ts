@@ -4,9 +4,9 @@
  * parent how many settlements it wrote, and exits.
  */
 import pg from 'pg';
-import { createOutboxWorker, type JournalStore } from '../src/journal/index.js';
-import { createPostgresJournalStore } from '../src/stores/postgres/index.js';
-import { createSqliteJournalStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
+import { createOutboxWorker, type JournalStore } from 'oncely';
+import { createPostgresJournalStore } from 'oncely/stores/postgres';
+import { createSqliteJournalStore, openSqliteDatabase } from 'oncely/stores/sqlite';
 
 const [backend, where, schema, owner] = process.argv.slice(2);
 const pool = backend === 'postgres' ? new pg.Pool({ connectionString: where, max: 4 }) : undefined;

@@ -15,10 +15,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { createJournal, type JournalStore } from '../src/journal/index.js';
-import { createPostgresJournalStore } from '../src/stores/postgres/index.js';
-import { createSqliteJournalStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
-import { seededRandom } from '../src/time/random.js';
+import { createJournal, type JournalStore } from 'oncely';
+import { createPostgresJournalStore } from 'oncely/stores/postgres';
+import { createSqliteJournalStore, openSqliteDatabase } from 'oncely/stores/sqlite';
+import { seededRandom } from 'oncely';
 import { readBenchArgs } from './bench-args.js';
 import { createFifoReceiver, type FifoReport } from './fifo-receiver.js';
 

@@ -6,9 +6,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { RetryTokenBucket } from '../src/index.js';
-import { createPostgresRetryBudget } from '../src/stores/postgres/index.js';
-import { createSqliteRetryBudget, openSqliteDatabase } from '../src/stores/sqlite/index.js';
+import { RetryTokenBucket } from 'oncely';
+import { createPostgresRetryBudget } from 'oncely/stores/postgres';
+import { createSqliteRetryBudget, openSqliteDatabase } from 'oncely/stores/sqlite';
 
 interface Budget {
   tryAcquire(cost: number): boolean | Promise<boolean>;

@@ -21,9 +21,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { createClient, RetryTokenBucket, type RetryBudget } from '../src/index.js';
-import { createPostgresRetryBudget } from '../src/stores/postgres/index.js';
-import { createSqliteRetryBudget, openSqliteDatabase } from '../src/stores/sqlite/index.js';
+import { createClient, RetryTokenBucket, type RetryBudget } from 'oncely';
+import { createPostgresRetryBudget } from 'oncely/stores/postgres';
+import { createSqliteRetryBudget, openSqliteDatabase } from 'oncely/stores/sqlite';
 import { readBenchArgs, wholeArgOrExit } from './bench-args.js';
 import { measureRoundTrips } from './fleet-budget-cost.js';
 

@@ -6,14 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { LedgerStore } from '../src/ledger/index.js';
-import type { Durability } from '../src/ledger/ledger-store.js';
-import { createPostgresStore, type PgPool } from '../src/stores/postgres/index.js';
-import {
-  createSqliteStore,
-  openSqliteDatabase,
-  type SqliteDatabase,
-} from '../src/stores/sqlite/index.js';
+import type { LedgerStore } from 'oncely';
+import type { Durability } from 'oncely';
+import { createPostgresStore, type PgPool } from 'oncely/stores/postgres';
+import { createSqliteStore, openSqliteDatabase, type SqliteDatabase } from 'oncely/stores/sqlite';
 import { loadPostgres, loadSqlite, type Layout } from './ledger-scale-load.js';
 import type { WriterTarget } from './ledger-scale-writer.js';
 

@@ -10,7 +10,7 @@
  * window before it. Every write is counted in the window it was due in.
  */
 import { fork } from 'node:child_process';
-import { createLedger, type LedgerStore, type SweepResult } from '../src/ledger/index.js';
+import { createLedger, type LedgerStore, type SweepResult } from 'oncely';
 import type { Place } from './ledger-scale-places.js';
 import { epochMs, writeUntil, type WriteSample } from './ledger-scale-writer.js';
 

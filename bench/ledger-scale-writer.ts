@@ -6,10 +6,10 @@
  * the parent sends 'stop', and it answers with its samples, then exits.
  */
 import pg from 'pg';
-import { createLedger, jsonReceipt, type LedgerStore } from '../src/ledger/index.js';
-import type { Durability } from '../src/ledger/ledger-store.js';
-import { createPostgresStore, type PgPool } from '../src/stores/postgres/index.js';
-import { createSqliteStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
+import { createLedger, jsonReceipt, type LedgerStore } from 'oncely';
+import type { Durability } from 'oncely';
+import { createPostgresStore, type PgPool } from 'oncely/stores/postgres';
+import { createSqliteStore, openSqliteDatabase } from 'oncely/stores/sqlite';
 import { BENCH_FINGERPRINT, BENCH_SCOPE } from './ledger-scale-load.js';
 
 export interface WriterTarget {

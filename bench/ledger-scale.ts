@@ -18,8 +18,11 @@
  *        [--ops 1000] [--rounds 3] [--bytes-rows 200000] [--only sqlite|postgres] [--pg URL]
  *        [--window-ms 5000] [--sweep-runs 1] [--before]
  */
-import { createLedger, jsonReceipt, type LedgerStore } from '../src/ledger/index.js';
-import { DURABILITIES, type Durability } from '../src/ledger/ledger-store.js';
+import { createLedger, jsonReceipt, type LedgerStore } from 'oncely';
+import type { Durability } from 'oncely';
+
+/** The stores' durability choices (docs/durability.md). */
+const DURABILITIES: readonly Durability[] = ['durable', 'process'];
 import {
   BENCH_FINGERPRINT,
   BENCH_SCOPE,

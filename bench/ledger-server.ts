@@ -14,17 +14,17 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { toNodeListener } from '../src/http/index.js';
-import { idempotencyOf, idempotentListener } from '../src/http/node/index.js';
-import { createLedger, type Ledger, type LedgerStore } from '../src/ledger/index.js';
+import { toNodeListener } from 'oncely/http';
+import { idempotencyOf, idempotentListener } from 'oncely/node';
+import { createLedger, type Ledger, type LedgerStore } from 'oncely';
 import {
   postgresServiceDatabase,
   sqliteServiceDatabase,
   type ServiceDatabase,
   type SqlHandle,
-} from '../apps/receivers/sql/index.js';
-import { createPostgresStore } from '../src/stores/postgres/index.js';
-import { createSqliteStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
+} from '#cli/receivers/sql/index.js';
+import { createPostgresStore } from 'oncely/stores/postgres';
+import { createSqliteStore, openSqliteDatabase } from 'oncely/stores/sqlite';
 import { bareHandler, barePostgres, bareSqlite, type BareEffect } from './ledger-bare.js';
 import {
   BENCH_TOKEN,

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createSqliteStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
+import { createSqliteStore, openSqliteDatabase } from 'oncely/stores/sqlite';
 import { readBenchArgs, wholeArgOrExit } from './bench-args.js';
 
 const WRITES_PER_SECOND = 50;

@@ -6,9 +6,9 @@
  * It answers the parent's 'cpu' with its process.cpuUsage() and stops on 'exit'.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createLedger, type LedgerStore } from '../src/ledger/index.js';
-import { createMemoryStore } from '../src/stores/memory/index.js';
-import { idempotencyOf, idempotentListener } from '../src/http/node/index.js';
+import { createLedger, type LedgerStore } from 'oncely';
+import { createMemoryStore } from 'oncely/stores/memory';
+import { idempotencyOf, idempotentListener } from 'oncely/node';
 
 /** The memory store, with a deferred commit that needs nothing (a database's round trip is not measured). */
 function storeWithoutDatabase(): LedgerStore<unknown> {

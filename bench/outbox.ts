@@ -15,9 +15,9 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import pRetry from 'p-retry';
-import { createJournal, createOutboxWorker, type JournalStore } from '../src/journal/index.js';
-import { createPostgresJournalStore } from '../src/stores/postgres/index.js';
-import { createSqliteJournalStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
+import { createJournal, createOutboxWorker, type JournalStore } from 'oncely';
+import { createPostgresJournalStore } from 'oncely/stores/postgres';
+import { createSqliteJournalStore, openSqliteDatabase } from 'oncely/stores/sqlite';
 import { readBenchArgs } from './bench-args.js';
 
 const BATCH = 32;

@@ -17,9 +17,10 @@
  */
 import { availableParallelism } from 'node:os';
 import pg from 'pg';
-import type { CompletedEntry } from '../src/ledger/index.js';
-import { createPostgresStore } from '../src/stores/postgres/index.js';
-import { redact } from '../src/stores/postgres/redact-url.js';
+import type { LedgerStore } from 'oncely';
+
+type CompletedEntry = Parameters<LedgerStore<unknown>['complete']>[2];
+import { createPostgresStore } from 'oncely/stores/postgres';
 import { exitOnBadArgs, readBenchArgs, wholeArgOrExit } from './bench-args.js';
 import { machineBusyUs } from './ledger-cpu.js';
 
@@ -143,7 +144,11 @@ async function run(variant: Variant, connections: number, ms: number): Promise<R
 const middle = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const us = (x: number): string => (Number.isFinite(x) ? x.toFixed(0) : '–');
 
-const where = redact(url);
+/** The URL as printed: its password hidden. */
+const where = ((parsed) => {
+  if (parsed.password !== '') parsed.password = '***';
+  return parsed.href;
+})(new URL(url));
 try {
   await grouped.sweep(0, 0); // the schema, the ledger's table and its partitions
 } catch (error) {

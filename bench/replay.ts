@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { createJournal, type JournalStore } from '../src/journal/index.js';
-import { createPostgresJournalStore } from '../src/stores/postgres/index.js';
-import { createSqliteJournalStore, openSqliteDatabase } from '../src/stores/sqlite/index.js';
+import { createJournal, type JournalStore } from 'oncely';
+import { createPostgresJournalStore } from 'oncely/stores/postgres';
+import { createSqliteJournalStore, openSqliteDatabase } from 'oncely/stores/sqlite';
 import { readBenchArgs, wholeArgOrExit } from './bench-args.js';
 
 const WAYS = ['replay (batched)', 'retry per key'] as const;

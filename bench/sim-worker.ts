@@ -3,7 +3,7 @@
  * posts back the outcome count and the means (the outcomes themselves stay here).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { runBatch } from '../apps/sim/index.js';
+import { runBatch } from '#cli/sim/index.js';
 
 export interface ShardRequest {
   readonly firstSeed: number;

@@ -18,7 +18,7 @@ import {
   runBatch,
   runWorld,
   type MeansRow,
-} from '../apps/sim/index.js';
+} from '#cli/sim/index.js';
 import { exitOnBadArgs, readBenchArgs } from './bench-args.js';
 import type { ShardRequest } from './sim-worker.js';
 

@@ -1,4 +1,4 @@
-import { checkClaims, meansTable, runBatch, runWorld } from '../apps/sim/index.js';
+import { checkClaims, meansTable, runBatch, runWorld } from '@oncely/cli/sim/index.js';
 
 const outcome = runWorld({ seed: 3, credits: 24 }, 'retry-key'); // metrics + trace
 console.log(outcome.metrics, `${outcome.trace?.length} events`);

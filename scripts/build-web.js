@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds the simulator page and the outbox view (web/outbox.html, `oncely outbox ui`) into
-// web/dist/: esbuild bundles the page and its batch worker
-// (apps/sim from source, chart.js tree-shaken into a chunk loaded only when the batch runs),
+// packages/cli/web/dist/: esbuild bundles the page and its batch worker
+// (the CLI's src/sim from source, chart.js tree-shaken into a chunk loaded only when the batch runs),
 // and the html and css are copied beside them. The page's TypeScript is type-checked first
 // against web/tsconfig.json (no node types: the page and the sim it bundles run in a browser).
 //   node scripts/build-web.js            type-check, bundle, print the page weight
@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const web = join(root, 'web');
+const web = join(root, 'packages', 'cli', 'web');
 const out = join(web, 'dist');
 
 if (!process.argv.includes('--no-check')) {
@@ -27,7 +27,10 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { main: 'web/src/main.ts', 'batch-worker': 'web/src/batch-worker.ts' },
+  entryPoints: {
+    main: 'packages/cli/web/src/main.ts',
+    'batch-worker': 'packages/cli/web/src/batch-worker.ts',
+  },
   outdir: out,
   bundle: true,
   // Splitting lets main.js load chart.js with import() after the batch, so the first outcome
@@ -45,7 +48,7 @@ await build({
 // that the simulator page's chunks stay as they are.
 await build({
   absWorkingDir: root,
-  entryPoints: { outbox: 'web/src/outbox/outbox-page.ts' },
+  entryPoints: { outbox: 'packages/cli/web/src/outbox/outbox-page.ts' },
   outdir: out,
   bundle: true,
   format: 'esm',

@@ -1,11 +1,10 @@
 #!/usr/bin/env node
-// npm runs this after `npm install` in a clone, when a git dependency is installed, and on
-// `npm pack` and `npm publish`:
-// - builds once when there is no build yet (a git install packs what this builds; in a clone,
-//   `npm start` and `npm test` rebuild anyway, so an existing build is left alone);
-// - links node_modules/.bin/oncely to the CLI, so `npx oncely …` works in a clone as it does in
-//   an app that installed the package (npm links the bins of dependencies, never the project's own).
-//   (A POSIX shell script: on Windows, run `node dist/apps/cli/main.js` instead.)
+// npm runs this after `npm install` (and `npm ci`) at the root of a clone:
+// - builds once when there is no build yet (`npm start` and `npm test` rebuild anyway, so an
+//   existing build is left alone);
+// - links node_modules/.bin/oncely to the CLI's build, so `npx oncely …` works in a clone as it
+//   does where @oncely/cli is installed (npm links a workspace's bin before its build exists).
+//   (A POSIX shell script: on Windows, run `node packages/cli/dist/cli/main.js` instead.)
 // - in a clone, points git at .githooks (core.hooksPath), whose commit-msg hook holds commit
 //   subjects to 72 characters (scripts/commit-msg.js).
 // It prints only to stderr: `npm pack --json` writes its JSON to stdout, after this has run.
@@ -13,11 +12,17 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const cli = join(root, 'dist', 'apps', 'cli', 'main.js');
+const cli = join(root, 'packages', 'cli', 'dist', 'cli', 'main.js');
 if (!existsSync(cli)) {
-  execFileSync(process.execPath, [join(root, 'scripts', 'build-package.js')], {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-b', join(root, 'packages', 'cli')], {
+    cwd: root,
+    stdio: ['ignore', 2, 2],
+  });
+  execFileSync(process.execPath, [join(root, 'scripts', 'build-web.js')], {
     cwd: root,
     // The build's own output goes to stderr too.
     stdio: ['ignore', 2, 2],
@@ -29,9 +34,13 @@ if (existsSync(join(root, 'node_modules'))) {
   const link = join(bin, 'oncely');
   rmSync(link, { force: true });
   // A script, not a symlink: it works whatever mode a rebuild leaves main.js with.
-  writeFileSync(link, '#!/bin/sh\nexec node "$(dirname "$0")/../../dist/apps/cli/main.js" "$@"\n', {
-    mode: 0o755,
-  });
+  writeFileSync(
+    link,
+    '#!/bin/sh\nexec node "$(dirname "$0")/../../packages/cli/dist/cli/main.js" "$@"\n',
+    {
+      mode: 0o755,
+    },
+  );
 }
 installHooks();
 

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { sourceFiles } from './support/layer-imports.js';
-import { repoPath } from './support/repo-path.js';
+import { CLI_SRC, LIBRARY_SRC, repoPath } from './support/repo-path.js';
 
 /**
  * Every value each subpath of the package offers, by name. Adding one is a decision: add it to
@@ -51,6 +52,7 @@ const EXPORTS: Record<string, readonly string[]> = {
     'HttpRetryError',
     'isHttpRetryError',
     'describeError',
+    'createNodeHttpFetch',
     'createClient',
     'attemptSpanEvents',
     // the ledger
@@ -88,6 +90,18 @@ const EXPORTS: Record<string, readonly string[]> = {
     'toNodeListener',
     'answeredInsteadStatus',
     'abortNodeRequest',
+  ],
+  'oncely/policy': [
+    'InvalidOptionError',
+    'isInvalidOptionError',
+    'SYNTHETIC_TIMEOUT_STATUS',
+    'seededRandom',
+    'backoffDelayMs',
+    'resolveRetryPolicy',
+    'DEFAULT_RETRY_POLICY',
+    'RetryTokenBucket',
+    'decide',
+    'INITIAL_RETRY_STATE',
   ],
   'oncely/express': ['idempotency', 'idempotencyOf', 'captureRawBody'],
   'oncely/fastify': ['fastifyIdempotency'],
@@ -192,7 +206,7 @@ const REMOVED_FROM_HTTP = ['toExpressHandler', 'honoIdempotency'];
 
 /** The package's own "exports" map (the subpaths a user can import). */
 function subpaths(): string[] {
-  const pkg = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(repoPath('packages/oncely/package.json'), 'utf8')) as {
     exports: Record<string, unknown>;
   };
   return Object.keys(pkg.exports)
@@ -219,24 +233,26 @@ test('each subpath exports exactly its curated list, and the withheld names are 
 });
 
 test('no index names its exports with export *, the root says what it withholds, and the package has no side effects', () => {
-  const pkg = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(repoPath('packages/oncely/package.json'), 'utf8')) as {
     sideEffects?: unknown;
     exports: Record<string, string | { types?: string }>;
   };
   for (const target of Object.values(pkg.exports)) {
     if (typeof target !== 'object' || target.types === undefined) continue;
-    const source = target.types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts');
+    const source = target.types
+      .replace(/^\.\/dist\//, `${LIBRARY_SRC}/`)
+      .replace(/\.d\.ts$/, '.ts');
     assert.doesNotMatch(readFileSync(repoPath(source), 'utf8'), /^export \* from/m, source);
   }
   // Nor any other file: a layer's index that re-exports everything hides what it offers.
-  for (const tree of ['src', 'apps'])
+  for (const tree of [LIBRARY_SRC, CLI_SRC])
     for (const file of sourceFiles(repoPath(tree)))
       assert.doesNotMatch(
         readFileSync(repoPath(tree, file), 'utf8'),
         /^export \* from/m,
         `${tree}/${file}`,
       );
-  const index = readFileSync(repoPath('src', 'index.ts'), 'utf8');
+  const index = readFileSync(repoPath(LIBRARY_SRC, 'index.ts'), 'utf8');
   for (const name of WITHHELD.slice(0, -3))
     assert.match(index, new RegExp(`\`${name}\``), `the comment names ${name}`);
   assert.equal(pkg.sideEffects, false);
@@ -244,4 +260,22 @@ test('no index names its exports with export *, the root says what it withholds,
 
 test('the simulator is an app, not a subpath of the package', () => {
   assert.equal(subpaths().includes('oncely/sim'), false);
+});
+
+test('the public-name count docs/design.md states is the count of the built .d.ts', async () => {
+  const design = readFileSync(repoPath('docs', 'design.md'), 'utf8');
+  const stated =
+    /offers \*\*(\d+) public names\*\* across its (\d+) subpaths \((\d+) distinct\)/.exec(design);
+  assert.ok(stated, 'docs/design.md states the count once, in its words');
+  const names = (await import(pathToFileURL(repoPath('scripts', 'public-names.js')).href)) as {
+    publicNamesBySubpath(dir: string): Record<string, string[]>;
+    countPublicNames(bySubpath: Record<string, string[]>): { total: number; distinct: number };
+  };
+  const bySubpath = names.publicNamesBySubpath(repoPath(LIBRARY_SRC, '..'));
+  const { total, distinct } = names.countPublicNames(bySubpath);
+  assert.deepEqual(
+    [total, Object.keys(bySubpath).length, distinct],
+    stated.slice(1).map(Number),
+    'a name added or removed: update docs/design.md (node scripts/count-public-names.js)',
+  );
 });

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { createClient } from '../../src/client/fetch-client.js';
-import { retry } from '../../src/client/retry.js';
-import { isRetryError, type RetryError } from '../../src/client/retry-report.js';
-import type { RetryBudget } from '../../src/policy/index.js';
-import { createSqliteRetryBudget, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
-import { seededRandom, VirtualClock } from '../../src/time/index.js';
+import { createClient } from '#oncely/client/fetch-client.js';
+import { retry } from '#oncely/client/retry.js';
+import { isRetryError, type RetryError } from '#oncely/client/retry-report.js';
+import type { RetryBudget } from '#oncely/policy/index.js';
+import { createSqliteRetryBudget, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
+import { seededRandom, VirtualClock } from '#oncely/time/index.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /**

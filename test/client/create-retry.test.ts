@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRetry, type AttemptContext } from '../../src/client/retry.js';
-import { RetryError, type AttemptRecord } from '../../src/client/retry-report.js';
-import { VirtualClock } from '../../src/time/index.js';
+import { createRetry, type AttemptContext } from '#oncely/client/retry.js';
+import { RetryError, type AttemptRecord } from '#oncely/client/retry-report.js';
+import { VirtualClock } from '#oncely/time/index.js';
 
 const metronome = { jitter: 'none', baseDelayMs: 100 } as const;
 const answer = (status: number) => ({ status, headers: new Headers() });

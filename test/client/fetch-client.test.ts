@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createClient, type ClientOptions } from '../../src/client/fetch-client.js';
-import { isRetryError, type RetryError } from '../../src/client/retry-report.js';
-import { isHttpRetryError } from '../../src/client/http-retry-error.js';
-import { isInvalidOptionError } from '../../src/contract/errors.js';
-import { formatHttpDate } from '../../src/contract/retry-after.js';
-import { RetryTokenBucket } from '../../src/policy/retry-token-bucket.js';
-import { VirtualClock } from '../../src/time/virtual-clock.js';
-import { seededRandom } from '../../src/time/random.js';
+import { createClient, type ClientOptions } from '#oncely/client/fetch-client.js';
+import { isRetryError, type RetryError } from '#oncely/client/retry-report.js';
+import { isHttpRetryError } from '#oncely/client/http-retry-error.js';
+import { isInvalidOptionError } from '#oncely/contract/errors.js';
+import { formatHttpDate } from '#oncely/contract/retry-after.js';
+import { RetryTokenBucket } from '#oncely/policy/retry-token-bucket.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
+import { seededRandom } from '#oncely/time/random.js';
 
 const URL_ = 'http://hook.test/hooks/run-complete';
 const START = Date.UTC(2026, 0, 1);

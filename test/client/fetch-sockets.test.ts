@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { createClient } from '../../src/client/fetch-client.js';
-import { isRetryError, wasNeverSent } from '../../src/client/retry-report.js';
-import { startHookServer, type HookServer } from '../../apps/receivers/hook/hook-server.js';
-import { VirtualClock } from '../../src/time/virtual-clock.js';
-import { systemClock } from '../../src/time/clock.js';
-import { seededRandom } from '../../src/time/random.js';
+import { createClient } from '#oncely/client/fetch-client.js';
+import { isRetryError, wasNeverSent } from '#oncely/client/retry-report.js';
+import { startHookServer, type HookServer } from '#cli/receivers/hook/hook-server.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
+import { systemClock } from '#oncely/time/clock.js';
+import { seededRandom } from '#oncely/time/random.js';
 
 // Real sockets on loopback. Time is virtual where it can be: the receiver and the client share
 // one VirtualClock, so the hit list's gaps are exactly the waits the client chose.

@@ -5,10 +5,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { createClient } from '../../src/client/fetch-client.js';
-import { createNodeHttpFetch } from '../../src/client/node-http-fetch.js';
-import { isRetryError } from '../../src/client/retry-report.js';
-import { VirtualClock } from '../../src/time/virtual-clock.js';
+import { createClient } from '#oncely/client/fetch-client.js';
+import { createNodeHttpFetch } from '#oncely/client/node-http-fetch.js';
+import { isRetryError } from '#oncely/client/retry-report.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
 
 interface Seen {
   readonly method: string;

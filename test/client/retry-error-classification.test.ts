@@ -4,8 +4,8 @@ import {
   classifyTransportError,
   describeError,
   isTransportError,
-} from '../../src/client/transport-error.js';
-import { defaultClassifyError, defaultObserve } from '../../src/client/retry.js';
+} from '#oncely/client/transport-error.js';
+import { defaultClassifyError, defaultObserve } from '#oncely/client/retry.js';
 
 const withCode = (message: string, code: string): Error =>
   Object.assign(new Error(message), { code });

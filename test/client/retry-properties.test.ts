@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { retry, type AttemptContext } from '../../src/client/retry.js';
-import type { RetryReport } from '../../src/client/retry-report.js';
+import { retry, type AttemptContext } from '#oncely/client/retry.js';
+import type { RetryReport } from '#oncely/client/retry-report.js';
 import {
   parseRetryAfter,
   formatHttpDate,
   SYNTHETIC_TIMEOUT_STATUS,
-} from '../../src/contract/index.js';
-import { JITTERS, type Observation, type RetryPolicyOptions } from '../../src/policy/index.js';
-import { seededRandom, VirtualClock } from '../../src/time/index.js';
+} from '#oncely/contract/index.js';
+import { JITTERS, type Observation, type RetryPolicyOptions } from '#oncely/policy/index.js';
+import { seededRandom, VirtualClock } from '#oncely/time/index.js';
 import { runPolicy } from '../support/expect-delays.js';
 import { httpDateForms } from '../support/http-date-forms.js';
 

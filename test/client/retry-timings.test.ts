@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRetry, retry } from '../../src/client/retry.js';
-import { formatAttempt } from '../../apps/cli/commands/format-report.js';
-import { isInvalidOptionError } from '../../src/contract/errors.js';
-import { VirtualClock } from '../../src/time/index.js';
+import { createRetry, retry } from '#oncely/client/retry.js';
+import { formatAttempt } from '#cli/cli/commands/format-report.js';
+import { isInvalidOptionError } from '#oncely/contract/errors.js';
+import { VirtualClock } from '#oncely/time/index.js';
 
 /** A virtual clock that counts how often it is read. */
 class CountingClock extends VirtualClock {

@@ -1,20 +1,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { retry, type AttemptContext, type RetryOptions } from '../../src/client/retry.js';
+import { retry, type AttemptContext, type RetryOptions } from '#oncely/client/retry.js';
 import {
   isRetryError,
   RetryError,
   summarizeReport,
   type AttemptRecord,
-} from '../../src/client/retry-report.js';
-import { RetryTokenBucket } from '../../src/policy/index.js';
+} from '#oncely/client/retry-report.js';
+import { RetryTokenBucket } from '#oncely/policy/index.js';
 import {
   formatHttpDate,
   InvalidKeyError,
   InvalidOptionError,
   isOncelyError,
-} from '../../src/contract/index.js';
-import { seededRandom, VirtualClock } from '../../src/time/index.js';
+} from '#oncely/contract/index.js';
+import { seededRandom, VirtualClock } from '#oncely/time/index.js';
 
 interface Answer {
   readonly status: number;

@@ -6,11 +6,11 @@ import {
   createClient,
   type ClientResult,
   type SettledClientResult,
-} from '../../src/client/fetch-client.js';
-import { isHttpRetryError } from '../../src/client/http-retry-error.js';
-import { isInvalidOptionError } from '../../src/contract/errors.js';
-import { VirtualClock } from '../../src/time/virtual-clock.js';
-import { seededRandom } from '../../src/time/random.js';
+} from '#oncely/client/fetch-client.js';
+import { isHttpRetryError } from '#oncely/client/http-retry-error.js';
+import { isInvalidOptionError } from '#oncely/contract/errors.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
+import { seededRandom } from '#oncely/time/random.js';
 
 const URL_ = 'http://hook.test/hooks/run-complete';
 

@@ -7,7 +7,7 @@ import {
   isInvalidOptionError,
   isOncelyError,
   OncelyError,
-} from '../../src/contract/index.js';
+} from '#oncely/contract/index.js';
 
 test('OncelyError carries a stable code and a cause', () => {
   const cause = new Error('disk full');

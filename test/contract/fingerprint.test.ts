@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { canonicalJson, fingerprint, sha256Hex } from '../../src/contract/index.js';
+import { canonicalJson, fingerprint, sha256Hex } from '#oncely/contract/index.js';
 
 test('sha256Hex matches the FIPS 180-2 test vectors, for strings and bytes', () => {
   assert.equal(

@@ -9,7 +9,7 @@ import {
   MAX_KEY_LENGTH,
   newKey,
   validateKey,
-} from '../../src/contract/index.js';
+} from '#oncely/contract/index.js';
 
 /** Asserts that `key` is refused with a message matching `message` (exact when a string). */
 function refused(key: unknown, message: string | RegExp): void {

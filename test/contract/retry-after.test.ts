@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatHttpDate, parseHttpDate, parseRetryAfter } from '../../src/contract/index.js';
+import { formatHttpDate, parseHttpDate, parseRetryAfter } from '#oncely/contract/index.js';
 import { httpDateForms } from '../support/http-date-forms.js';
 
 const NOV_6_1994 = Date.UTC(1994, 10, 6, 8, 49, 37);

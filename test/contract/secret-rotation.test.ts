@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isInvalidOptionError } from '../../src/contract/errors.js';
-import { activeSecrets, rotateSecrets } from '../../src/contract/secret-rotation.js';
+import { isInvalidOptionError } from '#oncely/contract/errors.js';
+import { activeSecrets, rotateSecrets } from '#oncely/contract/secret-rotation.js';
 
 const OLD = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const NEW = 'whsk_VEVTVFNJR05JTkdLRVlET05PVFVTRVRISVNGT1JBTlk=';

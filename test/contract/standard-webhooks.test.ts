@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { signWebhook, verifyWebhook } from '../../src/contract/standard-webhooks.js';
+import { signWebhook, verifyWebhook } from '#oncely/contract/standard-webhooks.js';
 
 // The test vector of the Standard Webhooks reference libraries (standard-webhooks/standard-webhooks,
 // libraries/javascript/src/index.test.ts, "test sign function").

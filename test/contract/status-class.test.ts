@@ -6,7 +6,7 @@ import {
   outcomeOfStatus,
   statusTable,
   SYNTHETIC_TIMEOUT_STATUS,
-} from '../../src/contract/index.js';
+} from '#oncely/contract/index.js';
 
 test('every 2xx is success, and ok', () => {
   for (const status of [200, 201, 202, 204, 206, 299]) {

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
-import { isInvalidOptionError } from '../../src/contract/errors.js';
-import { signWebhook, verifyWebhook } from '../../src/contract/standard-webhooks.js';
+import { isInvalidOptionError } from '#oncely/contract/errors.js';
+import { signWebhook, verifyWebhook } from '#oncely/contract/standard-webhooks.js';
 import {
   generateWebhookKeyPair,
   generateWebhookSecret,
   webhookKeyKind,
-} from '../../src/contract/webhook-keys.js';
+} from '#oncely/contract/webhook-keys.js';
 
 // The v1a vector of the Standard Webhooks reference libraries (standard-webhooks/standard-webhooks,
 // libraries/go/webhook_asymmetric_test.go, TestAsymmetricWebhookSign): the seed is the whsk_ body.

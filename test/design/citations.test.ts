@@ -4,9 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { sourceFiles } from '../support/layer-imports.js';
-import { repoPath } from '../support/repo-path.js';
+import { CLI_SRC, LIBRARY_SRC, repoPath, WEB, WEB_SRC } from '../support/repo-path.js';
 
 const UNFOLLOWABLE = /\b[Ss]eed 00\d\b|\b[Ii]ssue \d+|\/work\/|shared\/seeds/;
 
@@ -18,9 +17,9 @@ function commentOf(line: string): string | undefined {
   return at >= 0 ? line.slice(at) : undefined;
 }
 
-test('no comment in src, test, bench or web/src cites a seed number, an issue or a path outside the repository', () => {
+test('no comment in the packages, test or bench cites a seed number, an issue or a path outside the repository', () => {
   const found: string[] = [];
-  for (const dir of ['src', 'test', 'bench', join('web', 'src')]) {
+  for (const dir of [LIBRARY_SRC, CLI_SRC, 'test', 'bench', WEB_SRC]) {
     for (const file of sourceFiles(repoPath(dir))) {
       readFileSync(repoPath(dir, file), 'utf8')
         .split('\n')
@@ -38,15 +37,15 @@ test('no comment in src, test, bench or web/src cites a seed number, an issue or
   assert.deepEqual(found, []);
 });
 
-test("the simulator page's own words cite no seed number either (web/index.html and web/src)", () => {
+test("the simulator page's own words cite no seed number either (its index.html and src)", () => {
   const found: string[] = [];
   const check = (path: string, text: string): void =>
     text.split('\n').forEach((line, i) => {
       if (UNFOLLOWABLE.test(line)) found.push(`${path}:${i + 1}`);
     });
-  check('web/index.html', readFileSync(repoPath('web', 'index.html'), 'utf8'));
-  for (const file of sourceFiles(repoPath('web', 'src')))
-    check(`web/src/${file}`, readFileSync(repoPath('web', 'src', file), 'utf8'));
+  check(`${WEB}/index.html`, readFileSync(repoPath(WEB, 'index.html'), 'utf8'));
+  for (const file of sourceFiles(repoPath(WEB_SRC)))
+    check(`${WEB_SRC}/${file}`, readFileSync(repoPath(WEB_SRC, file), 'utf8'));
   assert.deepEqual(found, []);
 });
 

@@ -1,24 +1,26 @@
 // Imports point downward only (docs/design.md, "Layers"): the order is read from the doc itself,
-// every folder of src/ must be listed there, and no file imports a layer above its own. The
-// pure layers import no node:* module. The apps (apps/) use the library as a user does: through
-// the files behind package.json "exports", never a file inside a layer. The checkers are
+// every folder of the library's src/ must be listed there, and no file imports a layer above its
+// own. The pure layers import no node:* module. The CLI package, its page, the benches and the
+// examples use the library as a user does: through package.json "exports", never a file inside
+// a layer. The checkers are
 // tested on small bad inputs first, so a green run over the trees means something.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  checkAppImports,
+  checkConsumerImports,
   checkFileImports,
   checkTree,
   importsOf,
   layersFromDesign,
-  publicEntryFiles,
+  publicSpecifiers,
   sourceFiles,
-  type AppRules,
+  type ConsumerRules,
+  type ConsumerTree,
   type LayerRules,
 } from '../support/layer-imports.js';
-import { repoPath } from '../support/repo-path.js';
+import { CLI_SRC, LIBRARY_SRC, repoPath, WEB_SRC } from '../support/repo-path.js';
 
 const PURE = ['contract', 'time', 'policy'];
 const layers = layersFromDesign(readFileSync(repoPath('docs', 'design.md'), 'utf8'));
@@ -75,11 +77,11 @@ describe('the layer checker', () => {
   });
 });
 
-describe('src/ against docs/design.md', () => {
+describe("the library's layers against docs/design.md", () => {
   it('lists the layers in order, every folder of src/ among them', () => {
     assert.ok(layers.length >= 8, `read ${layers.length} layers from docs/design.md`);
-    const folders = readdirSync(repoPath('src')).filter((name) =>
-      statSync(join(repoPath('src'), name)).isDirectory(),
+    const folders = readdirSync(repoPath(LIBRARY_SRC)).filter((name) =>
+      statSync(join(repoPath(LIBRARY_SRC), name)).isDirectory(),
     );
     assert.deepEqual(
       folders.filter((folder) => !layers.includes(folder)),
@@ -90,7 +92,7 @@ describe('src/ against docs/design.md', () => {
   });
 
   it('no file of src/ imports a layer above its own, and the pure layers import no node:*', () => {
-    const violations = checkTree(repoPath('src'), rules);
+    const violations = checkTree(repoPath(LIBRARY_SRC), rules);
     assert.deepEqual(
       violations.map((v) => `${v.file}: ${v.specifier} (${v.why})`),
       [],
@@ -98,62 +100,100 @@ describe('src/ against docs/design.md', () => {
   });
 });
 
-describe("apps/ against the library's exports", () => {
-  const pkg = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as Parameters<
-    typeof publicEntryFiles
-  >[0];
-  const appRules: AppRules = {
-    entries: publicEntryFiles(pkg),
-    browserApps: { sim: PURE },
+describe("the library's users against its exports", () => {
+  const library = JSON.parse(
+    readFileSync(repoPath(LIBRARY_SRC, '..', 'package.json'), 'utf8'),
+  ) as Parameters<typeof publicSpecifiers>[0];
+  const rules: ConsumerRules = {
+    library: 'oncely',
+    publicSpecifiers: publicSpecifiers(library),
+    browserSpecifiers: ['oncely/policy'],
   };
+  /** The trees that use the library as a user does, and what each may import. */
+  const TREES: Record<string, ConsumerTree> = {
+    [`${CLI_SRC}/sim`]: { home: `${CLI_SRC}/sim`, browser: true },
+    [CLI_SRC]: { home: CLI_SRC, browser: false },
+    [WEB_SRC]: { home: WEB_SRC, browser: true },
+    bench: { home: 'bench', browser: false },
+    examples: { home: 'examples', browser: false },
+  };
+  const toy: ConsumerRules = {
+    library: 'oncely',
+    publicSpecifiers: ['oncely', 'oncely/http', 'oncely/policy'],
+    browserSpecifiers: ['oncely/policy'],
+  };
+  const server: ConsumerTree = { home: 'packages/cli/src', browser: false };
+  const page: ConsumerTree = { home: 'packages/cli/web/src', browser: true };
 
-  it('the checker refuses a file inside a layer, test/ and node:* in a browser app', () => {
-    const toy: AppRules = {
-      entries: ['src/index.ts', 'src/http/index.ts'],
-      browserApps: { sim: ['time'] },
-    };
+  it('the checker refuses internals, a path out of the tree, and node:* in a browser tree', () => {
+    const check = (file: string, source: string, tree: ConsumerTree) =>
+      checkConsumerImports(file, source, tree, toy).map((v) => v.why);
     assert.deepEqual(
-      checkAppImports('apps/serve/a.ts', "import { x } from '../../src/http/index.js';", toy),
+      check('packages/cli/src/serve/a.ts', "import { x } from 'oncely/http';", server),
+      [],
+    );
+    assert.deepEqual(
+      check('packages/cli/src/serve/a.ts', "import { x } from '../lab/b.js';", server),
       [],
     );
     assert.match(
-      checkAppImports('apps/serve/a.ts', "import { x } from '../../src/http/problem.js';", toy)[0]
-        ?.why ?? '',
-      /through its exports/,
+      check(
+        'packages/cli/src/serve/a.ts',
+        "import { x } from 'oncely/http/problem.js';",
+        server,
+      )[0] ?? '',
+      /not an export/,
     );
     assert.match(
-      checkAppImports('apps/cli/a.ts', "import { x } from '../../test/t.js';", toy)[0]?.why ?? '',
-      /only apps/,
+      check('bench/a.ts', "import { x } from '#oncely/ledger/ledger.js';", server)[0] ?? '',
+      /internals/,
     );
-    assert.equal(
-      checkAppImports('apps/sim/a.ts', "import { x } from 'node:fs';", toy).length,
-      1,
-      'the simulator runs in a browser',
+    assert.match(
+      check(
+        'packages/cli/src/serve/a.ts',
+        "import { x } from '../../../oncely/src/index.js';",
+        server,
+      )[0] ?? '',
+      /only inside/,
     );
-    assert.deepEqual(
-      checkAppImports('apps/sim/a.ts', "import { x } from '../../src/time/clock.js';", toy),
-      [],
+    assert.match(
+      check('packages/cli/web/src/a.ts', "import { x } from 'node:fs';", page)[0] ?? '',
+      /browser/,
     );
-    assert.equal(
-      checkAppImports('apps/sim/a.ts', "import { x } from '../../src/index.js';", toy).length,
-      1,
-      'the root entry reaches node:http',
-    );
-  });
-
-  it('reads the public entry files from package.json', () => {
-    assert.ok(appRules.entries.includes('src/index.ts'));
-    assert.ok(appRules.entries.includes('src/stores/sqlite/index.ts'));
-    assert.ok(appRules.entries.every((file) => existsSync(repoPath(file))));
-  });
-
-  it('no file of apps/ imports the library past its exports', () => {
-    const violations = sourceFiles(repoPath('apps')).flatMap((file) =>
-      checkAppImports(`apps/${file}`, readFileSync(repoPath('apps', file), 'utf8'), appRules),
+    assert.match(
+      check('packages/cli/web/src/a.ts', "import { x } from 'oncely';", page)[0] ?? '',
+      /browser-safe/,
     );
     assert.deepEqual(
-      violations.map((v) => `${v.file}: ${v.specifier} (${v.why})`),
+      check('packages/cli/web/src/a.ts', "import { x } from 'oncely/policy';", page),
       [],
     );
   });
+
+  it("reads the public specifiers from the library's package.json", () => {
+    assert.ok(rules.publicSpecifiers.includes('oncely'));
+    assert.ok(rules.publicSpecifiers.includes('oncely/stores/sqlite'));
+    assert.ok(rules.publicSpecifiers.includes('oncely/policy'));
+  });
+
+  for (const [dir, tree] of Object.entries(TREES)) {
+    it(`no file of ${dir} imports the library past its exports`, () => {
+      const files = sourceFiles(repoPath(dir)).filter(
+        (file) => dir !== CLI_SRC || !file.startsWith('sim/'),
+      );
+      assert.ok(files.length > 0, `${dir} has sources`);
+      const violations = files.flatMap((file) =>
+        checkConsumerImports(
+          `${dir}/${file}`,
+          readFileSync(repoPath(dir, file), 'utf8'),
+          tree,
+          rules,
+        ),
+      );
+      assert.deepEqual(
+        violations.map((v) => `${v.file}: ${v.specifier} (${v.why})`),
+        [],
+      );
+    });
+  }
 });

@@ -85,14 +85,14 @@ describe('.oxlintrc.json', () => {
     const dir = probeDirectory({
       '.oxlintrc.json': config,
       'tsconfig.json': JSON.stringify(tsconfig),
-      'src/policy/decide.ts': BAD,
-      'src/time/clock.ts': BAD,
+      'packages/oncely/src/policy/decide.ts': BAD,
+      'packages/oncely/src/time/clock.ts': BAD,
       // 101 lines of code counted (the statements, `let`, `return` and the closing brace).
-      'src/client/long-function.ts': functionOf(97),
+      'packages/oncely/src/client/long-function.ts': functionOf(97),
       // 100 counted, and 40 blank or comment lines that the rule skips.
-      'src/client/padded-function.ts': functionOf(96, 40),
-      'src/client/long-file.ts': fileOf(301),
-      'src/client/full-file.ts': fileOf(300),
+      'packages/oncely/src/client/padded-function.ts': functionOf(96, 40),
+      'packages/oncely/src/client/long-file.ts': fileOf(301),
+      'packages/oncely/src/client/full-file.ts': fileOf(300),
       // The size rules are the library's: a test or a script may be longer.
       'test/long-file.ts': fileOf(301) + functionOf(120),
     });
@@ -115,7 +115,7 @@ describe('.oxlintrc.json', () => {
   });
 
   it('refuses Date.now, Math.random, new Date() and setTimeout outside src/time, and a floating promise', () => {
-    assert.deepEqual(findings.get('src/policy/decide.ts'), [
+    assert.deepEqual(findings.get('packages/oncely/src/policy/decide.ts'), [
       '1:eslint(no-restricted-properties)',
       '2:eslint(no-restricted-properties)',
       '3:oncely(no-argument-date)',
@@ -125,20 +125,24 @@ describe('.oxlintrc.json', () => {
   });
 
   it('refuses a function of src over 100 lines of code and a file of src over 300 lines', () => {
-    assert.deepEqual(findings.get('src/client/long-function.ts'), [
+    assert.deepEqual(findings.get('packages/oncely/src/client/long-function.ts'), [
       '1:eslint(max-lines-per-function)',
     ]);
-    assert.deepEqual(findings.get('src/client/long-file.ts'), ['301:eslint(max-lines)']);
+    assert.deepEqual(findings.get('packages/oncely/src/client/long-file.ts'), [
+      '301:eslint(max-lines)',
+    ]);
   });
 
   it('counts no blank line or comment in a function, and holds tests and scripts to neither size', () => {
-    assert.equal(findings.get('src/client/padded-function.ts'), undefined);
-    assert.equal(findings.get('src/client/full-file.ts'), undefined);
+    assert.equal(findings.get('packages/oncely/src/client/padded-function.ts'), undefined);
+    assert.equal(findings.get('packages/oncely/src/client/full-file.ts'), undefined);
     assert.equal(findings.get('test/long-file.ts'), undefined);
   });
 
   it('lets src/time read the clock, but not drop a promise', () => {
-    assert.deepEqual(findings.get('src/time/clock.ts'), ['7:typescript(no-floating-promises)']);
+    assert.deepEqual(findings.get('packages/oncely/src/time/clock.ts'), [
+      '7:typescript(no-floating-promises)',
+    ]);
   });
 });
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { DeliverResult } from '../../apps/cli/commands/deliver.js';
+import type { DeliverResult } from '#cli/cli/commands/deliver.js';
 import { CLI } from '../support/repo-path.js';
 import { startServeProcess } from './serve-process.js';
 

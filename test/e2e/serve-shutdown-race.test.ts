@@ -5,8 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { openSqliteDatabase } from '../../src/stores/sqlite/index.js';
-import { DROPBOX_TABLE } from '../../apps/receivers/dropbox/dropbox-table.js';
+import { openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
+import { DROPBOX_TABLE } from '#cli/receivers/dropbox/dropbox-table.js';
 import { checkRaceAnswers, raceSubmissions } from '../apps/serve/shutdown-race.js';
 import { startServeProcess } from './serve-process.js';
 

@@ -3,10 +3,10 @@
 // effect and the receipt do not commit, the key is free again, and a retry runs the work anew.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createIdempotencyMiddleware, withIdempotency } from '../../src/http/index.js';
-import { createLedger } from '../../src/ledger/index.js';
-import { createMemoryStore, type MemoryTx } from '../../src/stores/memory/index.js';
-import { VirtualClock } from '../../src/time/index.js';
+import { createIdempotencyMiddleware, withIdempotency } from '#oncely/http/index.js';
+import { createLedger } from '#oncely/ledger/index.js';
+import { createMemoryStore, type MemoryTx } from '#oncely/stores/memory/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 
 test('an abort while the handler runs rolls its effect and receipt back; the retry runs again', async () => {
   const clock = new VirtualClock({ startAt: 1_700_000_000_000 });

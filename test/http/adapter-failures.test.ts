@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import express from 'express';
-import { idempotency, idempotencyOf } from '../../src/http/express/index.js';
-import { idempotentListener } from '../../src/http/node/index.js';
-import { createLedger } from '../../src/ledger/index.js';
-import { createMemoryStore } from '../../src/stores/memory/index.js';
-import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
+import { idempotency, idempotencyOf } from '#oncely/http/express/index.js';
+import { idempotentListener } from '#oncely/http/node/index.js';
+import { createLedger } from '#oncely/ledger/index.js';
+import { createMemoryStore } from '#oncely/stores/memory/index.js';
+import { createSqliteStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const dir = tempDir('oncely-adapter-failures-');

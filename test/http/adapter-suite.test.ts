@@ -2,8 +2,8 @@
 // the Hono middleware and the node:http wrapper, each in front of an unchanged route.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLedger } from '../../src/ledger/index.js';
-import { createMemoryStore } from '../../src/stores/memory/index.js';
+import { createLedger } from '#oncely/ledger/index.js';
+import { createMemoryStore } from '#oncely/stores/memory/index.js';
 import { FRAMEWORK_APPS, type RunningApp } from './framework-apps.js';
 
 const ORDER = '{"item":"tea","qty":2}';

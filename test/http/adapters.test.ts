@@ -8,10 +8,10 @@ import {
   toNodeListener,
   withIdempotency,
   type IdempotentHandler,
-} from '../../src/http/index.js';
-import { honoIdempotency } from '../../apps/receivers/hono-idempotency.js';
-import { createLedger } from '../../src/ledger/index.js';
-import { createMemoryStore, type MemoryTx } from '../../src/stores/memory/index.js';
+} from '#oncely/http/index.js';
+import { honoIdempotency } from '#cli/receivers/hono-idempotency.js';
+import { createLedger } from '#oncely/ledger/index.js';
+import { createMemoryStore, type MemoryTx } from '#oncely/stores/memory/index.js';
 
 /** One middleware + one notes handler; each adapter below serves it. */
 function setUp() {
@@ -162,7 +162,7 @@ describe('adapters', () => {
     });
     const app = new Hono<{
       Variables: {
-        idempotency: import('../../src/http/index.js').IdempotencyContext<MemoryTx> | undefined;
+        idempotency: import('#oncely/http/index.js').IdempotencyContext<MemoryTx> | undefined;
       };
     }>();
     app.use('/notes', honoIdempotency(middleware));

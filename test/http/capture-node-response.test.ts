@@ -6,8 +6,8 @@ import {
   CaptureFailure,
   captureNodeResponse,
   type CapturedResponse,
-} from '../../src/http/adapters/capture-node-response.js';
-import type { AnswerBytes } from '../../src/http/receipt-response.js';
+} from '#oncely/http/adapters/capture-node-response.js';
+import type { AnswerBytes } from '#oncely/http/receipt-response.js';
 
 const responseOf = (): ServerResponse => new ServerResponse(new IncomingMessage(new Socket()));
 const text = (body: Uint8Array): string => Buffer.from(body).toString('utf8');

@@ -5,11 +5,11 @@ import {
   createIdempotencyMiddleware,
   withIdempotency,
   type IdempotentHandler,
-} from '../../src/http/index.js';
-import { createLedger, type Ledger, type LedgerStore } from '../../src/ledger/index.js';
-import { createMemoryStore } from '../../src/stores/memory/index.js';
-import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
-import { isInvalidOptionError } from '../../src/contract/errors.js';
+} from '#oncely/http/index.js';
+import { createLedger, type Ledger, type LedgerStore } from '#oncely/ledger/index.js';
+import { createMemoryStore } from '#oncely/stores/memory/index.js';
+import { createSqliteStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
+import { isInvalidOptionError } from '#oncely/contract/errors.js';
 import { describePostgres, storeInFreshSchema } from '../stores/postgres-env.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import express, { type RequestHandler } from 'express';
-import { captureRawBody, idempotency } from '../../src/http/express/index.js';
-import { createLedger } from '../../src/ledger/index.js';
-import { createMemoryStore } from '../../src/stores/memory/index.js';
+import { captureRawBody, idempotency } from '#oncely/http/express/index.js';
+import { createLedger } from '#oncely/ledger/index.js';
+import { createMemoryStore } from '#oncely/stores/memory/index.js';
 
 /** An Express app with `parser` in front of the middleware and a route that echoes what it got. */
 async function appWith(

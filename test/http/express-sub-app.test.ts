@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import express from 'express';
-import { idempotency, idempotencyOf } from '../../src/http/express/index.js';
-import { createLedger } from '../../src/ledger/index.js';
-import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
+import { idempotency, idempotencyOf } from '#oncely/http/express/index.js';
+import { createLedger } from '#oncely/ledger/index.js';
+import { createSqliteStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const dir = tempDir('oncely-sub-app-');

@@ -5,12 +5,12 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
-import type { AdapterOptions } from '../../src/http/adapters/adapter-options.js';
-import { idempotency as expressIdempotency, idempotencyOf } from '../../src/http/express/index.js';
-import { fastifyIdempotency } from '../../src/http/fastify/index.js';
-import { idempotency as honoIdempotency } from '../../src/http/hono/index.js';
-import { toNodeListener } from '../../src/http/node-listener.js';
-import { idempotentListener } from '../../src/http/node/index.js';
+import type { AdapterOptions } from '#oncely/http/adapters/adapter-options.js';
+import { idempotency as expressIdempotency, idempotencyOf } from '#oncely/http/express/index.js';
+import { fastifyIdempotency } from '#oncely/http/fastify/index.js';
+import { idempotency as honoIdempotency } from '#oncely/http/hono/index.js';
+import { toNodeListener } from '#oncely/http/node-listener.js';
+import { idempotentListener } from '#oncely/http/node/index.js';
 
 /** The users the authentication step knows, by bearer token (what passport's strategy would look up). */
 /** A request after the authentication step (passport's `req.user`). */

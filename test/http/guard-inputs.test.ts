@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { LazyFingerprintInput, LazyValidationInput } from '../../src/http/guard-inputs.js';
-import { incomingOfRequest, type Incoming } from '../../src/http/incoming.js';
-import { requestFingerprint } from '../../src/http/request-fingerprint.js';
+import { LazyFingerprintInput, LazyValidationInput } from '#oncely/http/guard-inputs.js';
+import { incomingOfRequest, type Incoming } from '#oncely/http/incoming.js';
+import { requestFingerprint } from '#oncely/http/request-fingerprint.js';
 
 /** An Incoming over a web Request that counts how often the Request is asked for. */
 function counted(request: Request): { incoming: Incoming; made: () => number } {

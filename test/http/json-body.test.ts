@@ -2,10 +2,10 @@
 // charset or charset=utf-8, nothing else (RFC 8259 section 8.1).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { PROBLEM_JSON } from '../../src/contract/headers.js';
-import { ACCEPTED_JSON_TYPES, isJsonMediaType, jsonValidator } from '../../src/http/json-body.js';
-import { defineProblem } from '../../src/http/problem.js';
-import type { Validation } from '../../src/http/request-validation.js';
+import { PROBLEM_JSON } from '#oncely/contract/headers.js';
+import { ACCEPTED_JSON_TYPES, isJsonMediaType, jsonValidator } from '#oncely/http/json-body.js';
+import { defineProblem } from '#oncely/http/problem.js';
+import type { Validation } from '#oncely/http/request-validation.js';
 
 const ACCEPTED = [
   'application/json',

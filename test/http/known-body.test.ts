@@ -6,12 +6,12 @@ import {
   createIdempotencyMiddleware,
   toNodeListener,
   withIdempotency,
-} from '../../src/http/index.js';
-import { knownRequestBody, requestOfBytes, responseOfBytes } from '../../src/http/known-body.js';
-import { READ_AHEAD_BYTES } from '../../src/http/node-listener.js';
-import { NodeRequest } from '../../src/http/node-request.js';
-import { createLedger } from '../../src/ledger/index.js';
-import { createMemoryStore } from '../../src/stores/memory/index.js';
+} from '#oncely/http/index.js';
+import { knownRequestBody, requestOfBytes, responseOfBytes } from '#oncely/http/known-body.js';
+import { READ_AHEAD_BYTES } from '#oncely/http/node-listener.js';
+import { NodeRequest } from '#oncely/http/node-request.js';
+import { createLedger } from '#oncely/ledger/index.js';
+import { createMemoryStore } from '#oncely/stores/memory/index.js';
 
 const bytes = new TextEncoder().encode('{"amount":1}');
 const keyed = (body = bytes) =>

@@ -1,14 +1,14 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isInvalidOptionError } from '../../src/contract/errors.js';
+import { isInvalidOptionError } from '#oncely/contract/errors.js';
 import {
   createIdempotencyMiddleware,
   withIdempotency,
   type IdempotencyOptions,
-} from '../../src/http/index.js';
-import { SINGLE_TENANT_SCOPE } from '../../src/http/idempotency-options.js';
-import { createLedger } from '../../src/ledger/index.js';
-import { createMemoryStore, type MemoryTx } from '../../src/stores/memory/index.js';
+} from '#oncely/http/index.js';
+import { SINGLE_TENANT_SCOPE } from '#oncely/http/idempotency-options.js';
+import { createLedger } from '#oncely/ledger/index.js';
+import { createMemoryStore, type MemoryTx } from '#oncely/stores/memory/index.js';
 
 function app(options: Partial<IdempotencyOptions<MemoryTx>> = {}) {
   const seen: Array<string | undefined> = [];

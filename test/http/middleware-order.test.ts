@@ -8,11 +8,11 @@ import {
   problemResponse,
   withIdempotency,
   type IdempotencyContext,
-} from '../../src/http/index.js';
-import type { AdmittedRequest } from '../../src/http/request-validation.js';
-import { createLedger } from '../../src/ledger/index.js';
-import { createMemoryStore, type MemoryTx } from '../../src/stores/memory/index.js';
-import { VirtualClock } from '../../src/time/index.js';
+} from '#oncely/http/index.js';
+import type { AdmittedRequest } from '#oncely/http/request-validation.js';
+import { createLedger } from '#oncely/ledger/index.js';
+import { createMemoryStore, type MemoryTx } from '#oncely/stores/memory/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 
 const TOO_SHORT = defineProblem('too_short', 422, 'Body too short');
 

@@ -1,16 +1,16 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { PROBLEM_JSON } from '../../src/contract/headers.js';
-import { isInvalidOptionError } from '../../src/contract/errors.js';
+import { PROBLEM_JSON } from '#oncely/contract/headers.js';
+import { isInvalidOptionError } from '#oncely/contract/errors.js';
 import {
   createIdempotencyMiddleware,
   withIdempotency,
   type IdempotencyOptions,
   type IdempotentHandler,
-} from '../../src/http/index.js';
-import { createLedger, type LedgerStore } from '../../src/ledger/index.js';
-import { createMemoryStore, type MemoryTx } from '../../src/stores/memory/index.js';
-import { VirtualClock } from '../../src/time/index.js';
+} from '#oncely/http/index.js';
+import { createLedger, type LedgerStore } from '#oncely/ledger/index.js';
+import { createMemoryStore, type MemoryTx } from '#oncely/stores/memory/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 
 const START_AT = 1_700_000_000_000;
 

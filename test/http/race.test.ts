@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { toNodeListener } from '../../src/http/index.js';
+import { toNodeListener } from '#oncely/http/index.js';
 import { createFixtureApp } from '../fixtures/ledger-app.js';
 import { openFixtureStore } from '../fixtures/ledger-fixture-store.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';

@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { fingerprint, sha256Hex } from '../../src/contract/fingerprint.js';
-import { requestFingerprint } from '../../src/http/request-fingerprint.js';
+import { fingerprint, sha256Hex } from '#oncely/contract/fingerprint.js';
+import { requestFingerprint } from '#oncely/http/request-fingerprint.js';
 
 describe('requestFingerprint (node:crypto)', () => {
   it('gives the digests of the browser-safe hash, so stored fingerprints stay valid', () => {

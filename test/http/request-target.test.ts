@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { readRequestTarget, RequestTarget } from '../../src/http/request-target.js';
+import { readRequestTarget, RequestTarget } from '#oncely/http/request-target.js';
 
 const head = (target: string, host = 'api.test:8080') => ({
   method: 'POST',

@@ -2,7 +2,7 @@
 // lone surrogates, nesting past the limit (RFC 8259 sections 4 and 8.2, RFC 7493 section 2.3).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_JSON_DEPTH, parseStrictJson } from '../../src/http/strict-json.js';
+import { MAX_JSON_DEPTH, parseStrictJson } from '#oncely/http/strict-json.js';
 
 const parse = (text: string): ReturnType<typeof parseStrictJson> =>
   parseStrictJson(new TextEncoder().encode(text));

@@ -1,5 +1,5 @@
-import { createJournal, createOutboxWorker, type JournalStore } from '../../src/journal/index.js';
-import type { VirtualClock } from '../../src/time/index.js';
+import { createJournal, createOutboxWorker, type JournalStore } from '#oncely/journal/index.js';
+import type { VirtualClock } from '#oncely/time/index.js';
 
 /** A fetch answering by URL: a status, or 'throw' (a reset after the request left). Counts calls. */
 export function routedFetch(routes: Readonly<Record<string, number | 'throw'>>, fallback = 200) {

@@ -1,7 +1,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createJournal, createOutboxWorker, type JournalStore } from '../../src/journal/index.js';
-import type { VirtualClock } from '../../src/time/index.js';
+import { createJournal, createOutboxWorker, type JournalStore } from '#oncely/journal/index.js';
+import type { VirtualClock } from '#oncely/time/index.js';
 import { routedFetch, SEED_TARGETS, seedDeadLetters } from './dead-letter-seed.js';
 
 type WithStore = (

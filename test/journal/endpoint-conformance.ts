@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createJournal, createOutboxWorker, type JournalStore } from '../../src/journal/index.js';
-import { verifyWebhook } from '../../src/contract/standard-webhooks.js';
-import { VirtualClock, seededRandom } from '../../src/time/index.js';
+import { createJournal, createOutboxWorker, type JournalStore } from '#oncely/journal/index.js';
+import { verifyWebhook } from '#oncely/contract/standard-webhooks.js';
+import { VirtualClock, seededRandom } from '#oncely/time/index.js';
 import type { JournalFixture } from './journal-conformance.js';
 import { turnsUntil } from '../support/turns-until.js';
 

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { observeAnswers, SLOW_FOR_MS } from '../../src/journal/endpoint-signals.js';
-import { slotSpacingMs } from '../../src/journal/endpoint-gate.js';
-import { prepareEndpoint } from '../../src/journal/endpoint-input.js';
+import { observeAnswers, SLOW_FOR_MS } from '#oncely/journal/endpoint-signals.js';
+import { slotSpacingMs } from '#oncely/journal/endpoint-gate.js';
+import { prepareEndpoint } from '#oncely/journal/endpoint-input.js';
 
 const NOW = 1_700_000_000_000;
 const answer = (status: number | null, headers: { retryAfter?: string; hint?: string } = {}) => ({

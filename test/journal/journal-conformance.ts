@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createJournal, createOutboxWorker, type JournalStore } from '../../src/journal/index.js';
-import { VirtualClock, seededRandom } from '../../src/time/index.js';
+import { createJournal, createOutboxWorker, type JournalStore } from '#oncely/journal/index.js';
+import { VirtualClock, seededRandom } from '#oncely/time/index.js';
 import { runDeadLetterConformance } from './dead-letters-conformance.js';
 import { runOrderingConformance } from './journal-ordering-conformance.js';
 

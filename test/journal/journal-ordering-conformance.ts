@@ -6,8 +6,8 @@ import {
   type ClaimedIntent,
   type JournalStore,
   type Settlement,
-} from '../../src/journal/index.js';
-import { VirtualClock, seededRandom } from '../../src/time/index.js';
+} from '#oncely/journal/index.js';
+import { VirtualClock, seededRandom } from '#oncely/time/index.js';
 import { createFifoReceiver, fifoFetch } from '../../bench/fifo-receiver.js';
 import type { JournalFixture } from './journal-conformance.js';
 

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
-import { VirtualClock } from '../../src/time/index.js';
-import { createJournal, type JournalStore } from '../../src/journal/index.js';
-import { createPostgresJournalStore } from '../../src/stores/postgres/index.js';
-import { createSqliteJournalStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
+import { createJournal, type JournalStore } from '#oncely/journal/index.js';
+import { createPostgresJournalStore } from '#oncely/stores/postgres/index.js';
+import { createSqliteJournalStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
 
 const TARGET = 'http://receiver.test/hooks';

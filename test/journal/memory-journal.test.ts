@@ -1,4 +1,4 @@
-import { createMemoryJournalStore } from '../../src/stores/memory/index.js';
+import { createMemoryJournalStore } from '#oncely/stores/memory/index.js';
 import { runJournalConformance } from './journal-conformance.js';
 import { runEndpointConformance } from './endpoint-conformance.js';
 

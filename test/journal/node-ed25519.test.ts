@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { signWebhook, signWebhookWith } from '../../src/contract/standard-webhooks.js';
-import { generateWebhookKeyPair, portableEd25519 } from '../../src/contract/webhook-keys.js';
-import { nodeEd25519 } from '../../src/journal/node-ed25519.js';
-import { seededRandom } from '../../src/time/random.js';
+import { signWebhook, signWebhookWith } from '#oncely/contract/standard-webhooks.js';
+import { generateWebhookKeyPair, portableEd25519 } from '#oncely/contract/webhook-keys.js';
+import { nodeEd25519 } from '#oncely/journal/node-ed25519.js';
+import { seededRandom } from '#oncely/time/random.js';
 
 test("the worker's node:crypto ed25519 signs byte for byte as the portable one, the reference vector and 300 random keys included", () => {
   const vector = signWebhookWith(

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { toNodeListener } from '../../src/http/node-listener.js';
-import { createJournal } from '../../src/journal/index.js';
-import { createFlakyReceiver } from '../../apps/lab/outbox/flaky-receiver.js';
-import { createSqliteJournalStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
-import { seededRandom } from '../../src/time/index.js';
+import { toNodeListener } from '#oncely/http/node-listener.js';
+import { createJournal } from '#oncely/journal/index.js';
+import { createFlakyReceiver } from '#cli/lab/outbox/flaky-receiver.js';
+import { createSqliteJournalStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
+import { seededRandom } from '#oncely/time/index.js';
 import { CLI } from '../support/repo-path.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -1,8 +1,8 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createJournal, createOutboxWorker, type JournalStore } from '../../src/journal/index.js';
-import { createMemoryJournalStore } from '../../src/stores/memory/index.js';
-import { VirtualClock } from '../../src/time/index.js';
+import { createJournal, createOutboxWorker, type JournalStore } from '#oncely/journal/index.js';
+import { createMemoryJournalStore } from '#oncely/stores/memory/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 import { scriptedFetch } from './journal-conformance.js';
 
 // bench/chaos found it: `oncely outbox run --watch` (worker.run) ended on the first pass that met

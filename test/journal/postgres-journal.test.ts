@@ -1,9 +1,9 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createJournal } from '../../src/journal/index.js';
+import { createJournal } from '#oncely/journal/index.js';
 import pg from 'pg';
-import { createPostgresJournalStore } from '../../src/stores/postgres/index.js';
-import type { PgQueryable } from '../../src/stores/postgres/pg-pool.js';
+import { createPostgresJournalStore } from '#oncely/stores/postgres/index.js';
+import type { PgQueryable } from '#oncely/stores/postgres/pg-pool.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
 import { runJournalConformance, type JournalFixture } from './journal-conformance.js';
 import { runEndpointConformance } from './endpoint-conformance.js';

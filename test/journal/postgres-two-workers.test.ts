@@ -2,11 +2,11 @@ import { createServer, type Server } from 'node:http';
 import { after, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { toNodeListener } from '../../src/http/node-listener.js';
-import { createJournal, createOutboxWorker } from '../../src/journal/index.js';
-import { createFlakyReceiver } from '../../apps/lab/outbox/flaky-receiver.js';
-import { createPostgresJournalStore } from '../../src/stores/postgres/index.js';
-import { seededRandom } from '../../src/time/index.js';
+import { toNodeListener } from '#oncely/http/node-listener.js';
+import { createJournal, createOutboxWorker } from '#oncely/journal/index.js';
+import { createFlakyReceiver } from '#cli/lab/outbox/flaky-receiver.js';
+import { createPostgresJournalStore } from '#oncely/stores/postgres/index.js';
+import { seededRandom } from '#oncely/time/index.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
 
 // Enough for the two workers' claims to collide often (over a thousand, a few dozen intents were

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createJournal } from '../../src/journal/index.js';
-import { VirtualClock } from '../../src/time/index.js';
-import { createSqliteJournalStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
-import type { SqliteJournalTx } from '../../src/stores/sqlite/sqlite-journal-store.js';
+import { createJournal } from '#oncely/journal/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
+import { createSqliteJournalStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
+import type { SqliteJournalTx } from '#oncely/stores/sqlite/sqlite-journal-store.js';
 import { runJournalConformance, type JournalFixture } from './journal-conformance.js';
 import { runEndpointConformance } from './endpoint-conformance.js';
 import { turnsUntil } from '../support/turns-until.js';

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { decideClaim, type LedgerEntry } from '../../src/ledger/index.js';
+import { decideClaim, type LedgerEntry } from '#oncely/ledger/index.js';
 
 const base = {
   scope: 's',

@@ -5,8 +5,8 @@
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { createLedger, jsonReceipt, type Ledger } from '../../src/ledger/index.js';
-import type { ExecuteResult } from '../../src/ledger/ledger-result.js';
+import { createLedger, jsonReceipt, type Ledger } from '#oncely/ledger/index.js';
+import type { ExecuteResult } from '#oncely/ledger/ledger-result.js';
 import { describePostgres, storeInFreshSchema } from '../stores/postgres-env.js';
 
 const KEYS = ['k1', 'k2', 'k3'] as const;

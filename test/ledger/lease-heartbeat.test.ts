@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLedger, jsonReceipt, type LedgerStore } from '../../src/ledger/index.js';
-import { createMemoryStore, type MemoryTx } from '../../src/stores/memory/index.js';
-import { VirtualClock } from '../../src/time/index.js';
+import { createLedger, jsonReceipt, type LedgerStore } from '#oncely/ledger/index.js';
+import { createMemoryStore, type MemoryTx } from '#oncely/stores/memory/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 
 const LEASE_MS = 2_000;
 const HEARTBEAT_MS = 1_000;

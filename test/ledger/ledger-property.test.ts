@@ -6,9 +6,9 @@ import {
   jsonReceipt,
   receiptJson,
   type ExecuteResult,
-} from '../../src/ledger/index.js';
-import { createMemoryStore } from '../../src/stores/memory/index.js';
-import { VirtualClock } from '../../src/time/index.js';
+} from '#oncely/ledger/index.js';
+import { createMemoryStore } from '#oncely/stores/memory/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 
 const LEASE_MS = 1_000;
 const RETENTION_MS = 10_000;

@@ -1,11 +1,11 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { isInvalidOptionError, isOncelyError } from '../../src/contract/errors.js';
-import { createLedger } from '../../src/ledger/index.js';
-import { createMemoryStore } from '../../src/stores/memory/index.js';
-import { createPostgresStore, openPostgresPool } from '../../src/stores/postgres/index.js';
-import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
+import { isInvalidOptionError, isOncelyError } from '#oncely/contract/errors.js';
+import { createLedger } from '#oncely/ledger/index.js';
+import { createMemoryStore } from '#oncely/stores/memory/index.js';
+import { createPostgresStore, openPostgresPool } from '#oncely/stores/postgres/index.js';
+import { createSqliteStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isInvalidKeyError, isInvalidOptionError } from '../../src/contract/errors.js';
+import { isInvalidKeyError, isInvalidOptionError } from '#oncely/contract/errors.js';
 import {
   createLedger,
   isBusinessAnswer,
@@ -9,9 +9,9 @@ import {
   DEFAULT_LEDGER_OPTIONS,
   type LedgerOptions,
   type Receipt,
-} from '../../src/ledger/index.js';
-import { createMemoryStore, type MemoryTx } from '../../src/stores/memory/index.js';
-import { VirtualClock } from '../../src/time/index.js';
+} from '#oncely/ledger/index.js';
+import { createMemoryStore, type MemoryTx } from '#oncely/stores/memory/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 
 const req = { scope: 'alice', key: 'k1', fingerprint: 'fp' };
 

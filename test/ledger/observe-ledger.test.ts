@@ -1,14 +1,14 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { trace } from '@opentelemetry/api';
-import { attemptSpanEvents, ATTEMPT_SPAN_EVENT } from '../../src/client/attempt-span-events.js';
-import { createClient } from '../../src/client/fetch-client.js';
-import { createLedger, jsonReceipt, type InFlightEntry } from '../../src/ledger/index.js';
-import { ledgerSpanEvents, LEDGER_SPAN_EVENT } from '../../src/ledger/ledger-span-events.js';
-import { observeLedger, type LedgerDecision } from '../../src/ledger/observe-ledger.js';
-import { createMemoryStore } from '../../src/stores/memory/index.js';
-import { seededRandom } from '../../src/time/random.js';
-import { VirtualClock } from '../../src/time/virtual-clock.js';
+import { attemptSpanEvents, ATTEMPT_SPAN_EVENT } from '#oncely/client/attempt-span-events.js';
+import { createClient } from '#oncely/client/fetch-client.js';
+import { createLedger, jsonReceipt, type InFlightEntry } from '#oncely/ledger/index.js';
+import { ledgerSpanEvents, LEDGER_SPAN_EVENT } from '#oncely/ledger/ledger-span-events.js';
+import { observeLedger, type LedgerDecision } from '#oncely/ledger/observe-ledger.js';
+import { createMemoryStore } from '#oncely/stores/memory/index.js';
+import { seededRandom } from '#oncely/time/random.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
 import { memoryTracer } from '../support/memory-tracer.js';
 
 const START_AT = 1_700_000_000_000;

@@ -1,12 +1,12 @@
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import assert from 'node:assert/strict';
-import { isInvalidOptionError } from '../../src/contract/errors.js';
-import { createLedger, jsonReceipt, type LedgerStore } from '../../src/ledger/index.js';
-import type { CompletedEntry } from '../../src/ledger/ledger-entry.js';
-import { ReceiptCache } from '../../src/ledger/receipt-cache.js';
-import { createMemoryStore, type MemoryTx } from '../../src/stores/memory/index.js';
-import { VirtualClock } from '../../src/time/index.js';
+import { isInvalidOptionError } from '#oncely/contract/errors.js';
+import { createLedger, jsonReceipt, type LedgerStore } from '#oncely/ledger/index.js';
+import type { CompletedEntry } from '#oncely/ledger/ledger-entry.js';
+import { ReceiptCache } from '#oncely/ledger/receipt-cache.js';
+import { createMemoryStore, type MemoryTx } from '#oncely/stores/memory/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 
 /** A memory store that counts the claims it is asked for. */
 function counting(store = createMemoryStore()): {

@@ -1,13 +1,11 @@
-// The install a user does: pack the project, install the tarball into an empty app, and use it
-// there with import and with require, the CLI, and the documented client and ledger examples.
-// The tarball is packed from a copy of the tree holding this tree's own build, fresh (a file of a
-// removed source is left out, as prepack's build would): `npm test` has just built it, and
-// compiling everything again for the tarball took most of this test's time. CI's `npm ci` on a
-// fresh clone runs that build (scripts/build-package.js, through prepare). Offline: the app's
-// node_modules is seeded with the runtime dependencies this repository already installed, and
-// npm adds the tarball alone. The steps that do not need each other's results run side by side
-// (the app is seeded while npm packs; a test's processes start together): this file is the
-// suite's longest, and most of it is waiting for npm and node processes.
+// The install a user does: pack the two packages (`oncely`, the library; `@oncely/cli`, the
+// command), install them into empty apps, and use them there: the library alone with import and
+// with require, the CLI, and the documented client and ledger examples. The tarballs are packed
+// from a copy of the tree holding this tree's own build, fresh (a file of a removed source is
+// left out, as prepack's build would): `npm test` has just built it, and compiling everything
+// again for the tarballs took most of this test's time. Offline: each app's node_modules is
+// seeded with the runtime dependencies this repository already installed, and npm adds the
+// tarballs alone. The steps that do not need each other's results run side by side.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import {
@@ -25,15 +23,21 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { after, before, test } from 'node:test';
 import { EXAMPLE_DRIVERS } from '../support/example-drivers.js';
-import { REPO_ROOT, repoPath } from '../support/repo-path.js';
+import { CLI_SRC, LIBRARY_SRC, REPO_ROOT, repoPath } from '../support/repo-path.js';
 
 const work = mkdtempSync(join(tmpdir(), 'oncely-pack-'));
-const app = join(work, 'app');
+/** An app that installed the library alone, and one that installed the CLI (and so the library). */
+const libraryApp = join(work, 'library-app');
+const cliApp = join(work, 'cli-app');
 const npmCache = join(work, 'npm-cache');
-const pkg = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as {
-  dependencies: Record<string, string>;
-};
-let packed: string[] = [];
+const manifest = (dir: string) =>
+  JSON.parse(readFileSync(repoPath(dir, '..', 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
+const libraryPkg = manifest(LIBRARY_SRC);
+const cliPkg = manifest(CLI_SRC);
+/** The files of each tarball, by package name. */
+const packed: Record<string, string[]> = {};
 
 interface Run {
   readonly status: number | null;
@@ -48,10 +52,9 @@ const run = (cmd: string, args: string[], cwd: string): Promise<Run> =>
       cwd,
       timeout: 180_000,
       stdio: ['ignore', 'pipe', 'pipe'],
-      // A cache of its own, empty, beside the app (in memory when the runner's TMPDIR is): the
-      // install needs nothing from a cache (the dependencies are seeded, the tarball is a file), and
-      // in the user's ~/.npm it read the optional peers' full registry documents (express's and
-      // fastify's are megabytes) and wrote the tarball's entry to disk. Nothing is left behind there.
+      // A cache of its own, empty, beside the apps: the install needs nothing from a cache (the
+      // dependencies are seeded, the tarballs are files), and in the user's ~/.npm it read the
+      // optional peers' full registry documents (megabytes) and wrote the tarballs' entries.
       env: { ...process.env, npm_config_update_notifier: 'false', npm_config_cache: npmCache },
     });
     let stdout = '';
@@ -62,8 +65,12 @@ const run = (cmd: string, args: string[], cwd: string): Promise<Run> =>
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
 
+/** The runtime dependencies of a package, less the library itself (installed from its tarball). */
+const runtimeOf = (pkg: { dependencies: Record<string, string> }) =>
+  Object.keys(pkg.dependencies).filter((name) => name !== 'oncely');
+
 before(async () => {
-  // A copy of the tree: the tracked and new files, the installed node_modules, and the build.
+  // A copy of the tree: the tracked and new files and the build.
   const clone = join(work, 'clone');
   const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], {
     cwd: REPO_ROOT,
@@ -76,65 +83,115 @@ before(async () => {
     mkdirSync(dirname(join(clone, file)), { recursive: true });
     cpSync(join(REPO_ROOT, file), join(clone, file));
   }
-  symlinkSync(repoPath('node_modules'), join(clone, 'node_modules'));
-  // The build is there: prepack (which builds it) and prepare need not run.
+  // The build is there: prepack (which builds it) need not run.
   const packing = run(
     'npm',
-    ['pack', '--json', '--ignore-scripts', '--pack-destination', work],
+    [
+      'pack',
+      '--json',
+      '--ignore-scripts',
+      '--pack-destination',
+      work,
+      '-w',
+      'packages/oncely',
+      '-w',
+      'packages/cli',
+    ],
     clone,
   );
 
-  // Meanwhile, an app with the runtime dependencies (and theirs) already in node_modules.
-  mkdirSync(join(app, 'node_modules'), { recursive: true });
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true }));
-  seedInstalled(runtimeClosure(Object.keys(pkg.dependencies)));
+  // Meanwhile, the apps with the runtime dependencies (and theirs) already in node_modules.
+  for (const [app, pkg] of [
+    [libraryApp, libraryPkg],
+    [cliApp, cliPkg],
+  ] as const) {
+    mkdirSync(join(app, 'node_modules'), { recursive: true });
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true }));
+    seedInstalled(app, runtimeClosure([...runtimeOf(libraryPkg), ...runtimeOf(pkg)]));
+  }
 
   const pack = await packing;
   assert.equal(pack.status, 0, pack.stderr);
-  const [info] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
-  packed = info.files.map((f) => f.path);
-  const install = await run(
-    'npm',
-    ['install', '--offline', '--no-audit', '--no-fund', join(work, info.filename)],
-    app,
-  );
-  assert.equal(install.status, 0, install.stderr);
+  const infos = JSON.parse(pack.stdout) as {
+    name: string;
+    filename: string;
+    files: { path: string }[];
+  }[];
+  const tarball: Record<string, string> = {};
+  for (const info of infos) {
+    packed[info.name] = info.files.map((f) => f.path);
+    tarball[info.name] = join(work, info.filename);
+  }
+  const install = (app: string, tarballs: string[]) =>
+    run('npm', ['install', '--offline', '--no-audit', '--no-fund', ...tarballs], app);
+  const [library, cli] = await Promise.all([
+    install(libraryApp, [tarball['oncely']!]),
+    install(cliApp, [tarball['oncely']!, tarball['@oncely/cli']!]),
+  ]);
+  assert.equal(library.status, 0, library.stderr);
+  assert.equal(cli.status, 0, cli.stderr);
 });
 
 after(() => rmSync(work, { recursive: true, force: true }));
 
-test('the tarball of a fresh clone holds the built package, its license and no sources', () => {
+/** Each source module of `srcDir` that the tarball lacks, built or with its types. */
+function unbuilt(srcDir: string, files: string[], withTypes: boolean): string[] {
+  return listFiles(repoPath(srcDir))
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => relative(repoPath(srcDir), f).replace(/\.ts$/, ''))
+    .filter(
+      (f) => !files.includes(`dist/${f}.js`) || (withTypes && !files.includes(`dist/${f}.d.ts`)),
+    );
+}
+
+test('the library tarball holds the built library, its license, and no apps, page or sources', () => {
+  const files = packed['oncely'] ?? [];
   for (const file of [
     'package.json',
     'README.md',
     'LICENSE',
-    'dist/src/index.js',
-    'dist/src/index.d.ts',
-    'dist/apps/cli/main.js',
-    'dist/src/http/index.js',
-    'web/dist/index.html',
-  ]) {
-    assert.ok(packed.includes(file), `${file} is packed`);
-  }
-  const unbuilt = [...listFiles(repoPath('src')), ...listFiles(repoPath('apps'))]
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => relative(REPO_ROOT, f).replace(/\.ts$/, ''))
-    .filter((f) => !packed.includes(`dist/${f}.js`) || !packed.includes(`dist/${f}.d.ts`));
-  assert.deepEqual(unbuilt, [], 'every source module is packed, built, with its types');
+    'dist/index.js',
+    'dist/index.d.ts',
+    'dist/http/index.js',
+  ])
+    assert.ok(files.includes(file), `${file} is packed`);
   assert.deepEqual(
-    packed.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts')),
+    unbuilt(LIBRARY_SRC, files, true),
     [],
-    'no TypeScript sources',
+    'every source module, built, with its types',
   );
   assert.deepEqual(
-    packed.filter((f) => /^dist\/(test|bench|examples)\//.test(f)),
+    files.filter(
+      (f) =>
+        (f.endsWith('.ts') && !f.endsWith('.d.ts')) ||
+        /(^|\/)(cli|serve|lab|sim|web)\//.test(f) ||
+        f.includes('tsbuildinfo'),
+    ),
     [],
-    'no tests, benches or examples',
+    'no TypeScript sources, apps, page or build records',
+  );
+});
+
+test('the CLI tarball holds the built command and its page', () => {
+  const files = packed['@oncely/cli'] ?? [];
+  for (const file of [
+    'package.json',
+    'README.md',
+    'LICENSE',
+    'dist/cli/main.js',
+    'web/dist/index.html',
+  ])
+    assert.ok(files.includes(file), `${file} is packed`);
+  assert.deepEqual(unbuilt(CLI_SRC, files, false), [], 'every source module, built');
+  assert.deepEqual(
+    files.filter((f) => f.endsWith('.ts') || /^dist\/(test|bench|examples)\//.test(f)),
+    [],
+    'no sources, tests, benches or examples',
   );
 });
 
 test('every shipped source map carries its sources', () => {
-  const root = join(app, 'node_modules', 'oncely', 'dist');
+  const root = join(libraryApp, 'node_modules', 'oncely', 'dist');
   const maps = listFiles(root).filter((f) => f.endsWith('.js.map'));
   assert.ok(maps.length > 50);
   for (const map of maps) {
@@ -150,6 +207,19 @@ test('every shipped source map carries its sources', () => {
   }
 });
 
+test('installing the library adds only its own dependencies: no CLI, server or progress bar', () => {
+  const installed = readdirSync(join(libraryApp, 'node_modules')).flatMap((name) =>
+    name.startsWith('@')
+      ? readdirSync(join(libraryApp, 'node_modules', name)).map((scoped) => `${name}/${scoped}`)
+      : name.startsWith('.')
+        ? []
+        : [name],
+  );
+  assert.deepEqual(installed.sort(), ['oncely', ...runtimeClosure(runtimeOf(libraryPkg))].sort());
+  for (const name of ['commander', 'cli-progress', 'prom-client', 'hono'])
+    assert.equal(installed.includes(name), false, `${name} is not installed`);
+});
+
 test('the app loads oncely with import and with require, drivers not installed', async () => {
   const [imported, required] = await Promise.all([
     run(
@@ -159,7 +229,7 @@ test('the app loads oncely with import and with require, drivers not installed',
         '-e',
         "import { createClient } from 'oncely'; import { createIdempotencyMiddleware } from 'oncely/http'; import { createMemoryStore } from 'oncely/stores/memory'; console.log(typeof createClient, typeof createIdempotencyMiddleware, typeof createMemoryStore)",
       ],
-      app,
+      libraryApp,
     ),
     // require(esm): Node >= 20.19 and >= 22.12, through the exports' "default" condition.
     run(
@@ -168,7 +238,7 @@ test('the app loads oncely with import and with require, drivers not installed',
         '-e',
         "const { createClient } = require('oncely'); const { createMemoryStore } = require('oncely/stores/memory'); console.log(typeof createClient, typeof createMemoryStore)",
       ],
-      app,
+      libraryApp,
     ),
   ]);
   assert.equal(imported.stdout.trim(), 'function function function', imported.stderr);
@@ -177,49 +247,55 @@ test('the app loads oncely with import and with require, drivers not installed',
 });
 
 test('the CLI runs from the app; a store without its driver is one clear line', async () => {
-  const bin = join(app, 'node_modules', '.bin', 'oncely');
+  const bin = join(cliApp, 'node_modules', '.bin', 'oncely');
   const [lab, serve] = await Promise.all([
-    run(bin, ['lab', 'dropbox'], app),
-    run(bin, ['serve', '--port', '0', '--data-dir', join(work, 'data')], app),
+    run(bin, ['lab', 'dropbox'], cliApp),
+    run(bin, ['serve', '--port', '0', '--db', 'postgres://postgres@127.0.0.1:9/none'], cliApp),
   ]);
   assert.equal(lab.status, 0, lab.stderr);
   assert.equal(serve.status, 1);
   assert.match(
     serve.stderr,
-    /needs the better-sqlite3 package \(an optional peer dependency of oncely\): npm install better-sqlite3@12/,
+    /needs the pg package \(an optional peer dependency of oncely\): npm install pg@8/,
   );
 });
 
 test('the documented client and ledger examples run in the app', async () => {
   // What `npm install better-sqlite3` would add (offline: the build this repository already has).
   for (const name of runtimeClosure(['better-sqlite3']).filter(
-    (n) => n !== 'prebuild-install' && !existsSync(join(app, 'node_modules', n)),
+    (n) => n !== 'prebuild-install' && !existsSync(join(libraryApp, 'node_modules', n)),
   )) {
-    cpSync(repoPath('node_modules', name), join(app, 'node_modules', name), { recursive: true });
+    cpSync(repoPath('node_modules', name), join(libraryApp, 'node_modules', name), {
+      recursive: true,
+    });
   }
   // Side by side: each has a server and a database of its own.
   await Promise.all(
     ['client', 'ledger'].map((name) => {
-      const script = join(app, `${name}.mjs`);
+      const script = join(libraryApp, `${name}.mjs`);
       cpSync(repoPath('dist', 'examples', `${name}.js`), script);
-      return EXAMPLE_DRIVERS[`examples/${name}.ts`]!(script, app);
+      return EXAMPLE_DRIVERS[`examples/${name}.ts`]!(script, libraryApp);
     }),
   );
 });
 
 /**
- * The files of this tree's build that a fresh build makes: web/dist, and each dist/src and
- * dist/apps output
- * whose TypeScript source is still there (tsc never deletes the output of a removed source).
+ * The files of this tree's build that a fresh build makes: each package's dist output whose
+ * TypeScript source is still there (tsc never deletes the output of a removed source), and the
+ * CLI's page.
  */
 function freshBuild(): string[] {
   const built = (dir: string) => listFiles(repoPath(dir)).map((f) => relative(REPO_ROOT, f));
-  const hasSource = (file: string) =>
-    existsSync(repoPath(file.replace(/^dist\//, '').replace(/(\.d\.ts|\.js|\.js\.map)$/, '.ts')));
+  const hasSource = (pkg: string) => (file: string) =>
+    existsSync(
+      repoPath(
+        file.replace(`${pkg}/dist/`, `${pkg}/src/`).replace(/(\.d\.ts|\.js|\.js\.map)$/, '.ts'),
+      ),
+    );
   return [
-    ...built('dist/src').filter(hasSource),
-    ...built('dist/apps').filter(hasSource),
-    ...built('web/dist'),
+    ...built('packages/oncely/dist').filter(hasSource('packages/oncely')),
+    ...built('packages/cli/dist').filter(hasSource('packages/cli')),
+    ...built('packages/cli/web/dist'),
   ];
 }
 
@@ -228,7 +304,7 @@ function freshBuild(): string[] {
  * link in node_modules/.bin for each command it declares. npm takes a package without its links
  * for a broken one and fetches it again, which an empty cache, offline, cannot give.
  */
-function seedInstalled(names: string[]): void {
+function seedInstalled(app: string, names: string[]): void {
   const bin = join(app, 'node_modules', '.bin');
   for (const name of names) {
     const target = join(app, 'node_modules', name);

@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoPath } from '../support/repo-path.js';
+import { CLI_SRC, repoPath } from '../support/repo-path.js';
 
 const work = mkdtempSync(join(tmpdir(), 'oncely-prepare-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -38,58 +38,60 @@ const git = (cwd: string, ...args: string[]) =>
 /** A project holding the real prepare script and a build: prepare has nothing to build. */
 function builtProject(dir: string): string {
   mkdirSync(join(dir, 'scripts'), { recursive: true });
-  mkdirSync(join(dir, 'dist', 'apps', 'cli'), { recursive: true });
+  mkdirSync(join(dir, 'packages', 'cli', 'dist', 'cli'), { recursive: true });
   cpSync(repoPath('scripts', 'prepare.js'), join(dir, 'scripts', 'prepare.js'));
-  writeFileSync(join(dir, 'dist', 'apps', 'cli', 'main.js'), '');
+  writeFileSync(join(dir, 'packages', 'cli', 'dist', 'cli', 'main.js'), '');
   return dir;
 }
 
-test('npm pack --dry-run --json prints JSON alone: prepack and prepare build on stderr', () => {
+test('npm pack --dry-run --json of a package prints JSON alone: its prepack builds on stderr', () => {
+  // A workspace like this one, with the real scripts: a package with a page, as the CLI is.
   const dir = join(work, 'pack');
-  mkdirSync(join(dir, 'apps', 'cli'), { recursive: true });
+  const cli = join(dir, 'packages', 'cli');
+  mkdirSync(join(cli, 'src', 'cli'), { recursive: true });
+  mkdirSync(join(cli, 'web'), { recursive: true });
   mkdirSync(join(dir, 'scripts'), { recursive: true });
-  for (const script of ['prepare.js', 'build-package.js'])
-    cpSync(repoPath('scripts', script), join(dir, 'scripts', script));
+  cpSync(repoPath('scripts', 'build-package.js'), join(dir, 'scripts', 'build-package.js'));
   // The web build prints a summary line to stdout, as the real one does.
   writeFileSync(join(dir, 'scripts', 'build-web.js'), "console.log('web/dist: 1 file');\n");
-  writeFileSync(join(dir, 'apps', 'cli', 'main.ts'), 'export const main = 1;\n');
+  writeFileSync(join(cli, 'src', 'cli', 'main.ts'), 'export const main = 1;\n');
   writeFileSync(
-    join(dir, 'tsconfig.package.json'),
+    join(cli, 'tsconfig.json'),
     JSON.stringify({
-      // The smallest library to check against: the build of one line takes a second, not three.
+      // The smallest build to check against: one line takes a second, not the CLI's thirty.
       compilerOptions: {
         outDir: 'dist',
-        rootDir: '.',
+        rootDir: 'src',
         module: 'NodeNext',
         types: [],
         lib: ['ES5'],
         skipLibCheck: true,
       },
-      include: ['apps'],
+      include: ['src'],
     }),
   );
-  const pkg = JSON.parse(readFileSync(repoPath('package.json'), 'utf8')) as {
+  const real = JSON.parse(readFileSync(repoPath(CLI_SRC, '..', 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
   writeFileSync(
-    join(dir, 'package.json'),
+    join(cli, 'package.json'),
     JSON.stringify({
       name: 'probe',
       version: '1.0.0',
       type: 'module',
-      files: ['dist/apps'],
-      scripts: { prepack: pkg.scripts['prepack'], prepare: pkg.scripts['prepare'] },
+      files: ['dist'],
+      scripts: { prepack: real.scripts['prepack'] },
     }),
   );
   // TypeScript is found from above the project: npm reads a project's own node_modules when it
   // packs, and this one's is large.
   symlinkSync(repoPath('node_modules'), join(work, 'node_modules'));
 
-  const pack = run('npm', ['pack', '--dry-run', '--json'], dir);
+  const pack = run('npm', ['pack', '--dry-run', '--json'], cli);
   assert.equal(pack.status, 0, pack.stderr);
   assert.match(pack.stderr, /web\/dist: 1 file/, 'the build ran, and said so on stderr');
   const [info] = JSON.parse(pack.stdout) as [{ files: { path: string }[] }];
-  assert.ok(info.files.some((file) => file.path === 'dist/apps/cli/main.js'));
+  assert.ok(info.files.some((file) => file.path === 'dist/cli/main.js'));
 });
 
 test('in a clone, prepare points core.hooksPath at .githooks, and prints nothing to stdout', () => {

@@ -1,12 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  backoffDelayMs,
-  JITTERS,
-  type BackoffOptions,
-  type Jitter,
-} from '../../src/policy/index.js';
-import { seededRandom, type Random } from '../../src/time/index.js';
+import { backoffDelayMs, JITTERS, type BackoffOptions, type Jitter } from '#oncely/policy/index.js';
+import { seededRandom, type Random } from '#oncely/time/index.js';
 
 const fixed = (value: number): Random => ({ next: () => value });
 const never: Random = {

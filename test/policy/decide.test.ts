@@ -7,9 +7,9 @@ import {
   mayStartAttempt,
   resolveRetryPolicy,
   type Observation,
-} from '../../src/policy/index.js';
-import { formatHttpDate } from '../../src/contract/index.js';
-import { seededRandom } from '../../src/time/index.js';
+} from '#oncely/policy/index.js';
+import { formatHttpDate } from '#oncely/contract/index.js';
+import { seededRandom } from '#oncely/time/index.js';
 import { expectDelays, runPolicy } from '../support/expect-delays.js';
 
 const response = (status: number, retryAfter?: string, date?: string): Observation => ({

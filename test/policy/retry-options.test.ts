@@ -4,8 +4,8 @@ import {
   DEFAULT_RETRY_POLICY,
   resolveRetryPolicy,
   type RetryPolicyOptions,
-} from '../../src/policy/index.js';
-import { InvalidOptionError, DEFAULT_STATUS_TABLE } from '../../src/contract/index.js';
+} from '#oncely/policy/index.js';
+import { InvalidOptionError, DEFAULT_STATUS_TABLE } from '#oncely/contract/index.js';
 
 /** Asserts that the options are refused with a message naming `option` and matching `allowed`. */
 function refused(options: Record<string, unknown>, option: string, allowed: RegExp): void {

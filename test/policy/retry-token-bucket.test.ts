@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_RETRY_TOKEN_BUCKET, RetryTokenBucket } from '../../src/policy/index.js';
-import { InvalidOptionError } from '../../src/contract/index.js';
+import { DEFAULT_RETRY_TOKEN_BUCKET, RetryTokenBucket } from '#oncely/policy/index.js';
+import { InvalidOptionError } from '#oncely/contract/index.js';
 
 test('the defaults are the AWS SDK standard mode: 500, retry 5, timeout retry 10, +1', () => {
   assert.deepEqual(DEFAULT_RETRY_TOKEN_BUCKET, {

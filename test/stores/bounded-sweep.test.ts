@@ -9,11 +9,11 @@ import {
   jsonReceipt,
   type LedgerStore,
   type SweepResult,
-} from '../../src/ledger/index.js';
-import { createMemoryStore } from '../../src/stores/memory/index.js';
-import { createPostgresStore } from '../../src/stores/postgres/index.js';
-import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
-import { VirtualClock } from '../../src/time/index.js';
+} from '#oncely/ledger/index.js';
+import { createMemoryStore } from '#oncely/stores/memory/index.js';
+import { createPostgresStore } from '#oncely/stores/postgres/index.js';
+import { createSqliteStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 import { bindStore } from '../support/bind-store.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
 import { tempDir } from '../support/temp-dir.js';

@@ -1,11 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Receipt } from '../../src/contract/receipt.js';
-import { createLedger, type Ledger, type LedgerOptions } from '../../src/ledger/index.js';
-import type { LedgerStore } from '../../src/ledger/ledger-store.js';
-import { versionOf, type InFlightEntry } from '../../src/ledger/ledger-entry.js';
-import { VirtualClock } from '../../src/time/virtual-clock.js';
-import type { Clock } from '../../src/time/clock.js';
+import type { Receipt } from '#oncely/contract/receipt.js';
+import { createLedger, type Ledger, type LedgerOptions } from '#oncely/ledger/index.js';
+import type { LedgerStore } from '#oncely/ledger/ledger-store.js';
+import { versionOf, type InFlightEntry } from '#oncely/ledger/ledger-entry.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
+import type { Clock } from '#oncely/time/clock.js';
 import { bindStore } from '../support/bind-store.js';
 
 /** What the suite needs from one backend: a fresh store, and a way to write and count effects. */

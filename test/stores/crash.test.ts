@@ -4,8 +4,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLedger, DEFAULT_LEDGER_OPTIONS, jsonReceipt } from '../../src/ledger/index.js';
-import { VirtualClock } from '../../src/time/index.js';
+import { createLedger, DEFAULT_LEDGER_OPTIONS, jsonReceipt } from '#oncely/ledger/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 import { openFixtureStore, type FixtureTarget } from '../fixtures/ledger-fixture-store.js';
 import {
   describePostgres,

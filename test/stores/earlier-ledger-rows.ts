@@ -1,8 +1,8 @@
 // Rows as an earlier oncely wrote them (fingerprints as hex text, headers as JSON, tombstones in
 // place as 'expired' rows), and what a ledger over the migrated table must answer for each.
 import assert from 'node:assert/strict';
-import { createLedger, jsonReceipt, type LedgerStore } from '../../src/ledger/index.js';
-import { VirtualClock } from '../../src/time/index.js';
+import { createLedger, jsonReceipt, type LedgerStore } from '#oncely/ledger/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 
 export const T = 1_700_000_000_000;
 const DAY = 86_400_000;

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { AsyncMutex } from '../../src/stores/async-mutex.js';
-import { createMemoryStore } from '../../src/stores/memory/index.js';
+import { AsyncMutex } from '#oncely/stores/async-mutex.js';
+import { createMemoryStore } from '#oncely/stores/memory/index.js';
 
 describe('memory store specifics', () => {
   it('stages transaction writes: invisible outside until commit, dropped on rollback', async () => {

@@ -1,4 +1,4 @@
-import { createMemoryStore, type MemoryTx } from '../../src/stores/memory/index.js';
+import { createMemoryStore, type MemoryTx } from '#oncely/stores/memory/index.js';
 import { runLedgerConformance } from './conformance.js';
 
 runLedgerConformance<MemoryTx>('memory', async () => {

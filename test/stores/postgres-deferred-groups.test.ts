@@ -3,16 +3,16 @@
 // test/http/deferred-writes.test.ts and test/ledger/deferred-race-property.test.ts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isInvalidOptionError } from '../../src/contract/errors.js';
-import type { CompletedEntry } from '../../src/ledger/ledger-entry.js';
+import { isInvalidOptionError } from '#oncely/contract/errors.js';
+import type { CompletedEntry } from '#oncely/ledger/ledger-entry.js';
 import {
   deferredGroups,
   type DeferredGroupOptions,
-} from '../../src/stores/postgres/postgres-deferred-groups.js';
+} from '#oncely/stores/postgres/postgres-deferred-groups.js';
 import type {
   DeferredCommitOutcome,
   DeferredMember,
-} from '../../src/stores/postgres/postgres-deferred.js';
+} from '#oncely/stores/postgres/postgres-deferred.js';
 
 function member(key: string): DeferredMember {
   const entry: CompletedEntry = {

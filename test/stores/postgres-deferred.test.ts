@@ -3,11 +3,11 @@
 // is in test/http/deferred-writes.test.ts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { CompletedEntry } from '../../src/ledger/ledger-entry.js';
-import { DeferredWriteError } from '../../src/ledger/deferred-writes.js';
-import type { PgPool, PgQueryConfig, PgQueryResult } from '../../src/stores/postgres/pg-pool.js';
-import { postgresDeferredCommit } from '../../src/stores/postgres/postgres-deferred.js';
-import { postgresLedgerTables } from '../../src/stores/postgres/postgres-tombstones.js';
+import type { CompletedEntry } from '#oncely/ledger/ledger-entry.js';
+import { DeferredWriteError } from '#oncely/ledger/deferred-writes.js';
+import type { PgPool, PgQueryConfig, PgQueryResult } from '#oncely/stores/postgres/pg-pool.js';
+import { postgresDeferredCommit } from '#oncely/stores/postgres/postgres-deferred.js';
+import { postgresLedgerTables } from '#oncely/stores/postgres/postgres-tombstones.js';
 
 const entry: CompletedEntry = {
   scope: 's',

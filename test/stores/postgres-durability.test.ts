@@ -1,10 +1,10 @@
 import { after, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { pg } from './postgres-env.js';
-import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
-import { createPostgresStore, type PgPool, type PgTx } from '../../src/stores/postgres/index.js';
-import type { PgQueryConfig } from '../../src/stores/postgres/pg-pool.js';
-import { VirtualClock } from '../../src/time/index.js';
+import { createLedger, jsonReceipt } from '#oncely/ledger/index.js';
+import { createPostgresStore, type PgPool, type PgTx } from '#oncely/stores/postgres/index.js';
+import type { PgQueryConfig } from '#oncely/stores/postgres/pg-pool.js';
+import { VirtualClock } from '#oncely/time/index.js';
 import { inFlight } from './conformance.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import type pgModule from 'pg';
-import type { LedgerStore } from '../../src/ledger/index.js';
-import { createPostgresStore, type PgPool } from '../../src/stores/postgres/index.js';
+import type { LedgerStore } from '#oncely/ledger/index.js';
+import { createPostgresStore, type PgPool } from '#oncely/stores/postgres/index.js';
 
 /**
  * The node-postgres the PostgreSQL tests build their pools from: ONCELY_TEST_PG_MODULE names

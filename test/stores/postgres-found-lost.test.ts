@@ -3,10 +3,10 @@
 // writes nothing. On pipelined and one-at-a-time pools, and on every pg ONCELY_TEST_PG_MODULE names.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLedger, jsonReceipt, versionOf } from '../../src/ledger/index.js';
-import type { CompletedEntry, InFlightEntry } from '../../src/ledger/ledger-entry.js';
-import type { PgTx, PostgresStore } from '../../src/stores/postgres/index.js';
-import { VirtualClock } from '../../src/time/virtual-clock.js';
+import { createLedger, jsonReceipt, versionOf } from '#oncely/ledger/index.js';
+import type { CompletedEntry, InFlightEntry } from '#oncely/ledger/ledger-entry.js';
+import type { PgTx, PostgresStore } from '#oncely/stores/postgres/index.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
 import { bindStore } from '../support/bind-store.js';
 import { PG_MODULE, describePostgres, storeInFreshSchema } from './postgres-env.js';
 

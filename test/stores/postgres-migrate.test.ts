@@ -5,18 +5,18 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { pg } from './postgres-env.js';
-import { isOncelyError } from '../../src/contract/errors.js';
-import { fingerprintToBytes } from '../../src/stores/fingerprint-bytes.js';
-import { LEDGER_COLUMNS } from '../../src/stores/ledger-row.js';
+import { isOncelyError } from '#oncely/contract/errors.js';
+import { fingerprintToBytes } from '#oncely/stores/fingerprint-bytes.js';
+import { LEDGER_COLUMNS } from '#oncely/stores/ledger-row.js';
 import {
   postgresLedgerTables,
   postgresTombstoneSchema,
-} from '../../src/stores/postgres/postgres-tombstones.js';
+} from '#oncely/stores/postgres/postgres-tombstones.js';
 import {
   createPostgresStore,
   migratePostgresLedger,
   type PgPool,
-} from '../../src/stores/postgres/index.js';
+} from '#oncely/stores/postgres/index.js';
 import {
   BAD_ROW,
   EARLIER_ROWS,

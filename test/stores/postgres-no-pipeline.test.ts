@@ -3,8 +3,8 @@
 import { after, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { pg } from './postgres-env.js';
-import { createLedger } from '../../src/ledger/index.js';
-import { createPostgresStore, type PgTx } from '../../src/stores/postgres/index.js';
+import { createLedger } from '#oncely/ledger/index.js';
+import { createPostgresStore, type PgTx } from '#oncely/stores/postgres/index.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
 
 await describePostgres('a pool without pipeline mode', ({ url }) => {

@@ -5,17 +5,17 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { pg } from './postgres-env.js';
-import { isOncelyError } from '../../src/contract/errors.js';
-import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
-import { LEDGER_COLUMNS, entryValues } from '../../src/stores/ledger-row.js';
-import { LEDGER_COLUMN_TYPES } from '../../src/stores/postgres/postgres-ledger-columns.js';
-import { createPostgresStore, type PgPool } from '../../src/stores/postgres/index.js';
-import type { PgQueryConfig } from '../../src/stores/postgres/pg-pool.js';
+import { isOncelyError } from '#oncely/contract/errors.js';
+import { createLedger, jsonReceipt } from '#oncely/ledger/index.js';
+import { LEDGER_COLUMNS, entryValues } from '#oncely/stores/ledger-row.js';
+import { LEDGER_COLUMN_TYPES } from '#oncely/stores/postgres/postgres-ledger-columns.js';
+import { createPostgresStore, type PgPool } from '#oncely/stores/postgres/index.js';
+import type { PgQueryConfig } from '#oncely/stores/postgres/pg-pool.js';
 import {
   postgresGetSql,
   postgresLedgerTables,
-} from '../../src/stores/postgres/postgres-tombstones.js';
-import { VirtualClock } from '../../src/time/index.js';
+} from '#oncely/stores/postgres/postgres-tombstones.js';
+import { VirtualClock } from '#oncely/time/index.js';
 import { inFlight } from './conformance.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { createPostgresRetryBudget, type PgPool } from '../../src/stores/postgres/index.js';
-import { VirtualClock } from '../../src/time/index.js';
+import { createPostgresRetryBudget, type PgPool } from '#oncely/stores/postgres/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 import { BAD_BUDGET_OPTIONS, runRetryBudgetConformance } from './retry-budget-conformance.js';
 import { describePostgres, dropSchema, pg, uniqueSchemaName } from './postgres-env.js';
 

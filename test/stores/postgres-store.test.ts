@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { pg } from './postgres-env.js';
-import { isInvalidOptionError } from '../../src/contract/errors.js';
-import { createIdempotencyMiddleware, withIdempotency } from '../../src/http/index.js';
-import { createLedger } from '../../src/ledger/index.js';
-import { createPostgresStore } from '../../src/stores/postgres/index.js';
+import { isInvalidOptionError } from '#oncely/contract/errors.js';
+import { createIdempotencyMiddleware, withIdempotency } from '#oncely/http/index.js';
+import { createLedger } from '#oncely/ledger/index.js';
+import { createPostgresStore } from '#oncely/stores/postgres/index.js';
 
 // These need no running server: they are about what happens when there is none.
 describe('PostgreSQL store specifics', () => {

@@ -1,8 +1,8 @@
 import { after, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { createLedger } from '../../src/ledger/index.js';
-import { createPostgresStore, openPostgresPool } from '../../src/stores/postgres/index.js';
+import { createLedger } from '#oncely/ledger/index.js';
+import { createPostgresStore, openPostgresPool } from '#oncely/stores/postgres/index.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
 
 // bench/chaos found both: a receiver died with "Unhandled 'error' event ... Connection terminated

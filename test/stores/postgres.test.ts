@@ -1,6 +1,6 @@
 import { after } from 'node:test';
 import { pg } from './postgres-env.js';
-import { createPostgresStore, type PgTx } from '../../src/stores/postgres/index.js';
+import { createPostgresStore, type PgTx } from '#oncely/stores/postgres/index.js';
 import { runLedgerConformance } from './conformance.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
 

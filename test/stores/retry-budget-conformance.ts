@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { InvalidOptionError } from '../../src/contract/index.js';
+import { InvalidOptionError } from '#oncely/contract/index.js';
 import type {
   SharedRetryBudget,
   SharedRetryBudgetOptions,
-} from '../../src/stores/shared-retry-budget.js';
+} from '#oncely/stores/shared-retry-budget.js';
 
 /** Opens a budget on a fresh row (or on `name`'s row, through a connection of its own). */
 export type OpenBudget = (options?: SharedRetryBudgetOptions) => Promise<SharedRetryBudget>;

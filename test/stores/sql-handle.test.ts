@@ -1,10 +1,10 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pg } from './postgres-env.js';
-import type { LedgerStore, SqlHandle } from '../../src/ledger/index.js';
-import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
-import { createPostgresStore } from '../../src/stores/postgres/index.js';
-import { TransactionEndedError } from '../../src/stores/store-errors.js';
+import type { LedgerStore, SqlHandle } from '#oncely/ledger/index.js';
+import { createSqliteStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
+import { createPostgresStore } from '#oncely/stores/postgres/index.js';
+import { TransactionEndedError } from '#oncely/stores/store-errors.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
 
 /** The same statements, `$n` placeholders and all, give the same answers on both dialects. */

@@ -6,12 +6,12 @@ import {
   versionOf,
   type CompletedEntry,
   type InFlightEntry,
-} from '../../src/ledger/index.js';
+} from '#oncely/ledger/index.js';
 import {
   createSqliteStore,
   openSqliteDatabase,
   type SqliteTx,
-} from '../../src/stores/sqlite/index.js';
+} from '#oncely/stores/sqlite/index.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /**

@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLedger } from '../../src/ledger/index.js';
+import { createLedger } from '#oncely/ledger/index.js';
 import {
   createSqliteStore,
   openSqliteDatabase,
   type SqliteTx,
-} from '../../src/stores/sqlite/index.js';
+} from '#oncely/stores/sqlite/index.js';
 
 // bench/chaos: a receiver whose disk is full must answer 503 (the ledger is unavailable), not 500
 // (the effect's own failure), when it is the effect's statement that finds no room. A full disk

@@ -1,15 +1,15 @@
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
-import type { Durability } from '../../src/ledger/ledger-store.js';
+import { createLedger, jsonReceipt } from '#oncely/ledger/index.js';
+import type { Durability } from '#oncely/ledger/ledger-store.js';
 import {
   createSqliteStore,
   openSqliteDatabase,
   type SqliteDatabase,
   type SqliteTx,
-} from '../../src/stores/sqlite/index.js';
-import { VirtualClock } from '../../src/time/index.js';
+} from '#oncely/stores/sqlite/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /**

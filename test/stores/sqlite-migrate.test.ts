@@ -4,14 +4,14 @@
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isOncelyError } from '../../src/contract/errors.js';
-import { LEDGER_COLUMNS } from '../../src/stores/ledger-row.js';
+import { isOncelyError } from '#oncely/contract/errors.js';
+import { LEDGER_COLUMNS } from '#oncely/stores/ledger-row.js';
 import {
   createSqliteStore,
   migrateSqliteLedger,
   openSqliteDatabase,
   type SqliteDatabase,
-} from '../../src/stores/sqlite/index.js';
+} from '#oncely/stores/sqlite/index.js';
 import {
   BAD_ROW,
   EARLIER_ROWS,

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
+import { createLedger, jsonReceipt } from '#oncely/ledger/index.js';
 import {
   createSqliteStore,
   openSqliteDatabase,
   type SqliteTx,
-} from '../../src/stores/sqlite/index.js';
+} from '#oncely/stores/sqlite/index.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /**

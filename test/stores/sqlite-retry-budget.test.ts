@@ -5,7 +5,7 @@ import {
   createSqliteRetryBudget,
   openSqliteDatabase,
   type SqliteRetryBudgetOptions,
-} from '../../src/stores/sqlite/index.js';
+} from '#oncely/stores/sqlite/index.js';
 import { BAD_BUDGET_OPTIONS, runRetryBudgetConformance } from './retry-budget-conformance.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
-import { createSqliteStore } from '../../src/stores/sqlite/index.js';
-import { VirtualClock } from '../../src/time/index.js';
+import { createLedger, jsonReceipt } from '#oncely/ledger/index.js';
+import { createSqliteStore } from '#oncely/stores/sqlite/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const dir = tempDir('oncely-sqlite-statements-');

@@ -1,16 +1,16 @@
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { isInvalidOptionError, isOncelyError } from '../../src/contract/errors.js';
-import { createLedger, jsonReceipt } from '../../src/ledger/index.js';
-import { VirtualClock } from '../../src/time/index.js';
+import { isInvalidOptionError, isOncelyError } from '#oncely/contract/errors.js';
+import { createLedger, jsonReceipt } from '#oncely/ledger/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 import {
   createSqliteStore,
   openSqliteDatabase,
   type SqliteDatabase,
-} from '../../src/stores/sqlite/index.js';
-import { sqliteSweep, type BacklogCursor } from '../../src/stores/sqlite/sqlite-sweep.js';
-import { READER_CACHE_KIB } from '../../src/stores/sqlite/sqlite-store.js';
+} from '#oncely/stores/sqlite/index.js';
+import { sqliteSweep, type BacklogCursor } from '#oncely/stores/sqlite/sqlite-sweep.js';
+import { READER_CACHE_KIB } from '#oncely/stores/sqlite/sqlite-store.js';
 import { turnsUntil } from '../support/turns-until.js';
 import { tempDir } from '../support/temp-dir.js';
 

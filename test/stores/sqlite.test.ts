@@ -3,7 +3,7 @@ import {
   createSqliteStore,
   openSqliteDatabase,
   type SqliteTx,
-} from '../../src/stores/sqlite/index.js';
+} from '#oncely/stores/sqlite/index.js';
 import { runLedgerConformance } from './conformance.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -1,4 +1,4 @@
-import type { LedgerStore } from '../../src/ledger/index.js';
+import type { LedgerStore } from '#oncely/ledger/index.js';
 
 /** The store's methods bound to it, so a test can replace one and spread the rest. */
 export function bindStore<Tx>(store: LedgerStore<Tx>): LedgerStore<Tx> {

@@ -6,8 +6,8 @@
 import { createServer } from 'node:http';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CliIo } from '../../apps/cli/cli-io.js';
-import { runCli } from '../../apps/cli/program.js';
+import type { CliIo } from '#cli/cli/cli-io.js';
+import { runCli } from '#cli/cli/program.js';
 
 export interface CliHost {
   /** Stops taking calls. */

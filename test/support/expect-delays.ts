@@ -8,9 +8,9 @@ import {
   type Observation,
   type RetryPolicyOptions,
   type StopReason,
-} from '../../src/policy/index.js';
-import { SYNTHETIC_TIMEOUT_STATUS } from '../../src/contract/status-class.js';
-import { seededRandom, type Random } from '../../src/time/random.js';
+} from '#oncely/policy/index.js';
+import { SYNTHETIC_TIMEOUT_STATUS } from '#oncely/contract/status-class.js';
+import { seededRandom, type Random } from '#oncely/time/random.js';
 
 /**
  * docs/design.md, habit 1: a policy is a pure step, tested as a list of delays with no time passing.

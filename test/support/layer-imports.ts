@@ -99,61 +99,62 @@ export function checkTree(srcDir: string, rules: LayerRules): LayerViolation[] {
 }
 
 /**
- * The files behind package.json "exports" (what a user can import), as paths from the repository
- * root: `./dist/src/http/index.d.ts` is `src/http/index.ts`.
+ * The specifiers a user can import of a package: its name for ".", `name/sub` for "./sub"
+ * (package.json "exports"; the package.json entry and wildcard subpaths left out).
  */
-export function publicEntryFiles(packageJson: {
-  readonly exports: Record<string, string | { readonly types?: string }>;
+export function publicSpecifiers(packageJson: {
+  readonly name: string;
+  readonly exports: Record<string, unknown>;
 }): string[] {
-  return Object.values(packageJson.exports).flatMap((target) =>
-    typeof target === 'object' && target.types !== undefined
-      ? [target.types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts')]
-      : [],
-  );
+  return Object.keys(packageJson.exports)
+    .filter((path) => path !== './package.json' && !path.includes('*'))
+    .map((path) => (path === '.' ? packageJson.name : `${packageJson.name}/${path.slice(2)}`));
 }
 
-export interface AppRules {
-  /** The library's public entry files, from the repository root (publicEntryFiles). */
-  readonly entries: readonly string[];
-  /**
-   * Apps bundled for the browser, with the pure layers of src/ they may import directly: the
-   * root entry reaches node:http through the client, so a page cannot bundle it.
-   */
-  readonly browserApps: Readonly<Record<string, readonly string[]>>;
+export interface ConsumerRules {
+  /** The library's name: an import of it, or of `name/…`, must be one of `publicSpecifiers`. */
+  readonly library: string;
+  /** What the library's package.json "exports" offers (publicSpecifiers). */
+  readonly publicSpecifiers: readonly string[];
+  /** Of those, the ones a browser bundle may import: the root entry reaches node:http. */
+  readonly browserSpecifiers: readonly string[];
+}
+
+/** Where a consumer's file lives, and so what it may import. */
+export interface ConsumerTree {
+  /** A relative import must land inside this folder (from the repository root, with /). */
+  readonly home: string;
+  /** Bundled for the browser: no node:*, and only the library's browser-safe entries. */
+  readonly browser: boolean;
 }
 
 /**
- * Checks one file of apps/ (its path from the repository root, with /): an import that lands in
- * src/ lands on a public entry file, as a user's would; none lands in test/ or bench/; a browser
- * app reaches only its pure layers and no node:* module.
+ * Checks one file that uses the library as a user does (the CLI package, its page, the
+ * benches, the examples; `file` from the repository root, with /): the library only through a
+ * specifier its "exports" offers, never the repository's private `#oncely/…` imports nor a
+ * relative path out of the file's own tree; in a browser tree, no node:* either.
  */
-export function checkAppImports(file: string, source: string, rules: AppRules): LayerViolation[] {
-  const app = file.split('/')[1] ?? '';
-  const pureLayers = rules.browserApps[app];
+export function checkConsumerImports(
+  file: string,
+  source: string,
+  tree: ConsumerTree,
+  rules: ConsumerRules,
+): LayerViolation[] {
   const violations: LayerViolation[] = [];
   for (const specifier of importsOf(source)) {
     if (specifier.startsWith('node:')) {
-      if (pureLayers !== undefined)
-        violations.push({ file, specifier, why: `apps/${app} runs in a browser: no node:*` });
-      continue;
-    }
-    if (!specifier.startsWith('.')) continue;
-    const target = posix.normalize(posix.join(posix.dirname(file), specifier));
-    const inRepo = target.replace(/\.js$/, '.ts');
-    if (!inRepo.startsWith('apps/') && !inRepo.startsWith('src/')) {
-      violations.push({ file, specifier, why: 'an app imports only apps/ and the library' });
-      continue;
-    }
-    if (!inRepo.startsWith('src/')) continue;
-    if (pureLayers !== undefined) {
-      if (!pureLayers.includes(inRepo.split('/')[1] ?? ''))
-        violations.push({
-          file,
-          specifier,
-          why: `apps/${app} imports only ${pureLayers.join(', ')}`,
-        });
-    } else if (!rules.entries.includes(inRepo)) {
-      violations.push({ file, specifier, why: 'an app imports the library through its exports' });
+      if (tree.browser) violations.push({ file, specifier, why: 'runs in a browser: no node:*' });
+    } else if (specifier.startsWith('#oncely/')) {
+      violations.push({ file, specifier, why: "imports the library's internals" });
+    } else if (specifier === rules.library || specifier.startsWith(`${rules.library}/`)) {
+      if (!rules.publicSpecifiers.includes(specifier))
+        violations.push({ file, specifier, why: 'not an export of the library' });
+      else if (tree.browser && !rules.browserSpecifiers.includes(specifier))
+        violations.push({ file, specifier, why: 'not a browser-safe entry of the library' });
+    } else if (specifier.startsWith('.')) {
+      const target = posix.normalize(posix.join(posix.dirname(file), specifier));
+      if (!target.startsWith(`${tree.home}/`))
+        violations.push({ file, specifier, why: `imports only inside ${tree.home}` });
     }
   }
   return violations;

@@ -1,15 +1,15 @@
-import { createLedger } from '../../src/ledger/ledger.js';
-import { setUpHookHits } from '../../apps/receivers/hook/hook-hits-table.js';
+import { createLedger } from '#oncely/ledger/ledger.js';
+import { setUpHookHits } from '#cli/receivers/hook/hook-hits-table.js';
 import {
   createHookService,
   type HookService,
   type HookServiceOptions,
-} from '../../apps/receivers/hook/hook-service.js';
-import { sqliteServiceDatabase } from '../../apps/receivers/sql/service-database.js';
-import { openSqliteDatabase } from '../../src/stores/sqlite/open-sqlite-database.js';
-import type { SqliteTx } from '../../src/stores/sqlite/sqlite-database.js';
-import { createSqliteStore } from '../../src/stores/sqlite/sqlite-store.js';
-import { VirtualClock } from '../../src/time/virtual-clock.js';
+} from '#cli/receivers/hook/hook-service.js';
+import { sqliteServiceDatabase } from '#cli/receivers/sql/service-database.js';
+import { openSqliteDatabase } from '#oncely/stores/sqlite/open-sqlite-database.js';
+import type { SqliteTx } from '#oncely/stores/sqlite/sqlite-database.js';
+import { createSqliteStore } from '#oncely/stores/sqlite/sqlite-store.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
 
 /** A hook service on its own in-memory SQLite ledger, as `oncely hook` runs it. */
 export async function openHookService(

@@ -9,4 +9,12 @@ export function repoPath(...parts: string[]): string {
 }
 
 /** The compiled CLI entry point. */
-export const CLI = repoPath('dist', 'apps', 'cli', 'main.js');
+export const CLI = repoPath('packages', 'cli', 'dist', 'cli', 'main.js');
+
+/** The sources of the library package (`oncely`), from the repository root. */
+export const LIBRARY_SRC = 'packages/oncely/src';
+/** The sources of the CLI package (`@oncely/cli`): the CLI, the server, the labs, the simulator. */
+export const CLI_SRC = 'packages/cli/src';
+/** The CLI package's page (the simulator and the outbox view), and its sources. */
+export const WEB = 'packages/cli/web';
+export const WEB_SRC = 'packages/cli/web/src';

@@ -1,5 +1,5 @@
-import type { CliIo } from '../../apps/cli/cli-io.js';
-import { runCli } from '../../apps/cli/program.js';
+import type { CliIo } from '#cli/cli/cli-io.js';
+import { runCli } from '#cli/cli/program.js';
 
 export interface CliRun {
   /** The exit code the process would end with. */

@@ -5,8 +5,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CliIo } from '../../apps/cli/cli-io.js';
-import { runCli } from '../../apps/cli/program.js';
+import type { CliIo } from '#cli/cli/cli-io.js';
+import { runCli } from '#cli/cli/program.js';
 
 export interface InProcessServe {
   readonly url: string;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { seededRandom, systemRandom } from '../../src/time/index.js';
+import { seededRandom, systemRandom } from '#oncely/time/index.js';
 
 const draw = (n: number, ...seed: number[]): number[] => {
   const random = seededRandom(...seed);

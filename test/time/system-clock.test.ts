@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { systemClock } from '../../src/time/index.js';
+import { systemClock } from '#oncely/time/index.js';
 
 // The real clock is tested only where a virtual one cannot stand in: that its timers honour
 // an abort and a very long wait. No assertion depends on how fast this machine is.

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from '../../src/time/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 
 test('auto mode: each sleep moves time by its duration and resolves at once', async () => {
   const clock = new VirtualClock({ startAt: 1_000 });

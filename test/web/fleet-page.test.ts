@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fleetCells, runCell, summarizeFleet } from '../../apps/sim/index.js';
+import { fleetCells, runCell, summarizeFleet } from '#cli/sim/index.js';
 import { startTestServer } from '../apps/serve/server-harness.js';
 import { browserSession } from './browser-env.js';
 

@@ -3,10 +3,10 @@ import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { startOutboxUi } from '../../apps/outbox-ui/outbox-ui-server.js';
-import { createJournal } from '../../src/journal/index.js';
-import { createMemoryJournalStore } from '../../src/stores/memory/index.js';
-import { VirtualClock } from '../../src/time/index.js';
+import { startOutboxUi } from '#cli/outbox-ui/outbox-ui-server.js';
+import { createJournal } from '#oncely/journal/index.js';
+import { createMemoryJournalStore } from '#oncely/stores/memory/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 import { seedDeadLetters } from '../journal/dead-letter-seed.js';
 import { browserSession } from './browser-env.js';
 

@@ -1,19 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import {
-  DEFAULT_WORLD_PARAMS,
-  RULE_IDS,
-  type RuleId,
-  type WorldParams,
-} from '../../apps/sim/index.js';
+import { DEFAULT_WORLD_PARAMS, RULE_IDS, type RuleId, type WorldParams } from '#cli/sim/index.js';
 import {
   PARAM_CONTROLS,
   cliCommandFor,
   describeParams,
   queryFromState,
   stateFromQuery,
-} from '../../web/src/page-params.js';
+} from '../../packages/cli/web/src/page-params.js';
 
 /** A state the page's controls can hold: every parameter within its control's range. */
 const stateArb = fc.record({

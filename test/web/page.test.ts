@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { METRIC_NAMES, RULE_IDS, runBatch, type WorldMetrics } from '../../apps/sim/index.js';
+import { METRIC_NAMES, RULE_IDS, runBatch, type WorldMetrics } from '#cli/sim/index.js';
 import { repoPath } from '../support/repo-path.js';
 import { runOncely } from '../support/run-cli.js';
 import { startTestServer } from '../apps/serve/server-harness.js';

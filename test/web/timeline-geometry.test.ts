@@ -8,8 +8,8 @@ import {
   MAX_TICK_PX,
   TOP,
   timelineGeometry,
-} from '../../web/src/timeline-geometry.js';
-import { zeroGroupIndexes, zeroGroupText } from '../../web/src/zero-groups.js';
+} from '../../packages/cli/web/src/timeline-geometry.js';
+import { zeroGroupIndexes, zeroGroupText } from '../../packages/cli/web/src/zero-groups.js';
 
 test('a timeline fills the width it is given: labels, track and borders add up to it', () => {
   const { px, trackWidth, height } = timelineGeometry(74, 18, 1184);

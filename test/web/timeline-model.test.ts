@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { RULES, resolveWorldParams, runWorld } from '../../apps/sim/index.js';
-import { buildTimeline } from '../../web/src/timeline-model.js';
-import { describeMark } from '../../web/src/describe-mark.js';
+import { RULES, resolveWorldParams, runWorld } from '#cli/sim/index.js';
+import { buildTimeline } from '../../packages/cli/web/src/timeline-model.js';
+import { describeMark } from '../../packages/cli/web/src/describe-mark.js';
 
 const worldArb = fc.record({
   seed: fc.integer({ min: 0, max: 10_000 }),

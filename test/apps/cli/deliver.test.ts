@@ -1,20 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import {
-  deliver,
-  type DeliverRequest,
-  type DeliverResult,
-} from '../../../apps/cli/commands/deliver.js';
-import {
-  parseDeadline,
-  parseDurationMs,
-  parseHeader,
-} from '../../../apps/cli/commands/deliver-options.js';
-import { EXIT } from '../../../apps/cli/exit.js';
-import { startHookServer } from '../../../apps/receivers/hook/hook-server.js';
-import { VirtualClock } from '../../../src/time/virtual-clock.js';
-import { seededRandom } from '../../../src/time/random.js';
+import { deliver, type DeliverRequest, type DeliverResult } from '#cli/cli/commands/deliver.js';
+import { parseDeadline, parseDurationMs, parseHeader } from '#cli/cli/commands/deliver-options.js';
+import { EXIT } from '#cli/cli/exit.js';
+import { startHookServer } from '#cli/receivers/hook/hook-server.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
+import { seededRandom } from '#oncely/time/random.js';
 import { runOncely } from '../../support/run-cli.js';
 
 const START = Date.UTC(2026, 8, 14, 12, 0, 0);

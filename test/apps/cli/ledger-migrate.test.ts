@@ -5,9 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXIT } from '../../../apps/cli/exit.js';
-import { LEDGER_COLUMNS } from '../../../src/stores/ledger-row.js';
-import { createSqliteStore, openSqliteDatabase } from '../../../src/stores/sqlite/index.js';
+import { EXIT } from '#cli/cli/exit.js';
+import { LEDGER_COLUMNS } from '#oncely/stores/ledger-row.js';
+import { createSqliteStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
 import { runOncely } from '../../support/run-cli.js';
 import {
   BAD_ROW,

@@ -95,9 +95,9 @@ test('bad input is one line and a non-zero exit, and changes nothing', async () 
 test('deliver --journal after a crash: the intent is found under its key and resumed, the lost attempt counted', async () => {
   const { createServer } = await import('node:http');
   const { createSqliteJournalStore, openSqliteDatabase } = await import(
-    '../../../src/stores/sqlite/index.js'
+    '#oncely/stores/sqlite/index.js'
   );
-  const { createJournal } = await import('../../../src/journal/index.js');
+  const { createJournal } = await import('#oncely/journal/index.js');
   const keys: string[] = [];
   const server = createServer((req, res) => {
     keys.push(String(req.headers['idempotency-key']));

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { signWebhook, verifyWebhook } from '../../../src/contract/standard-webhooks.js';
+import { signWebhook, verifyWebhook } from '#oncely/contract/standard-webhooks.js';
 import { runOncely } from '../../support/run-cli.js';
 
 test('outbox keygen prints one whsec_ secret; --asymmetric a whsk_ secret key then its whpk_ public key', async () => {

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createSqliteJournalStore, openSqliteDatabase } from '../../../src/stores/sqlite/index.js';
-import { VirtualClock } from '../../../src/time/index.js';
+import { createSqliteJournalStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 import { seedDeadLetters } from '../../journal/dead-letter-seed.js';
 import { runOncely } from '../../support/run-cli.js';
 import { tempDir } from '../../support/temp-dir.js';

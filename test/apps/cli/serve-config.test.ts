@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EXIT } from '../../../apps/cli/exit.js';
+import { EXIT } from '#cli/cli/exit.js';
 import { runOncely } from '../../support/run-cli.js';
 import { startServeInProcess } from '../../support/serve-in-process.js';
 

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import type { Command } from 'commander';
-import { EXIT } from '../../../apps/cli/exit.js';
-import { createProgram } from '../../../apps/cli/program.js';
+import { EXIT } from '#cli/cli/exit.js';
+import { createProgram } from '#cli/cli/program.js';
 import { CLI } from '../../support/repo-path.js';
 import { runOncely } from '../../support/run-cli.js';
 

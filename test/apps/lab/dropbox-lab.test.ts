@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { repoPath } from '../../support/repo-path.js';
 import { runOncely } from '../../support/run-cli.js';
-import { runDropboxFixtures, CLOSES_AT } from '../../../apps/lab/dropbox/dropbox-fixtures.js';
-import { InMemoryDropbox, ClosedError } from '../../../apps/lab/dropbox/in-memory-dropbox.js';
-import { pythonRepr } from '../../../apps/lab/dropbox/python-repr.js';
-import { dropboxPrintout } from '../../../apps/lab/dropbox/dropbox-printout.js';
+import { runDropboxFixtures, CLOSES_AT } from '#cli/lab/dropbox/dropbox-fixtures.js';
+import { InMemoryDropbox, ClosedError } from '#cli/lab/dropbox/in-memory-dropbox.js';
+import { pythonRepr } from '#cli/lab/dropbox/python-repr.js';
+import { dropboxPrintout } from '#cli/lab/dropbox/dropbox-printout.js';
 
 // The dropbox story's (docs/origins.md) "Expected output", copied verbatim from the seed into the fixture file.
 const expectedAtoC = readFileSync(

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runHookLab } from '../../../apps/lab/hook-lab.js';
-import { formatHookLab } from '../../../apps/lab/hook-lab-report.js';
-import { NAIVE_CLIENT } from '../../../apps/lab/hook-naive-client.js';
+import { runHookLab } from '#cli/lab/hook-lab.js';
+import { formatHookLab } from '#cli/lab/hook-lab-report.js';
+import { NAIVE_CLIENT } from '#cli/lab/hook-naive-client.js';
 
 test('lab hook: the three scenarios, with arrivals and completions for both clients', async () => {
   const results = await runHookLab();

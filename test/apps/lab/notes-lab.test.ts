@@ -5,7 +5,7 @@ import {
   runNotesStory,
   type NotesExchange,
   type NotesStory,
-} from '../../../apps/lab/notes/index.js';
+} from '#cli/lab/notes/index.js';
 import { runOncely } from '../../support/run-cli.js';
 
 type Body = {

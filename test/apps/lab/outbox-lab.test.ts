@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runOutboxLab } from '../../../apps/lab/outbox/outbox-lab.js';
+import { runOutboxLab } from '#cli/lab/outbox/outbox-lab.js';
 
 test('lab outbox: resumed from the journal under the same key, one effect; without a journal, two', async () => {
   const result = await runOutboxLab();

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Hono } from 'hono';
-import { createLedger } from '../../../src/ledger/index.js';
+import { createLedger } from '#oncely/ledger/index.js';
 import {
   createDropboxApp,
   checkSubmission,
@@ -11,14 +11,14 @@ import {
   listSubmissions,
   setUpDropbox,
   type DropboxAppDeps,
-} from '../../../apps/receivers/dropbox/index.js';
-import { sqliteServiceDatabase } from '../../../apps/receivers/sql/index.js';
+} from '#cli/receivers/dropbox/index.js';
+import { sqliteServiceDatabase } from '#cli/receivers/sql/index.js';
 import {
   createSqliteStore,
   openSqliteDatabase,
   type SqliteTx,
-} from '../../../src/stores/sqlite/index.js';
-import { VirtualClock } from '../../../src/time/virtual-clock.js';
+} from '#oncely/stores/sqlite/index.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
 
 const START = Date.UTC(2026, 8, 14, 23, 0, 0);
 const CLOSE = START + 60_000;

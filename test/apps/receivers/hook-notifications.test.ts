@@ -1,17 +1,17 @@
 import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createJournal, createOutboxWorker } from '../../../src/journal/index.js';
-import { createLedger } from '../../../src/ledger/ledger.js';
-import { setUpHookHits } from '../../../apps/receivers/hook/hook-hits-table.js';
-import { createHookService } from '../../../apps/receivers/hook/hook-service.js';
-import { sqliteServiceDatabase } from '../../../apps/receivers/sql/service-database.js';
+import { createJournal, createOutboxWorker } from '#oncely/journal/index.js';
+import { createLedger } from '#oncely/ledger/ledger.js';
+import { setUpHookHits } from '#cli/receivers/hook/hook-hits-table.js';
+import { createHookService } from '#cli/receivers/hook/hook-service.js';
+import { sqliteServiceDatabase } from '#cli/receivers/sql/service-database.js';
 import {
   createSqliteJournalStore,
   createSqliteStore,
   openSqliteDatabase,
-} from '../../../src/stores/sqlite/index.js';
-import { VirtualClock } from '../../../src/time/virtual-clock.js';
+} from '#oncely/stores/sqlite/index.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 const dir = tempDir('oncely-hook-notify-');

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rotateSecrets } from '../../../src/contract/secret-rotation.js';
-import { createJournal, createOutboxWorker } from '../../../src/journal/index.js';
-import { createMemoryJournalStore } from '../../../src/stores/memory/index.js';
-import { VirtualClock } from '../../../src/time/virtual-clock.js';
+import { rotateSecrets } from '#oncely/contract/secret-rotation.js';
+import { createJournal, createOutboxWorker } from '#oncely/journal/index.js';
+import { createMemoryJournalStore } from '#oncely/stores/memory/index.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
 import { openHookService } from '../../support/open-hook-service.js';
 
 // The old secret is symmetric (v1), the new one an ed25519 pair (v1a): a rotation may change scheme.

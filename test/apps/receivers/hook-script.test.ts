@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isInvalidOptionError } from '../../../src/contract/errors.js';
+import { isInvalidOptionError } from '#oncely/contract/errors.js';
 import {
   nextScriptAction,
   parseHookScript,
   SCRIPT_START,
   type ScriptAction,
-} from '../../../apps/receivers/hook/hook-script.js';
+} from '#cli/receivers/hook/hook-script.js';
 
 /** Plays a script against arrivals at the given instants and lists what each got. */
 function play(text: string, instants: readonly number[]): string[] {

@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
-import { fileURLToPath } from 'node:url';
-import { startHookServer } from '../../../apps/receivers/hook/hook-server.js';
-import type { HookHit } from '../../../apps/receivers/hook/hook-service.js';
-import { VirtualClock } from '../../../src/time/virtual-clock.js';
+import { startHookServer } from '#cli/receivers/hook/hook-server.js';
+import type { HookHit } from '#cli/receivers/hook/hook-service.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
+import { CLI } from '../../support/repo-path.js';
 import { runOncely } from '../../support/run-cli.js';
 
-const MAIN = fileURLToPath(new URL('../../../apps/cli/main.js', import.meta.url));
+const MAIN = CLI;
 
 test('over a real socket: the hit list at GET /debug/hits, reset at POST /debug/reset', async () => {
   const clock = new VirtualClock({ startAt: 1_000_000 });

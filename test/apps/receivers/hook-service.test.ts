@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { HookHit } from '../../../apps/receivers/hook/hook-service.js';
+import type { HookHit } from '#cli/receivers/hook/hook-service.js';
 import { openHookService } from '../../support/open-hook-service.js';
-import { createHookService } from '../../../apps/receivers/hook/hook-service.js';
-import { VirtualClock } from '../../../src/time/virtual-clock.js';
-import { parseHttpDate } from '../../../src/contract/retry-after.js';
-import { sha256Hex } from '../../../src/contract/fingerprint.js';
+import { createHookService } from '#cli/receivers/hook/hook-service.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
+import { parseHttpDate } from '#oncely/contract/retry-after.js';
+import { sha256Hex } from '#oncely/contract/fingerprint.js';
 
 const BASE = 'http://hook.test';
 const post = (path: string, body: string, key?: string): Request =>

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { signWebhook } from '../../../src/contract/standard-webhooks.js';
-import { VirtualClock } from '../../../src/time/virtual-clock.js';
+import { signWebhook } from '#oncely/contract/standard-webhooks.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
 import { openHookService } from '../../support/open-hook-service.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -81,8 +81,8 @@ test('the outbox worker signs every attempt; the signed hook receiver accepts th
     webhookSecrets: ['whsec_bm90IHRoZSBzZWNyZXQ=', SECRET],
     script: '503x1,200',
   });
-  const { createJournal, createOutboxWorker } = await import('../../../src/journal/index.js');
-  const { createMemoryJournalStore } = await import('../../../src/stores/memory/index.js');
+  const { createJournal, createOutboxWorker } = await import('#oncely/journal/index.js');
+  const { createMemoryJournalStore } = await import('#oncely/stores/memory/index.js');
   const store = createMemoryJournalStore();
   await createJournal({ store, clock }).record({
     key: 'evt-1',

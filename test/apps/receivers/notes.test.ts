@@ -2,18 +2,18 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Hono } from 'hono';
 import pg from 'pg';
-import { PROBLEM_JSON } from '../../../src/contract/headers.js';
-import { createLedger, type Ledger, type LedgerStore } from '../../../src/ledger/index.js';
-import { createNotesApp, setUpNotes, SEED_NOTES } from '../../../apps/receivers/notes/index.js';
+import { PROBLEM_JSON } from '#oncely/contract/headers.js';
+import { createLedger, type Ledger, type LedgerStore } from '#oncely/ledger/index.js';
+import { createNotesApp, setUpNotes, SEED_NOTES } from '#cli/receivers/notes/index.js';
 import {
   postgresServiceDatabase,
   sqliteServiceDatabase,
   type ServiceDatabase,
   type SqlHandle,
-} from '../../../apps/receivers/sql/index.js';
-import { createPostgresStore } from '../../../src/stores/postgres/index.js';
-import { createSqliteStore, openSqliteDatabase } from '../../../src/stores/sqlite/index.js';
-import { VirtualClock } from '../../../src/time/index.js';
+} from '#cli/receivers/sql/index.js';
+import { createPostgresStore } from '#oncely/stores/postgres/index.js';
+import { createSqliteStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
+import { VirtualClock } from '#oncely/time/index.js';
 import {
   describePostgres,
   dropSchema,

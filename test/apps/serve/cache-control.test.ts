@@ -3,7 +3,7 @@
 // they carry receipts, and a shared cache must never keep one and hand it to someone else.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { submissionFingerprint } from '../../../apps/receivers/dropbox/submission.js';
+import { submissionFingerprint } from '#cli/receivers/dropbox/submission.js';
 import {
   bearer,
   send,

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseCloseTimes } from '../../../apps/cli/commands/serve.js';
-import { isInvalidOptionError } from '../../../src/contract/errors.js';
-import { isLoopback } from '../../../apps/serve/start-server.js';
-import { redact } from '../../../src/stores/postgres/index.js';
+import { parseCloseTimes } from '#cli/cli/commands/serve.js';
+import { isInvalidOptionError } from '#oncely/contract/errors.js';
+import { isLoopback } from '#cli/serve/start-server.js';
+import { redact } from '#oncely/stores/postgres/index.js';
 
 const NOW = Date.UTC(2026, 8, 14, 12, 0, 0);
 

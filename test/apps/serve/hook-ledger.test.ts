@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCallers } from '../../../apps/serve/callers.js';
-import { createServerApp, type ServerApp } from '../../../apps/serve/create-server-app.js';
-import { openBackend, type AnyBackend, type Backend } from '../../../apps/serve/open-backend.js';
-import type { HookHit } from '../../../apps/receivers/hook/hook-hit.js';
-import { VirtualClock } from '../../../src/time/virtual-clock.js';
+import { createCallers } from '#cli/serve/callers.js';
+import { createServerApp, type ServerApp } from '#cli/serve/create-server-app.js';
+import { openBackend, type AnyBackend, type Backend } from '#cli/serve/open-backend.js';
+import type { HookHit } from '#cli/receivers/hook/hook-hit.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../../stores/postgres-env.js';
 import { bearer, send, startTestServer, TOKENS } from './server-harness.js';
 

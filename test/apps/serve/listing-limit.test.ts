@@ -2,7 +2,7 @@
 // `?limit=` rows (100 by default, at most 1000), with how many there are in all.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from '../../../src/time/virtual-clock.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
 import {
   bearer,
   send,

@@ -1,11 +1,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createLedger, jsonReceipt, type InFlightEntry } from '../../../src/ledger/index.js';
-import { observeLedger } from '../../../src/ledger/observe-ledger.js';
-import type { RequestLogLine } from '../../../apps/serve/request-log.js';
-import { createServerMetrics } from '../../../apps/serve/server-metrics.js';
-import { createMemoryStore } from '../../../src/stores/memory/index.js';
-import { VirtualClock } from '../../../src/time/virtual-clock.js';
+import { createLedger, jsonReceipt, type InFlightEntry } from '#oncely/ledger/index.js';
+import { observeLedger } from '#oncely/ledger/observe-ledger.js';
+import type { RequestLogLine } from '#cli/serve/request-log.js';
+import { createServerMetrics } from '#cli/serve/server-metrics.js';
+import { createMemoryStore } from '#oncely/stores/memory/index.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
 import {
   send,
   startTestServer,

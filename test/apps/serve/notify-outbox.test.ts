@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCallers } from '../../../apps/serve/callers.js';
-import { startServer } from '../../../apps/serve/start-server.js';
+import { createCallers } from '#cli/serve/callers.js';
+import { startServer } from '#cli/serve/start-server.js';
 import { TOKENS } from './server-harness.js';
 import { tempDir } from '../../support/temp-dir.js';
 

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCallers, type Callers } from '../../../apps/serve/callers.js';
-import { createServerApp, type ServerApp } from '../../../apps/serve/create-server-app.js';
-import { openBackend, type AnyBackend, type Backend } from '../../../apps/serve/open-backend.js';
-import { VirtualClock } from '../../../src/time/virtual-clock.js';
+import { createCallers, type Callers } from '#cli/serve/callers.js';
+import { createServerApp, type ServerApp } from '#cli/serve/create-server-app.js';
+import { openBackend, type AnyBackend, type Backend } from '#cli/serve/open-backend.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
 import { bearer, TOKENS } from './server-harness.js';
 
 let dataDir: string;

@@ -2,8 +2,8 @@
 // or 503 (never a reset), and the rows a fresh server then finds are exactly the 201s.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createCallers } from '../../../apps/serve/callers.js';
-import { startServer } from '../../../apps/serve/start-server.js';
+import { createCallers } from '#cli/serve/callers.js';
+import { startServer } from '#cli/serve/start-server.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../../stores/postgres-env.js';
 import { send, TOKENS } from './server-harness.js';
 import { checkRaceAnswers, raceSubmissions } from './shutdown-race.js';

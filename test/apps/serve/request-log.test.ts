@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Ledger } from '../../../src/ledger/ledger.js';
-import { EXECUTE_KINDS, type ExecuteResult } from '../../../src/ledger/ledger-result.js';
-import { createRequestLog, type RequestLogLine } from '../../../apps/serve/request-log.js';
-import { VirtualClock } from '../../../src/time/virtual-clock.js';
+import type { Ledger } from '#oncely/ledger/ledger.js';
+import { EXECUTE_KINDS, type ExecuteResult } from '#oncely/ledger/ledger-result.js';
+import { createRequestLog, type RequestLogLine } from '#cli/serve/request-log.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
 
 const receipt = { status: 201, headers: [], body: new Uint8Array() };
 const RESULTS: Record<(typeof EXECUTE_KINDS)[number], ExecuteResult> = {

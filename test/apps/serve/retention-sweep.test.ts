@@ -2,15 +2,11 @@
 // `advance`, so a 60 s interval takes no real time at all.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  isInvalidOptionError,
-  isOncelyError,
-  type OncelyError,
-} from '../../../src/contract/errors.js';
-import { createCallers } from '../../../apps/serve/callers.js';
-import { startRetentionSweep } from '../../../apps/serve/retention-sweep.js';
-import { startServer } from '../../../apps/serve/start-server.js';
-import { VirtualClock } from '../../../src/time/virtual-clock.js';
+import { isInvalidOptionError, isOncelyError, type OncelyError } from '#oncely/contract/errors.js';
+import { createCallers } from '#cli/serve/callers.js';
+import { startRetentionSweep } from '#cli/serve/retention-sweep.js';
+import { startServer } from '#cli/serve/start-server.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
 import { bearer, send, startTestServer, submissionHeaders, TOKENS } from './server-harness.js';
 
 const START_AT = Date.UTC(2026, 8, 14, 12, 0, 0);

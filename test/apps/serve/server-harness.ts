@@ -4,12 +4,8 @@ import { request as httpRequest } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCallers } from '../../../apps/serve/callers.js';
-import {
-  startServer,
-  type RunningServer,
-  type ServerOptions,
-} from '../../../apps/serve/start-server.js';
+import { createCallers } from '#cli/serve/callers.js';
+import { startServer, type RunningServer, type ServerOptions } from '#cli/serve/start-server.js';
 
 /** Tokens of the test callers (at least 16 characters, as callers.ts requires). */
 export const TOKENS = {

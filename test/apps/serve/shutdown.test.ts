@@ -8,8 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCallers } from '../../../apps/serve/callers.js';
-import { DEFAULT_SERVER_OPTIONS, startServer } from '../../../apps/serve/start-server.js';
+import { createCallers } from '#cli/serve/callers.js';
+import { DEFAULT_SERVER_OPTIONS, startServer } from '#cli/serve/start-server.js';
 import { parseResponse } from './hostile/hostile-harness.js';
 import {
   send,

@@ -14,7 +14,7 @@ import {
   runBatch,
   runWorld,
   type MeansRow,
-} from '../../../apps/sim/index.js';
+} from '#cli/sim/index.js';
 
 const batch = runBatch();
 

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { build } from 'esbuild';
-import { REPO_ROOT, repoPath } from '../../support/repo-path.js';
+import { CLI_SRC, REPO_ROOT, repoPath } from '../../support/repo-path.js';
 
-test('apps/sim bundles for the browser and reaches only the pure layers', async () => {
+test("the simulator bundles for the browser and reaches only the library's pure layers", async () => {
   const result = await build({
-    entryPoints: [repoPath('apps', 'sim', 'index.ts')],
+    entryPoints: [repoPath(CLI_SRC, 'sim', 'index.ts')],
     bundle: true,
     platform: 'browser',
     format: 'esm',
@@ -19,10 +19,10 @@ test('apps/sim bundles for the browser and reaches only the pure layers', async 
   for (const input of inputs)
     assert.match(
       input,
-      /^(apps\/sim|src\/(time|policy|contract))\//,
+      /^(packages\/cli\/src\/sim|packages\/oncely\/dist\/(time|policy|contract))\//,
       `${input} is outside the pure layers`,
     );
   const code = result.outputFiles[0]!.text;
-  // Only src/time may read real time or platform randomness, and the simulator must not reach it.
+  // Only the library's time/ may read real time or platform randomness, and the simulator must not reach it.
   assert.doesNotMatch(code, /Date\.now|Math\.random|setTimeout|performance\.now/);
 });

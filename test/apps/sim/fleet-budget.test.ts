@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fleetCells, runCell, runDependency, summarizeFleet } from '../../../apps/sim/index.js';
+import { fleetCells, runCell, runDependency, summarizeFleet } from '#cli/sim/index.js';
 
 test('budget: one shared bucket holds a 100 %-failing dependency to ≤ 1.1× first tries', () => {
   const results = fleetCells('budget').map((cell) => runCell(cell, 2));

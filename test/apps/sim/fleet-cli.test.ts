@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runOncely } from '../../support/run-cli.js';
-import type { FleetSummary } from '../../../apps/sim/index.js';
+import type { FleetSummary } from '#cli/sim/index.js';
 
 // In-process: the program the binary runs, with its output captured; its worker processes are real.
 const oncely = (...args: string[]) => runOncely(args);

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { decide, INITIAL_RETRY_STATE } from '../../../src/policy/index.js';
-import { RetryTokenBucket } from '../../../src/policy/retry-token-bucket.js';
-import { seededRandom } from '../../../src/time/random.js';
+import { decide, INITIAL_RETRY_STATE } from '#oncely/policy/index.js';
+import { RetryTokenBucket } from '#oncely/policy/retry-token-bucket.js';
+import { seededRandom } from '#oncely/time/random.js';
 import {
   EventQueue,
   ONCELY_FLEET_POLICY,
@@ -12,7 +12,7 @@ import {
   runContention,
   type ContentionEvent,
   type ContentionStrategy,
-} from '../../../apps/sim/index.js';
+} from '#cli/sim/index.js';
 import { repoPath } from '../../support/repo-path.js';
 
 test('the event queue pops in time order, ties in the order they were pushed', () => {

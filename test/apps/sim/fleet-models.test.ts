@@ -8,8 +8,8 @@ import {
   runOverload,
   summarizeFleet,
   type FleetStrategy,
-} from '../../../apps/sim/index.js';
-import { runFleetPool } from '../../../apps/cli/commands/fleet-pool.js';
+} from '#cli/sim/index.js';
+import { runFleetPool } from '#cli/cli/commands/fleet-pool.js';
 
 // Small fleets and few seeds: the full batches run in the CLI and bench (docs/fleet.md).
 

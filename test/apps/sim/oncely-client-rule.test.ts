@@ -1,17 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decide, INITIAL_RETRY_STATE, type RetryState } from '../../../src/policy/index.js';
-import {
-  NO_RECEIPT,
-  oncelyJobRandom,
-  oncelyPolicyFor,
-} from '../../../apps/sim/oncely-client-rule.js';
-import {
-  resolveWorldParams,
-  runWorld,
-  type TraceEvent,
-  type WorldParams,
-} from '../../../apps/sim/index.js';
+import { decide, INITIAL_RETRY_STATE, type RetryState } from '#oncely/policy/index.js';
+import { NO_RECEIPT, oncelyJobRandom, oncelyPolicyFor } from '#cli/sim/oncely-client-rule.js';
+import { resolveWorldParams, runWorld, type TraceEvent, type WorldParams } from '#cli/sim/index.js';
 
 /** The ticks at which `job` was sent, and the tick its first receipt came back (or undefined). */
 function jobHistory(

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RoundTripEstimator, runWorld } from '../../../apps/sim/index.js';
+import { RoundTripEstimator, runWorld } from '#cli/sim/index.js';
 
 test('RFC 6298 smoothing: the timeout starts at retry-after, then follows SRTT + 4 RTTVAR, in whole ticks', () => {
   const rto = new RoundTripEstimator(8, 64);

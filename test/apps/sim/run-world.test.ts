@@ -13,7 +13,7 @@ import {
   ruleById,
   runWorld,
   type WorldParams,
-} from '../../../apps/sim/index.js';
+} from '#cli/sim/index.js';
 import { checkTrace } from './trace-oracle.js';
 
 const GOLDEN_SEED = 7;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoPath } from '../../support/repo-path.js';
 import { runOncely } from '../../support/run-cli.js';
-import { METRIC_NAMES, RULES, WORLD_PARAM_NAMES, runWorld } from '../../../apps/sim/index.js';
+import { METRIC_NAMES, RULES, WORLD_PARAM_NAMES, runWorld } from '#cli/sim/index.js';
 
 // In-process: the program the binary runs, output captured.
 const oncely = (...args: string[]) => runOncely(args);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Rule, TraceEvent, WorldOutcome, WorldParams } from '../../../apps/sim/index.js';
+import type { Rule, TraceEvent, WorldOutcome, WorldParams } from '#cli/sim/index.js';
 
 /**
  * Replays a trace tick by tick against docs/simulator.md, written independently of the engine:

@@ -5,8 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import type { ServerOptions } from '../../../../apps/serve/start-server.js';
-import { HOOK_HITS_TABLE } from '../../../../apps/receivers/hook/hook-hits-table.js';
+import type { ServerOptions } from '#cli/serve/start-server.js';
+import { HOOK_HITS_TABLE } from '#cli/receivers/hook/hook-hits-table.js';
 import {
   bearer,
   send,

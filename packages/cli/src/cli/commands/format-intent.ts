@@ -1,0 +1,67 @@
+import type { AttemptEntry, IntentRecord, IntentReport } from 'oncely';
+
+const iso = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
+
+/** One line per intent, for `oncely outbox list`. */
+export function formatIntentLine(intent: IntentRecord): string {
+  const attempts = `${intent.attemptCount}/${intent.policy.maxAttempts}`;
+  const why = intent.outcome
+    ? `${intent.outcome.stopReason}${intent.outcome.status === null ? '' : ` ${intent.outcome.status}`}`
+    : `next ${iso(intent.nextAttemptAt)}`;
+  const order = intent.orderingKey === null ? '' : `  order ${intent.orderingKey}`;
+  return `${intent.state.padEnd(9)}  ${attempts.padStart(5)}  ${intent.key}  ${intent.method} ${intent.target}  ${why}${order}`;
+}
+
+/** One attempt as a line: number, offset from the intent's creation, worker, outcome, status, wait. */
+export function formatAttemptEntry(attempt: AttemptEntry, createdAt: number): string {
+  const offset = `+${((attempt.startedAt - createdAt) / 1000).toFixed(3)}s`;
+  const outcome = attempt.outcome ?? (attempt.endedAt === null ? 'open' : '?');
+  const notes = [
+    attempt.detail,
+    attempt.delayMs === null ? null : `wait ${attempt.delayMs} ms`,
+  ].filter((n): n is string => n !== null);
+  return [
+    `#${attempt.attempt}`.padEnd(3),
+    offset.padStart(9),
+    String(attempt.status ?? '---'),
+    outcome.padEnd(7),
+    attempt.worker,
+    notes.join('; '),
+  ]
+    .join('  ')
+    .trimEnd();
+}
+
+/** The whole report of one intent, for `oncely outbox show`. */
+export function formatIntentReport({ intent, attempts }: IntentReport): string {
+  const lines = [
+    `intent ${intent.key}: ${intent.state}`,
+    `  ${intent.method} ${intent.target}`,
+    `  created ${iso(intent.createdAt)} by ${intent.createdBy}; deadline ${iso(intent.deadlineAt)}`,
+    ...(intent.orderingKey === null
+      ? []
+      : [`  ordering key ${intent.orderingKey}: after every earlier intent of this key`]),
+    `  attempts ${intent.attemptCount} of ${intent.policy.maxAttempts}; timeout ${intent.policy.attemptTimeoutMs} ms; backoff ${intent.policy.baseDelayMs}..${intent.policy.maxDelayMs} ms (${intent.policy.jitter} jitter)`,
+    `  headers ${JSON.stringify(intent.headers)}${intent.secretHeaders.length > 0 ? `; re-supplied at send time: ${intent.secretHeaders.join(', ')}` : ''}`,
+    `  payload ${intent.body.byteLength} bytes: ${preview(intent.body)}`,
+  ];
+  if (intent.state === 'pending') lines.push(`  next attempt at ${iso(intent.nextAttemptAt)}`);
+  if (intent.outcome) {
+    const o = intent.outcome;
+    lines.push(
+      `  outcome ${o.stopReason}${o.status === null ? '' : `, status ${o.status}`}, at ${iso(o.finishedAt)}${o.detail ? `: ${o.detail}` : ''}`,
+    );
+    if (o.body) lines.push(`  receipt ${preview(o.body)}`);
+    if (intent.state === 'unknown')
+      lines.push(
+        '  the receiver may have done the work: retry only under this same key (oncely outbox retry)',
+      );
+  }
+  lines.push(...attempts.map((a) => `  ${formatAttemptEntry(a, intent.createdAt)}`));
+  return `${lines.join('\n')}\n`;
+}
+
+function preview(bytes: Uint8Array): string {
+  const text = new TextDecoder().decode(bytes.subarray(0, 200));
+  return `${text}${bytes.byteLength > 200 ? '…' : ''}`.replace(/\s+/g, ' ');
+}

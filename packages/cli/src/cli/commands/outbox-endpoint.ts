@@ -1,0 +1,184 @@
+import type { Command } from 'commander';
+import { InvalidOptionError, type DisabledNotice, type EndpointRecord, systemClock } from 'oncely';
+import type { CliIo } from '../cli-io.js';
+import { parseDurationMs, parsePositiveInt } from './deliver-options.js';
+import {
+  journalOptions,
+  secretFromEnv,
+  type JournalFlags,
+  withJournal,
+} from './journal-options.js';
+
+interface AddFlags extends JournalFlags {
+  rate?: string;
+  secretEnv?: string;
+  breakerRatio?: string;
+  breakerMin?: string;
+  breakerWindow?: string;
+  breakerCoolDown?: string;
+  autoDisableAfter?: string;
+}
+
+/** One endpoint on one line: name, state, breaker, rate, URL, why it is not active. */
+export function formatEndpointLine(e: EndpointRecord, nowMs = systemClock.now()): string {
+  const rate = e.settings.ratePerSecond === null ? 'no limit' : `${e.settings.ratePerSecond}/s`;
+  const slowed = e.health.slowUntil > nowMs ? ' slowed' : '';
+  const deferred = e.health.deferredUntil > nowMs ? ' deferred' : '';
+  const reason = e.stateReason === null ? '' : `  (${e.stateReason})`;
+  return `${e.id.padEnd(16)} ${e.state.padEnd(8)} breaker ${e.health.breaker.padEnd(9)} ${rate}${slowed}${deferred}  ${e.url}${reason}`;
+}
+
+/** `--notify-disabled URL` or `--notify-disabled endpoint:NAME`. */
+export function parseDisabledNotice(text: string | undefined): DisabledNotice | undefined {
+  if (text === undefined) return undefined;
+  if (text.startsWith('endpoint:')) return { endpoint: text.slice('endpoint:'.length) };
+  try {
+    if (/^https?:$/.test(new URL(text).protocol)) return { target: text };
+  } catch {
+    // reported below
+  }
+  throw new InvalidOptionError('--notify-disabled', text, 'an http(s) URL or endpoint:NAME');
+}
+
+function positiveNumber(option: string, text: string): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n <= 0)
+    throw new InvalidOptionError(option, text, 'a number > 0');
+  return n;
+}
+
+/** `oncely outbox endpoint …`: the receivers intents may name. */
+export function registerOutboxEndpoint(outbox: Command, io: CliIo): void {
+  const endpoint = outbox
+    .command('endpoint')
+    .description(
+      'endpoints: receivers with their own state, throttle, circuit breaker and signing secrets',
+    );
+  registerAdd(endpoint, io);
+  journalOptions(endpoint.command('list').description('list endpoints and their state'))
+    .option('--json', 'print JSON (secrets left out)')
+    .action((flags: JournalFlags & { json?: boolean }) =>
+      withJournal(flags, async (journal) => {
+        const all = await journal.endpoints.list();
+        if (flags.json)
+          return io.out(
+            `${JSON.stringify(
+              all.map(({ secrets, ...rest }) => ({ ...rest, secrets: secrets.length })),
+              null,
+              2,
+            )}\n`,
+          );
+        io.out(all.map((e) => `${formatEndpointLine(e)}\n`).join(''));
+      }),
+    );
+  for (const [name, verb, help] of [
+    ['pause', 'paused', 'its intents wait, unsent and with their budget intact, until resume'],
+    ['disable', 'disabled', 'its intents wait until resume (as the receiver signals do)'],
+  ] as const)
+    journalOptions(endpoint.command(name).description(help).argument('<name>'))
+      .option('--reason <text>', 'why, shown in endpoint list')
+      .action((id: string, flags: JournalFlags & { reason?: string }) =>
+        withJournal(flags, async (journal) => {
+          const e = await journal.endpoints[name](id, flags.reason);
+          io.out(`${verb}: ${formatEndpointLine(e)}\n`);
+        }),
+      );
+  journalOptions(
+    endpoint
+      .command('resume')
+      .description('active again, breaker closed; its waiting intents are due now')
+      .argument('<name>'),
+  ).action((id: string, flags: JournalFlags) =>
+    withJournal(flags, async (journal) => {
+      io.out(`resumed: ${formatEndpointLine(await journal.endpoints.resume(id))}\n`);
+    }),
+  );
+  registerRotate(endpoint, io);
+}
+
+function registerAdd(endpoint: Command, io: CliIo): void {
+  journalOptions(
+    endpoint
+      .command('add')
+      .description('add an endpoint; intents name it with `outbox add --endpoint NAME`')
+      .argument('<name>', 'letters, digits, . _ -')
+      .argument('<url>', 'where its intents are sent')
+      .option('--rate <n>', 'messages per second, across every worker (default: no limit)')
+      .option(
+        '--secret-env <VAR>',
+        'its whsec_ signing secret, from this variable (default: a fresh one, printed once)',
+      )
+      .option('--breaker-ratio <r>', 'open the breaker at this failure ratio (default: 0.5)')
+      .option('--breaker-min <n>', 'requests in a window before the breaker judges (default: 10)')
+      .option('--breaker-window <duration>', "the breaker's window (default: 30s)")
+      .option('--breaker-cool-down <duration>', 'open this long before one probe (default: 10s)')
+      .option(
+        '--auto-disable-after <duration>',
+        'disable after only failures this long (default: 5d)',
+      ),
+  ).action((id: string, url: string, flags: AddFlags) =>
+    withJournal(flags, async (journal) => {
+      const secret =
+        flags.secretEnv === undefined
+          ? undefined
+          : secretFromEnv('--secret-env', flags.secretEnv, io.env);
+      const e = await journal.endpoints.add({
+        id,
+        url,
+        ...(secret === undefined ? {} : { secrets: [secret] }),
+        ...(flags.rate === undefined
+          ? {}
+          : { ratePerSecond: positiveNumber('--rate', flags.rate) }),
+        breaker: {
+          ...(flags.breakerRatio === undefined
+            ? {}
+            : { failureRatio: positiveNumber('--breaker-ratio', flags.breakerRatio) }),
+          ...(flags.breakerMin === undefined
+            ? {}
+            : { minRequests: parsePositiveInt('--breaker-min', flags.breakerMin) }),
+          ...(flags.breakerWindow === undefined
+            ? {}
+            : { windowMs: parseDurationMs('--breaker-window', flags.breakerWindow) }),
+          ...(flags.breakerCoolDown === undefined
+            ? {}
+            : { coolDownMs: parseDurationMs('--breaker-cool-down', flags.breakerCoolDown) }),
+        },
+        ...(flags.autoDisableAfter === undefined
+          ? {}
+          : {
+              autoDisableAfterMs: parseDurationMs('--auto-disable-after', flags.autoDisableAfter),
+            }),
+      });
+      io.out(`added: ${formatEndpointLine(e)}\n`);
+      if (secret === undefined) io.out(`signing secret (shown once): ${e.secrets[0]!.secret}\n`);
+    }),
+  );
+}
+
+function registerRotate(endpoint: Command, io: CliIo): void {
+  journalOptions(
+    endpoint
+      .command('rotate-secret')
+      .description('add a signing secret; the older ones expire after the overlap')
+      .argument('<name>')
+      .option('--overlap <duration>', 'how long attempts carry the old signatures too', '24h')
+      .option(
+        '--secret-env <VAR>',
+        'the new whsec_ secret, from this variable (default: a fresh one, printed once)',
+      ),
+  ).action((id: string, flags: JournalFlags & { overlap: string; secretEnv?: string }) =>
+    withJournal(flags, async (journal) => {
+      const overlapMs = parseDurationMs('--overlap', flags.overlap);
+      const given =
+        flags.secretEnv === undefined
+          ? undefined
+          : secretFromEnv('--secret-env', flags.secretEnv, io.env);
+      const { endpoint: e, secret } = await journal.endpoints.rotateSecret(id, {
+        overlapMs,
+        ...(given === undefined ? {} : { secret: given }),
+      });
+      io.out(`rotated: ${formatEndpointLine(e)}\n`);
+      if (given === undefined) io.out(`new signing secret (shown once): ${secret}\n`);
+    }),
+  );
+}

@@ -1,0 +1,127 @@
+import cliProgress from 'cli-progress';
+import {
+  type IntentRecord,
+  type StateCounts,
+  type Journal,
+  createOutboxWorker,
+  type SettledEvent,
+  type DisabledNotice,
+} from 'oncely';
+import { EXIT } from '../exit.js';
+
+export interface RunFlags {
+  readonly leaseMs: number;
+  readonly batchSize: number;
+  readonly pollMs: number;
+  readonly watch: boolean;
+  readonly secrets: Record<string, string>;
+  readonly signingSecret: readonly string[] | undefined;
+  readonly worker?: string | undefined;
+  readonly onlyKey?: string | undefined;
+  /** Where a notice goes when the receiver's signals disable an endpoint. */
+  readonly disabledNotice?: DisabledNotice | undefined;
+}
+
+export interface RunIo {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  /** Show a progress bar on stderr (a terminal); otherwise one line per finished intent. */
+  readonly progressBar: boolean;
+  readonly signal: AbortSignal;
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+/** The exit code an intent's final state maps to, like `oncely deliver`'s. */
+export function exitCodeForIntent(intent: IntentRecord): number {
+  switch (intent.state) {
+    case 'delivered':
+      return EXIT.ok;
+    case 'refused':
+      return EXIT.fatalStatus;
+    case 'unknown':
+      return EXIT.unknown;
+    case 'gave_up':
+      return intent.outcome?.stopReason === 'deadline_passed' ||
+        intent.outcome?.stopReason === 'retry_after_too_long'
+        ? EXIT.deadlinePassed
+        : EXIT.budgetExhausted;
+    default:
+      return EXIT.failure;
+  }
+}
+
+export function formatCounts(counts: StateCounts): string {
+  return (
+    Object.entries(counts)
+      .filter(([, n]) => n > 0)
+      .map(([state, n]) => `${n} ${state}`)
+      .join(', ') || 'no intents'
+  );
+}
+
+/**
+ * Runs the outbox worker over the journal: resumes every unfinished intent (or keeps watching with
+ * `watch`), with progress, until none is pending or the signal aborts.
+ */
+export async function runOutbox(
+  journal: Journal<unknown>,
+  flags: RunFlags,
+  io: RunIo,
+): Promise<StateCounts> {
+  const before = await journal.counts();
+  const bar =
+    io.progressBar && !flags.watch
+      ? new cliProgress.SingleBar(
+          {
+            stream: process.stderr,
+            clearOnComplete: true,
+            format: 'outbox [{bar}] {value}/{total} intents finished | {detail}',
+          },
+          cliProgress.Presets.shades_classic,
+        )
+      : undefined;
+  let finished = 0;
+  bar?.start(before.pending, 0, { detail: '' });
+  const onSettled = (event: SettledEvent): void => {
+    if (!event.written) {
+      io.err(`lease lost on ${event.key}: another worker owns it now\n`);
+      return;
+    }
+    const attempt =
+      event.attempt === undefined
+        ? 'no attempt'
+        : `attempt ${event.attempt}${event.status === null ? '' : ` ${event.status}`}`;
+    if (event.state === 'pending') {
+      bar?.update(finished, { detail: `${event.key}: ${attempt}, retrying` });
+      return;
+    }
+    finished += 1;
+    if (bar) bar.update(finished, { detail: `${event.key}: ${event.state}` });
+    else
+      io.out(
+        `${event.state.padEnd(9)}  ${event.key}  (${attempt}${event.detail ? `: ${event.detail}` : ''})\n`,
+      );
+  };
+  const worker = createOutboxWorker({
+    store: journal.store,
+    leaseMs: flags.leaseMs,
+    batchSize: flags.batchSize,
+    pollMs: flags.pollMs,
+    secrets: flags.secrets,
+    ...(flags.signingSecret === undefined ? {} : { signingSecret: flags.signingSecret }),
+    ...(flags.worker === undefined ? {} : { owner: flags.worker }),
+    ...(flags.onlyKey === undefined ? {} : { onlyKey: flags.onlyKey }),
+    ...(flags.disabledNotice === undefined ? {} : { disabledNotice: flags.disabledNotice }),
+    ...(io.fetch ? { fetch: io.fetch } : {}),
+    onSettled,
+  });
+  try {
+    if (flags.watch) await worker.run(io.signal);
+    else await worker.resume(io.signal);
+  } finally {
+    bar?.stop();
+  }
+  return journal.counts();
+}
+
+export { EXIT };

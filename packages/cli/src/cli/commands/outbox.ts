@@ -1,0 +1,246 @@
+import type { Command } from 'commander';
+import { InvalidOptionError, systemClock } from 'oncely';
+import { formatIntentLine, formatIntentReport } from './format-intent.js';
+import { EXIT } from '../exit.js';
+import {
+  parseDurationMs,
+  parseHeader,
+  parsePolicyFlags,
+  parsePositiveInt,
+} from './deliver-options.js';
+import {
+  collect,
+  journalOptions,
+  parseSecrets,
+  type JournalFlags,
+  withJournal,
+} from './journal-options.js';
+import { registerKeygen } from './outbox-keygen.js';
+import { signingKeysFromEnv } from './webhook-key-flags.js';
+import { registerOutboxList } from './outbox-list.js';
+import { registerOutboxReplay } from './outbox-replay.js';
+import { formatCounts, runOutbox } from './outbox-run.js';
+import { registerOutboxUi } from './outbox-ui.js';
+import { processIo, type CliIo } from '../cli-io.js';
+import { parseDisabledNotice, registerOutboxEndpoint } from './outbox-endpoint.js';
+
+interface AddFlags extends JournalFlags {
+  data: string;
+  key?: string;
+  method: string;
+  header?: string[];
+  secretHeader?: string[];
+  maxAttempts?: string;
+  deadline?: string;
+  attemptTimeout?: string;
+  baseDelay?: string;
+  createdBy?: string;
+  orderingKey?: string;
+}
+
+interface RunCommandFlags extends JournalFlags {
+  lease: string;
+  batch: string;
+  poll: string;
+  watch?: boolean;
+  secret?: string[];
+  signingSecretEnv?: string;
+  worker?: string;
+  notifyDisabled?: string;
+}
+
+export function registerOutbox(program: Command, io: CliIo = processIo): void {
+  const outbox = program
+    .command('outbox')
+    .description(
+      "the sender's journal: intents recorded before they are sent, and the worker that delivers them",
+    )
+    .addHelpText(
+      'after',
+      `\nThe journal is a SQLite file (--journal, default oncely-data/journal.db) or PostgreSQL (--db postgres://…).`,
+    );
+  registerAdd(outbox, io);
+  registerOutboxList(outbox, io);
+  registerShow(outbox, io);
+  registerRun(outbox, io);
+  registerRetry(outbox, io);
+  registerCancel(outbox, io);
+  registerKeygen(outbox, io);
+  registerOutboxReplay(outbox, io);
+  registerOutboxUi(outbox, io);
+  registerOutboxEndpoint(outbox, io);
+}
+
+/** `oncely outbox add`. */
+function registerAdd(outbox: Command, io: CliIo): void {
+  const { out } = io;
+  journalOptions(
+    outbox
+      .command('add')
+      .description('record an intent durably without sending it (the worker sends it)')
+      .argument('[url]', 'where to send it (none with --endpoint)')
+      .option('--endpoint <name>', 'send to this endpoint: its URL, secrets, state, throttle')
+      .requiredOption('-d, --data <body>', 'the payload, kept byte for byte')
+      .option('-k, --key <key>', 'the idempotency key (default: a fresh UUID)')
+      .option('-X, --method <method>', 'HTTP method', 'POST')
+      .option('-H, --header <name: value>', 'a request header (repeatable)', collect)
+      .option(
+        '--secret-header <name>',
+        'a header whose value is never written down: re-supplied by `outbox run --secret` (repeatable)',
+        collect,
+      )
+      .option('-n, --max-attempts <n>', 'attempts in all (default: 3)')
+      .option(
+        '--deadline <when>',
+        'no attempt starts after this: a duration (30s) or an ISO instant',
+      )
+      .option('--attempt-timeout <duration>', 'one attempt may take this long (default: 10s)')
+      .option('--base-delay <duration>', 'first backoff step (default: 100ms)')
+      .option('--created-by <name>', 'who records it (default: oncely-cli)')
+      .option(
+        '--ordering-key <key>',
+        'sent only after every earlier intent with this ordering key has finished (FIFO)',
+      ),
+  ).action((url: string | undefined, flags: AddFlags & { endpoint?: string }) =>
+    withJournal(flags, async (journal) => {
+      const headers = Object.fromEntries((flags.header ?? []).map(parseHeader));
+      const { intent, created } = await journal.record({
+        ...(url === undefined ? {} : { target: url }),
+        ...(flags.endpoint === undefined ? {} : { endpoint: flags.endpoint }),
+        body: flags.data,
+        method: flags.method,
+        headers,
+        secretHeaders: flags.secretHeader ?? [],
+        createdBy: flags.createdBy ?? 'oncely-cli',
+        ...(flags.key === undefined ? {} : { key: flags.key }),
+        ...(flags.orderingKey === undefined ? {} : { orderingKey: flags.orderingKey }),
+        ...parsePolicyFlags(flags, systemClock.now()),
+      });
+      out(`${created ? 'recorded' : 'already recorded'}: ${formatIntentLine(intent)}\n`);
+    }),
+  );
+}
+
+/** `oncely outbox show`. */
+function registerShow(outbox: Command, io: CliIo): void {
+  const { out } = io;
+  journalOptions(
+    outbox
+      .command('show')
+      .description("one intent's full report: payload, policy, every attempt, the outcome")
+      .argument('<key>'),
+  ).action((key: string, flags: JournalFlags) =>
+    withJournal(flags, async (journal) => {
+      const report = await journal.report(key);
+      if (!report) throw new InvalidOptionError('key', key, 'the key of an intent in this journal');
+      out(formatIntentReport(report));
+    }),
+  );
+}
+
+/** `oncely outbox run`. */
+function registerRun(outbox: Command, io: CliIo): void {
+  const { out, err } = io;
+  journalOptions(
+    outbox
+      .command('run')
+      .description(
+        'deliver every unfinished intent (resuming after a crash under the same keys), with progress',
+      )
+      .option(
+        '--lease <duration>',
+        'how long a claim keeps other workers off an intent; longer than any attempt',
+        '60s',
+      )
+      .option('--batch <n>', 'intents claimed and sent together', '16')
+      .option('--poll <duration>', 'how often an idle worker looks again', '1s')
+      .option(
+        '--watch',
+        'keep running and deliver new intents as they are recorded (until SIGINT/SIGTERM)',
+      )
+      .option(
+        '--secret <HEADER=ENV>',
+        "a secret header's value, read from an environment variable (repeatable)",
+        collect,
+      )
+      .option(
+        '--signing-secret-env <VAR>',
+        'sign every attempt (Standard Webhooks) with the whsec_/whsk_ keys in this variable (space-separated: one signature each)',
+      )
+      .option(
+        '--worker <name>',
+        "this worker's name in leases and attempts (default: host:pid:random)",
+      )
+      .option(
+        '--notify-disabled <url|endpoint:NAME>',
+        'where to send a notice when an endpoint is disabled',
+      ),
+  ).action((flags: RunCommandFlags) =>
+    withJournal(flags, async (journal, signal) => {
+      const counts = await runOutbox(
+        journal,
+        {
+          leaseMs: parseDurationMs('--lease', flags.lease),
+          batchSize: parsePositiveInt('--batch', flags.batch),
+          pollMs: parseDurationMs('--poll', flags.poll),
+          watch: flags.watch === true,
+          secrets: parseSecrets(flags.secret, io.env),
+          signingSecret:
+            flags.signingSecretEnv === undefined
+              ? undefined
+              : signingKeysFromEnv('--signing-secret-env', flags.signingSecretEnv, io.env),
+          worker: flags.worker,
+          disabledNotice: parseDisabledNotice(flags.notifyDisabled),
+        },
+        { out, err, progressBar: io.errIsTTY, signal },
+      );
+      out(`outbox: ${formatCounts(counts)}\n`);
+      if (counts.pending > 0 && !signal.aborted) {
+        err(
+          `oncely: ${counts.pending} intent(s) still pending: a secret header has no --secret, their endpoint is paused or disabled, or another worker holds them\n`,
+        );
+        io.exit(EXIT.failure);
+      }
+    }),
+  );
+}
+
+/** `oncely outbox retry`. */
+function registerRetry(outbox: Command, io: CliIo): void {
+  const { out } = io;
+  journalOptions(
+    outbox
+      .command('retry')
+      .description(
+        'give a dead intent (refused, gave_up, unknown, cancelled) a fresh budget under the same key',
+      )
+      .argument('<key>')
+      .option('-n, --max-attempts <n>', 'more attempts (default: its own budget again)')
+      .option(
+        '--deadline <when>',
+        'a new deadline: a duration (30s) or an ISO instant (default: none)',
+      ),
+  ).action((key: string, flags: JournalFlags & { maxAttempts?: string; deadline?: string }) =>
+    withJournal(flags, async (journal) => {
+      const intent = await journal.retry(key, parsePolicyFlags(flags, systemClock.now()));
+      out(`reopened: ${formatIntentLine(intent)}\n`);
+    }),
+  );
+}
+
+/** `oncely outbox cancel`. */
+function registerCancel(outbox: Command, io: CliIo): void {
+  const { out } = io;
+  journalOptions(
+    outbox
+      .command('cancel')
+      .description('cancel a pending intent (it is never sent again)')
+      .argument('<key>')
+      .option('--reason <text>', 'why, kept in the report'),
+  ).action((key: string, flags: JournalFlags & { reason?: string }) =>
+    withJournal(flags, async (journal) => {
+      const intent = await journal.cancel(key, flags.reason);
+      out(`cancelled: ${formatIntentLine(intent)}\n`);
+    }),
+  );
+}

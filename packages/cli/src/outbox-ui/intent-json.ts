@@ -1,0 +1,62 @@
+import type { AttemptEntry, IntentRecord } from 'oncely';
+
+const iso = (ms: number | null | undefined): string | null =>
+  ms === null || ms === undefined ? null : new Date(ms).toISOString();
+
+/** How much of a payload or receipt the page shows: enough to recognise it. */
+const PREVIEW_BYTES = 4096;
+
+function preview(bytes: Uint8Array | null): string | null {
+  if (bytes === null) return null;
+  const text = new TextDecoder().decode(bytes.subarray(0, PREVIEW_BYTES));
+  return bytes.byteLength > PREVIEW_BYTES ? `${text}…` : text;
+}
+
+/** One intent in a listing: what a row shows, times as ISO strings (UTC). */
+export function intentSummary(intent: IntentRecord) {
+  return {
+    key: intent.key,
+    method: intent.method,
+    target: intent.target,
+    state: intent.state,
+    attempts: intent.attemptCount,
+    maxAttempts: intent.policy.maxAttempts,
+    sawUnknown: intent.sawUnknown,
+    createdAt: iso(intent.createdAt),
+    nextAttemptAt: intent.state === 'pending' ? iso(intent.nextAttemptAt) : null,
+    finishedAt: iso(intent.outcome?.finishedAt),
+    stopReason: intent.outcome?.stopReason ?? null,
+    status: intent.outcome?.status ?? null,
+    detail: intent.outcome?.detail ?? null,
+  };
+}
+
+/** One attempt on the timeline: when, how long, what came back. */
+export function attemptJson(attempt: AttemptEntry) {
+  return {
+    attempt: attempt.attempt,
+    worker: attempt.worker,
+    startedAt: iso(attempt.startedAt),
+    endedAt: iso(attempt.endedAt),
+    durationMs: attempt.endedAt === null ? null : attempt.endedAt - attempt.startedAt,
+    outcome: attempt.outcome,
+    status: attempt.status,
+    detail: attempt.detail,
+    delayMs: attempt.delayMs,
+  };
+}
+
+/** One intent whole: the summary, what it sends (secrets are never written), its receipt, its attempts. */
+export function intentDetail(intent: IntentRecord, attempts: readonly AttemptEntry[]) {
+  return {
+    ...intentSummary(intent),
+    createdBy: intent.createdBy,
+    deadlineAt: iso(intent.deadlineAt),
+    headers: intent.headers,
+    secretHeaders: intent.secretHeaders,
+    payload: preview(intent.body),
+    payloadBytes: intent.body.byteLength,
+    receipt: preview(intent.outcome?.body ?? null),
+    attemptList: attempts.map(attemptJson),
+  };
+}
