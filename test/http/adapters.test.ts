@@ -9,7 +9,7 @@ import {
   withIdempotency,
   type IdempotentHandler,
 } from '../../src/http/index.js';
-import { honoIdempotency } from '../../apps/receivers/hono-idempotency.js';
+import { idempotency as honoIdempotency } from '../../src/http/hono/index.js';
 import { createLedger } from '../../src/ledger/index.js';
 import { createMemoryStore, type MemoryTx } from '../../src/stores/memory/index.js';
 
@@ -154,19 +154,19 @@ describe('adapters', () => {
     }
   });
 
-  it('Hono: honoIdempotency in front of routes; the handler gets the tx from c.get', async () => {
+  it('Hono: idempotency() in front of routes; the handler gets the tx from c.get', async () => {
     const store = createMemoryStore();
-    const middleware = createIdempotencyMiddleware({
+    const guard = honoIdempotency({
       ledger: createLedger({ store }),
-      scopeOf: (r) => r.headers.get('x-caller') ?? undefined,
+      scopeOf: (c) => c.req.header('x-caller'),
     });
     const app = new Hono<{
       Variables: {
         idempotency: import('../../src/http/index.js').IdempotencyContext<MemoryTx> | undefined;
       };
     }>();
-    app.use('/notes', honoIdempotency(middleware));
-    app.use('/boom', honoIdempotency(middleware));
+    app.use('/notes', guard);
+    app.use('/boom', guard);
     app.onError((_error, c) => c.text('failed', 500));
     let runs = 0;
     let booms = 0;
