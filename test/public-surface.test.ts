@@ -91,6 +91,7 @@ const EXPORTS: Record<string, readonly string[]> = {
   ],
   'oncely/express': ['idempotency', 'idempotencyOf', 'captureRawBody'],
   'oncely/fastify': ['fastifyIdempotency'],
+  'oncely/fetch': ['idempotentHandler', 'idempotencyOf'],
   'oncely/hono': ['idempotency'],
   'oncely/node': ['idempotentListener', 'idempotencyOf'],
   'oncely/stores/memory': ['createMemoryStore', 'createMemoryJournalStore'],
