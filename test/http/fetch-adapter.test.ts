@@ -141,6 +141,36 @@ describe('oncely/fetch: idempotentHandler', () => {
     assert.equal(app.seen.length, 0);
   });
 
+  it('a client that goes away while the handler runs: its writes roll back and the retry runs again', async () => {
+    const store = createMemoryStore();
+    const client = new AbortController();
+    let runs = 0;
+    const handler = idempotentHandler(
+      { ledger: createLedger({ store }), onError: () => {} },
+      async (request) => {
+        const context = idempotencyOf<MemoryTx>(request);
+        context?.tx.set('orders', context.key, `run ${++runs}`);
+        if (runs === 1) client.abort(); // the platform aborts the request's signal
+        return Response.json({ runs }, { status: 201 });
+      },
+    );
+    const post = (signal?: AbortSignal): Promise<Response> =>
+      handler(
+        new Request('https://shop.example/api/orders', {
+          method: 'POST',
+          headers: { 'idempotency-key': 'k-6' },
+          body: '{}',
+          ...(signal === undefined ? {} : { signal }),
+        }),
+      );
+    await post(client.signal);
+    assert.deepEqual(store.entries('orders'), [], 'the guard reads a clone; it follows the signal');
+    const retried = await post();
+    assert.equal(retried.status, 201);
+    assert.equal(retried.headers.get('idempotent-replayed'), null);
+    assert.deepEqual(store.entries('orders'), [['k-6', 'run 2']]);
+  });
+
   it('checks its options when made: a scopeOf that is not a function names the option', () => {
     const ledger = createLedger({ store: createMemoryStore() });
     assert.throws(
