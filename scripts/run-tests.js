@@ -37,6 +37,7 @@ import { pathToFileURL } from 'node:url';
 const SECONDS = {
   'docs/examples': 8,
   'package/pack-install': 11,
+  'http/nextjs-route': 11,
   'web/layout': 7,
   'web/page': 6,
   'journal/postgres-two-workers': 5,

@@ -105,6 +105,7 @@ const EXPORTS: Record<string, readonly string[]> = {
   ],
   'oncely/express': ['idempotency', 'idempotencyOf', 'captureRawBody'],
   'oncely/fastify': ['fastifyIdempotency'],
+  'oncely/fetch': ['idempotentHandler', 'idempotencyOf'],
   'oncely/hono': ['idempotency'],
   'oncely/node': ['idempotentListener', 'idempotencyOf'],
   'oncely/stores/memory': ['createMemoryStore', 'createMemoryJournalStore'],

@@ -23,8 +23,13 @@ import { CLI, REPO_ROOT, repoPath } from '../support/repo-path.js';
 
 const blocks = docFiles(REPO_ROOT).flatMap((doc) => parseBlocks(REPO_ROOT, doc));
 const where = (block: DocBlock): string => `${block.doc}:${block.line}`;
-const exampleFiles = readdirSync(repoPath('examples'))
-  .filter((name) => name !== 'README.md')
+// Every TypeScript file, those of a whole app (examples/nextjs/) too, but not what its framework
+// writes (.next/, next-env.d.ts).
+const exampleFiles = readdirSync(repoPath('examples'), { recursive: true, encoding: 'utf8' })
+  .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
+  .filter(
+    (name) => !name.split('/').some((part) => part.startsWith('.') || part === 'node_modules'),
+  )
   .map((name) => `examples/${name}`);
 
 test('every code block says how the suite checks it', () => {

@@ -1,12 +1,22 @@
-// One suite, four frameworks: the same cases against the Express middleware, the Fastify plugin,
-// the Hono middleware and the node:http wrapper, each in front of an unchanged route.
+// One suite, five frameworks: the same cases against the Express middleware, the Fastify plugin,
+// the Hono middleware, the node:http wrapper and the Fetch handler wrapper, each in front of an
+// unchanged route.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLedger } from '#oncely/ledger/index.js';
 import { createMemoryStore } from '#oncely/stores/memory/index.js';
+import type { Validate } from '#oncely/http/index.js';
 import { FRAMEWORK_APPS, type RunningApp } from './framework-apps.js';
 
 const ORDER = '{"item":"tea","qty":2}';
+
+/** The service's own check: at most 100 of an item; the route gets the quantity and the caller. */
+const validateOrder: Validate<unknown> = ({ body, scope }) => {
+  const { qty } = JSON.parse(new TextDecoder().decode(body)) as { qty: number };
+  return qty > 100
+    ? { ok: false, response: Response.json({ code: 'too_many' }, { status: 400 }) }
+    : { ok: true, value: { qty, scope } };
+};
 
 function post(
   app: RunningApp,
@@ -118,6 +128,25 @@ for (const framework of FRAMEWORK_APPS) {
         assert.equal(keyless.status, 201, 'served as before oncely');
         assert.equal(app.book.runs, 2);
         assert.deepEqual(app.book.keys, ['k-1', undefined], 'outside the ledger: no context');
+      } finally {
+        await app.close();
+      }
+    });
+  });
+  describe(`${framework.name}: validate`, () => {
+    it("a refusal of validate is answered and pins nothing; the route gets validate's value", async () => {
+      const app = await framework.start(
+        { ledger: createLedger({ store: createMemoryStore() }), validate: validateOrder },
+        false,
+      );
+      try {
+        const refused = await post(app, { key: 'k-v', body: '{"item":"tea","qty":500}' });
+        assert.equal(refused.status, 400);
+        assert.deepEqual(await refused.json(), { code: 'too_many' });
+        assert.equal(app.book.runs, 0, 'refused before the route');
+        const accepted = await post(app, { key: 'k-v' });
+        assert.equal(accepted.status, 201, 'the same key with another payload: the key was free');
+        assert.deepEqual(app.book.values, [{ qty: 2, scope: 'default' }]);
       } finally {
         await app.close();
       }

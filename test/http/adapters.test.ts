@@ -9,7 +9,7 @@ import {
   withIdempotency,
   type IdempotentHandler,
 } from '#oncely/http/index.js';
-import { honoIdempotency } from '#cli/receivers/hono-idempotency.js';
+import { idempotency as honoIdempotency } from '#oncely/http/hono/index.js';
 import { createLedger } from '#oncely/ledger/index.js';
 import { createMemoryStore, type MemoryTx } from '#oncely/stores/memory/index.js';
 
@@ -154,19 +154,19 @@ describe('adapters', () => {
     }
   });
 
-  it('Hono: honoIdempotency in front of routes; the handler gets the tx from c.get', async () => {
+  it('Hono: idempotency() in front of routes; the handler gets the tx from c.get', async () => {
     const store = createMemoryStore();
-    const middleware = createIdempotencyMiddleware({
+    const guard = honoIdempotency({
       ledger: createLedger({ store }),
-      scopeOf: (r) => r.headers.get('x-caller') ?? undefined,
+      scopeOf: (c) => c.req.header('x-caller'),
     });
     const app = new Hono<{
       Variables: {
         idempotency: import('#oncely/http/index.js').IdempotencyContext<MemoryTx> | undefined;
       };
     }>();
-    app.use('/notes', honoIdempotency(middleware));
-    app.use('/boom', honoIdempotency(middleware));
+    app.use('/notes', guard);
+    app.use('/boom', guard);
     app.onError((_error, c) => c.text('failed', 500));
     let runs = 0;
     let booms = 0;

@@ -1,4 +1,4 @@
-// The same small orders app in four frameworks, each written as its users write it: a body
+// The same small orders app in five frameworks, each written as its users write it: a body
 // parser, a passport-style authentication step that sets the user, and an unchanged route.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,9 +8,12 @@ import { Hono } from 'hono';
 import type { AdapterOptions } from '#oncely/http/adapters/adapter-options.js';
 import { idempotency as expressIdempotency, idempotencyOf } from '#oncely/http/express/index.js';
 import { fastifyIdempotency } from '#oncely/http/fastify/index.js';
+import { idempotentHandler } from '#oncely/http/fetch/index.js';
 import { idempotency as honoIdempotency } from '#oncely/http/hono/index.js';
 import { toNodeListener } from '#oncely/http/node-listener.js';
 import { idempotentListener } from '#oncely/http/node/index.js';
+import type { RouteIdempotency } from '#oncely/http/adapters/adapter-options.js';
+import { fetchBridge } from '../support/fetch-bridge.js';
 
 /** The users the authentication step knows, by bearer token (what passport's strategy would look up). */
 /** A request after the authentication step (passport's `req.user`). */
@@ -30,16 +33,19 @@ export interface OrderBook {
   failNext: boolean;
   /** Keys the route saw in its context, in order. */
   keys: Array<string | undefined>;
+  /** The `value` of `validate` the route saw in its context, in order. */
+  values: unknown[];
 }
 
 function placeOrder(
   book: OrderBook,
   user: string,
   body: { item?: unknown; qty?: unknown },
-  key: string | undefined,
+  context: RouteIdempotency<unknown> | undefined,
 ): { status: number; json: object; id: string } {
   book.runs++;
-  book.keys.push(key);
+  book.keys.push(context?.key);
+  book.values.push(context?.value);
   if (book.failNext) {
     book.failNext = false;
     return { status: 500, json: { error: 'payment service down' }, id: '' };
@@ -70,7 +76,7 @@ function running(server: Server, url: string, book: OrderBook): RunningApp {
   return { url, book, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-const newBook = (): OrderBook => ({ runs: 0, failNext: false, keys: [] });
+const newBook = (): OrderBook => ({ runs: 0, failNext: false, keys: [], values: [] });
 
 export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
   {
@@ -90,7 +96,7 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
       // The route as it was before oncely: (req, res, next), req.body parsed, res.status().json().
       app.post('/orders', guard, (req, res) => {
         const user = (req as WithUser).user?.id ?? 'anonymous';
-        const order = placeOrder(book, user, req.body as object, idempotencyOf(req)?.key);
+        const order = placeOrder(book, user, req.body as object, idempotencyOf(req));
         res.status(order.status).set('x-order-id', order.id).json(order.json);
       });
       app.get('/orders', guard, (_req, res) => void res.json({ runs: book.runs }));
@@ -115,7 +121,7 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
       );
       app.post('/orders', async (request, reply) => {
         const user = (request as WithUser).user?.id ?? 'anonymous';
-        const order = placeOrder(book, user, request.body as object, request.idempotency?.key);
+        const order = placeOrder(book, user, request.body as object, request.idempotency);
         return reply.code(order.status).header('x-order-id', order.id).send(order.json);
       });
       app.get('/orders', async () => ({ runs: book.runs }));
@@ -142,7 +148,7 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
           book,
           c.get('user')?.id ?? 'anonymous',
           await c.req.json(),
-          (c.get('idempotency' as never) as { key: string } | undefined)?.key,
+          c.get('idempotency' as never) as RouteIdempotency<unknown> | undefined,
         );
         return c.json(order.json, order.status as 201, { 'x-order-id': order.id });
       });
@@ -168,7 +174,7 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
         req.on('data', (chunk: string) => (text += chunk));
         req.on('end', () => {
           const user = (req as WithUser).user?.id ?? 'anonymous';
-          const order = placeOrder(book, user, JSON.parse(text) as object, idempotencyOf(req)?.key);
+          const order = placeOrder(book, user, JSON.parse(text) as object, idempotencyOf(req));
           res
             .writeHead(order.status, { 'content-type': 'application/json', 'x-order-id': order.id })
             .end(JSON.stringify(order.json));
@@ -182,6 +188,32 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
         (req as WithUser).user = userOf(req.headers.authorization);
         void guarded(req, res);
       });
+      return running(server, await listen(server), book);
+    },
+  },
+  {
+    name: 'Fetch',
+    async start(options, scoped) {
+      const book = newBook();
+      // A Fetch API handler as in a Next.js route or Deno.serve: the auth reads the request.
+      const handler = idempotentHandler<unknown>(
+        {
+          ...options,
+          ...(scoped
+            ? { scopeOf: (request) => userOf(request.headers.get('authorization') ?? '')?.id }
+            : {}),
+        },
+        async (request) => {
+          if (request.method === 'GET') return Response.json({ runs: book.runs });
+          const user = userOf(request.headers.get('authorization') ?? '')?.id ?? 'anonymous';
+          const order = placeOrder(book, user, await request.json(), idempotencyOf(request));
+          return Response.json(order.json, {
+            status: order.status,
+            headers: { 'x-order-id': order.id },
+          });
+        },
+      );
+      const server = createServer(fetchBridge(handler));
       return running(server, await listen(server), book);
     },
   },

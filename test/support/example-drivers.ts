@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { startTestServer, TOKENS } from '../apps/serve/server-harness.js';
 import { postgresTarget, uniqueSchemaName } from '../stores/postgres-env.js';
@@ -220,6 +221,31 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
         'no req.user, no scope',
       );
     });
+  },
+
+  /**
+   * docs/ledger.md's Next.js route, here as the module it is, called as Next calls it (no Next:
+   * test/http/nextjs-route.test.ts builds and serves the app itself).
+   */
+  'examples/nextjs/app/api/orders/route.ts': async (script) => {
+    const { POST } = (await import(pathToFileURL(script).href)) as {
+      POST: (request: Request) => Promise<Response>;
+    };
+    const order = (key: string, body: string): Promise<Response> =>
+      POST(
+        new Request('http://localhost:3000/api/orders', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'idempotency-key': key },
+          body,
+        }),
+      );
+    const first = await order('n-1', '{"item":"tea","qty":2}');
+    assert.equal(first.status, 201, await first.clone().text());
+    assert.deepEqual(await first.json(), { id: 'order-1', item: 'tea', qty: 2 });
+    const again = await order('n-1', '{"item":"tea","qty":2}');
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(await again.json(), { id: 'order-1', item: 'tea', qty: 2 });
+    assert.equal((await order('n-1', '{"item":"tea","qty":3}')).status, 422);
   },
 
   /** docs/ledger.md's Fastify wiring: one tenant, keyless requests passed through. */

@@ -1,8 +1,8 @@
 /**
  * The receiver's HTTP side: a web-standard `(Request, next) -> Response` middleware speaking the
  * wire contract of docs/design.md, the problem+json answers it gives, and the bridge to
- * node:http. Express, Fastify, Hono and node:http routes have middlewares of their own
- * (`oncely/express`, `oncely/fastify`, `oncely/hono`, `oncely/node`).
+ * node:http. Express, Fastify, Hono, node:http routes and Fetch handlers have middlewares of
+ * their own (`oncely/express`, `oncely/fastify`, `oncely/hono`, `oncely/node`, `oncely/fetch`).
  *
  * ```ts
  * const store = createSqliteStore({ database: () => openSqliteDatabase('oncely-data/app.db') });

@@ -34,7 +34,9 @@ export async function readBodyWithin(request: Request, maxBytes: number): Promis
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
+      // Not awaited: the cancel of a tee'd branch (a clone's body, as the Fetch adapter reads)
+      // settles only once its twin is cancelled too, and the answer need not wait for it.
+      reader.cancel().catch(() => {});
       return { kind: 'too_large', limitBytes: maxBytes };
     }
     chunks.push(value);

@@ -3,12 +3,11 @@ import { HEADER, isInvalidKeyError, validateKey, type LookupResult } from 'oncel
 import {
   methodNotAllowedResponse,
   unauthenticatedResponse,
-  createIdempotencyMiddleware,
   type ConnectionControl,
   problemResponse,
   type Validate,
 } from 'oncely/http';
-import { honoIdempotency, type IdempotencyVariables } from '../hono-idempotency.js';
+import { idempotency, type RouteIdempotency } from 'oncely/hono';
 import { readRowLimit, rowPage } from '../sql/row-limit.js';
 import {
   FAULT_HEADER,
@@ -23,7 +22,11 @@ import { submissionFingerprint, submissionValidator, type Submission } from './s
 
 type DropboxEnv<Tx> = {
   Bindings: { connection?: ConnectionControl | undefined };
-  Variables: IdempotencyVariables<Tx, Submission> & { caller: string; accepted: boolean };
+  Variables: {
+    idempotency: RouteIdempotency<Tx, Submission> | undefined;
+    caller: string;
+    accepted: boolean;
+  };
 };
 
 /** The fault a request asks for: the app's, unless its Oncely-Fault header names another (or none). */
@@ -82,9 +85,9 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
     const fault = readFault(input.request, appFault);
     return fault.ok ? checkSubmission(input) : fault;
   };
-  const idempotency = createIdempotencyMiddleware<Tx, Submission>({
+  const guard = idempotency<Tx, Submission>({
     ledger,
-    scopeOf,
+    scopeOf: (c) => scopeOf(c.req.raw),
     methods: ['POST'],
     maxBodyBytes: limits.maxBodyBytes,
     validate,
@@ -98,7 +101,7 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
 
   const app = new Hono<DropboxEnv<Tx>>();
 
-  app.post('/submissions', swallowAck, honoIdempotency(idempotency), async (c) => {
+  app.post('/submissions', swallowAck, guard, async (c) => {
     const context = c.get('idempotency');
     // Unreachable: POST always goes through the ledger. A 500 rolls back.
     if (context === undefined)
@@ -263,7 +266,7 @@ function ackSwallower<Tx>(appFault: DropboxFault | undefined): MiddlewareHandler
     )
       return;
     const connection = c.env?.connection;
-    c.res = undefined as unknown as Response; // replace, do not merge headers (see honoIdempotency)
+    c.res = undefined as unknown as Response; // replace, do not merge headers (see oncely/hono's idempotency())
     if (connection) {
       connection.drop();
       c.res = new Response(null, { status: 204 });

@@ -1,12 +1,7 @@
 import { Hono } from 'hono';
 import { InvalidOptionError, type Ledger, type Clock } from 'oncely';
-import {
-  methodNotAllowedResponse,
-  unauthenticatedResponse,
-  createIdempotencyMiddleware,
-  problemResponse,
-} from 'oncely/http';
-import { honoIdempotency, type IdempotencyVariables } from '../hono-idempotency.js';
+import { methodNotAllowedResponse, unauthenticatedResponse, problemResponse } from 'oncely/http';
+import { idempotency, type RouteIdempotency } from 'oncely/hono';
 import type { ServiceDatabase } from '../sql/service-database.js';
 import { checkReceiverDeps } from '../receiver-deps.js';
 import { NOTE_LIMITS, type NoteCommand } from './note-command.js';
@@ -26,7 +21,7 @@ export interface NotesAppDeps<Tx> {
   readonly onError?: (error: unknown, request: Request) => void;
 }
 
-type NotesEnv<Tx> = { Variables: IdempotencyVariables<Tx, NoteCommand> };
+type NotesEnv<Tx> = { Variables: { idempotency: RouteIdempotency<Tx, NoteCommand> | undefined } };
 
 /** The methods `/:id` answers; anything else is a 405 naming them. */
 const ALLOWED = 'GET, HEAD, PATCH';
@@ -70,9 +65,9 @@ export function createNotesApp<Tx>(deps: NotesAppDeps<Tx>): Hono {
 
   // One order for every edit: caller (401), request ID (400), body within the limit (413), the
   // command (415, 400, 422), then the ledger; the handler gets the checked command.
-  const idempotency = createIdempotencyMiddleware<Tx, NoteCommand>({
+  const guard = idempotency<Tx, NoteCommand>({
     ledger, // checked by the middleware itself
-    scopeOf,
+    scopeOf: (c) => scopeOf(c.req.raw),
     methods: ['PATCH'],
     maxBodyBytes: NOTE_LIMITS.maxBodyBytes,
     validate: noteCommandValidator,
@@ -92,7 +87,7 @@ export function createNotesApp<Tx>(deps: NotesAppDeps<Tx>): Hono {
     return c.json(noteJson(note));
   });
 
-  app.patch('/:id', honoIdempotency(idempotency), async (c) => {
+  app.patch('/:id', guard, async (c) => {
     const context = c.get('idempotency');
     // Unreachable: PATCH always goes through the ledger. A 500 rolls back.
     if (context === undefined)

@@ -1,12 +1,13 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { createIdempotencyMiddleware, type IdempotencyContext } from '../idempotency-middleware.js';
-import { webOptions, type AdapterOptions } from './adapter-options.js';
+import type { IdempotencyContext } from '../idempotency-middleware.js';
+import type { AdapterOptions } from './adapter-options.js';
+import { createFetchGuard } from './fetch-guard.js';
 
-export type HonoIdempotencyOptions<Tx> = AdapterOptions<Tx, Context>;
+export type HonoIdempotencyOptions<Tx, V = unknown> = AdapterOptions<Tx, Context, V>;
 
 /** Hono variables the middleware sets: `c.get('idempotency')?.sql` in a route. */
-interface IdempotencyVariables<Tx> {
-  idempotency: IdempotencyContext<Tx> | undefined;
+interface IdempotencyVariables<Tx, V> {
+  idempotency: IdempotencyContext<Tx, V> | undefined;
 }
 
 /**
@@ -17,19 +18,18 @@ interface IdempotencyVariables<Tx> {
  *   c.json(createOrder(await c.req.json()), 201));
  * ```
  * `scopeOf` gets Hono's Context (`c.get('user')` from an auth middleware, `c.req.param()`); the
- * handler reads the body as usual and finds the ledger's `sql`/`tx` in `c.get('idempotency')`.
- * Downstream handlers' response becomes the receipt. (Only Hono's types are imported: Hono stays
- * a dependency of the app, not of oncely.)
+ * handler reads the body as usual and finds the ledger's `sql`/`tx` (and the `value` of
+ * `validate`) in `c.get('idempotency')`. Downstream handlers' response becomes the receipt.
+ * Hono speaks Fetch, so this is the Fetch adapter's guard (fetch-guard.ts) with Hono's `next()`
+ * as the route. (Only Hono's types are imported: Hono stays a dependency of the app, not of oncely.)
  */
-export function idempotency<Tx>(
-  options: HonoIdempotencyOptions<Tx>,
-): MiddlewareHandler<{ Variables: IdempotencyVariables<Tx> }> {
-  const origins = new WeakMap<Request, Context>();
-  const middleware = createIdempotencyMiddleware<Tx>(webOptions(options, origins));
+export function idempotency<Tx, V = unknown>(
+  options: HonoIdempotencyOptions<Tx, V>,
+): MiddlewareHandler<{ Variables: IdempotencyVariables<Tx, V> }> {
+  const guard = createFetchGuard<Tx, V, Context>(options);
   return async (c, next) => {
-    origins.set(c.req.raw, c as unknown as Context);
-    const response = await middleware(c.req.raw, async (request, context) => {
-      c.req.raw = request; // the middleware read the body; handlers read this identical copy
+    const response = await guard(c.req.raw, c as unknown as Context, async (request, context) => {
+      c.req.raw = request; // the guard read the body; handlers read this identical copy
       c.set('idempotency', context);
       await next();
       return c.res;

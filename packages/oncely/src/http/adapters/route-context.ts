@@ -8,9 +8,12 @@ export function setRouteContext(request: object, context: IdempotencyContext<unk
 }
 
 /**
- * The guarded request's context (scope, key, `sql`, `tx`, `claim.tookOver`), for a route behind
- * the Express or node:http adapter; undefined outside the ledger (a GET, a pass-through).
+ * The guarded request's context (scope, key, `sql`, `tx`, `claim.tookOver`, the `value` of
+ * `validate`), for a route behind the Express, node:http or Fetch adapter; undefined outside the
+ * ledger (a GET, a pass-through).
  */
-export function idempotencyOf<Tx = unknown>(request: object): IdempotencyContext<Tx> | undefined {
-  return contexts.get(request) as IdempotencyContext<Tx> | undefined;
+export function idempotencyOf<Tx = unknown, V = unknown>(
+  request: object,
+): IdempotencyContext<Tx, V> | undefined {
+  return contexts.get(request) as IdempotencyContext<Tx, V> | undefined;
 }
