@@ -83,6 +83,8 @@ export interface ClientOptions<T extends ThrowOn = 'give-up'>
 export const DEFAULT_CLIENT_OPTIONS = {
   /** One attempt may take this long, body included, and never longer than the deadline allows. */
   attemptTimeoutMs: 10_000,
+  /** The IETF draft's form of the key on the wire, `Idempotency-Key: "k"` (its section 2.1). */
+  keyHeaderForm: 'string',
 } as const;
 
 /** fetch's options, plus what makes a retry the same intent. */
@@ -124,7 +126,7 @@ export function createClient<T extends ThrowOn = 'give-up'>(
     keyHeaderForm: formOption,
     ...policyOptions
   } = options;
-  const keyHeaderForm = checkKeyHeaderForm(formOption ?? 'string');
+  const keyHeaderForm = checkKeyHeaderForm(formOption ?? DEFAULT_CLIENT_OPTIONS.keyHeaderForm);
   const fetchImpl = fetchOption ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function')
     throw new InvalidOptionError('fetch', fetchImpl, 'a fetch function');
