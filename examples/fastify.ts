@@ -8,8 +8,11 @@ database.exec('CREATE TABLE IF NOT EXISTS orders (key TEXT PRIMARY KEY, item TEX
 const ledger = createLedger({ store: createSqliteStore({ database }) });
 
 const app = Fastify();
-// One tenant, so no scopeOf. Clients that do not send keys yet are served as before (off by default).
-await app.register(fastifyIdempotency({ ledger, missingKey: 'pass-through' }));
+// One tenant, said in so many words: every request is the one caller. Clients that do not send
+// keys yet are served as before (off by default).
+await app.register(
+  fastifyIdempotency({ ledger, scopeOf: () => 'default', missingKey: 'pass-through' }),
+);
 
 app.post('/orders', async (request, reply) => {
   const { item } = request.body as { item: string };

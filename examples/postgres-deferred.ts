@@ -13,7 +13,11 @@ await ledger.ready();
 // writes: 'deferred': the handler's only trace is the writes it leaves for the commit, so the key
 // is not claimed first; the receipt's row and the writes commit in one transaction, and concurrent
 // requests share one transaction.
-const idempotency = createIdempotencyMiddleware({ ledger, writes: 'deferred' });
+const idempotency = createIdempotencyMiddleware({
+  ledger,
+  scopeOf: () => 'default', // one tenant
+  writes: 'deferred',
+});
 const handler = withIdempotency(idempotency, async (request, context) => {
   if (!context) return new Response('not found', { status: 404 });
   const { item, qty } = (await request.json()) as { item: string; qty: number };

@@ -11,7 +11,7 @@ await pool.query(`CREATE TABLE IF NOT EXISTS orders (
 const ledger = createLedger({ store: createPostgresStore({ pool }) });
 await ledger.ready(); // an unreachable server or a missing database fails here
 
-const idempotency = createIdempotencyMiddleware({ ledger }); // one tenant: no scopeOf
+const idempotency = createIdempotencyMiddleware({ ledger, scopeOf: () => 'default' }); // one tenant
 const handler = withIdempotency(idempotency, async (request, context) => {
   if (!context) return new Response('not found', { status: 404 });
   const { item, qty } = (await request.json()) as { item: string; qty: number };

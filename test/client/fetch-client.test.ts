@@ -77,7 +77,8 @@ test('sends the same Idempotency-Key on every attempt and returns the response w
   );
   assert.deepEqual(
     sent.map((s) => s.key),
-    ['run-9', 'run-9', 'run-9'],
+    ['"run-9"', '"run-9"', '"run-9"'],
+    "the draft's sf-string, on every attempt",
   );
   assert.deepEqual(
     report.attempts.map((a) => a.status),

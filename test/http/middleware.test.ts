@@ -8,6 +8,7 @@ import {
   type IdempotencyOptions,
   type IdempotentHandler,
 } from '#oncely/http/index.js';
+import { DEFAULT_PROBLEM_TYPE_BASE } from '#oncely/http/problem.js';
 import { createLedger, type LedgerStore } from '#oncely/ledger/index.js';
 import { createMemoryStore, type MemoryTx } from '#oncely/stores/memory/index.js';
 import { VirtualClock } from '#oncely/time/index.js';
@@ -91,7 +92,9 @@ async function assertProblem(
   const body = (await response.json()) as Record<string, unknown>;
   assert.equal(body['status'], status);
   assert.equal(body['code'], code);
-  assert.equal(body['type'], `urn:oncely:problem:${code.replaceAll('_', '-')}`);
+  const type = `${DEFAULT_PROBLEM_TYPE_BASE}${code.replaceAll('_', '-')}`;
+  assert.equal(body['type'], type);
+  assert.equal(response.headers.get('link'), `<${type}>; rel="describedby"`);
   assert.equal(typeof body['title'], 'string');
   assert.equal(typeof body['detail'], 'string');
   return body;
@@ -311,6 +314,12 @@ describe('idempotency middleware (no sockets)', () => {
       [{ maxBodyBytes: -1 }, 'maxBodyBytes'],
       [{ receiptHeaders: ['Set-Cookie'] }, 'receiptHeaders'],
       [{ unavailableRetryAfterMs: 1.5 }, 'unavailableRetryAfterMs'],
+      [{ minKeyLength: 0 }, 'minKeyLength'],
+      [{ minKeyLength: 256 }, 'minKeyLength'],
+      [{ minKeyLength: 8.5 }, 'minKeyLength'],
+      [{ payloadOf: 'sentAt' as never }, 'payloadOf'],
+      [{ payloadOf: () => 1, fingerprintOf: () => 'f' }, 'payloadOf'],
+      [{ onWarning: 'stderr' as never }, 'onWarning'],
     ];
     for (const [options, name] of bad) {
       assert.throws(

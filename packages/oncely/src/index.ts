@@ -100,6 +100,7 @@ export {
   type ClientOptions,
   type ClientResult,
 } from './client/fetch-client.js';
+export type { KeyHeaderForm } from './contract/key-field.js';
 export { attemptSpanEvents } from './client/attempt-span-events.js';
 
 export {

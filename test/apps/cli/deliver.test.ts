@@ -135,7 +135,7 @@ test('every ack lost: outcome unknown, exit 6, and no response is shown as final
   const { result, err, keys } = await runFake(reset, { key: 'run-9', maxAttempts: 3 });
   assert.equal(result.exitCode, EXIT.unknown);
   assert.equal(result.response, null);
-  assert.deepEqual(keys, ['run-9', 'run-9', 'run-9']);
+  assert.deepEqual(keys, ['"run-9"', '"run-9"', '"run-9"'], "the draft's sf-string");
   assert.match(err, /^oncely: sent, no answer: the outcome is unknown/);
 });
 
@@ -164,7 +164,7 @@ test('without --key the key is derived from method, URL and canonical data, so a
   assert.match(a.result.key, /^deliver_[0-9a-f]{40}$/);
   assert.equal(b.result.key, a.result.key);
   assert.notEqual(c.result.key, a.result.key);
-  assert.deepEqual(a.keys, [a.result.key]);
+  assert.deepEqual(a.keys, [`"${a.result.key}"`]);
   assert.match(a.out, /derived from method, URL and data/);
 });
 

@@ -1,6 +1,12 @@
 import { InvalidOptionError } from '../contract/errors.js';
 import { HEADER } from '../contract/headers.js';
 import { validateKey } from '../contract/idempotency-key.js';
+import {
+  KEY_HEADER_FORMS,
+  keyFieldValue,
+  readKeyField,
+  type KeyHeaderForm,
+} from '../contract/key-field.js';
 import type { Observation } from '../policy/decide.js';
 import {
   deadlineFrom,
@@ -63,11 +69,22 @@ export interface ClientOptions<T extends ThrowOn = 'give-up'>
    * the intent ends, instead of rejecting when it ends without a 2xx. @default 'give-up'
    */
   readonly throwOn?: T;
+  /**
+   * How `idempotencyKey` goes on the wire. `'string'`: the IETF draft's form (section 2.1), a
+   * Structured Field String, `Idempotency-Key: "k"` with `"` and `\` escaped (RFC 9651 section
+   * 3.3.3). `'bare'`: the key's text unquoted, `Idempotency-Key: k`, for a server that takes the
+   * header's raw text as the key (as Stripe's API does) and would keep the quotes as part of it.
+   * An Idempotency-Key set in `headers` is sent as written, whatever this says.
+   * @default 'string'
+   */
+  readonly keyHeaderForm?: KeyHeaderForm;
 }
 
 export const DEFAULT_CLIENT_OPTIONS = {
   /** One attempt may take this long, body included, and never longer than the deadline allows. */
   attemptTimeoutMs: 10_000,
+  /** The IETF draft's form of the key on the wire, `Idempotency-Key: "k"` (its section 2.1). */
+  keyHeaderForm: 'string',
 } as const;
 
 /** fetch's options, plus what makes a retry the same intent. */
@@ -106,8 +123,10 @@ export function createClient<T extends ThrowOn = 'give-up'>(
     retryBudget,
     onAttempt,
     attemptTimeoutMs: timeoutOption,
+    keyHeaderForm: formOption,
     ...policyOptions
   } = options;
+  const keyHeaderForm = checkKeyHeaderForm(formOption ?? DEFAULT_CLIENT_OPTIONS.keyHeaderForm);
   const fetchImpl = fetchOption ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function')
     throw new InvalidOptionError('fetch', fetchImpl, 'a fetch function');
@@ -141,8 +160,7 @@ export function createClient<T extends ThrowOn = 'give-up'>(
       } = init;
       const method = (fetchInit.method ?? 'GET').toUpperCase();
       const headers = new Headers(headersInit);
-      const key = resolveKey(idempotencyKey, headers.get(HEADER.idempotencyKey));
-      if (key !== undefined) headers.set(HEADER.idempotencyKey, key);
+      const key = keyOnHeaders(headers, idempotencyKey, keyHeaderForm);
       if (fetchInit.body instanceof ReadableStream) {
         throw new InvalidOptionError(
           'body',
@@ -204,15 +222,42 @@ export function observeResponse(response: Response): Observation {
   };
 }
 
+/** The request's key, written on `headers` unless an Idempotency-Key set by hand is there. */
+function keyOnHeaders(
+  headers: Headers,
+  idempotencyKey: string | undefined,
+  form: KeyHeaderForm,
+): string | undefined {
+  const fromHeader = headers.get(HEADER.idempotencyKey);
+  const key = resolveKey(idempotencyKey, fromHeader);
+  if (key !== undefined && fromHeader === null)
+    headers.set(HEADER.idempotencyKey, keyFieldValue(key, form));
+  return key;
+}
+
+function checkKeyHeaderForm(value: KeyHeaderForm): KeyHeaderForm {
+  if (!KEY_HEADER_FORMS.includes(value))
+    throw new InvalidOptionError('keyHeaderForm', value, `one of ${KEY_HEADER_FORMS.join(', ')}`);
+  return value;
+}
+
+/**
+ * The request's key: the option, or the key an Idempotency-Key header set by hand carries
+ * (`"k"` or a bare `k`, read as a server reads it), and the same key when both are given.
+ */
 function resolveKey(fromOption: string | undefined, fromHeader: string | null): string | undefined {
-  if (fromOption !== undefined && fromHeader !== null && fromOption !== fromHeader) {
+  const read = fromHeader === null ? undefined : readKeyField(fromHeader);
+  if (read !== undefined && !read.ok)
+    throw new InvalidOptionError('headers', fromHeader, `one Idempotency-Key: ${read.problem}`);
+  const headerKey = read?.key;
+  if (fromOption !== undefined && headerKey !== undefined && fromOption !== headerKey) {
     throw new InvalidOptionError(
       'idempotencyKey',
       fromOption,
       `the same key as the Idempotency-Key header (${JSON.stringify(fromHeader)})`,
     );
   }
-  const key = fromOption ?? fromHeader ?? undefined;
+  const key = fromOption ?? headerKey;
   return key === undefined ? undefined : validateKey(key);
 }
 

@@ -1,5 +1,4 @@
 import { HEADER } from '../contract/headers.js';
-import { keyProblem } from '../contract/idempotency-key.js';
 import type { Receipt } from '../contract/receipt.js';
 import type { Claim, ExecuteResult } from '../ledger/ledger-result.js';
 import { runDeferredWrites } from '../ledger/deferred-writes.js';
@@ -132,9 +131,9 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
           'missing_key',
           `${incoming.method} requests must carry an ${HEADER.idempotencyKey} header`,
         );
-      const key = keyFromHeader(header);
-      const malformed = keyProblem(key);
-      if (malformed !== undefined) return problem('invalid_key', malformed);
+      const read = keyFromHeader(header, o.minKeyLength);
+      if (!read.ok) return problem('invalid_key', read.problem);
+      const key = read.key;
 
       const admitted = await admit(incoming, scope);
       if (admitted instanceof Response) return admitted;

@@ -2,9 +2,12 @@ import { InvalidOptionError } from '../contract/errors.js';
 import { DEFAULT_RECEIPT_HEADERS } from '../contract/receipt.js';
 import type { Ledger } from '../ledger/ledger.js';
 import { unauthenticatedResponse } from './common-responses.js';
-import { logOncelyError } from './log-oncely-error.js';
+import { logOncelyError, logOncelyWarning } from './log-oncely-error.js';
+import { checkMinKeyLength } from './key-header.js';
+import { fingerprintOfPayload } from './payload-fingerprint.js';
 import { DEFAULT_PROBLEM_TYPE_BASE } from './problem.js';
 import { requestFingerprint, type FingerprintInput } from './request-fingerprint.js';
+import { warnIfUnscoped } from './unscoped-warning.js';
 import type { AdmittedRequest, Validate } from './request-validation.js';
 
 export interface IdempotencyTuning {
@@ -14,12 +17,31 @@ export interface IdempotencyTuning {
   readonly maxBodyBytes: number;
   /** Response headers a receipt keeps and a replay sends. @default DEFAULT_RECEIPT_HEADERS */
   readonly receiptHeaders: readonly string[];
-  /** What makes two requests "the same payload". @default requestFingerprint (method, path+query, body bytes) */
+  /**
+   * What makes two requests "the same payload", as a whole fingerprint string (hash it yourself).
+   * To say only which part of the body counts, use `payloadOf`. @default requestFingerprint
+   * (method, path+query, body bytes)
+   */
   readonly fingerprintOf: (input: FingerprintInput) => string | Promise<string>;
+  /**
+   * The shortest key accepted, in characters: a shorter one is 400 invalid_key, whose detail names
+   * this option. The draft's security considerations (section 5) warn that low-entropy keys let
+   * one client guess another's; a UUID is 36. @default 1 (any non-empty key)
+   */
+  readonly minKeyLength: number;
   /** Retry-After sent with 503 when the ledger is down. @default 1000 */
   readonly unavailableRetryAfterMs: number;
-  /** Prefix of problem `type` URIs. @default 'urn:oncely:problem:' */
+  /**
+   * Prefix of the `type` URI of the middleware's own problems; the kind follows it. A link
+   * (http or https) is repeated as `Link: <...>; rel="describedby"`.
+   * @default DEFAULT_PROBLEM_TYPE_BASE, the sections of docs/ledger.md
+   */
   readonly problemTypeBase: string;
+  /**
+   * Told, once, about a risky setup when the middleware is made (no `scopeOf`).
+   * @default logOncelyWarning: one line on stderr
+   */
+  readonly onWarning: (message: string) => void;
   /**
    * Told about handler errors and ledger outages, which the client sees only as 500/503.
    * @default logOncelyError: one line on stderr with the method, the URL and the stack
@@ -85,6 +107,16 @@ export interface IdempotencyOptions<Tx, V = unknown> extends Partial<Idempotency
   readonly onKeyless?:
     | ((request: Request, admitted: AdmittedRequest<V>) => Response | Promise<Response>)
     | undefined;
+  /**
+   * What identifies a request's payload, when not all of its body does: a JSON value (canonicalised,
+   * RFC 8785, then hashed with the method and the path and query), for instance the parsed body
+   * without the client's own timestamp, so a retry that stamps a new `sentAt` still replays while
+   * any other change is a 422. A function rather than a list of fields to leave out: it reaches
+   * nested fields, headers and `validate`'s value alike, and is typed by the caller's own body
+   * type. Cannot be combined with `fingerprintOf`, which replaces the whole fingerprint.
+   * @default none: the body's bytes (requestFingerprint)
+   */
+  readonly payloadOf?: ((input: FingerprintInput) => unknown) | undefined;
 }
 
 export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyTuning = {
@@ -94,6 +126,8 @@ export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyTuning = {
   fingerprintOf: requestFingerprint,
   unavailableRetryAfterMs: 1000,
   problemTypeBase: DEFAULT_PROBLEM_TYPE_BASE,
+  minKeyLength: 1,
+  onWarning: logOncelyWarning,
   onError: logOncelyError,
   unauthenticated: () =>
     unauthenticatedResponse(
@@ -114,9 +148,14 @@ export interface ResolvedIdempotencyOptions<Tx, V = unknown> extends Idempotency
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** Fills defaults and checks every option once; errors name the option and the allowed range. */
+/**
+ * Fills defaults and checks every option once; errors name the option and the allowed range.
+ * `scoped` says whether the caller gave a `scopeOf` (an adapter reads its own before this):
+ * without one, `onWarning` is told so once.
+ */
 export function resolveIdempotencyOptions<Tx, V = unknown>(
   options: IdempotencyOptions<Tx, V>,
+  scoped: boolean = options?.scopeOf !== undefined,
 ): ResolvedIdempotencyOptions<Tx, V> {
   if (typeof options !== 'object' || options === null)
     throw new InvalidOptionError('options', options, 'an object with ledger and scopeOf');
@@ -142,20 +181,7 @@ export function resolveIdempotencyOptions<Tx, V = unknown>(
       "'refuse' when onKeyless answers keyless requests",
     );
   }
-  if (
-    !Array.isArray(o.methods) ||
-    o.methods.length === 0 ||
-    !o.methods.every((m) => typeof m === 'string' && TOKEN.test(m))
-  ) {
-    throw new InvalidOptionError('methods', o.methods, 'a non-empty array of HTTP method names');
-  }
-  if (o.methods.some((m) => ['GET', 'HEAD', 'OPTIONS'].includes(m.toUpperCase()))) {
-    throw new InvalidOptionError(
-      'methods',
-      o.methods,
-      'methods that carry a body (not GET, HEAD, OPTIONS)',
-    );
-  }
+  checkMethods(o.methods);
   if (!Number.isSafeInteger(o.maxBodyBytes) || o.maxBodyBytes < 0) {
     throw new InvalidOptionError('maxBodyBytes', o.maxBodyBytes, 'a whole number of bytes >= 0');
   }
@@ -174,6 +200,8 @@ export function resolveIdempotencyOptions<Tx, V = unknown>(
   }
   if (typeof o.fingerprintOf !== 'function')
     throw new InvalidOptionError('fingerprintOf', o.fingerprintOf, 'a function (input) => string');
+  const fingerprintOf = fingerprintOfPayload(o.payloadOf, options.fingerprintOf, o.fingerprintOf);
+  checkMinKeyLength(o.minKeyLength);
   if (!Number.isSafeInteger(o.unavailableRetryAfterMs) || o.unavailableRetryAfterMs < 0) {
     throw new InvalidOptionError(
       'unavailableRetryAfterMs',
@@ -205,14 +233,33 @@ export function resolveIdempotencyOptions<Tx, V = unknown>(
       'a function (request, admitted) => Response',
     );
   }
+  warnIfUnscoped(scoped, o.onWarning);
   return {
     ...o,
+    fingerprintOf,
     scopeOf,
     validate,
     onKeyless: o.onKeyless,
     methodSet: new Set(o.methods.map((m) => m.toUpperCase())),
     receiptHeaderSet: new Set(o.receiptHeaders.map((h) => h.toLowerCase())),
   };
+}
+
+function checkMethods(methods: readonly string[]): void {
+  if (
+    !Array.isArray(methods) ||
+    methods.length === 0 ||
+    !methods.every((m) => typeof m === 'string' && TOKEN.test(m))
+  ) {
+    throw new InvalidOptionError('methods', methods, 'a non-empty array of HTTP method names');
+  }
+  if (methods.some((m) => ['GET', 'HEAD', 'OPTIONS'].includes(m.toUpperCase()))) {
+    throw new InvalidOptionError(
+      'methods',
+      methods,
+      'methods that carry a body (not GET, HEAD, OPTIONS)',
+    );
+  }
 }
 
 function singleTenant(): string {

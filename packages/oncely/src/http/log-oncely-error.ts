@@ -7,3 +7,8 @@ export function logOncelyError(error: unknown, request?: Request): void {
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   console.error(`oncely: ${request ? `${request.method} ${request.url} ` : ''}failed: ${detail}`);
 }
+
+/** The default `onWarning`: the warning as one line on stderr. */
+export function logOncelyWarning(message: string): void {
+  console.warn(message);
+}

@@ -49,8 +49,21 @@ export function defineProblem<Code extends string>(
   return { code, status, title };
 }
 
-/** The prefix of each problem's `type` URI; the kind follows it. @default 'urn:oncely:problem:' */
-export const DEFAULT_PROBLEM_TYPE_BASE = 'urn:oncely:problem:';
+/**
+ * The prefix of each shared problem's `type` URI; the kind follows it, `_` written `-`. A link
+ * to the section of docs/ledger.md that explains the kind: RFC 9457 section 3.1.1 asks a type URI
+ * that is dereferenced to give human-readable documentation, and the IETF Idempotency-Key draft
+ * (section 2.7) answers its errors with a link to the relevant documentation. The one place the
+ * docs' address is written; a test holds every kind of {@link PROBLEMS} to a heading there.
+ */
+export const DEFAULT_PROBLEM_TYPE_BASE =
+  'https://github.com/oncely/oncely/blob/main/docs/ledger.md#problem-';
+
+/**
+ * The prefix of the `type` of a service's own kind ({@link defineProblem}) when no base is
+ * given: a name, not a page, since docs/ledger.md does not describe a service's business answers.
+ */
+export const SERVICE_PROBLEM_TYPE_BASE = 'urn:oncely:problem:';
 
 export interface ProblemDetails {
   readonly type: string;
@@ -77,14 +90,24 @@ function problemTypeOf(kind: ProblemKind | ProblemType): ProblemType {
   return typeof kind === 'string' ? { code: kind, ...PROBLEMS[kind] } : kind;
 }
 
+/**
+ * The body's members. Without a `typeBase`, a kind of {@link PROBLEMS} links to its section of
+ * the docs, and a service's own kind is named by a URN.
+ */
 export function problemDetails(
   kind: ProblemKind | ProblemType,
   detail: string,
-  typeBase: string = DEFAULT_PROBLEM_TYPE_BASE,
+  typeBase?: string,
 ): ProblemDetails {
   const { code, status, title } = problemTypeOf(kind);
-  return { type: `${typeBase}${code.replaceAll('_', '-')}`, title, status, detail, code };
+  const base =
+    typeBase ??
+    (Object.hasOwn(PROBLEMS, code) ? DEFAULT_PROBLEM_TYPE_BASE : SERVICE_PROBLEM_TYPE_BASE);
+  return { type: `${base}${code.replaceAll('_', '-')}`, title, status, detail, code };
 }
+
+/** A type URI a client can open: an http(s) link, which the Link header repeats. */
+const LINKABLE = /^https?:\/\//i;
 
 const encoder = new TextEncoder();
 
@@ -98,6 +121,9 @@ export function problemResponse(
   // Standard members first and last: they lead the JSON, and an extension cannot overwrite them.
   const body = { ...details, ...options.extensions, ...details };
   const headers = new Headers({ [HEADER.contentType]: PROBLEM_JSON, 'cache-control': 'no-store' });
+  // The draft's alternative to the body's link (section 2.7): `Link: <...>; rel="describedby"`
+  // (RFC 8288), for a client that reads headers and not problem+json.
+  if (LINKABLE.test(details.type)) headers.set('link', `<${details.type}>; rel="describedby"`);
   if (options.retryAfterMs !== undefined)
     headers.set(HEADER.retryAfter, String(retryAfterSeconds(options.retryAfterMs)));
   for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);

@@ -69,7 +69,7 @@ export function createNodeGuard<Tx, Req extends IncomingMessage>(
       scopeOf,
       "a function (the framework's request) => scope | undefined",
     );
-  const o = resolveIdempotencyOptions<Tx>(rest);
+  const o = resolveIdempotencyOptions<Tx>(rest, scopeOf !== undefined);
   const keptHeaders = [...o.receiptHeaderSet].sort();
   const idempotencyGuard = createIdempotencyGuard<Tx, unknown, NodeIncoming<Req>>(
     o,
