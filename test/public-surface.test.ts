@@ -92,6 +92,7 @@ const EXPORTS: Record<string, readonly string[]> = {
   'oncely/express': ['idempotency', 'idempotencyOf', 'captureRawBody'],
   'oncely/fastify': ['fastifyIdempotency'],
   'oncely/hono': ['idempotency'],
+  'oncely/nestjs': ['OncelyModule', 'Idempotent', 'Idempotency'],
   'oncely/node': ['idempotentListener', 'idempotencyOf'],
   'oncely/stores/memory': ['createMemoryStore', 'createMemoryJournalStore'],
   'oncely/stores/sqlite': [

@@ -16,7 +16,7 @@ export interface AdapterOptions<Tx, FrameworkRequest>
 }
 
 /** What a route behind an adapter finds (`res.locals.idempotency`, `request.idempotency`, `c.get('idempotency')`). */
-export type RouteIdempotency<Tx> = IdempotencyContext<Tx>;
+export type RouteIdempotency<Tx = unknown> = IdempotencyContext<Tx>;
 
 /**
  * The web-standard options for an adapter: its `scopeOf` finds the framework request a web
