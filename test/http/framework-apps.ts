@@ -1,4 +1,4 @@
-// The same small orders app in four frameworks, each written as its users write it: a body
+// The same small orders app in five frameworks (NestJS on two platforms: nest-apps.ts), each written as its users write it: a body
 // parser, a passport-style authentication step that sets the user, and an unchanged route.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,7 @@ import { fastifyIdempotency } from '../../src/http/fastify/index.js';
 import { idempotency as honoIdempotency } from '../../src/http/hono/index.js';
 import { toNodeListener } from '../../src/http/node-listener.js';
 import { idempotentListener } from '../../src/http/node/index.js';
+import { nestApps } from './nest-apps.js';
 
 /** The users the authentication step knows, by bearer token (what passport's strategy would look up). */
 /** A request after the authentication step (passport's `req.user`). */
@@ -185,4 +186,5 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
       return running(server, await listen(server), book);
     },
   },
+  ...nestApps(newBook, placeOrder, userOf),
 ];
