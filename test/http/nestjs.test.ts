@@ -24,11 +24,12 @@ import {
   OncelyModule,
   type RouteIdempotency,
 } from '../../src/http/nestjs/index.js';
-import { createLedger } from '../../src/ledger/index.js';
+import { createLedger, observeLedger, type LedgerDecision } from '../../src/ledger/index.js';
 import { createSqliteStore, openSqliteDatabase } from '../../src/stores/sqlite/index.js';
 import { decorateClass, decorateMethod } from '../support/nest-decorate.js';
 import { repoPath } from '../support/repo-path.js';
 import { tempDir } from '../support/temp-dir.js';
+import { turnsUntil } from '../support/turns-until.js';
 import { startNest } from './nest-apps.js';
 
 const dir = tempDir('oncely-nestjs-');
@@ -106,7 +107,8 @@ for (const [platform, adapter] of platforms) {
     const database = openSqliteDatabase(join(dir, `${platform}.db`));
     database.exec('CREATE TABLE orders (id INTEGER PRIMARY KEY, item TEXT NOT NULL)');
     const store = createSqliteStore({ database });
-    const ledger = createLedger({ store });
+    const decisions: LedgerDecision[] = [];
+    const ledger = observeLedger(createLedger({ store }), (decision) => decisions.push(decision));
     const held: { gate?: ReturnType<typeof gate> } = {};
     const started = startNest(shopModule(OncelyModule.forRoot({ ledger }), held), adapter(), {
       runs: 0,
@@ -169,6 +171,33 @@ for (const [platform, adapter] of platforms) {
       delete held.gate;
       assert.equal((await first).status, 201);
       assert.equal((await orders()).filter((item) => item === 'jam').length, 1);
+    });
+
+    it('a client gone while the route runs rolls it back: the retry runs it anew', async () => {
+      const { url } = await started;
+      held.gate = gate();
+      const aborter = new AbortController();
+      const first = fetch(`${url}/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'k-gone' },
+        body: JSON.stringify({ item: 'fig' }),
+        signal: aborter.signal,
+      }).catch((error: unknown) => error);
+      await held.gate.entered;
+      aborter.abort();
+      assert.ok((await first) instanceof Error);
+      await turnsUntil(() => decisions.some((d) => d.key === 'k-gone'));
+      assert.equal(decisions.find((d) => d.key === 'k-gone')?.kind, 'effect_failed');
+      held.gate.release(); // the route goes on, into a transaction that has ended
+      delete held.gate;
+      const retry = await post(url, '/orders', { item: 'fig' }, 'k-gone');
+      assert.equal(retry.status, 201);
+      assert.equal(retry.headers.get('idempotent-replayed'), null);
+      assert.deepEqual(
+        (await orders()).filter((item) => item === 'fig'),
+        ['fig'],
+        'the write of the retry alone',
+      );
     });
 
     it('an unmarked route is untouched; a route with its own options passes keyless requests through', async () => {

@@ -170,8 +170,8 @@ async function answerAfterRoute(
   answer: GuardAnswer,
   thrown: AnswerBytes | undefined,
 ): Promise<void> {
-  if (res.writableEnded) {
-    capture.restore(true); // answered past the capture: the guard has reported it
+  if (res.writableEnded || res.destroyed) {
+    capture.restore(true); // answered past the capture, or the client left: reported already
     return;
   }
   const first = !(answer instanceof Response) && answer.kind === 'first';
