@@ -66,6 +66,10 @@ function shopModule(oncely: DynamicModule, held: { gate?: ReturnType<typeof gate
     own(order: Order, res: { status(code: number): { send(body: unknown): unknown } }) {
       res.status(202).send({ accepted: order.item });
     }
+    /** A body no JSON parser takes: Fastify parses text itself; on Express the guard reads it. */
+    echo(text: unknown) {
+      return { text: Buffer.isBuffer(text) ? text.toString('utf8') : text };
+    }
     /** Not marked: oncely leaves it alone. */
     open(order: Order) {
       return { open: order.item };
@@ -85,6 +89,7 @@ function shopModule(oncely: DynamicModule, held: { gate?: ReturnType<typeof gate
     [[Body()], [Res()]],
   );
   decorateMethod(ShopController, 'open', [Post('open')], [[Body()]]);
+  decorateMethod(ShopController, 'echo', [Post('echo'), Idempotent()], [[Body()]]);
   class ShopModule {}
   decorateClass(ShopModule, [Module({ imports: [oncely], controllers: [ShopController] })]);
   return ShopModule;
@@ -198,6 +203,21 @@ for (const [platform, adapter] of platforms) {
         ['fig'],
         'the write of the retry alone',
       );
+    });
+
+    it('a text body is fingerprinted as sent and still reaches @Body()', async () => {
+      const { url } = await started;
+      const echo = (text: string) =>
+        fetch(`${url}/echo`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain', 'idempotency-key': 'k-echo' },
+          body: text,
+        });
+      const first = await echo('hello');
+      assert.equal(first.status, 201);
+      assert.deepEqual(await first.json(), { text: 'hello' });
+      assert.equal((await echo('hello')).headers.get('idempotent-replayed'), 'true');
+      assert.equal((await echo('hello!')).status, 422, 'other bytes are another payload');
     });
 
     it('an unmarked route is untouched; a route with its own options passes keyless requests through', async () => {

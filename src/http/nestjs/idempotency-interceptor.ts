@@ -50,8 +50,9 @@ export class IdempotencyInterceptor<Tx, Req> implements NestInterceptor {
     const guard = this.#guardFor(routeOptions);
     const http = context.switchToHttp();
     const request = http.getRequest<PlatformRequest>();
+    const method = (request.raw ?? (request as IncomingMessage)).method ?? 'GET';
+    if (!guard.methodSet.has(method.toUpperCase())) return next.handle(); // GET on a marked controller
     const exchange = exchangeOf<Req>(request, http.getResponse<PlatformResponse>());
-    if (!guard.methodSet.has((exchange.req.method ?? 'GET').toUpperCase())) return next.handle();
     const answersItself = this.#routeAnswersItself(context);
     return new Observable((subscriber) => {
       let threw = false;

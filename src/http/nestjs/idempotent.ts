@@ -23,8 +23,8 @@ export const MODULE_DEFAULTS: IdempotentRouteOptions = Object.freeze({});
  * @Idempotent()                                  // or @Idempotent({ missingKey: 'pass-through' })
  * create(@Body() order: OrderDto, @Idempotency('sql') sql: RouteIdempotency['sql']) { ... }
  * ```
- * A handler's options override its controller's, which override the module's. Checked here, at
- * class definition, so a wrong value fails at start-up rather than on the first request.
+ * A handler's options replace its controller's; either's are merged over the module's. They are
+ * checked here, where the class is defined: a wrong value fails at start-up, not on a request.
  */
 export function Idempotent(options: IdempotentRouteOptions = MODULE_DEFAULTS) {
   const { missingKey, maxBodyBytes } = options;
