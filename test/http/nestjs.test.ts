@@ -113,13 +113,18 @@ for (const [platform, adapter] of platforms) {
     database.exec('CREATE TABLE orders (id INTEGER PRIMARY KEY, item TEXT NOT NULL)');
     const store = createSqliteStore({ database });
     const decisions: LedgerDecision[] = [];
+    const errors: unknown[] = [];
     const ledger = observeLedger(createLedger({ store }), (decision) => decisions.push(decision));
     const held: { gate?: ReturnType<typeof gate> } = {};
-    const started = startNest(shopModule(OncelyModule.forRoot({ ledger }), held), adapter(), {
-      runs: 0,
-      failNext: false,
-      keys: [],
-    });
+    const started = startNest(
+      shopModule(OncelyModule.forRoot({ ledger, onError: (error) => errors.push(error) }), held),
+      adapter(),
+      {
+        runs: 0,
+        failNext: false,
+        keys: [],
+      },
+    );
     const orders = () =>
       store.read((tx) =>
         tx.all<{ item: string }>('SELECT item FROM orders ORDER BY id').map((r) => r.item),
@@ -135,6 +140,7 @@ for (const [platform, adapter] of platforms) {
       const failed = await post(url, '/orders', { item: 'tea', fail: 'error' }, 'k-throw');
       assert.equal(failed.status, 500, "Nest's exception filter answers the throw");
       assert.deepEqual(await orders(), [], 'the insert rolled back');
+      assert.deepEqual(errors, [], "Nest's filter reports a throw; onError is not told again");
       const first = await post(url, '/orders', { item: 'tea' }, 'k-throw');
       assert.equal(first.status, 201, 'the key was released: the route runs again');
       assert.deepEqual(await first.json(), { item: 'tea' });
@@ -161,6 +167,7 @@ for (const [platform, adapter] of platforms) {
         null,
         'not stored: the route ran again',
       );
+      assert.deepEqual(errors, []);
     });
 
     it('a duplicate while the first is in flight is 409 with Retry-After; the first still commits', async () => {
