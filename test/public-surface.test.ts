@@ -107,6 +107,7 @@ const EXPORTS: Record<string, readonly string[]> = {
   'oncely/fastify': ['fastifyIdempotency'],
   'oncely/fetch': ['idempotentHandler', 'idempotencyOf'],
   'oncely/hono': ['idempotency'],
+  'oncely/nestjs': ['OncelyModule', 'Idempotent', 'Idempotency'],
   'oncely/node': ['idempotentListener', 'idempotencyOf'],
   'oncely/stores/memory': ['createMemoryStore', 'createMemoryJournalStore'],
   'oncely/stores/sqlite': [

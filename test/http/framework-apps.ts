@@ -1,4 +1,5 @@
-// The same small orders app in five frameworks, each written as its users write it: a body
+// The same small orders app in six frameworks (NestJS on two platforms: nest-apps.ts), each
+// written as its users write it: a body
 // parser, a passport-style authentication step that sets the user, and an unchanged route.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,7 @@ import { toNodeListener } from '#oncely/http/node-listener.js';
 import { idempotentListener } from '#oncely/http/node/index.js';
 import type { RouteIdempotency } from '#oncely/http/adapters/adapter-options.js';
 import { fetchBridge } from '../support/fetch-bridge.js';
+import { nestApps } from './nest-apps.js';
 
 /** The users the authentication step knows, by bearer token (what passport's strategy would look up). */
 /** A request after the authentication step (passport's `req.user`). */
@@ -217,4 +219,5 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
       return running(server, await listen(server), book);
     },
   },
+  ...nestApps(newBook, placeOrder, userOf),
 ];

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { METRIC_NAMES, RULE_IDS, runBatch, type WorldMetrics } from '#cli/sim/index.js';
-import { repoPath } from '../support/repo-path.js';
+import { repoPath, WEB } from '../support/repo-path.js';
 import { runOncely } from '../support/run-cli.js';
 import { startTestServer } from '../apps/serve/server-harness.js';
 import { browserSession } from './browser-env.js';
@@ -23,8 +23,8 @@ const session = browserSession('the page test', {
   watch: ['error', 'warning'],
   prepare: () => {
     assert.ok(
-      existsSync(repoPath('web', 'dist', 'index.html')),
-      'web/dist is missing: run `npm run build` (it builds the page)',
+      existsSync(repoPath(WEB, 'dist', 'index.html')),
+      `${WEB}/dist is missing: run \`npm run build\` (it builds the page)`,
     );
   },
 });

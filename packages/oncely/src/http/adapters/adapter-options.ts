@@ -22,7 +22,7 @@ export interface AdapterOptions<Tx, FrameworkRequest, V = unknown>
  * What a route behind an adapter finds (`res.locals.idempotency`, `request.idempotency`,
  * `c.get('idempotency')`, `idempotencyOf(request)`); `value` is what `validate` made of the body.
  */
-export type RouteIdempotency<Tx, V = unknown> = IdempotencyContext<Tx, V>;
+export type RouteIdempotency<Tx = unknown, V = unknown> = IdempotencyContext<Tx, V>;
 
 /**
  * The web-standard options for an adapter: its `scopeOf` finds the framework request a web
