@@ -123,5 +123,14 @@ export interface JournalStore<Tx = unknown> {
   /** The earliest `nextAttemptAt` among pending intents, or undefined when none is pending. */
   nextDueAt(): Promise<number | undefined>;
 
+  /**
+   * Calls `onDue` soon after an intent may have become due: recorded or reopened, in this process
+   * or (PostgreSQL, through LISTEN/NOTIFY) another, once its transaction committed. Best effort:
+   * a worker still polls as the fallback. On SQLite, an intent recorded inside the caller's own
+   * transaction (`recordWithin`) is found at the next poll. Resolves once listening (or once
+   * listening failed: the poll covers it) with the function that stops the calls.
+   */
+  watch(onDue: () => void): Promise<() => void>;
+
   close(): Promise<void>;
 }

@@ -16,6 +16,7 @@ import {
 } from './outbox-pass.js';
 import { clientFor } from './send-attempt.js';
 import type { DisabledNotice } from './endpoint-notice.js';
+import { createWakeLatch } from './wake-latch.js';
 import { PARKED_AT } from './endpoint.js';
 
 export type { PassResult, SettledEvent } from './outbox-pass.js';
@@ -133,6 +134,9 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     options,
   };
   const runOnce = (): Promise<PassResult> => runOutboxPass(setup);
+  // A recorded intent ends the wait at once (LISTEN/NOTIFY on PostgreSQL, in process elsewhere);
+  // pollMs stays as the fallback for a wake that is lost.
+  const latch = createWakeLatch();
 
   const dueOf = async (key: string): Promise<number | undefined> => {
     const intent = await store.get(key);
@@ -150,7 +154,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     const due = next !== undefined && next >= PARKED_AT ? undefined : next;
     if (due === undefined && !keepPolling) return false;
     const waitMs = due === undefined ? pollMs : Math.max(0, Math.min(due - clock.now(), pollMs));
-    if (waitMs > 0) await clock.sleep(waitMs, signal);
+    if (waitMs > 0) await latch.sleep(clock, waitMs, signal);
     return true;
   }
 
@@ -158,29 +162,44 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     owner,
     runOnce,
     async resume(signal) {
-      for (;;) {
-        if (signal?.aborted) break;
-        const pass = await runOnce();
-        if (pass.claimed > pass.missingSecrets.length) continue;
-        if (pass.missingSecrets.length > 0) break; // nothing else can move without those secrets
-        if (!(await waitForWork(signal, false).catch(() => false))) break;
+      const unwatch = await store.watch(latch.wake);
+      try {
+        for (;;) {
+          if (signal?.aborted) break;
+          const pass = await runOnce();
+          if (pass.claimed > pass.missingSecrets.length) continue;
+          if (pass.missingSecrets.length > 0) break; // nothing else can move without those secrets
+          if (!(await waitForWork(signal, false).catch(() => false))) break;
+        }
+      } finally {
+        unwatch();
       }
       return store.counts();
     },
     async run(signal) {
-      while (!signal.aborted) {
-        let pass: PassResult;
-        try {
-          pass = await runOnce();
-        } catch (error) {
-          // An intent claimed before the failure keeps its lease and is taken again when it ends.
-          options.onError?.(error);
-          await clock.sleep(pollMs, signal).catch(() => undefined);
-          continue;
-        }
-        if (pass.claimed > pass.missingSecrets.length) continue;
-        await waitForWork(signal, true).catch(() => undefined);
+      const unwatch = await store.watch(latch.wake);
+      try {
+        await runUntil(signal);
+      } finally {
+        unwatch();
       }
     },
   };
+
+  /** `run`'s loop: a pass, then a wait for work, until `signal` aborts. */
+  async function runUntil(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      let pass: PassResult;
+      try {
+        pass = await runOnce();
+      } catch (error) {
+        // An intent claimed before the failure keeps its lease and is taken again when it ends.
+        options.onError?.(error);
+        await clock.sleep(pollMs, signal).catch(() => undefined);
+        continue;
+      }
+      if (pass.claimed > pass.missingSecrets.length) continue;
+      await waitForWork(signal, true).catch(() => undefined);
+    }
+  }
 }

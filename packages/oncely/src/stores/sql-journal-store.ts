@@ -5,6 +5,7 @@ import { listStatement } from './sql-journal-list.js';
 import { journalStatements } from './sql-journal-statements.js';
 import { intentValues, rowToAttempt, rowToIntent, toBuffer } from './journal-row.js';
 import { createSqlEndpointStore } from './sql-endpoint-store.js';
+import { withWake, type JournalWake, type UnwatchedJournalStore } from './journal-wake.js';
 import { orderedWrite, reopenBatch, reopenOne } from './sql-journal-reopen.js';
 
 /** One statement's result: rows for a SELECT or RETURNING, changes for a write. */
@@ -69,6 +70,8 @@ export interface JournalSqlBackend<Tx> {
   transaction<T>(fn: (query: JournalQuery) => Promise<T>): Promise<T>;
   within(tx: Tx): JournalQuery;
   close(): Promise<void>;
+  /** How workers hear of an intent that may be due (journal-wake.ts). */
+  readonly wake: JournalWake;
 }
 
 /**
@@ -81,6 +84,13 @@ export interface JournalSqlBackend<Tx> {
 export function createSqlJournalStore<Tx>(
   backend: JournalSqlBackend<Tx>,
 ): JournalStore<Tx | SqlHandle> {
+  return withWake(sqlJournalStore(backend), backend.wake);
+}
+
+/** The store's statements; `withWake` adds the wake-ups. */
+function sqlJournalStore<Tx>(
+  backend: JournalSqlBackend<Tx>,
+): UnwatchedJournalStore<Tx | SqlHandle> {
   let readied: Promise<void> | undefined;
   const ready = (): Promise<void> =>
     (readied ??= backend.setup(backend.ddl).catch((error: unknown) => {
@@ -88,6 +98,7 @@ export function createSqlJournalStore<Tx>(
       throw error;
     }));
   const sql = journalStatements(backend);
+  const recordSql = backend.wake.recordStatement(sql.insert);
   const query: JournalQuery = async (text, params) => {
     await ready();
     return backend.query(text, params);
@@ -98,7 +109,7 @@ export function createSqlJournalStore<Tx>(
     endpoints: createSqlEndpointStore(backend, query, ready),
     ready,
     record: async (intent) =>
-      (await orderedWrite(backend, ready, intent.orderingKey, sql.insert, intentValues(intent))) ===
+      (await orderedWrite(backend, ready, intent.orderingKey, recordSql, intentValues(intent))) ===
       1,
     recordWithin: async (tx, intent) => {
       await ready();
@@ -106,7 +117,7 @@ export function createSqlJournalStore<Tx>(
       const within = isSqlHandle(tx) ? handleQuery(tx) : backend.within(tx as Tx);
       if (intent.orderingKey !== null && backend.orderingLock !== undefined)
         await within(backend.orderingLock, [intent.orderingKey]);
-      return (await within(sql.insert, intentValues(intent))).changes === 1;
+      return (await within(recordSql, intentValues(intent))).changes === 1;
     },
     async get(key) {
       const row = (await query(sql.get, [key])).rows[0];

@@ -4,6 +4,7 @@ import { matchesFilter } from '../../journal/intent-filter.js';
 import type { BatchReopening, IntentFilter, JournalStore } from '../../journal/journal-store.js';
 import { StoreClosedError } from '../store-errors.js';
 import { PARKED_AT } from '../../journal/endpoint.js';
+import { inProcessWake, withWake, type UnwatchedJournalStore } from '../journal-wake.js';
 import { createMemoryEndpointStore } from './memory-endpoint-store.js';
 
 interface Row {
@@ -32,7 +33,7 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
   const holds = (row: Row | undefined, token: string): row is Row =>
     row !== undefined && row.leaseToken === token;
 
-  const store: JournalStore<unknown> = {
+  const store: UnwatchedJournalStore<unknown> = {
     name: 'memory',
     endpoints: createMemoryEndpointStore(open, (id, nowMs) => wakeParked(rows, id, nowMs)),
     ready: async () => open(),
@@ -117,7 +118,8 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
     nextDueAt: async () => (open(), earliestDue(rows)),
     close: async () => void (closed = true),
   };
-  return store;
+  // recordWithin records at once here: it wakes as a record does.
+  return withWake(store, inProcessWake(), { withinCommits: true });
 }
 
 type Start = Parameters<JournalStore<unknown>['startAttempts']>[0][number];

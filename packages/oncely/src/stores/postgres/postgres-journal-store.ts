@@ -8,6 +8,7 @@ import { StoreClosedError } from '../store-errors.js';
 import { createSqlJournalStore, type JournalQuery } from '../sql-journal-store.js';
 import type { PgPool, PgQueryable } from './pg-pool.js';
 import { connectHeard } from './connect-heard.js';
+import { postgresJournalWake } from './postgres-journal-wake.js';
 
 export interface PostgresJournalStoreOptions {
   /** A `pg` Pool, or a function that makes one on first use (then ended by close()). */
@@ -102,6 +103,8 @@ export function createPostgresJournalStore(
     query: (sql, params) => on(thePool())(sql, params),
     transaction,
     within: on,
+    // One channel per journal table: a worker hears its own journal's intents only.
+    wake: postgresJournalWake(thePool, `oncely:${schema ?? ''}.${tableName}`),
     async close() {
       if (closed) return;
       closed = true;

@@ -10,6 +10,8 @@ import { createSqlJournalStore, type JournalQuery } from '../sql-journal-store.j
 import type { SqliteDatabase, SqliteTx } from './sqlite-database.js';
 import { inWriteTransaction } from './write-lock.js';
 import { systemClock, type Clock } from '../../time/clock.js';
+import { resolve } from 'node:path';
+import { inProcessWake } from '../journal-wake.js';
 
 export interface SqliteJournalStoreOptions {
   /** A better-sqlite3@12 connection, or a function that opens one on first use (then closed by close()). */
@@ -46,6 +48,21 @@ const named = (params: readonly unknown[] = []): unknown[] =>
  * event loop, at most busyTimeoutMs), so two workers never lease one intent. In this process, one async
  * mutex keeps transactions from interleaving on the single connection.
  */
+/**
+ * The wake channel of a journal on a SQLite file: stores opened on one file and table in this
+ * process wake each other's workers. A database given as a factory, or one in memory, is known
+ * only to its own store.
+ */
+function sharedChannel(
+  database: SqliteDatabase | (() => SqliteDatabase),
+  table: string,
+): string | undefined {
+  const file = typeof database === 'function' ? undefined : database.name;
+  return file === undefined || file === '' || file === ':memory:'
+    ? undefined
+    : `sqlite:${resolve(file)}:${table}`;
+}
+
 export function createSqliteJournalStore(
   options: SqliteJournalStoreOptions,
 ): JournalStore<SqliteJournalTx | SqlHandle> {
@@ -97,6 +114,7 @@ export function createSqliteJournalStore(
 
   return createSqlJournalStore<SqliteJournalTx>({
     name: 'sqlite',
+    wake: inProcessWake(sharedChannel(database, table)),
     intents: table,
     attempts: `${table}_attempts`,
     endpoints: `${table}_endpoints`,
