@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidOptionError, type DisabledNotice, type EndpointRecord, systemClock } from 'oncely';
 import type { CliIo } from '../cli-io.js';
+import { registerEndpointEdit } from './outbox-endpoint-edit.js';
 import { parseDurationMs, parsePositiveInt } from './deliver-options.js';
 import {
   journalOptions,
@@ -73,7 +74,11 @@ export function registerOutboxEndpoint(outbox: Command, io: CliIo): void {
     );
   for (const [name, verb, help] of [
     ['pause', 'paused', 'its intents wait, unsent and with their budget intact, until resume'],
-    ['disable', 'disabled', 'its intents wait until resume (as the receiver signals do)'],
+    [
+      'disable',
+      'disabled',
+      'stopped: its intents wait until `enable` (as the receiver signals do)',
+    ],
   ] as const)
     journalOptions(endpoint.command(name).description(help).argument('<name>'))
       .option('--reason <text>', 'why, shown in endpoint list')
@@ -86,7 +91,7 @@ export function registerOutboxEndpoint(outbox: Command, io: CliIo): void {
   journalOptions(
     endpoint
       .command('resume')
-      .description('active again, breaker closed; its waiting intents are due now')
+      .description('a paused endpoint active again, breaker closed; its intents are due now')
       .argument('<name>'),
   ).action((id: string, flags: JournalFlags) =>
     withJournal(flags, async (journal) => {
@@ -94,6 +99,7 @@ export function registerOutboxEndpoint(outbox: Command, io: CliIo): void {
     }),
   );
   registerRotate(endpoint, io);
+  registerEndpointEdit(endpoint, io);
 }
 
 function registerAdd(endpoint: Command, io: CliIo): void {
