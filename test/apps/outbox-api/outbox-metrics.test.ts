@@ -108,6 +108,11 @@ test('metrics scraped from a real run of outbox serve --worker, named by Prometh
       sample(text, 'oncely_outbox_attempt_duration_seconds_bucket{le="+Inf",endpoint="shop"}'),
       2,
     );
+    assert.equal(sample(text, 'oncely_outbox_delivery_latency_seconds_count{endpoint="shop"}'), 2);
+    assert.equal(
+      sample(text, 'oncely_outbox_delivery_latency_seconds_count{endpoint=""}'),
+      undefined,
+    );
     assert.equal(sample(text, 'oncely_outbox_pending_messages'), 1, 'the held one');
     const age = sample(text, 'oncely_outbox_oldest_pending_age_seconds');
     assert.ok(age !== undefined && age >= 0 && age < 60, String(age));
@@ -128,6 +133,7 @@ test('metrics scraped from a real run of outbox serve --worker, named by Prometh
     assert.deepEqual([...types.keys()].sort(), [
       'oncely_outbox_attempt_duration_seconds',
       'oncely_outbox_attempts_total',
+      'oncely_outbox_delivery_latency_seconds',
       'oncely_outbox_endpoint_breaker_state',
       'oncely_outbox_endpoint_state',
       'oncely_outbox_messages_finished_total',
@@ -161,4 +167,33 @@ test('the queue gauges are read from the journal at scrape time, on its clock', 
   assert.equal(sample(text, 'oncely_outbox_oldest_pending_age_seconds'), 90);
   await journal.cancel('a');
   assert.equal(sample(await scrape(), 'oncely_outbox_oldest_pending_age_seconds'), 0);
+});
+
+test('durations are in seconds: an attempt of 250 ms, a delivery two hours after its record', async () => {
+  const clock = new VirtualClock({ startAt: Date.parse('2026-12-01T00:00:00Z') });
+  const metrics = createOutboxMetrics(
+    createJournal({ store: createMemoryJournalStore(), clock }),
+    clock,
+  );
+  const recordedAt = clock.now();
+  await clock.advance(7_200_000);
+  metrics.onSettled({
+    key: 'k',
+    state: 'delivered',
+    attempt: 3,
+    status: 200,
+    detail: null,
+    written: true,
+    outcome: 'ok',
+    endpoint: 'shop',
+    durationMs: 250,
+    recordedAt,
+  });
+  const text = await (await metrics.respond()).text();
+  assert.equal(sample(text, 'oncely_outbox_attempt_duration_seconds_sum{endpoint="shop"}'), 0.25);
+  assert.equal(sample(text, 'oncely_outbox_delivery_latency_seconds_sum{endpoint="shop"}'), 7200);
+  const bucket = (le: string) =>
+    sample(text, `oncely_outbox_delivery_latency_seconds_bucket{le="${le}",endpoint="shop"}`);
+  assert.deepEqual([bucket('3600'), bucket('7200')], [0, 1]);
+  assert.equal(sample(text, 'oncely_outbox_attempts_total{endpoint="shop",outcome="ok"}'), 1);
 });

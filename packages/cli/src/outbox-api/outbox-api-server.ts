@@ -4,6 +4,7 @@ import { createOutboxWorker, systemClock, type Clock, type Journal, type Ledger 
 import { toNodeListener } from 'oncely/http';
 import type { Callers } from '../serve/callers.js';
 import { listen } from '../serve/listen.js';
+import { startRetentionSweep } from '../serve/retention-sweep.js';
 import { createOutboxApiApp } from './outbox-api-app.js';
 import { createOutboxMetrics } from './outbox-metrics.js';
 
@@ -22,10 +23,12 @@ export interface OutboxApiServerOptions {
   readonly worker?: boolean;
   /** Sends the worker's attempts. @default node:http */
   readonly fetch?: typeof globalThis.fetch;
-  /** Told about a pass the worker could not finish. @default nothing */
-  readonly onWorkerError?: (error: unknown) => void;
+  /** Told about a pass the worker could not finish, or a purge of receipts that failed. @default nothing */
+  readonly onError?: (error: unknown) => void;
   /** @default systemClock */
   readonly clock?: Clock;
+  /** How often expired receipts of the API's ledger are purged (as `oncely serve`). @default 60000 */
+  readonly purgeIntervalMs?: number;
 }
 
 export interface OutboxApiServer {
@@ -48,14 +51,22 @@ export async function startOutboxApi(options: OutboxApiServerOptions): Promise<O
         clock,
         ...(options.fetch ? { fetch: options.fetch } : {}),
         onSettled: metrics.onSettled,
-        ...(options.onWorkerError ? { onError: options.onWorkerError } : {}),
+        ...(options.onError ? { onError: options.onError } : {}),
       }).run(stop.signal)
     : Promise.resolve();
+  // The receipts are kept for the ledger's retention, then purged: the table does not grow for ever.
+  const sweep = startRetentionSweep({
+    ledger: options.ledger,
+    clock,
+    intervalMs: options.purgeIntervalMs ?? 60_000,
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
   const { port } = server.address() as AddressInfo;
   return {
     origin: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     async close() {
       stop.abort();
+      await sweep.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -9,6 +9,8 @@ import {
 
 /** Attempt durations, in seconds: a local receiver answers in milliseconds, the timeout is 10 s. */
 const ATTEMPT_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Record to delivery, in seconds: at once, after a few retries, after an outage of hours or days. */
+const DELIVERY_BUCKETS_S = [0.1, 0.5, 1, 5, 30, 60, 300, 1800, 3600, 7200, 21_600, 86_400, 259_200];
 const BREAKER_STATES = ['closed', 'open', 'half_open'] as const;
 
 export interface OutboxMetrics {
@@ -41,6 +43,13 @@ export function createOutboxMetrics(journal: Journal<unknown>, clock: Clock): Ou
     buckets: ATTEMPT_BUCKETS_S,
     registers,
   });
+  const delivery = new Histogram({
+    name: 'oncely_outbox_delivery_latency_seconds',
+    help: 'From when a message was recorded to its delivery (retries and holds included), by endpoint.',
+    labelNames: ['endpoint'] as const,
+    buckets: DELIVERY_BUCKETS_S,
+    registers,
+  });
   const finished = new Counter({
     name: 'oncely_outbox_messages_finished_total',
     help: 'Messages this process settled for good, by endpoint and final state.',
@@ -55,8 +64,10 @@ export function createOutboxMetrics(journal: Journal<unknown>, clock: Clock): Ou
       if (event.attempt !== undefined && event.outcome !== undefined)
         attempts.inc({ endpoint, outcome: event.outcome });
       if (event.durationMs !== undefined) duration.observe({ endpoint }, event.durationMs / 1000);
-      if (event.state !== 'pending' && event.written)
-        finished.inc({ endpoint, state: event.state });
+      if (event.state === 'pending' || !event.written) return;
+      finished.inc({ endpoint, state: event.state });
+      if (event.state === 'delivered')
+        delivery.observe({ endpoint }, Math.max(0, clock.now() - event.recordedAt) / 1000);
     },
     async respond() {
       return new Response(await registry.metrics(), {

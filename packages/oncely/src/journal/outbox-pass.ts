@@ -33,6 +33,8 @@ export interface SettledEvent {
   readonly endpoint: string | null;
   /** How long the attempt's request took (its throttle wait left out), if this worker sent it. */
   readonly durationMs: number | undefined;
+  /** When the intent was recorded: a delivery's end-to-end latency is from here. */
+  readonly recordedAt: number;
 }
 
 /** What one pass did. */
@@ -77,9 +79,9 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
     options.onlyKey,
   );
   const { early, toSend, missingSecrets } = sortClaims(setup, claimed);
-  const endpoints = new Map(claimed.map(({ intent }) => [intent.key, intent.endpoint ?? null]));
+  const intents = new Map(claimed.map(({ intent }) => [intent.key, intent]));
   const settleSome = (some: Settlement[], durations?: Map<string, number>) =>
-    writeSettlements(setup, some, endpoints, durations);
+    writeSettlements(setup, some, intents, durations);
   if (early.length > 0) await settleSome(early);
   // Missing secrets: the lease simply runs out; nothing is sent without the header.
   // Endpoints hold some back (paused, throttled, breaker open): pending again, nothing spent.
@@ -197,7 +199,7 @@ function secretsFor(
 async function writeSettlements(
   setup: OutboxPassSetup,
   settlements: Settlement[],
-  endpoints: ReadonlyMap<string, string | null>,
+  intents: ReadonlyMap<string, IntentRecord>,
   durations?: ReadonlyMap<string, number>,
 ): Promise<void> {
   const written = await setup.store.settle(settlements);
@@ -210,8 +212,10 @@ async function writeSettlements(
       detail: settlement.attempt?.detail ?? null,
       written: written[i] === true,
       outcome: settlement.attempt?.outcome,
-      endpoint: endpoints.get(settlement.key) ?? null,
+      // Every settlement is of a claimed intent.
+      endpoint: intents.get(settlement.key)!.endpoint ?? null,
       durationMs: durations?.get(settlement.key),
+      recordedAt: intents.get(settlement.key)!.createdAt,
     }),
   );
 }

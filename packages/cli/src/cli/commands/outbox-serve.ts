@@ -68,7 +68,7 @@ export function registerOutboxServe(outbox: Command, io: CliIo): void {
         host: flags.host,
         port,
         worker: flags.worker === true,
-        onWorkerError: (error) => io.err(`oncely: worker: ${(error as Error).message}\n`),
+        onError: (error) => io.err(`oncely: outbox serve: ${(error as Error).message}\n`),
       });
       closers.push(server.close);
       io.out(`outbox API: ${server.origin}/v1 (OpenAPI: ${server.origin}/openapi.json)\n`);
