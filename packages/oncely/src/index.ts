@@ -155,4 +155,6 @@ export {
   type EndpointRecord,
   type EndpointState,
   type DisabledNotice,
+  type AttemptTracer,
+  type AttemptSpan,
 } from './journal/index.js';

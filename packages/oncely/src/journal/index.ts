@@ -47,6 +47,7 @@ export type { EndpointInput } from './endpoint-input.js';
 export type { EndpointPatch } from './endpoint-patch.js';
 export { EndpointStateError, type Endpoints } from './endpoints.js';
 export type { DisabledNotice } from './endpoint-notice.js';
+export type { AttemptTracer, AttemptSpan } from './attempt-tracing.js';
 export {
   createOutboxWorker,
   DEFAULT_OUTBOX_WORKER_OPTIONS,

@@ -15,6 +15,7 @@ import {
   waitForSlot,
 } from './endpoint-pass.js';
 import { recordDisabledNotices } from './endpoint-notice.js';
+import { endAttemptSpan, startAttemptSpan } from './attempt-tracing.js';
 import type { AttemptResult } from './next-step.js';
 
 /** One intent settled by this worker: after an attempt, or without one (deadline, budget). */
@@ -58,7 +59,7 @@ export interface OutboxPassSetup {
   readonly batchSize: number;
   readonly options: Pick<
     OutboxWorkerOptions,
-    'secrets' | 'signingSecret' | 'onlyKey' | 'onSettled' | 'disabledNotice'
+    'secrets' | 'signingSecret' | 'onlyKey' | 'onSettled' | 'disabledNotice' | 'tracer'
   >;
 }
 
@@ -106,6 +107,15 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
       // A reserved throttle slot: wait for it, holding the lease (about SLOT_HORIZON_MS at most).
       await waitForSlot(store.endpoints, endpoint, slots[i]!, clock);
       const sentAt = clock.now();
+      const target = endpoint && sendTarget(endpoint, clock.now());
+      const traced =
+        options.tracer &&
+        startAttemptSpan(
+          options.tracer,
+          claim.intent,
+          claim.intent.attemptCount + 1,
+          target?.url ?? claim.intent.target,
+        );
       const result = await sendAttempt(
         claim.intent,
         {
@@ -114,10 +124,12 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
           timer: setup.timer,
           secretHeaders: secrets,
           signingSecret: options.signingSecret,
-          endpoint: endpoint && sendTarget(endpoint, clock.now()),
+          endpoint: target,
+          traceparent: traced?.traceparent,
         },
         setup.client,
       );
+      if (traced) endAttemptSpan(traced.span, result);
       durations.set(claim.intent.key, clock.now() - sentAt);
       if (endpoint) answers.push({ endpoint: endpoint.id, result });
       const settled = settleAttempt(
