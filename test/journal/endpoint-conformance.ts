@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createJournal, createOutboxWorker, type JournalStore } from '#oncely/journal/index.js';
 import { verifyWebhook } from '#oncely/contract/standard-webhooks.js';
+import { generateWebhookKeyPair } from '#oncely/contract/webhook-keys.js';
 import { VirtualClock, seededRandom } from '#oncely/time/index.js';
 import type { JournalFixture } from './journal-conformance.js';
 import { turnsUntil } from '../support/turns-until.js';
@@ -355,6 +356,30 @@ export function runEndpointConformance<Tx>(
         const notice = (await journal.list()).find((i) => i.target === NOTICE);
         assert.ok(notice, 'a notification intent');
         assert.equal(notice.key, `endpoint-disabled.a.${clock.now()}`);
+      }),
+    );
+
+    it(
+      'v1a: a whsk_ secret key signs, the receiver verifies with the whpk_ public key alone',
+      setUp(async (store, clock, journal) => {
+        const r = receiver(clock, [{ status: 200 }]);
+        const { secretKey, publicKey } = generateWebhookKeyPair();
+        await journal.endpoints.add({ id: 'a', url: URL_A, secrets: [secretKey] });
+        for (const bad of [publicKey, 'whsk_short', 'hello'])
+          await assert.rejects(
+            journal.endpoints.add({ id: 'b', url: URL_A, secrets: [bad] }),
+            (error: Error) =>
+              /invalid option secret/.test(error.message) && !error.message.includes(bad),
+          );
+        await assert.rejects(
+          journal.endpoints.rotateSecret('a', { secret: publicKey }),
+          /invalid option secret/,
+        );
+        await journal.record({ key: 'k1', endpoint: 'a', body: '{"n":1}' });
+        await workerOn(store, clock, r.fetch).runOnce();
+        const sent = r.calls[0]!;
+        assert.match(sent.headers.get('webhook-signature') ?? '', /^v1a,/);
+        assert.equal(verifyWebhook([publicKey], sent.headers, sent.body, clock.now()).ok, true);
       }),
     );
 

@@ -22,7 +22,7 @@ export async function checkEndpointInput(fields: Fields): Promise<EndpointInput>
   onlyFields(fields, ENDPOINT_FIELDS);
   const { secret, ...rest } = fields;
   if (secret !== undefined && typeof secret !== 'string')
-    throw new InvalidOptionError('secret', '(hidden)', 'a whsec_ secret');
+    throw new InvalidOptionError('secret', '(hidden)', 'a whsec_ secret or a whsk_ secret key');
   const input = { ...rest, ...(secret === undefined ? {} : { secrets: [secret] }) };
   await scratch().endpoints.add(input as unknown as EndpointInput);
   return input as unknown as EndpointInput;

@@ -47,7 +47,7 @@ export const OPENAPI_SCHEMAS = {
       ...settings,
       secret: {
         type: 'string',
-        pattern: '^whsec_',
+        pattern: '^whs(ec|k)_',
         description: 'default: a fresh one, answered once',
       },
     },
@@ -104,7 +104,7 @@ export const OPENAPI_SCHEMAS = {
     type: 'object',
     additionalProperties: false,
     properties: {
-      secret: { type: 'string', pattern: '^whsec_' },
+      secret: { type: 'string', pattern: '^whs(ec|k)_' },
       overlapMs: { type: 'number', minimum: 0, default: 86_400_000 },
     },
   },

@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../contract/errors.js';
-import { generateWebhookSecret } from '../contract/webhook-keys.js';
+import { generateWebhookSecret, webhookKeyKind } from '../contract/webhook-keys.js';
 import {
   DEFAULT_AUTO_DISABLE_MS,
   DEFAULT_BREAKER,
@@ -14,7 +14,7 @@ export interface EndpointInput {
   /** A name: letters, digits, `.`, `_`, `-`, at most 64. */
   readonly id: string;
   readonly url: string | URL;
-  /** Standard Webhooks secrets (`whsec_…`). @default one fresh secret */
+  /** Standard Webhooks keys: `whsec_…` secrets, `whsk_…` secret keys. @default one fresh whsec_ secret */
   readonly secrets?: readonly string[];
   /** Messages per second across every worker. @default no limit */
   readonly ratePerSecond?: number | null;
@@ -25,9 +25,20 @@ export interface EndpointInput {
 
 const ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/**
+ * An endpoint's signing key: a `whsec_` secret (`v1`, HMAC, shared with the receiver) or a `whsk_`
+ * secret key (`v1a`, ed25519: the receiver holds only its `whpk_` public key), checked as the
+ * worker's own keys are (webhookKeyKind). A public key cannot sign; the key is never echoed.
+ */
 export function checkSecret(secret: unknown): string {
-  if (typeof secret !== 'string' || !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret))
-    throw new InvalidOptionError('secret', '(hidden)', 'a whsec_ secret: whsec_ and base64');
+  const allowed = 'a whsec_ secret or a whsk_ secret key (oncely outbox keygen)';
+  if (typeof secret !== 'string' || !/^whs(ec|k)_/.test(secret))
+    throw new InvalidOptionError('secret', '(hidden)', allowed);
+  try {
+    webhookKeyKind(secret);
+  } catch {
+    throw new InvalidOptionError('secret', '(hidden)', allowed);
+  }
   return secret;
 }
 

@@ -112,7 +112,7 @@ function registerAdd(endpoint: Command, io: CliIo): void {
       .option('--rate <n>', 'messages per second, across every worker (default: no limit)')
       .option(
         '--secret-env <VAR>',
-        'its whsec_ signing secret, from this variable (default: a fresh one, printed once)',
+        'its whsec_ secret or whsk_ secret key, from this variable (default: a fresh whsec_, printed once)',
       )
       .option('--breaker-ratio <r>', 'open the breaker at this failure ratio (default: 0.5)')
       .option('--breaker-min <n>', 'requests in a window before the breaker judges (default: 10)')
@@ -170,7 +170,7 @@ function registerRotate(endpoint: Command, io: CliIo): void {
       .option('--overlap <duration>', 'how long attempts carry the old signatures too', '24h')
       .option(
         '--secret-env <VAR>',
-        'the new whsec_ secret, from this variable (default: a fresh one, printed once)',
+        'the new whsec_ secret or whsk_ key, from this variable (default: a fresh whsec_, printed once)',
       ),
   ).action((id: string, flags: JournalFlags & { overlap: string; secretEnv?: string }) =>
     withJournal(flags, async (journal) => {
