@@ -55,6 +55,8 @@ export interface ApiFixture {
     key?: string,
     token?: string,
   ): Promise<Response>;
+  /** Deletes every receipt of the API's ledger: what a receipt lost after the journal committed leaves. */
+  forgetReceipts(): Promise<void>;
   /** Sends everything due, as `oncely outbox run` would. */
   deliver(): Promise<void>;
   close(): Promise<void>;
@@ -67,12 +69,18 @@ export async function openApi(kind: 'sqlite' | 'postgres', dirOrUrl: string): Pr
   const closers: (() => Promise<void>)[] = [];
   let journal: Journal<unknown>;
   let ledger;
+  let forgetReceipts: () => Promise<void>;
   if (kind === 'sqlite') {
     const file = join(dirOrUrl, `journal-${++keys}.db`);
     const store = createSqliteJournalStore({ database: () => openSqliteDatabase(file) });
     journal = createJournal({ store });
     await store.ready();
     const api = await openApiLedger({ journal: file });
+    forgetReceipts = async () => {
+      const db = openSqliteDatabase(file);
+      db.exec(`DELETE FROM ${API_RECEIPTS_TABLE}`);
+      db.close();
+    };
     ledger = api.ledger;
     closers.push(() => journal.close(), api.close);
   } else {
@@ -83,7 +91,11 @@ export async function openApi(kind: 'sqlite' | 'postgres', dirOrUrl: string): Pr
     await store.ready();
     const receipts = createPostgresStore({ pool, schema, table: API_RECEIPTS_TABLE });
     await receipts.ready();
-    ledger = createLedger({ store: receipts });
+    // No receipt cache: on PostgreSQL it keeps what it wrote, and forgetReceipts must reach all.
+    ledger = createLedger({ store: receipts, receiptCacheBytes: 0 });
+    forgetReceipts = async () => {
+      await pool.query(`DELETE FROM "${schema}".${API_RECEIPTS_TABLE}`);
+    };
     closers.push(
       () => receipts.close(),
       () => journal.close(),
@@ -102,6 +114,7 @@ export async function openApi(kind: 'sqlite' | 'postgres', dirOrUrl: string): Pr
   return {
     journal,
     ask,
+    forgetReceipts: () => forgetReceipts(),
     write: (method, path, body, key = `k-${++keys}`, token = ALICE) =>
       ask(path, {
         method,

@@ -57,6 +57,25 @@ function suite(name: string, open: () => Promise<ApiFixture>, options: { skip?: 
           409,
           'message_conflict',
         );
+        // No key of its own: one derived from the caller and the Idempotency-Key, so the same
+        // request again, even past the ledger (a lost receipt), is the same message.
+        const keyless = { endpoint: 'shop', payload: { order: 3 } };
+        const keyOf = async (idempotencyKey: string) =>
+          (
+            (await (await api.write('POST', '/v1/messages', keyless, idempotencyKey)).json()) as {
+              message: MessageJson;
+            }
+          ).message.key;
+        const derived = await keyOf('pub-4');
+        assert.match(derived, /^msg_[0-9a-f]{40}$/);
+        const other4 = await keyOf('pub-5');
+        assert.notEqual(other4, derived, 'another Idempotency-Key, another message');
+        await api.forgetReceipts();
+        const again = await api.write('POST', '/v1/messages', keyless, 'pub-4');
+        assert.equal(again.headers.get('idempotent-replayed'), null, 'no receipt to replay');
+        const retried = (await again.json()) as { message: MessageJson; created: boolean };
+        assert.deepEqual([retried.message.key, retried.created], [derived, false]);
+        for (const key of [derived, other4]) await api.journal.cancel(key);
         const sent = receiver.deliveries.length;
         await api.deliver();
         const mine = receiver.deliveries.slice(sent);

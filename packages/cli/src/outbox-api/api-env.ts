@@ -2,7 +2,6 @@ import type { MiddlewareHandler } from 'hono';
 import type { Journal, Ledger } from 'oncely';
 import type { Validate } from 'oncely/http';
 import { idempotency, type RouteIdempotency } from 'oncely/hono';
-import { problemResponse } from 'oncely/http';
 
 /** What a write route finds: the ledger's context, its `value` the checked body. */
 export interface ApiEnv {
@@ -50,5 +49,3 @@ export function checked<V>(c: {
 }
 
 export const noStore = { 'cache-control': 'no-store' } as const;
-
-export { problemResponse };

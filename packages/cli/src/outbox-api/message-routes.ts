@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import {
   InvalidOptionError,
   OncelyError,
+  keyFor,
   type IntentFilter,
   type IntentInput,
   type IntentRecord,
@@ -31,8 +32,15 @@ export function messageRoutes({ journal, write }: ApiDeps): Hono<ApiEnv> {
     return input;
   };
   app.post('/messages', write(jsonBody('the message', checkPublish)), async (c) => {
+    const input = checked<IntentInput>(c);
+    const context = c.get('idempotency')!; // set by the guard, as checked() reads it
     try {
-      const { intent, created } = await journal.record(checked<IntentInput>(c));
+      // Without a key of its own, the message's key is derived from the caller and the
+      // Idempotency-Key: should the receipt be lost after the journal committed (the ledger went
+      // down), the retry records the same message again, a no-op, instead of a second message.
+      const key =
+        input.key ?? keyFor({ caller: context.scope, idempotencyKey: context.key }, 'msg');
+      const { intent, created } = await journal.record({ ...input, key });
       return c.json({ message: intentSummary(intent), created }, created ? 201 : 200, {
         ...noStore,
         location: `${new URL(c.req.url).pathname}/${encodeURIComponent(intent.key)}`,

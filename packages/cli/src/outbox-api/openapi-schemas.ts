@@ -119,7 +119,11 @@ export const OPENAPI_SCHEMAS = {
     description: 'one message to an endpoint or a URL; `payload` is sent as application/json',
     oneOf: [{ required: ['endpoint'] }, { required: ['url'] }],
     properties: {
-      key: { type: 'string', description: 'its key and webhook-id; default: a fresh UUID' },
+      key: {
+        type: 'string',
+        description:
+          'its key and webhook-id; default: derived from the caller and the Idempotency-Key',
+      },
       endpoint: endpointId,
       url: { type: 'string', format: 'uri' },
       method: { type: 'string', default: 'POST' },
