@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createJournal, createOutboxWorker, type JournalStore } from '#oncely/journal/index.js';
 import { verifyWebhook } from '#oncely/contract/standard-webhooks.js';
+import { generateWebhookKeyPair } from '#oncely/contract/webhook-keys.js';
 import { VirtualClock, seededRandom } from '#oncely/time/index.js';
 import type { JournalFixture } from './journal-conformance.js';
 import { turnsUntil } from '../support/turns-until.js';
@@ -99,14 +100,17 @@ export function runEndpointConformance<Tx>(
         const paused = await journal.endpoints.pause('a', 'maintenance');
         assert.deepEqual([paused.state, paused.stateReason], ['paused', 'maintenance']);
         assert.equal((await journal.endpoints.disable('a')).state, 'disabled');
-        assert.equal((await journal.endpoints.resume('a')).state, 'active');
+        await assert.rejects(journal.endpoints.resume('a'), /disabled; enable it/);
+        await assert.rejects(journal.endpoints.pause('a'), /disabled; enable it first/);
+        assert.equal((await journal.endpoints.get('a'))?.state, 'disabled');
+        assert.equal((await journal.endpoints.enable('a')).state, 'active');
         assert.equal((await journal.endpoints.get('a'))?.stateReason, null);
         assert.equal(clock.now(), START_AT);
       }),
     );
 
     it(
-      'paused or disabled: intents wait unsent, their budget intact; resume delivers them',
+      'paused or disabled: intents wait unsent, their budget intact; enable delivers them',
       setUp(async (store, clock, journal) => {
         const r = receiver(clock, [{ status: 200 }]);
         await journal.endpoints.add({ id: 'a', url: URL_A, secrets: [S1] });
@@ -121,11 +125,83 @@ export function runEndpointConformance<Tx>(
         await clock.advance(3_600_000);
         await worker.runOnce();
         assert.equal(r.calls.length, 0);
-        await journal.endpoints.resume('a');
+        await assert.rejects(journal.endpoints.resume('a'), /enable it/);
+        await worker.runOnce();
+        assert.equal(r.calls.length, 0, 'a refused resume wakes nothing');
+        await journal.endpoints.enable('a');
         await worker.resume();
         assert.equal((await journal.get('k1'))?.state, 'delivered');
         assert.equal(r.calls.length, 1);
         assert.equal(r.calls[0]!.url, URL_A);
+      }),
+    );
+
+    it(
+      'update edits URL and settings, keeps the rest; bad input changes nothing',
+      setUp(async (store, clock, journal) => {
+        const r = receiver(clock, [{ status: 200 }]);
+        await journal.endpoints.add({ id: 'a', url: URL_A, secrets: [S1], ratePerSecond: 5 });
+        await journal.record({ key: 'k1', endpoint: 'a', body: '{}' });
+        await clock.advance(1000);
+        const updated = await journal.endpoints.update('a', {
+          url: 'http://receiver.test/b',
+          ratePerSecond: null,
+          breaker: { minRequests: 3 },
+        });
+        assert.equal(updated.url, 'http://receiver.test/b');
+        assert.equal(updated.settings.ratePerSecond, null);
+        assert.equal(updated.settings.breaker.minRequests, 3);
+        assert.equal(updated.settings.breaker.failureRatio, 0.5, 'breaker fields merge');
+        assert.equal(updated.updatedAt, START_AT + 1000);
+        assert.deepEqual(updated.secrets, [{ secret: S1, expiresAt: null }]);
+        const before = await journal.endpoints.get('a');
+        for (const bad of [
+          { url: 'ftp://x' },
+          { ratePerSecond: -1 },
+          { breaker: { failureRatio: 2 } },
+          { secrets: [S2] },
+          { id: 'b' },
+        ])
+          await assert.rejects(journal.endpoints.update('a', bad as never), /invalid option/);
+        assert.deepEqual(await journal.endpoints.get('a'), before);
+        await assert.rejects(journal.endpoints.update('nope', { ratePerSecond: 1 }), /no endpoint/);
+        await workerOn(store, clock, r.fetch).resume();
+        assert.deepEqual(
+          r.calls.map((c) => c.url),
+          ['http://receiver.test/b'],
+          'a pending intent goes to the new URL',
+        );
+      }),
+    );
+
+    it(
+      'delete cancels its pending intents with the reason; finished ones stay as they were',
+      setUp(async (store, clock, journal) => {
+        const r = receiver(clock, [{ status: 200 }]);
+        await journal.endpoints.add({ id: 'a', url: URL_A, secrets: [S1] });
+        await journal.endpoints.add({ id: 'b', url: 'http://receiver.test/b', secrets: [S1] });
+        await journal.record({ key: 'done', endpoint: 'a', body: '{}' });
+        await workerOn(store, clock, r.fetch).resume();
+        await journal.endpoints.pause('a');
+        await journal.record({ key: 'k1', endpoint: 'a', body: '{}' });
+        await journal.record({ key: 'k2', endpoint: 'a', body: '{}' });
+        await journal.record({ key: 'other', endpoint: 'b', body: '{}' });
+        const { endpoint, cancelled } = await journal.endpoints.delete('a', 'receiver retired');
+        assert.equal(endpoint.id, 'a');
+        assert.equal(cancelled, 2);
+        assert.equal(await journal.endpoints.get('a'), undefined);
+        for (const key of ['k1', 'k2']) {
+          const intent = await journal.get(key);
+          assert.equal(intent?.state, 'cancelled');
+          assert.equal(intent?.outcome?.detail, 'receiver retired');
+        }
+        assert.equal((await journal.get('done'))?.state, 'delivered');
+        assert.equal((await journal.get('other'))?.state, 'pending');
+        await assert.rejects(journal.endpoints.delete('a'), /no endpoint "a"/);
+        await assert.rejects(
+          journal.record({ key: 'k3', endpoint: 'a', body: '{}' }),
+          /no endpoint/,
+        );
       }),
     );
 
@@ -280,6 +356,30 @@ export function runEndpointConformance<Tx>(
         const notice = (await journal.list()).find((i) => i.target === NOTICE);
         assert.ok(notice, 'a notification intent');
         assert.equal(notice.key, `endpoint-disabled.a.${clock.now()}`);
+      }),
+    );
+
+    it(
+      'v1a: a whsk_ secret key signs, the receiver verifies with the whpk_ public key alone',
+      setUp(async (store, clock, journal) => {
+        const r = receiver(clock, [{ status: 200 }]);
+        const { secretKey, publicKey } = generateWebhookKeyPair();
+        await journal.endpoints.add({ id: 'a', url: URL_A, secrets: [secretKey] });
+        for (const bad of [publicKey, 'whsk_short', 'hello'])
+          await assert.rejects(
+            journal.endpoints.add({ id: 'b', url: URL_A, secrets: [bad] }),
+            (error: Error) =>
+              /invalid option secret/.test(error.message) && !error.message.includes(bad),
+          );
+        await assert.rejects(
+          journal.endpoints.rotateSecret('a', { secret: publicKey }),
+          /invalid option secret/,
+        );
+        await journal.record({ key: 'k1', endpoint: 'a', body: '{"n":1}' });
+        await workerOn(store, clock, r.fetch).runOnce();
+        const sent = r.calls[0]!;
+        assert.match(sent.headers.get('webhook-signature') ?? '', /^v1a,/);
+        assert.equal(verifyWebhook([publicKey], sent.headers, sent.body, clock.now()).ok, true);
       }),
     );
 

@@ -99,6 +99,23 @@ export function runJournalConformance<Tx>(
     );
 
     it(
+      'backlog: the pending count and the oldest pending record time; none pending is null',
+      withFixture(async ({ store }, clock) => {
+        const journal = createJournal({ store, clock });
+        assert.deepEqual(await journal.backlog(), { pending: 0, oldestPendingAt: null });
+        await journal.record({ key: 'b1', target: TARGET, body: '1' });
+        await clock.advance(5000);
+        await journal.record({ key: 'b2', target: TARGET, body: '2' });
+        await journal.record({ key: 'b3', target: TARGET, body: '3' });
+        await journal.cancel('b1');
+        assert.deepEqual(await journal.backlog(), {
+          pending: 2,
+          oldestPendingAt: START_AT + 5000,
+        });
+      }),
+    );
+
+    it(
       'leases an intent to one worker at a time, and fences a worker whose lease was taken over',
       withFixture(async ({ store }, clock) => {
         const journal = createJournal({ store, clock });

@@ -136,6 +136,7 @@ export {
   type Journal,
   type IntentReport,
   type IntentFilter,
+  type Backlog,
   type ReplayFilter,
   type ReplayOptions,
   type ReplayResult,
@@ -150,7 +151,10 @@ export {
   type SettledEvent,
   type Endpoints,
   type EndpointInput,
+  type EndpointPatch,
   type EndpointRecord,
   type EndpointState,
   type DisabledNotice,
+  type AttemptTracer,
+  type AttemptSpan,
 } from './journal/index.js';

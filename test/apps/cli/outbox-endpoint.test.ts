@@ -38,13 +38,53 @@ test('outbox endpoint: add, list, pause, resume, disable, rotate-secret; intents
     (await oncely('outbox', 'endpoint', 'disable', 'shop')).stdout,
     /^disabled: shop +disabled/,
   );
+  const refused = await oncely('outbox', 'endpoint', 'resume', 'shop');
+  assert.equal(refused.status, 1);
+  assert.match(refused.stderr, /^oncely: endpoint shop is disabled; enable it to send again\n$/);
   assert.match(
-    (await oncely('outbox', 'endpoint', 'resume', 'shop')).stdout,
-    /^resumed: shop +active/,
+    (await oncely('outbox', 'endpoint', 'enable', 'shop')).stdout,
+    /^enabled: shop +active/,
   );
   const rotated = await oncely('outbox', 'endpoint', 'rotate-secret', 'shop', '--overlap', '1h');
   assert.equal(rotated.status, 0, rotated.stderr);
   assert.match(rotated.stdout, /new signing secret \(shown once\): whsec_/);
+});
+
+test('outbox endpoint: update edits what is given; delete cancels its pending intents', async () => {
+  await oncely('outbox', 'endpoint', 'add', 'edit', 'http://127.0.0.1:9/e', '--rate', '5');
+  const updated = await oncely(
+    'outbox',
+    'endpoint',
+    'update',
+    'edit',
+    '--url',
+    'http://127.0.0.1:9/f',
+    '--rate',
+    'none',
+    '--breaker-min',
+    '3',
+  );
+  assert.equal(updated.status, 0, updated.stderr);
+  assert.match(
+    updated.stdout,
+    /^updated: edit +active +breaker closed +no limit +http:\/\/127\.0\.0\.1:9\/f\n$/,
+  );
+  const json = JSON.parse((await oncely('outbox', 'endpoint', 'list', '--json')).stdout);
+  const edit = json.find((e: { id: string }) => e.id === 'edit');
+  assert.equal(edit.settings.breaker.minRequests, 3);
+  assert.equal(edit.settings.breaker.coolDownMs, 10_000);
+  const none = await oncely('outbox', 'endpoint', 'update', 'edit');
+  assert.equal(none.status, 2);
+  assert.match(none.stderr, /^oncely: invalid option update: .*at least one of --url/);
+  await oncely('outbox', 'endpoint', 'pause', 'edit');
+  await oncely('outbox', 'add', '--endpoint', 'edit', '--data', '{}', '--key', 'e1');
+  const deleted = await oncely('outbox', 'endpoint', 'delete', 'edit', '--reason', 'retired');
+  assert.equal(deleted.status, 0, deleted.stderr);
+  assert.equal(deleted.stdout, 'deleted: edit (1 pending intent(s) cancelled)\n');
+  assert.match((await oncely('outbox', 'show', 'e1')).stdout, /cancelled[\s\S]*retired/);
+  const again = await oncely('outbox', 'endpoint', 'delete', 'edit');
+  assert.equal(again.status, 1);
+  assert.match(again.stderr, /^oncely: no endpoint "edit" in the journal\n$/);
 });
 
 test('outbox endpoint: bad input is one line, a non-zero exit, and changes nothing', async () => {
@@ -69,6 +109,9 @@ test('outbox endpoint: bad input is one line, a non-zero exit, and changes nothi
       2,
     ],
     [['pause', 'nope'], /^oncely: no endpoint "nope" in the journal\n$/, 1],
+    [['update', 'kept', '--url', 'ftp://x'], /^oncely: invalid option url: .*http\(s\) URL\n$/, 2],
+    [['update', 'kept', '--rate', '-2'], /^oncely: invalid option --rate: got "-2"/, 2],
+    [['enable', 'nope'], /^oncely: no endpoint "nope" in the journal\n$/, 1],
     [['rotate-secret', 'kept', '--overlap', 'soon'], /^oncely: invalid option --overlap/, 2],
     [['add'], /^oncely: missing required argument 'name'/, 2],
   ];

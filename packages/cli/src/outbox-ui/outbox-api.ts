@@ -107,7 +107,7 @@ const LIST_PARAMS = new Set([
 ]);
 
 /** `?state=refused,gave_up&target=…&targetPrefix=…&since=2026-12-01T00:00Z&after=KEY&limit=50`. */
-function listFilter(params: URLSearchParams): IntentFilter {
+export function listFilter(params: URLSearchParams): IntentFilter {
   for (const name of params.keys())
     if (!LIST_PARAMS.has(name))
       throw new InvalidOptionError(

@@ -1,11 +1,12 @@
 import { InvalidOptionError } from '../contract/errors.js';
-import { generateWebhookSecret } from '../contract/webhook-keys.js';
+import { generateWebhookSecret, webhookKeyKind } from '../contract/webhook-keys.js';
 import {
   DEFAULT_AUTO_DISABLE_MS,
   DEFAULT_BREAKER,
   freshHealth,
   type BreakerSettings,
   type EndpointRecord,
+  type EndpointSettings,
 } from './endpoint.js';
 
 /** What a caller says about a new endpoint. Only `id` and `url` are required. */
@@ -13,7 +14,7 @@ export interface EndpointInput {
   /** A name: letters, digits, `.`, `_`, `-`, at most 64. */
   readonly id: string;
   readonly url: string | URL;
-  /** Standard Webhooks secrets (`whsec_…`). @default one fresh secret */
+  /** Standard Webhooks keys: `whsec_…` secrets, `whsk_…` secret keys. @default one fresh whsec_ secret */
   readonly secrets?: readonly string[];
   /** Messages per second across every worker. @default no limit */
   readonly ratePerSecond?: number | null;
@@ -24,9 +25,20 @@ export interface EndpointInput {
 
 const ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/**
+ * An endpoint's signing key: a `whsec_` secret (`v1`, HMAC, shared with the receiver) or a `whsk_`
+ * secret key (`v1a`, ed25519: the receiver holds only its `whpk_` public key), checked as the
+ * worker's own keys are (webhookKeyKind). A public key cannot sign; the key is never echoed.
+ */
 export function checkSecret(secret: unknown): string {
-  if (typeof secret !== 'string' || !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret))
-    throw new InvalidOptionError('secret', '(hidden)', 'a whsec_ secret: whsec_ and base64');
+  const allowed = 'a whsec_ secret or a whsk_ secret key (oncely outbox keygen)';
+  if (typeof secret !== 'string' || !/^whs(ec|k)_/.test(secret))
+    throw new InvalidOptionError('secret', '(hidden)', allowed);
+  try {
+    webhookKeyKind(secret);
+  } catch {
+    throw new InvalidOptionError('secret', '(hidden)', allowed);
+  }
   return secret;
 }
 
@@ -52,13 +64,16 @@ const positive = (option: string, value: number, allowed = 'a number > 0'): numb
   return value;
 };
 
-/** Validates a new endpoint once, at the edge: active, breaker closed, no slot taken. */
-export function prepareEndpoint(input: EndpointInput, nowMs: number): EndpointRecord {
-  if (typeof input !== 'object' || input === null)
-    throw new InvalidOptionError('endpoint', input, 'an object with an id and a url');
-  const rate = input.ratePerSecond ?? null;
+/** The settings a caller may give, each optional: checked once, at the edge. */
+export type SettingsInput = Pick<EndpointInput, 'ratePerSecond' | 'breaker' | 'autoDisableAfterMs'>;
+
+/** `input` over `base` (a new endpoint's defaults, or its current settings when edited), checked. */
+export function prepareSettings(input: SettingsInput, base: EndpointSettings): EndpointSettings {
+  const rate = input.ratePerSecond === undefined ? base.ratePerSecond : input.ratePerSecond;
   if (rate !== null) positive('ratePerSecond', rate);
-  const breaker = { ...DEFAULT_BREAKER, ...input.breaker };
+  if (input.breaker !== undefined && (typeof input.breaker !== 'object' || input.breaker === null))
+    throw new InvalidOptionError('breaker', input.breaker, 'an object of breaker settings');
+  const breaker = { ...base.breaker, ...input.breaker };
   positive('breaker.failureRatio', breaker.failureRatio);
   if (breaker.failureRatio > 1)
     throw new InvalidOptionError('breaker.failureRatio', breaker.failureRatio, 'a ratio in (0, 1]');
@@ -68,8 +83,22 @@ export function prepareEndpoint(input: EndpointInput, nowMs: number): EndpointRe
     throw new InvalidOptionError('breaker.minRequests', breaker.minRequests, 'a whole number >= 1');
   const autoDisableAfterMs = positive(
     'autoDisableAfterMs',
-    input.autoDisableAfterMs ?? DEFAULT_AUTO_DISABLE_MS,
+    input.autoDisableAfterMs ?? base.autoDisableAfterMs,
   );
+  return { ratePerSecond: rate, breaker, autoDisableAfterMs };
+}
+
+export const DEFAULT_ENDPOINT_SETTINGS: EndpointSettings = {
+  ratePerSecond: null,
+  breaker: DEFAULT_BREAKER,
+  autoDisableAfterMs: DEFAULT_AUTO_DISABLE_MS,
+};
+
+/** Validates a new endpoint once, at the edge: active, breaker closed, no slot taken. */
+export function prepareEndpoint(input: EndpointInput, nowMs: number): EndpointRecord {
+  if (typeof input !== 'object' || input === null)
+    throw new InvalidOptionError('endpoint', input, 'an object with an id and a url');
+  const settings = prepareSettings(input, DEFAULT_ENDPOINT_SETTINGS);
   const secrets = (input.secrets ?? [generateWebhookSecret()]).map((secret) => ({
     secret: checkSecret(secret),
     expiresAt: null,
@@ -80,7 +109,7 @@ export function prepareEndpoint(input: EndpointInput, nowMs: number): EndpointRe
     secrets,
     state: 'active',
     stateReason: null,
-    settings: { ratePerSecond: rate, breaker, autoDisableAfterMs },
+    settings,
     health: freshHealth(nowMs),
     createdAt: nowMs,
     updatedAt: nowMs,

@@ -1,4 +1,5 @@
 import type { RotatingSecret } from '../contract/secret-rotation.js';
+import type { FinalRecord } from './intent.js';
 
 /**
  * An endpoint: a receiver the outbox sends to, kept as a row in the journal's database so every
@@ -110,4 +111,9 @@ export interface EndpointStore {
   ): Promise<T | undefined>;
   /** Makes the endpoint's parked intents due at `nowMs`; how many. */
   wake(id: string, nowMs: number): Promise<number>;
+  /**
+   * Deletes the row and, in the same transaction, finishes each of its pending intents no live
+   * lease holds with `final` (state `cancelled`): how many; undefined when no such row.
+   */
+  remove(id: string, final: FinalRecord, nowMs: number): Promise<number | undefined>;
 }

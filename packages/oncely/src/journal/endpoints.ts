@@ -3,6 +3,7 @@ import { rotateSecrets } from '../contract/secret-rotation.js';
 import { generateWebhookSecret } from '../contract/webhook-keys.js';
 import type { Clock } from '../time/clock.js';
 import { freshHealth, type EndpointRecord, type EndpointStore } from './endpoint.js';
+import { applyPatch, type EndpointPatch } from './endpoint-patch.js';
 import {
   checkEndpointId,
   checkSecret,
@@ -25,12 +26,27 @@ export interface Endpoints {
   add(input: EndpointInput): Promise<EndpointRecord>;
   list(): Promise<EndpointRecord[]>;
   get(id: string): Promise<EndpointRecord | undefined>;
-  /** Its intents wait (not attempted, no budget spent) until `resume`. */
+  /** Edits the URL and settings; the fields not given stay. Bad input throws, nothing written. */
+  update(id: string, patch: EndpointPatch): Promise<EndpointRecord>;
+  /**
+   * Deletes the endpoint; each of its pending intents is cancelled (recorded with the reason).
+   * One a worker is sending right now finishes that attempt, then is refused: no endpoint.
+   */
+  delete(id: string, reason?: string): Promise<{ endpoint: EndpointRecord; cancelled: number }>;
+  /** Held: its intents wait (not attempted, no budget spent) until `resume`. */
   pause(id: string, reason?: string): Promise<EndpointRecord>;
-  /** Active again, breaker closed, failures forgotten; its waiting intents are due now. */
+  /**
+   * A paused endpoint active again, breaker closed, failures forgotten; its waiting intents are
+   * due now. A disabled one stays disabled: it takes `enable`.
+   */
   resume(id: string): Promise<EndpointRecord>;
-  /** Like pause, for an endpoint that is gone or broken; the receiver's signals do it too. */
+  /**
+   * Stopped, for an endpoint that is gone or broken (the receiver's signals and auto-disable do
+   * it too): its intents wait, kept, and only an explicit `enable` starts it again.
+   */
   disable(id: string, reason?: string): Promise<EndpointRecord>;
+  /** A disabled (or paused) endpoint active again, as `resume`. */
+  enable(id: string): Promise<EndpointRecord>;
   /**
    * Adds a signing secret (a fresh one unless given) and lets every older one expire after
    * `overlapMs` (default 24 h): meanwhile each attempt carries a signature by each.
@@ -40,6 +56,9 @@ export interface Endpoints {
     options?: { secret?: string; overlapMs?: number },
   ): Promise<{ endpoint: EndpointRecord; secret: string }>;
 }
+
+const missing = (id: string): EndpointStateError =>
+  new EndpointStateError(id, `no endpoint ${JSON.stringify(id)} in the journal`);
 
 export const DEFAULT_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
@@ -58,9 +77,18 @@ export function createEndpoints(store: EndpointStore | undefined, clock: Clock):
       const next = { ...fn(current, nowMs), updatedAt: nowMs };
       return [next, next] as const;
     });
-    if (!updated)
-      throw new EndpointStateError(id, `no endpoint ${JSON.stringify(id)} in the journal`);
+    if (!updated) throw missing(id);
     return updated;
+  };
+  /** Active, with fresh health, its parked intents due now; `resume` leaves a disabled one be. */
+  const activate = async (id: string, verb: 'resume' | 'enable'): Promise<EndpointRecord> => {
+    const active = await change(id, (e, nowMs) => {
+      if (verb === 'resume' && e.state === 'disabled')
+        throw new EndpointStateError(id, `endpoint ${id} is disabled; enable it to send again`);
+      return { ...e, state: 'active', stateReason: null, health: freshHealth(nowMs) };
+    });
+    await endpoints().wake(id, clock.now());
+    return active;
   };
   return {
     async add(input) {
@@ -71,20 +99,32 @@ export function createEndpoints(store: EndpointStore | undefined, clock: Clock):
     },
     list: () => endpoints().list(),
     get: (id) => endpoints().get(checkEndpointId(id)),
+    update: (id, patch) => change(id, (e) => applyPatch(e, patch)),
+    async delete(id, reason) {
+      const endpoint = await endpoints().get(checkEndpointId(id));
+      if (!endpoint) throw missing(id);
+      const nowMs = clock.now();
+      const final = {
+        stopReason: 'cancelled' as const,
+        status: null,
+        body: null,
+        detail: reason ?? `endpoint ${id} deleted`,
+        finishedAt: nowMs,
+      };
+      const cancelled = await endpoints().remove(id, final, nowMs);
+      if (cancelled === undefined) throw missing(id);
+      return { endpoint, cancelled };
+    },
     pause: (id, reason = 'paused by hand') =>
-      change(id, (e) => ({ ...e, state: 'paused', stateReason: reason })),
+      change(id, (e) => {
+        if (e.state === 'disabled')
+          throw new EndpointStateError(id, `endpoint ${id} is disabled; enable it first`);
+        return { ...e, state: 'paused', stateReason: reason };
+      }),
     disable: (id, reason = 'disabled by hand') =>
       change(id, (e) => ({ ...e, state: 'disabled', stateReason: reason })),
-    async resume(id) {
-      const resumed = await change(id, (e, nowMs) => ({
-        ...e,
-        state: 'active',
-        stateReason: null,
-        health: freshHealth(nowMs),
-      }));
-      await endpoints().wake(id, clock.now());
-      return resumed;
-    },
+    resume: (id) => activate(id, 'resume'),
+    enable: (id) => activate(id, 'enable'),
     async rotateSecret(id, options = {}) {
       const secret = checkSecret(options.secret ?? generateWebhookSecret());
       const overlapMs = options.overlapMs ?? DEFAULT_ROTATION_OVERLAP_MS;

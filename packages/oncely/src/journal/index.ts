@@ -14,7 +14,13 @@ export {
   type AttemptStart,
   type StateCounts,
 } from './intent.js';
-export type { JournalStore, IntentFilter, Reopening, BatchReopening } from './journal-store.js';
+export type {
+  JournalStore,
+  IntentFilter,
+  Reopening,
+  BatchReopening,
+  Backlog,
+} from './journal-store.js';
 export { DEAD_STATES } from './intent-filter.js';
 export type { ReplayFilter, ReplayOptions, ReplayResult } from './replay.js';
 export {
@@ -38,8 +44,10 @@ export {
   type EndpointStore,
 } from './endpoint.js';
 export type { EndpointInput } from './endpoint-input.js';
+export type { EndpointPatch } from './endpoint-patch.js';
 export { EndpointStateError, type Endpoints } from './endpoints.js';
 export type { DisabledNotice } from './endpoint-notice.js';
+export type { AttemptTracer, AttemptSpan } from './attempt-tracing.js';
 export {
   createOutboxWorker,
   DEFAULT_OUTBOX_WORKER_OPTIONS,

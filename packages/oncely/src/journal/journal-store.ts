@@ -33,6 +33,13 @@ export interface IntentFilter {
   readonly limit?: number | undefined;
 }
 
+/** The queue as metrics see it: pending intents (parked ones included) and the oldest one's record time. */
+export interface Backlog {
+  readonly pending: number;
+  /** When the oldest pending intent was recorded (ms); null when none is pending. */
+  readonly oldestPendingAt: number | null;
+}
+
 /** What `reopen` resets: a dead intent gets a fresh budget and deadline, under the same key. */
 export interface Reopening {
   readonly maxAttempts: number;
@@ -84,6 +91,8 @@ export interface JournalStore<Tx = unknown> {
   attempts(key: string): Promise<AttemptEntry[]>;
   list(filter?: IntentFilter): Promise<IntentRecord[]>;
   counts(): Promise<StateCounts>;
+  /** The pending intents' count and oldest record time, in one read; absent on older stores. */
+  backlog?(): Promise<Backlog>;
 
   /**
    * Leases up to `limit` pending intents whose next attempt is due and whose lease is free or

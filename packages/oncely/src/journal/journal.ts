@@ -2,7 +2,7 @@ import { OncelyError } from '../contract/errors.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import type { AttemptEntry, IntentRecord, StateCounts } from './intent.js';
 import { checkIntentFilter } from './intent-filter.js';
-import type { IntentFilter, JournalStore, Reopening } from './journal-store.js';
+import type { Backlog, IntentFilter, JournalStore, Reopening } from './journal-store.js';
 import {
   replayIntents,
   type ReplayFilter,
@@ -64,6 +64,8 @@ export interface Journal<Tx> {
   /** Intents newest recorded first, narrowed by `filter`; a bad filter throws InvalidOptionError. */
   list(filter?: IntentFilter): Promise<IntentRecord[]>;
   counts(): Promise<StateCounts>;
+  /** How many intents are pending and when the oldest was recorded: the queue's depth and age. */
+  backlog(): Promise<Backlog>;
   /** Cancels a pending intent no worker is sending right now. */
   cancel(key: string, reason?: string): Promise<IntentRecord>;
   /** Gives a dead intent (refused, gave up, unknown, cancelled) a fresh budget under the same key. */
@@ -125,6 +127,12 @@ export function createJournal<Tx>(options: {
     },
     list: async (filter = {}) => store.list(checkIntentFilter(filter)),
     counts: () => store.counts(),
+    // A store without backlog() (written before it) still gives the depth; the age is unknown.
+    backlog: async () =>
+      (await store.backlog?.()) ?? {
+        pending: (await store.counts()).pending,
+        oldestPendingAt: null,
+      },
     async cancel(key, reason = 'cancelled by hand') {
       const intent = await must(key);
       if (intent.state !== 'pending')

@@ -1,3 +1,4 @@
+import type { Outcome } from '../contract/status-class.js';
 import type { Clock } from '../time/clock.js';
 import type { Random } from '../time/random.js';
 import type { ClaimedIntent, IntentRecord, IntentState, Settlement } from './intent.js';
@@ -14,6 +15,7 @@ import {
   waitForSlot,
 } from './endpoint-pass.js';
 import { recordDisabledNotices } from './endpoint-notice.js';
+import { endAttemptSpan, startAttemptSpan } from './attempt-tracing.js';
 import type { AttemptResult } from './next-step.js';
 
 /** One intent settled by this worker: after an attempt, or without one (deadline, budget). */
@@ -26,6 +28,14 @@ export interface SettledEvent {
   readonly detail: string | null;
   /** False when the lease had been lost: another worker owns the intent now. */
   readonly written: boolean;
+  /** The attempt's outcome class, if one was closed. */
+  readonly outcome: Outcome | undefined;
+  /** The endpoint the intent names, null for a bare target: a metrics label. */
+  readonly endpoint: string | null;
+  /** How long the attempt's request took (its throttle wait left out), if this worker sent it. */
+  readonly durationMs: number | undefined;
+  /** When the intent was recorded: a delivery's end-to-end latency is from here. */
+  readonly recordedAt: number;
 }
 
 /** What one pass did. */
@@ -49,7 +59,7 @@ export interface OutboxPassSetup {
   readonly batchSize: number;
   readonly options: Pick<
     OutboxWorkerOptions,
-    'secrets' | 'signingSecret' | 'onlyKey' | 'onSettled' | 'disabledNotice'
+    'secrets' | 'signingSecret' | 'onlyKey' | 'onSettled' | 'disabledNotice' | 'tracer'
   >;
 }
 
@@ -70,11 +80,14 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
     options.onlyKey,
   );
   const { early, toSend, missingSecrets } = sortClaims(setup, claimed);
-  if (early.length > 0) await writeSettlements(setup, early);
+  const intents = new Map(claimed.map(({ intent }) => [intent.key, intent]));
+  const settleSome = (some: Settlement[], durations?: Map<string, number>) =>
+    writeSettlements(setup, some, intents, durations);
+  if (early.length > 0) await settleSome(early);
   // Missing secrets: the lease simply runs out; nothing is sent without the header.
   // Endpoints hold some back (paused, throttled, breaker open): pending again, nothing spent.
   const { admitted, held } = await gateEndpoints(store.endpoints, toSend, clock.now());
-  if (held.length > 0) await writeSettlements(setup, held);
+  if (held.length > 0) await settleSome(held);
   const started = await store.startAttempts(
     admitted.map(({ claim }) => ({
       key: claim.intent.key,
@@ -88,10 +101,21 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
   // Throttle slots are taken now, just before sending: a slow start cannot bunch the sends.
   const slots = await slotsFor(store.endpoints, sending, clock.now());
   const answers: { endpoint: string; result: AttemptResult }[] = [];
+  const durations = new Map<string, number>();
   const settlements = await Promise.all(
     sending.map(async ({ claim, secrets, endpoint }, i) => {
       // A reserved throttle slot: wait for it, holding the lease (about SLOT_HORIZON_MS at most).
       await waitForSlot(store.endpoints, endpoint, slots[i]!, clock);
+      const sentAt = clock.now();
+      const target = endpoint && sendTarget(endpoint, clock.now());
+      const traced =
+        options.tracer &&
+        startAttemptSpan(
+          options.tracer,
+          claim.intent,
+          claim.intent.attemptCount + 1,
+          target?.url ?? claim.intent.target,
+        );
       const result = await sendAttempt(
         claim.intent,
         {
@@ -100,10 +124,13 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
           timer: setup.timer,
           secretHeaders: secrets,
           signingSecret: options.signingSecret,
-          endpoint: endpoint && sendTarget(endpoint, clock.now()),
+          endpoint: target,
+          traceparent: traced?.traceparent,
         },
         setup.client,
       );
+      if (traced) endAttemptSpan(traced.span, result);
+      durations.set(claim.intent.key, clock.now() - sentAt);
       if (endpoint) answers.push({ endpoint: endpoint.id, result });
       const settled = settleAttempt(
         claim.intent,
@@ -116,7 +143,7 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
       return abortIfAsked(settled, result, clock.now());
     }),
   );
-  if (settlements.length > 0) await writeSettlements(setup, settlements);
+  if (settlements.length > 0) await settleSome(settlements, durations);
   const disabled = await observeEndpoints(store.endpoints, answers, clock.now());
   await recordDisabledNotices(store, options.disabledNotice, disabled, clock.now());
   return { claimed: claimed.length, sent: sending.length, missingSecrets };
@@ -181,7 +208,12 @@ function secretsFor(
 }
 
 /** Writes settlements down, then tells `onSettled` of each, and whether its lease still held. */
-async function writeSettlements(setup: OutboxPassSetup, settlements: Settlement[]): Promise<void> {
+async function writeSettlements(
+  setup: OutboxPassSetup,
+  settlements: Settlement[],
+  intents: ReadonlyMap<string, IntentRecord>,
+  durations?: ReadonlyMap<string, number>,
+): Promise<void> {
   const written = await setup.store.settle(settlements);
   settlements.forEach((settlement, i) =>
     setup.options.onSettled?.({
@@ -191,6 +223,11 @@ async function writeSettlements(setup: OutboxPassSetup, settlements: Settlement[
       status: settlement.attempt?.status ?? null,
       detail: settlement.attempt?.detail ?? null,
       written: written[i] === true,
+      outcome: settlement.attempt?.outcome,
+      // Every settlement is of a claimed intent.
+      endpoint: intents.get(settlement.key)!.endpoint ?? null,
+      durationMs: durations?.get(settlement.key),
+      recordedAt: intents.get(settlement.key)!.createdAt,
     }),
   );
 }

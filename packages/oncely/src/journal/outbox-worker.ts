@@ -18,6 +18,7 @@ import { clientFor } from './send-attempt.js';
 import type { DisabledNotice } from './endpoint-notice.js';
 import { createWakeLatch } from './wake-latch.js';
 import { PARKED_AT } from './endpoint.js';
+import type { AttemptTracer } from './attempt-tracing.js';
 
 export type { PassResult, SettledEvent } from './outbox-pass.js';
 
@@ -65,6 +66,12 @@ export interface OutboxWorkerOptions {
   readonly disabledNotice?: DisabledNotice;
   /** Works on this one intent only (`oncely deliver --journal`); the others are left alone. */
   readonly onlyKey?: string;
+  /**
+   * An OpenTelemetry tracer (`trace.getTracer('oncely')`): each attempt is a client span, and its
+   * `traceparent` goes to the receiver, whose instrumented server continues the trace (a
+   * `traceparent` the intent recorded is replaced). @default none: no spans, no header
+   */
+  readonly tracer?: AttemptTracer;
   /** Called after every settlement: for progress output. */
   readonly onSettled?: (event: SettledEvent) => void;
   /**
@@ -121,6 +128,8 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   if (!Number.isSafeInteger(pollMs) || pollMs < 1)
     throw new InvalidOptionError('pollMs', pollMs, 'a whole number of milliseconds >= 1');
   checkSigningSecrets(options.signingSecret);
+  if (options.tracer !== undefined && typeof options.tracer?.startSpan !== 'function')
+    throw new InvalidOptionError('tracer', options.tracer, "a tracer: trace.getTracer('oncely')");
   const setup: OutboxPassSetup = {
     store,
     owner,

@@ -22,6 +22,8 @@ export interface SendContext {
   readonly signingSecret: string | readonly (string | RotatingSecret)[] | undefined;
   /** The intent's endpoint: its current URL and unexpired secrets, in place of the above. */
   readonly endpoint?: { readonly url: string; readonly secrets: readonly string[] } | undefined;
+  /** The attempt span's W3C `traceparent` (attempt-tracing.ts); none when not traced. */
+  readonly traceparent?: string | undefined;
 }
 
 /**
@@ -40,6 +42,7 @@ export async function sendAttempt(
     ...intent.headers,
     ...context.secretHeaders,
     [HEADER.idempotencyKey.toLowerCase()]: intent.key,
+    ...(context.traceparent === undefined ? {} : { traceparent: context.traceparent }),
   };
   const nowMs = context.clock.now();
   const secrets = signingSecretsOf(context, nowMs);

@@ -51,5 +51,20 @@ export function createSqlEndpointStore<Tx>(
           [id, nowMs, PARKED_AT],
         )
       ).changes,
+    // Its pending intents end `cancelled` as journal.cancel ends one: never one a live lease holds.
+    async remove(id, final, nowMs) {
+      await ready();
+      return backend.transaction(async (q) => {
+        const row = (await q(`SELECT id FROM ${table} WHERE id = $1${backend.rowLockClause}`, [id]))
+          .rows[0];
+        if (row === undefined) return undefined;
+        const { changes } = await q(
+          `UPDATE ${backend.intents} SET state = 'cancelled', stop_reason = $2, final_detail = $3, finished_at = $4, open_attempt = 0, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL WHERE endpoint = $1 AND state = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $4)`,
+          [id, final.stopReason, final.detail, nowMs],
+        );
+        await q(`DELETE FROM ${table} WHERE id = $1`, [id]);
+        return changes;
+      });
+    },
   };
 }

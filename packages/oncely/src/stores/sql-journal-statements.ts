@@ -52,6 +52,7 @@ export function journalStatements<Tx>(backend: JournalSqlBackend<Tx>) {
     get: `SELECT * FROM ${intents} WHERE key = $1`,
     attempts: `SELECT * FROM ${attempts} WHERE key = $1 ORDER BY attempt`,
     counts: `SELECT state, COUNT(*) AS n FROM ${intents} GROUP BY state`,
+    backlog: `SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM ${intents} WHERE state = 'pending'`,
     // One statement: pick the due rows (PostgreSQL skips rows another worker is claiming) and
     // lease them, so a claim is one round trip and atomic without an explicit transaction.
     claim: `UPDATE ${intents} SET lease_owner = $1, lease_token = $2, lease_expires_at = $3 WHERE key IN (SELECT key FROM ${intents} WHERE state = 'pending' AND next_attempt_at <= $4 AND (lease_expires_at IS NULL OR lease_expires_at <= $4) AND ${turn} ORDER BY next_attempt_at, seq LIMIT $5${backend.lockClause}) RETURNING *`,

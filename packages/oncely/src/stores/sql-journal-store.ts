@@ -128,6 +128,14 @@ function sqlJournalStore<Tx>(
       const { text, params } = listStatement(backend.intents, filter);
       return (await query(text, params)).rows.map(rowToIntent);
     },
+    async backlog() {
+      const row = (await query(sql.backlog)).rows[0] ?? {};
+      const oldest = row['oldest'];
+      return {
+        pending: Number(row['n'] ?? 0),
+        oldestPendingAt: oldest == null ? null : Number(oldest),
+      };
+    },
     async counts() {
       const counts = emptyCounts();
       for (const row of (await query(sql.counts)).rows)

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidOptionError, type DisabledNotice, type EndpointRecord, systemClock } from 'oncely';
 import type { CliIo } from '../cli-io.js';
+import { registerEndpointEdit } from './outbox-endpoint-edit.js';
 import { parseDurationMs, parsePositiveInt } from './deliver-options.js';
 import {
   journalOptions,
@@ -73,7 +74,11 @@ export function registerOutboxEndpoint(outbox: Command, io: CliIo): void {
     );
   for (const [name, verb, help] of [
     ['pause', 'paused', 'its intents wait, unsent and with their budget intact, until resume'],
-    ['disable', 'disabled', 'its intents wait until resume (as the receiver signals do)'],
+    [
+      'disable',
+      'disabled',
+      'stopped: its intents wait until `enable` (as the receiver signals do)',
+    ],
   ] as const)
     journalOptions(endpoint.command(name).description(help).argument('<name>'))
       .option('--reason <text>', 'why, shown in endpoint list')
@@ -86,7 +91,7 @@ export function registerOutboxEndpoint(outbox: Command, io: CliIo): void {
   journalOptions(
     endpoint
       .command('resume')
-      .description('active again, breaker closed; its waiting intents are due now')
+      .description('a paused endpoint active again, breaker closed; its intents are due now')
       .argument('<name>'),
   ).action((id: string, flags: JournalFlags) =>
     withJournal(flags, async (journal) => {
@@ -94,6 +99,7 @@ export function registerOutboxEndpoint(outbox: Command, io: CliIo): void {
     }),
   );
   registerRotate(endpoint, io);
+  registerEndpointEdit(endpoint, io);
 }
 
 function registerAdd(endpoint: Command, io: CliIo): void {
@@ -106,7 +112,7 @@ function registerAdd(endpoint: Command, io: CliIo): void {
       .option('--rate <n>', 'messages per second, across every worker (default: no limit)')
       .option(
         '--secret-env <VAR>',
-        'its whsec_ signing secret, from this variable (default: a fresh one, printed once)',
+        'its whsec_ secret or whsk_ secret key, from this variable (default: a fresh whsec_, printed once)',
       )
       .option('--breaker-ratio <r>', 'open the breaker at this failure ratio (default: 0.5)')
       .option('--breaker-min <n>', 'requests in a window before the breaker judges (default: 10)')
@@ -164,7 +170,7 @@ function registerRotate(endpoint: Command, io: CliIo): void {
       .option('--overlap <duration>', 'how long attempts carry the old signatures too', '24h')
       .option(
         '--secret-env <VAR>',
-        'the new whsec_ secret, from this variable (default: a fresh one, printed once)',
+        'the new whsec_ secret or whsk_ key, from this variable (default: a fresh whsec_, printed once)',
       ),
   ).action((id: string, flags: JournalFlags & { overlap: string; secretEnv?: string }) =>
     withJournal(flags, async (journal) => {

@@ -21,6 +21,7 @@ import { registerOutboxList } from './outbox-list.js';
 import { registerOutboxReplay } from './outbox-replay.js';
 import { formatCounts, runOutbox } from './outbox-run.js';
 import { registerOutboxUi } from './outbox-ui.js';
+import { registerOutboxServe } from './outbox-serve.js';
 import { processIo, type CliIo } from '../cli-io.js';
 import { parseDisabledNotice, registerOutboxEndpoint } from './outbox-endpoint.js';
 
@@ -69,6 +70,7 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
   registerOutboxReplay(outbox, io);
   registerOutboxUi(outbox, io);
   registerOutboxEndpoint(outbox, io);
+  registerOutboxServe(outbox, io);
 }
 
 /** `oncely outbox add`. */

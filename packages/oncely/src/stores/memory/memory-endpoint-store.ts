@@ -1,4 +1,11 @@
 import type { EndpointRecord, EndpointStore } from '../../journal/endpoint.js';
+import type { FinalRecord } from '../../journal/intent.js';
+
+/** What the endpoints do to the memory journal's intents. */
+export interface MemoryIntentHooks {
+  wake(id: string, nowMs: number): number;
+  cancelPending(id: string, final: FinalRecord, nowMs: number): number;
+}
 
 /**
  * Endpoints in memory, next to the memory journal's intents. One process, one event loop: an
@@ -6,7 +13,7 @@ import type { EndpointRecord, EndpointStore } from '../../journal/endpoint.js';
  */
 export function createMemoryEndpointStore(
   open: () => void,
-  wakeIntents: (id: string, nowMs: number) => number,
+  intents: MemoryIntentHooks,
 ): EndpointStore {
   const rows = new Map<string, EndpointRecord>();
   return {
@@ -26,6 +33,11 @@ export function createMemoryEndpointStore(
       if (next) rows.set(id, next);
       return result;
     },
-    wake: async (id, nowMs) => (open(), wakeIntents(id, nowMs)),
+    wake: async (id, nowMs) => (open(), intents.wake(id, nowMs)),
+    async remove(id, final, nowMs) {
+      open();
+      if (!rows.delete(id)) return undefined;
+      return intents.cancelPending(id, final, nowMs);
+    },
   };
 }

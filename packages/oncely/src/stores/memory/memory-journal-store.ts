@@ -3,18 +3,9 @@ import { emptyCounts } from '../../journal/intent.js';
 import { matchesFilter } from '../../journal/intent-filter.js';
 import type { BatchReopening, IntentFilter, JournalStore } from '../../journal/journal-store.js';
 import { StoreClosedError } from '../store-errors.js';
-import { PARKED_AT } from '../../journal/endpoint.js';
 import { inProcessWake, withWake, type UnwatchedJournalStore } from '../journal-wake.js';
+import { backlogOf, cancelRow, wakeParked, type Row } from './memory-intent-rows.js';
 import { createMemoryEndpointStore } from './memory-endpoint-store.js';
-
-interface Row {
-  intent: IntentRecord;
-  leaseOwner: string | null;
-  leaseToken: string | null;
-  leaseExpiresAt: number | null;
-  openAttempt: boolean;
-  seq: number;
-}
 
 /**
  * The journal in memory: for tests and one-process demos. It survives nothing, so it is not a
@@ -35,7 +26,13 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
 
   const store: UnwatchedJournalStore<unknown> = {
     name: 'memory',
-    endpoints: createMemoryEndpointStore(open, (id, nowMs) => wakeParked(rows, id, nowMs)),
+    endpoints: createMemoryEndpointStore(open, {
+      wake: (id, nowMs) => wakeParked(rows, id, nowMs),
+      cancelPending: (id, final, nowMs) =>
+        [...rows.values()].filter(
+          (row) => row.intent.endpoint === id && cancelRow(row, final, nowMs),
+        ).length,
+    }),
     ready: async () => open(),
     async record(intent) {
       open();
@@ -48,6 +45,7 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
     get: async (key) => (open(), rows.get(key)?.intent),
     attempts: async (key) => (open(), [...(attempts.get(key) ?? [])]),
     list: async (filter = {}) => (open(), listRows(rows, filter)),
+    backlog: async () => (open(), backlogOf(rows)),
     async counts() {
       open();
       const counts = emptyCounts();
@@ -86,16 +84,7 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
     async cancel(key, final, nowMs) {
       open();
       const row = rows.get(key);
-      if (
-        !row ||
-        row.intent.state !== 'pending' ||
-        (row.leaseExpiresAt !== null && row.leaseExpiresAt > nowMs)
-      )
-        return false;
-      row.intent = { ...row.intent, state: 'cancelled', outcome: final };
-      row.leaseOwner = row.leaseToken = row.leaseExpiresAt = null;
-      row.openAttempt = false;
-      return true;
+      return row !== undefined && cancelRow(row, final, nowMs);
     },
     async reopen(key, reopening) {
       open();
@@ -277,16 +266,3 @@ function reopenRow(row: Row | undefined, r: BatchReopening): boolean {
 }
 
 /** The endpoint's parked intents due at `nowMs`: `resume` wakes them. */
-function wakeParked(rows: Map<string, Row>, id: string, nowMs: number): number {
-  let woken = 0;
-  for (const row of rows.values())
-    if (
-      row.intent.endpoint === id &&
-      row.intent.state === 'pending' &&
-      row.intent.nextAttemptAt >= PARKED_AT
-    ) {
-      row.intent = { ...row.intent, nextAttemptAt: nowMs };
-      woken += 1;
-    }
-  return woken;
-}
