@@ -5,6 +5,7 @@ import { VirtualClock, seededRandom } from '#oncely/time/index.js';
 import { runDeadLetterConformance } from './dead-letters-conformance.js';
 import { runOrderingConformance } from './journal-ordering-conformance.js';
 import { runWakeConformance } from './journal-wake-conformance.js';
+import { runPublishConformance } from './publish-conformance.js';
 
 /** A backend under test: its store, and a way to run the app's own transaction around recordWithin. */
 export interface JournalFixture<Tx> {
@@ -62,6 +63,7 @@ export function runJournalConformance<Tx>(
       withFixture as unknown as Parameters<typeof runDeadLetterConformance>[0],
     );
     runWakeConformance(withFixture);
+    runPublishConformance(withFixture);
     it(
       'records an intent whole before anything is sent, secrets left out; the same key again is a no-op',
       withFixture(async ({ store }, clock) => {

@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../contract/errors.js';
 import { generateWebhookSecret, webhookKeyKind } from '../contract/webhook-keys.js';
+import { EVERY_MESSAGE, prepareSubscription } from './subscription.js';
 import {
   DEFAULT_AUTO_DISABLE_MS,
   DEFAULT_BREAKER,
@@ -21,6 +22,10 @@ export interface EndpointInput {
   readonly breaker?: Partial<BreakerSettings>;
   /** @default 5 days */
   readonly autoDisableAfterMs?: number;
+  /** The event types it gets of published messages: `order.created`, `order.*`, `*`. @default every type (null) */
+  readonly eventTypes?: readonly string[] | null;
+  /** Only messages tagged with one of these (a tenant, a region). @default every message (null) */
+  readonly channels?: readonly string[] | null;
 }
 
 const ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -65,7 +70,10 @@ const positive = (option: string, value: number, allowed = 'a number > 0'): numb
 };
 
 /** The settings a caller may give, each optional: checked once, at the edge. */
-export type SettingsInput = Pick<EndpointInput, 'ratePerSecond' | 'breaker' | 'autoDisableAfterMs'>;
+export type SettingsInput = Pick<
+  EndpointInput,
+  'ratePerSecond' | 'breaker' | 'autoDisableAfterMs' | 'eventTypes' | 'channels'
+>;
 
 /** `input` over `base` (a new endpoint's defaults, or its current settings when edited), checked. */
 export function prepareSettings(input: SettingsInput, base: EndpointSettings): EndpointSettings {
@@ -85,13 +93,16 @@ export function prepareSettings(input: SettingsInput, base: EndpointSettings): E
     'autoDisableAfterMs',
     input.autoDisableAfterMs ?? base.autoDisableAfterMs,
   );
-  return { ratePerSecond: rate, breaker, autoDisableAfterMs };
+  // An endpoint made before subscriptions existed has none: it got, and gets, every message.
+  const subscription = prepareSubscription(input, base.subscription ?? EVERY_MESSAGE);
+  return { ratePerSecond: rate, breaker, autoDisableAfterMs, subscription };
 }
 
 export const DEFAULT_ENDPOINT_SETTINGS: EndpointSettings = {
   ratePerSecond: null,
   breaker: DEFAULT_BREAKER,
   autoDisableAfterMs: DEFAULT_AUTO_DISABLE_MS,
+  subscription: EVERY_MESSAGE,
 };
 
 /** Validates a new endpoint once, at the edge: active, breaker closed, no slot taken. */

@@ -4,13 +4,21 @@ import { checkUrl, prepareSettings, type SettingsInput } from './endpoint-input.
 
 /**
  * An edit of an endpoint: each field given replaces the current one, the others stay. The
- * breaker's fields merge into the current breaker; `ratePerSecond: null` lifts the limit.
+ * breaker's fields merge into the current breaker; `ratePerSecond: null` lifts the limit, and
+ * `eventTypes: null` or `channels: null` subscribes to every message.
  */
 export interface EndpointPatch extends SettingsInput {
   readonly url?: string | URL;
 }
 
-const FIELDS = new Set(['url', 'ratePerSecond', 'breaker', 'autoDisableAfterMs']);
+const FIELDS = new Set([
+  'url',
+  'ratePerSecond',
+  'breaker',
+  'autoDisableAfterMs',
+  'eventTypes',
+  'channels',
+]);
 
 /**
  * The endpoint with the patch applied, or an InvalidOptionError naming the first bad field (so

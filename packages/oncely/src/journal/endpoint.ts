@@ -1,5 +1,6 @@
 import type { RotatingSecret } from '../contract/secret-rotation.js';
 import type { FinalRecord } from './intent.js';
+import type { Subscription } from './subscription.js';
 
 /**
  * An endpoint: a receiver the outbox sends to, kept as a row in the journal's database so every
@@ -29,6 +30,8 @@ export interface EndpointSettings {
   readonly breaker: BreakerSettings;
   /** Disabled after only failures for this long (Svix: 5 days). */
   readonly autoDisableAfterMs: number;
+  /** The published messages it gets (`journal.publish`): by event type and channel. */
+  readonly subscription: Subscription;
 }
 
 export type BreakerState = 'closed' | 'open' | 'half_open';

@@ -45,6 +45,8 @@ export {
 } from './endpoint.js';
 export type { EndpointInput } from './endpoint-input.js';
 export type { EndpointPatch } from './endpoint-patch.js';
+export type { MessageInput, PublishResult } from './publish.js';
+export type { Subscription } from './subscription.js';
 export { EndpointStateError, type Endpoints } from './endpoints.js';
 export type { DisabledNotice } from './endpoint-notice.js';
 export type { AttemptTracer, AttemptSpan } from './attempt-tracing.js';

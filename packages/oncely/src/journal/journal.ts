@@ -11,6 +11,13 @@ import {
 } from './replay.js';
 import { prepareIntent, sameIntent, type IntentInput } from './prepare-intent.js';
 import { createEndpoints, EndpointStateError, type Endpoints } from './endpoints.js';
+import {
+  prepareMessage,
+  publishMessage,
+  type MessageInput,
+  type PublishDeps,
+  type PublishResult,
+} from './publish.js';
 
 /** A key recorded before with a different send (target, method, headers or payload): the notes story's request-ID conflict (docs/origins.md). */
 export class IntentConflictError extends OncelyError {
@@ -59,6 +66,14 @@ export interface Journal<Tx> {
   record(input: IntentInput): Promise<RecordResult>;
   /** The transactional outbox: records inside the caller's open transaction. False when the key exists. */
   recordWithin(tx: Tx, input: IntentInput): Promise<boolean>;
+  /**
+   * Publishes a message of an event type: one intent for each endpoint subscribed to its type and
+   * channels, each under the key `<message id>:<endpoint id>`. The same id again records only
+   * what its subscribers lack; another type or data under it throws {@link IntentConflictError}.
+   */
+  publish(message: MessageInput): Promise<PublishResult>;
+  /** `publish` inside the caller's open transaction: the message commits with the app's writes. */
+  publishWithin(tx: Tx, message: MessageInput): Promise<PublishResult>;
   get(key: string): Promise<IntentRecord | undefined>;
   report(key: string): Promise<IntentReport | undefined>;
   /** Intents newest recorded first, narrowed by `filter`; a bad filter throws InvalidOptionError. */
@@ -108,9 +123,19 @@ export function createJournal<Tx>(options: {
       throw new EndpointStateError(endpoint.id, 'either a target or an endpoint, not both');
     return { ...input, target: endpoint.url };
   };
-  return {
+  const journal: Journal<Tx> = {
     store,
     endpoints: createEndpoints(store.endpoints, clock),
+    publish: async (message) =>
+      publishMessage(
+        publishDeps(store, async (input) => (await journal.record(input)).created),
+        prepareMessage(message, clock.now()),
+      ),
+    publishWithin: async (tx, message) =>
+      publishMessage(
+        publishDeps(store, (input) => journal.recordWithin(tx, input)),
+        prepareMessage(message, clock.now()),
+      ),
     async record(input) {
       const intent = prepareIntent(await resolve(input), clock.now());
       if (await store.record(intent)) return { intent: await must(intent.key), created: true };
@@ -173,6 +198,24 @@ export function createJournal<Tx>(options: {
         replayOptions,
       ),
     close: () => store.close(),
+  };
+  return journal;
+}
+
+/** What publishing needs of the journal: its endpoints, and `record` (or recordWithin's). */
+function publishDeps<Tx>(store: JournalStore<Tx>, record: PublishDeps['record']): PublishDeps {
+  return {
+    endpoints: async () => {
+      if (store.endpoints === undefined)
+        throw new EndpointStateError(
+          '*',
+          `the ${store.name} journal keeps no endpoints to publish to`,
+        );
+      return store.endpoints.list();
+    },
+    record,
+    storedBody: async (key) => (await store.get(key))?.body,
+    isConflict: (error) => error instanceof IntentConflictError,
   };
 }
 

@@ -5,6 +5,7 @@ import type {
   EndpointSettings,
   EndpointState,
 } from '../journal/endpoint.js';
+import { EVERY_MESSAGE } from '../journal/subscription.js';
 
 /**
  * The endpoints table, its own (`<table>_endpoints`), added beside the intents by ready():
@@ -60,7 +61,11 @@ export function rowToEndpoint(row: Record<string, unknown>): EndpointRecord {
     secrets: JSON.parse(String(row['secrets'])) as EndpointSecret[],
     state: String(row['state']) as EndpointState,
     stateReason: row['state_reason'] == null ? null : String(row['state_reason']),
-    settings: JSON.parse(String(row['settings'])) as EndpointSettings,
+    // A row written before subscriptions existed has none: it gets every message, as it did.
+    settings: {
+      subscription: EVERY_MESSAGE,
+      ...(JSON.parse(String(row['settings'])) as Partial<EndpointSettings>),
+    } as EndpointSettings,
     health: JSON.parse(String(row['health'])) as EndpointHealth,
     createdAt: Number(row['created_at']),
     updatedAt: Number(row['updated_at']),

@@ -3,9 +3,14 @@ import { InvalidOptionError, type EndpointPatch } from 'oncely';
 import type { CliIo } from '../cli-io.js';
 import { parseDurationMs, parsePositiveInt } from './deliver-options.js';
 import { journalOptions, type JournalFlags, withJournal } from './journal-options.js';
+import {
+  subscriptionFromFlags,
+  subscriptionOptions,
+  type SubscriptionFlags,
+} from './outbox-publish.js';
 import { formatEndpointLine } from './outbox-endpoint.js';
 
-interface UpdateFlags extends JournalFlags {
+interface UpdateFlags extends JournalFlags, SubscriptionFlags {
   url?: string;
   rate?: string;
   breakerRatio?: string;
@@ -42,13 +47,14 @@ export function patchFromFlags(flags: UpdateFlags): EndpointPatch {
       parseDurationMs('--auto-disable-after', t),
     ),
     breaker: Object.keys(breaker).length > 0 ? breaker : undefined,
+    ...subscriptionFromFlags(flags),
   };
   const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
   if (Object.keys(defined).length === 0)
     throw new InvalidOptionError(
       'update',
       '(no flag)',
-      'at least one of --url, --rate, --breaker-*, --auto-disable-after',
+      'at least one of --url, --rate, --breaker-*, --auto-disable-after, --event-type, --channel, --every-*',
     );
   return defined as EndpointPatch;
 }
@@ -56,8 +62,7 @@ export function patchFromFlags(flags: UpdateFlags): EndpointPatch {
 /** `oncely outbox endpoint update|delete|enable`: edits beside add, pause and resume. */
 export function registerEndpointEdit(endpoint: Command, io: CliIo): void {
   journalOptions(
-    endpoint
-      .command('update')
+    subscriptionOptions(endpoint.command('update'), true)
       .description('edit an endpoint: the flags given change, the rest stays')
       .argument('<name>')
       .option('--url <url>', 'where its intents go from now on (pending ones included)')

@@ -4,13 +4,18 @@ import type { CliIo } from '../cli-io.js';
 import { registerEndpointEdit } from './outbox-endpoint-edit.js';
 import { parseDurationMs, parsePositiveInt } from './deliver-options.js';
 import {
+  subscriptionFromFlags,
+  subscriptionOptions,
+  type SubscriptionFlags,
+} from './outbox-publish.js';
+import {
   journalOptions,
   secretFromEnv,
   type JournalFlags,
   withJournal,
 } from './journal-options.js';
 
-interface AddFlags extends JournalFlags {
+interface AddFlags extends JournalFlags, SubscriptionFlags {
   rate?: string;
   secretEnv?: string;
   breakerRatio?: string;
@@ -104,8 +109,7 @@ export function registerOutboxEndpoint(outbox: Command, io: CliIo): void {
 
 function registerAdd(endpoint: Command, io: CliIo): void {
   journalOptions(
-    endpoint
-      .command('add')
+    subscriptionOptions(endpoint.command('add'), false)
       .description('add an endpoint; intents name it with `outbox add --endpoint NAME`')
       .argument('<name>', 'letters, digits, . _ -')
       .argument('<url>', 'where its intents are sent')
@@ -131,6 +135,7 @@ function registerAdd(endpoint: Command, io: CliIo): void {
       const e = await journal.endpoints.add({
         id,
         url,
+        ...subscriptionFromFlags(flags),
         ...(secret === undefined ? {} : { secrets: [secret] }),
         ...(flags.rate === undefined
           ? {}

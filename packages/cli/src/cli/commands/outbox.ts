@@ -22,6 +22,7 @@ import { registerOutboxReplay } from './outbox-replay.js';
 import { formatCounts, runOutbox } from './outbox-run.js';
 import { registerOutboxUi } from './outbox-ui.js';
 import { registerOutboxServe } from './outbox-serve.js';
+import { registerOutboxPublish } from './outbox-publish.js';
 import { processIo, type CliIo } from '../cli-io.js';
 import { parseDisabledNotice, registerOutboxEndpoint } from './outbox-endpoint.js';
 
@@ -61,6 +62,7 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
       `\nThe journal is a SQLite file (--journal, default oncely-data/journal.db) or PostgreSQL (--db postgres://…).`,
     );
   registerAdd(outbox, io);
+  registerOutboxPublish(outbox, io);
   registerOutboxList(outbox, io);
   registerShow(outbox, io);
   registerRun(outbox, io);
