@@ -41,6 +41,7 @@ const SECONDS = {
   'web/layout': 7,
   'web/page': 6,
   'journal/postgres-two-workers': 5,
+  'journal/postgres-fanout-workers': 20,
   'journal/outbox-crash': 5,
   'apps/serve/store-view': 5,
   'stores/postgres': 4,
