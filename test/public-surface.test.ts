@@ -70,6 +70,8 @@ const EXPORTS: Record<string, readonly string[]> = {
     'DEAD_STATES',
     'EndpointStateError',
     'ENDPOINT_STATES',
+    'DEFAULT_OUTBOX_POLICY',
+    'PARKED_AT',
   ],
   'oncely/http': [
     'createIdempotencyMiddleware',

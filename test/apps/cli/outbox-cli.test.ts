@@ -29,7 +29,7 @@ test('outbox add records without sending; the secret header is named, never writ
   assert.equal(add.status, 0, add.stderr);
   assert.match(
     add.stdout,
-    /^recorded: pending +0\/3 +order-1 +POST http:\/\/127\.0\.0\.1:9\/orders/,
+    /^recorded: pending +0\/8 +order-1 +POST http:\/\/127\.0\.0\.1:9\/orders/,
   );
   const show = await oncely('outbox', 'show', 'order-1', '--journal', journal);
   assert.match(show.stdout, /re-supplied at send time: authorization/);

@@ -1,11 +1,13 @@
 import { InvalidOptionError } from '../contract/errors.js';
 import { generateWebhookSecret } from '../contract/webhook-keys.js';
+import { resolveOutboxPolicy } from './outbox-policy.js';
 import {
   DEFAULT_AUTO_DISABLE_MS,
   DEFAULT_BREAKER,
   freshHealth,
   type BreakerSettings,
   type EndpointRecord,
+  type EndpointRetry,
 } from './endpoint.js';
 
 /** What a caller says about a new endpoint. Only `id` and `url` are required. */
@@ -20,6 +22,8 @@ export interface EndpointInput {
   readonly breaker?: Partial<BreakerSettings>;
   /** @default 5 days */
   readonly autoDisableAfterMs?: number;
+  /** Its intents' retry schedule, attempt limit, max delay and max Retry-After. @default the outbox's (DEFAULT_OUTBOX_POLICY) */
+  readonly retry?: EndpointRetry;
 }
 
 const ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -28,6 +32,25 @@ export function checkSecret(secret: unknown): string {
   if (typeof secret !== 'string' || !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret))
     throw new InvalidOptionError('secret', '(hidden)', 'a whsec_ secret: whsec_ and base64');
   return secret;
+}
+
+/** The endpoint's retry settings, checked as an intent's would be; only the ones given are kept. */
+function checkRetry(retry: EndpointRetry | undefined): EndpointRetry | undefined {
+  if (retry === undefined) return undefined;
+  if (typeof retry !== 'object' || retry === null)
+    throw new InvalidOptionError(
+      'retry',
+      retry,
+      'an object: schedule, maxAttempts, maxDelayMs, maxRetryAfterMs',
+    );
+  const { schedule, maxAttempts, maxDelayMs, maxRetryAfterMs } = retry;
+  resolveOutboxPolicy({ schedule, maxAttempts, maxDelayMs, maxRetryAfterMs });
+  return {
+    ...(schedule === undefined ? {} : { schedule: [...schedule] }),
+    ...(maxAttempts === undefined ? {} : { maxAttempts }),
+    ...(maxDelayMs === undefined ? {} : { maxDelayMs }),
+    ...(maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs }),
+  };
 }
 
 export function checkEndpointId(id: unknown): string {
@@ -70,6 +93,7 @@ export function prepareEndpoint(input: EndpointInput, nowMs: number): EndpointRe
     'autoDisableAfterMs',
     input.autoDisableAfterMs ?? DEFAULT_AUTO_DISABLE_MS,
   );
+  const retry = checkRetry(input.retry);
   const secrets = (input.secrets ?? [generateWebhookSecret()]).map((secret) => ({
     secret: checkSecret(secret),
     expiresAt: null,
@@ -80,7 +104,12 @@ export function prepareEndpoint(input: EndpointInput, nowMs: number): EndpointRe
     secrets,
     state: 'active',
     stateReason: null,
-    settings: { ratePerSecond: rate, breaker, autoDisableAfterMs },
+    settings: {
+      ratePerSecond: rate,
+      breaker,
+      autoDisableAfterMs,
+      ...(retry === undefined ? {} : { retry }),
+    },
     health: freshHealth(nowMs),
     createdAt: nowMs,
     updatedAt: nowMs,

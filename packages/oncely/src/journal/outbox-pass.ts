@@ -87,7 +87,7 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
   const sending = admitted.filter((_, i) => started[i] === true);
   // Throttle slots are taken now, just before sending: a slow start cannot bunch the sends.
   const slots = await slotsFor(store.endpoints, sending, clock.now());
-  const answers: { endpoint: string; result: AttemptResult }[] = [];
+  const answers: { endpoint: string; result: AttemptResult; endedAt: number }[] = [];
   const settlements = await Promise.all(
     sending.map(async ({ claim, secrets, endpoint }, i) => {
       // A reserved throttle slot: wait for it, holding the lease (about SLOT_HORIZON_MS at most).
@@ -104,16 +104,18 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
         },
         setup.client,
       );
-      if (endpoint) answers.push({ endpoint: endpoint.id, result });
+      // One instant for the intent's next attempt and the endpoint's hold (a Retry-After).
+      const endedAt = clock.now();
+      if (endpoint) answers.push({ endpoint: endpoint.id, result, endedAt });
       const settled = settleAttempt(
         claim.intent,
         claim.token,
         claim.intent.attemptCount + 1,
         result,
-        clock.now(),
+        endedAt,
         random,
       );
-      return abortIfAsked(settled, result, clock.now());
+      return abortIfAsked(settled, result, endedAt);
     }),
   );
   if (settlements.length > 0) await writeSettlements(setup, settlements);

@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
-import { InvalidOptionError, type DisabledNotice, type EndpointRecord, systemClock } from 'oncely';
+import {
+  DEFAULT_OUTBOX_POLICY,
+  InvalidOptionError,
+  type DisabledNotice,
+  type EndpointRecord,
+  systemClock,
+} from 'oncely';
 import type { CliIo } from '../cli-io.js';
 import { parseDurationMs, parsePositiveInt } from './deliver-options.js';
 import {
@@ -8,8 +14,15 @@ import {
   type JournalFlags,
   withJournal,
 } from './journal-options.js';
+import {
+  OUTBOX_RETRY_HELP,
+  parseRetryFlags,
+  retryOptions,
+  type RetryFlags,
+} from './retry-flags.js';
 
-interface AddFlags extends JournalFlags {
+interface AddFlags extends JournalFlags, RetryFlags {
+  maxAttempts?: string;
   rate?: string;
   secretEnv?: string;
   breakerRatio?: string;
@@ -23,7 +36,11 @@ interface AddFlags extends JournalFlags {
 export function formatEndpointLine(e: EndpointRecord, nowMs = systemClock.now()): string {
   const rate = e.settings.ratePerSecond === null ? 'no limit' : `${e.settings.ratePerSecond}/s`;
   const slowed = e.health.slowUntil > nowMs ? ' slowed' : '';
-  const deferred = e.health.deferredUntil > nowMs ? ' deferred' : '';
+  // The instant its intents' next attempts show too (a Retry-After holds both to one instant).
+  const deferred =
+    e.health.deferredUntil > nowMs
+      ? ` held until ${new Date(e.health.deferredUntil).toISOString()}`
+      : '';
   const reason = e.stateReason === null ? '' : `  (${e.stateReason})`;
   return `${e.id.padEnd(16)} ${e.state.padEnd(8)} breaker ${e.health.breaker.padEnd(9)} ${rate}${slowed}${deferred}  ${e.url}${reason}`;
 }
@@ -98,34 +115,49 @@ export function registerOutboxEndpoint(outbox: Command, io: CliIo): void {
 
 function registerAdd(endpoint: Command, io: CliIo): void {
   journalOptions(
-    endpoint
-      .command('add')
-      .description('add an endpoint; intents name it with `outbox add --endpoint NAME`')
-      .argument('<name>', 'letters, digits, . _ -')
-      .argument('<url>', 'where its intents are sent')
-      .option('--rate <n>', 'messages per second, across every worker (default: no limit)')
-      .option(
-        '--secret-env <VAR>',
-        'its whsec_ signing secret, from this variable (default: a fresh one, printed once)',
-      )
-      .option('--breaker-ratio <r>', 'open the breaker at this failure ratio (default: 0.5)')
-      .option('--breaker-min <n>', 'requests in a window before the breaker judges (default: 10)')
-      .option('--breaker-window <duration>', "the breaker's window (default: 30s)")
-      .option('--breaker-cool-down <duration>', 'open this long before one probe (default: 10s)')
-      .option(
-        '--auto-disable-after <duration>',
-        'disable after only failures this long (default: 5d)',
-      ),
+    retryOptions(
+      endpoint
+        .command('add')
+        .description('add an endpoint; intents name it with `outbox add --endpoint NAME`')
+        .argument('<name>', 'letters, digits, . _ -')
+        .argument('<url>', 'where its intents are sent')
+        .option('--rate <n>', 'messages per second, across every worker (default: no limit)')
+        .option(
+          '--secret-env <VAR>',
+          'its whsec_ signing secret, from this variable (default: a fresh one, printed once)',
+        )
+        .option('--breaker-ratio <r>', 'open the breaker at this failure ratio (default: 0.5)')
+        .option('--breaker-min <n>', 'requests in a window before the breaker judges (default: 10)')
+        .option('--breaker-window <duration>', "the breaker's window (default: 30s)")
+        .option('--breaker-cool-down <duration>', 'open this long before one probe (default: 10s)')
+        .option(
+          '--auto-disable-after <duration>',
+          'disable after only failures this long (default: 5d)',
+        )
+        .option(
+          '-n, --max-attempts <n>',
+          `its intents' attempts in all (default: ${DEFAULT_OUTBOX_POLICY.maxAttempts}, or one per --schedule step and one)`,
+        ),
+      OUTBOX_RETRY_HELP,
+      false,
+    ),
   ).action((id: string, url: string, flags: AddFlags) =>
     withJournal(flags, async (journal) => {
-      const secret =
+      const secrets =
         flags.secretEnv === undefined
           ? undefined
-          : secretFromEnv('--secret-env', flags.secretEnv, io.env);
+          : [secretFromEnv('--secret-env', flags.secretEnv, io.env)];
+      const waits = parseRetryFlags(flags, DEFAULT_OUTBOX_POLICY.maxDelayMs);
       const e = await journal.endpoints.add({
         id,
         url,
-        ...(secret === undefined ? {} : { secrets: [secret] }),
+        ...(secrets === undefined ? {} : { secrets }),
+        retry: {
+          ...waits,
+          ...(flags.maxAttempts === undefined
+            ? {}
+            : { maxAttempts: parsePositiveInt('--max-attempts', flags.maxAttempts) }),
+        },
         ...(flags.rate === undefined
           ? {}
           : { ratePerSecond: positiveNumber('--rate', flags.rate) }),
@@ -150,7 +182,7 @@ function registerAdd(endpoint: Command, io: CliIo): void {
             }),
       });
       io.out(`added: ${formatEndpointLine(e)}\n`);
-      if (secret === undefined) io.out(`signing secret (shown once): ${e.secrets[0]!.secret}\n`);
+      if (secrets === undefined) io.out(`signing secret (shown once): ${e.secrets[0]!.secret}\n`);
     }),
   );
 }

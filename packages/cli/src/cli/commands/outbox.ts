@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { InvalidOptionError, systemClock } from 'oncely';
+import { DEFAULT_OUTBOX_POLICY, InvalidOptionError, systemClock } from 'oncely';
 import { formatIntentLine, formatIntentReport } from './format-intent.js';
 import { EXIT } from '../exit.js';
 import {
@@ -16,6 +16,12 @@ import {
   withJournal,
 } from './journal-options.js';
 import { registerKeygen } from './outbox-keygen.js';
+import {
+  OUTBOX_RETRY_HELP,
+  parseRetryFlags,
+  retryOptions,
+  type RetryFlags,
+} from './retry-flags.js';
 import { signingKeysFromEnv } from './webhook-key-flags.js';
 import { registerOutboxList } from './outbox-list.js';
 import { registerOutboxReplay } from './outbox-replay.js';
@@ -24,7 +30,7 @@ import { registerOutboxUi } from './outbox-ui.js';
 import { processIo, type CliIo } from '../cli-io.js';
 import { parseDisabledNotice, registerOutboxEndpoint } from './outbox-endpoint.js';
 
-interface AddFlags extends JournalFlags {
+interface AddFlags extends JournalFlags, RetryFlags {
   data: string;
   key?: string;
   method: string;
@@ -33,7 +39,6 @@ interface AddFlags extends JournalFlags {
   maxAttempts?: string;
   deadline?: string;
   attemptTimeout?: string;
-  baseDelay?: string;
   createdBy?: string;
   orderingKey?: string;
 }
@@ -75,32 +80,37 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
 function registerAdd(outbox: Command, io: CliIo): void {
   const { out } = io;
   journalOptions(
-    outbox
-      .command('add')
-      .description('record an intent durably without sending it (the worker sends it)')
-      .argument('[url]', 'where to send it (none with --endpoint)')
-      .option('--endpoint <name>', 'send to this endpoint: its URL, secrets, state, throttle')
-      .requiredOption('-d, --data <body>', 'the payload, kept byte for byte')
-      .option('-k, --key <key>', 'the idempotency key (default: a fresh UUID)')
-      .option('-X, --method <method>', 'HTTP method', 'POST')
-      .option('-H, --header <name: value>', 'a request header (repeatable)', collect)
-      .option(
-        '--secret-header <name>',
-        'a header whose value is never written down: re-supplied by `outbox run --secret` (repeatable)',
-        collect,
-      )
-      .option('-n, --max-attempts <n>', 'attempts in all (default: 3)')
-      .option(
-        '--deadline <when>',
-        'no attempt starts after this: a duration (30s) or an ISO instant',
-      )
-      .option('--attempt-timeout <duration>', 'one attempt may take this long (default: 10s)')
-      .option('--base-delay <duration>', 'first backoff step (default: 100ms)')
-      .option('--created-by <name>', 'who records it (default: oncely-cli)')
-      .option(
-        '--ordering-key <key>',
-        'sent only after every earlier intent with this ordering key has finished (FIFO)',
-      ),
+    retryOptions(
+      outbox
+        .command('add')
+        .description('record an intent durably without sending it (the worker sends it)')
+        .argument('[url]', 'where to send it (none with --endpoint)')
+        .option('--endpoint <name>', 'send to this endpoint: its URL, secrets, state, throttle')
+        .requiredOption('-d, --data <body>', 'the payload, kept byte for byte')
+        .option('-k, --key <key>', 'the idempotency key (default: a fresh UUID)')
+        .option('-X, --method <method>', 'HTTP method', 'POST')
+        .option('-H, --header <name: value>', 'a request header (repeatable)', collect)
+        .option(
+          '--secret-header <name>',
+          'a header whose value is never written down: re-supplied by `outbox run --secret` (repeatable)',
+          collect,
+        )
+        .option(
+          '-n, --max-attempts <n>',
+          `attempts in all (default: ${DEFAULT_OUTBOX_POLICY.maxAttempts}, or one per --schedule step and one)`,
+        )
+        .option(
+          '--deadline <when>',
+          'no attempt starts after this: a duration (30s) or an ISO instant',
+        )
+        .option('--attempt-timeout <duration>', 'one attempt may take this long (default: 10s)')
+        .option('--created-by <name>', 'who records it (default: oncely-cli)')
+        .option(
+          '--ordering-key <key>',
+          'sent only after every earlier intent with this ordering key has finished (FIFO)',
+        ),
+      OUTBOX_RETRY_HELP,
+    ),
   ).action((url: string | undefined, flags: AddFlags & { endpoint?: string }) =>
     withJournal(flags, async (journal) => {
       const headers = Object.fromEntries((flags.header ?? []).map(parseHeader));
@@ -115,6 +125,7 @@ function registerAdd(outbox: Command, io: CliIo): void {
         ...(flags.key === undefined ? {} : { key: flags.key }),
         ...(flags.orderingKey === undefined ? {} : { orderingKey: flags.orderingKey }),
         ...parsePolicyFlags(flags, systemClock.now()),
+        ...parseRetryFlags(flags, DEFAULT_OUTBOX_POLICY.maxDelayMs),
       });
       out(`${created ? 'recorded' : 'already recorded'}: ${formatIntentLine(intent)}\n`);
     }),
