@@ -33,6 +33,7 @@ const EXPORTS: Record<string, readonly string[]> = {
     'generateWebhookSecret',
     'generateWebhookKeyPair',
     'webhookKeyKind',
+    'checkSigningKey',
     'rotateSecrets',
     'activeSecrets',
     'describeTransportFailure',

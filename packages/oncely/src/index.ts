@@ -59,6 +59,7 @@ export {
   webhookKeyKind,
   type WebhookKeyKind,
 } from './contract/webhook-keys.js';
+export { checkSigningKey } from './contract/signing-key.js';
 export { rotateSecrets, activeSecrets, type RotatingSecret } from './contract/secret-rotation.js';
 export type { TraceApi } from './contract/trace-api.js';
 export {

@@ -102,3 +102,35 @@ test('outbox endpoint --help on each command', async () => {
     assert.match(help.stdout, new RegExp(`^Usage: oncely outbox endpoint ${command}`));
   }
 });
+
+test('signing keys are checked the same way by every command; whsk_ keys serve endpoints', async () => {
+  const { generateWebhookKeyPair } = await import('#oncely/contract/webhook-keys.js');
+  const { secretKey, publicKey } = generateWebhookKeyPair();
+  const env = { BADSIG: 'hello', V1A: secretKey, PUBLIC: publicKey };
+  const run = (...args: string[]) => runOncely([...args, '--journal', join(dir, 'keys.db')], env);
+  const refused = [
+    await run('outbox', 'run', '--signing-secret-env', 'BADSIG'),
+    await run('outbox', 'endpoint', 'add', 'bad', 'http://127.0.0.1:9/h', '--secret-env', 'BADSIG'),
+    await run('outbox', 'endpoint', 'add', 'pub', 'http://127.0.0.1:9/h', '--secret-env', 'PUBLIC'),
+  ];
+  for (const r of refused) {
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /^oncely: invalid option --(signing-)?secret-env(: got "| )(BADSIG|PUBLIC)/);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+    assert.doesNotMatch(r.stderr, /hello/);
+  }
+  const v1a = await run(
+    'outbox',
+    'endpoint',
+    'add',
+    'ed',
+    'http://127.0.0.1:9/h',
+    '--secret-env',
+    'V1A',
+  );
+  assert.equal(v1a.status, 0, v1a.stderr);
+  const rotated = await run('outbox', 'endpoint', 'rotate-secret', 'ed', '--secret-env', 'BADSIG');
+  assert.equal(rotated.status, 2, rotated.stderr);
+  const list = await run('outbox', 'endpoint', 'list');
+  assert.doesNotMatch(list.stdout, /^bad|^pub/m, 'nothing added for a refused key');
+});

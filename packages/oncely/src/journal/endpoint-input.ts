@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../contract/errors.js';
+import { checkSigningKey } from '../contract/signing-key.js';
 import { generateWebhookSecret } from '../contract/webhook-keys.js';
 import { resolveOutboxPolicy } from './outbox-policy.js';
 import {
@@ -15,7 +16,7 @@ export interface EndpointInput {
   /** A name: letters, digits, `.`, `_`, `-`, at most 64. */
   readonly id: string;
   readonly url: string | URL;
-  /** Standard Webhooks secrets (`whsec_…`). @default one fresh secret */
+  /** Standard Webhooks keys: `whsec_` secrets (v1) or `whsk_` secret keys (v1a). @default one fresh whsec_ secret */
   readonly secrets?: readonly string[];
   /** Messages per second across every worker. @default no limit */
   readonly ratePerSecond?: number | null;
@@ -28,10 +29,9 @@ export interface EndpointInput {
 
 const ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** An endpoint's signing key: checked as every signing key is (contract/signing-key.ts). */
 export function checkSecret(secret: unknown): string {
-  if (typeof secret !== 'string' || !/^whsec_[A-Za-z0-9+/]+={0,2}$/.test(secret))
-    throw new InvalidOptionError('secret', '(hidden)', 'a whsec_ secret: whsec_ and base64');
-  return secret;
+  return checkSigningKey('secret', secret);
 }
 
 /** The endpoint's retry settings, checked as an intent's would be; only the ones given are kept. */

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import {
+  checkSigningKey,
   DEFAULT_OUTBOX_POLICY,
   InvalidOptionError,
   type DisabledNotice,
@@ -20,6 +21,7 @@ import {
   retryOptions,
   type RetryFlags,
 } from './retry-flags.js';
+import { signingKeysFromEnv } from './webhook-key-flags.js';
 
 interface AddFlags extends JournalFlags, RetryFlags {
   maxAttempts?: string;
@@ -124,7 +126,7 @@ function registerAdd(endpoint: Command, io: CliIo): void {
         .option('--rate <n>', 'messages per second, across every worker (default: no limit)')
         .option(
           '--secret-env <VAR>',
-          'its whsec_ signing secret, from this variable (default: a fresh one, printed once)',
+          'its signing keys (whsec_ or whsk_), space-separated, from this variable (default: a fresh whsec_ secret, printed once)',
         )
         .option('--breaker-ratio <r>', 'open the breaker at this failure ratio (default: 0.5)')
         .option('--breaker-min <n>', 'requests in a window before the breaker judges (default: 10)')
@@ -146,7 +148,7 @@ function registerAdd(endpoint: Command, io: CliIo): void {
       const secrets =
         flags.secretEnv === undefined
           ? undefined
-          : [secretFromEnv('--secret-env', flags.secretEnv, io.env)];
+          : signingKeysFromEnv('--secret-env', flags.secretEnv, io.env);
       const waits = parseRetryFlags(flags, DEFAULT_OUTBOX_POLICY.maxDelayMs);
       const e = await journal.endpoints.add({
         id,
@@ -196,7 +198,7 @@ function registerRotate(endpoint: Command, io: CliIo): void {
       .option('--overlap <duration>', 'how long attempts carry the old signatures too', '24h')
       .option(
         '--secret-env <VAR>',
-        'the new whsec_ secret, from this variable (default: a fresh one, printed once)',
+        'the new signing key (whsec_ or whsk_), from this variable (default: a fresh whsec_ secret, printed once)',
       ),
   ).action((id: string, flags: JournalFlags & { overlap: string; secretEnv?: string }) =>
     withJournal(flags, async (journal) => {
@@ -204,7 +206,10 @@ function registerRotate(endpoint: Command, io: CliIo): void {
       const given =
         flags.secretEnv === undefined
           ? undefined
-          : secretFromEnv('--secret-env', flags.secretEnv, io.env);
+          : checkSigningKey(
+              `--secret-env ${flags.secretEnv}`,
+              secretFromEnv('--secret-env', flags.secretEnv, io.env),
+            );
       const { endpoint: e, secret } = await journal.endpoints.rotateSecret(id, {
         overlapMs,
         ...(given === undefined ? {} : { secret: given }),
