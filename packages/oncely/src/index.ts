@@ -53,6 +53,7 @@ export {
   verifyWebhook,
   type WebhookVerification,
 } from './contract/standard-webhooks.js';
+export type { HeaderSource } from './contract/header-source.js';
 export {
   generateWebhookSecret,
   generateWebhookKeyPair,
