@@ -25,6 +25,7 @@ test('outbox add records without sending; the secret header is named, never writ
     'authorization',
     '--journal',
     journal,
+    '--create',
   );
   assert.equal(add.status, 0, add.stderr);
   assert.match(
@@ -181,6 +182,7 @@ test('outbox add --ordering-key: list and show print the key; an empty one is re
       'acct-7',
       '--journal',
       ordered,
+      '--create',
     );
     assert.equal(add.status, 0, add.stderr);
     assert.match(add.stdout, new RegExp(`^recorded: pending .* ${key} .* order acct-7\\n$`));

@@ -7,7 +7,8 @@ import { tempDir } from '../../support/temp-dir.js';
 const dir = tempDir('oncely-endpoint-cli-');
 const journal = join(dir, 'journal.db');
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const oncely = (...args: string[]) => runOncely([...args, '--journal', journal], { SECRET });
+const oncely = (...args: string[]) =>
+  runOncely([...args, '--journal', journal, '--create'], { SECRET });
 
 test('outbox endpoint: add, list, pause, resume, disable, rotate-secret; intents name it', async () => {
   const add = await oncely(
@@ -107,7 +108,8 @@ test('signing keys are checked the same way by every command; whsk_ keys serve e
   const { generateWebhookKeyPair } = await import('#oncely/contract/webhook-keys.js');
   const { secretKey, publicKey } = generateWebhookKeyPair();
   const env = { BADSIG: 'hello', V1A: secretKey, PUBLIC: publicKey };
-  const run = (...args: string[]) => runOncely([...args, '--journal', join(dir, 'keys.db')], env);
+  const run = (...args: string[]) =>
+    runOncely([...args, '--journal', join(dir, 'keys.db'), '--create'], env);
   const refused = [
     await run('outbox', 'run', '--signing-secret-env', 'BADSIG'),
     await run('outbox', 'endpoint', 'add', 'bad', 'http://127.0.0.1:9/h', '--secret-env', 'BADSIG'),
@@ -115,7 +117,10 @@ test('signing keys are checked the same way by every command; whsk_ keys serve e
   ];
   for (const r of refused) {
     assert.equal(r.status, 2, r.stderr);
-    assert.match(r.stderr, /^oncely: invalid option --(signing-)?secret-env(: got "| )(BADSIG|PUBLIC)/);
+    assert.match(
+      r.stderr,
+      /^oncely: invalid option --(signing-)?secret-env(: got "| )(BADSIG|PUBLIC)/,
+    );
     assert.equal(r.stderr.trim().split('\n').length, 1);
     assert.doesNotMatch(r.stderr, /hello/);
   }

@@ -6,7 +6,8 @@ import { tempDir } from '../../support/temp-dir.js';
 
 // Before: an intent parked on a paused endpoint was listed as `next 9999-12-31T23:59:59.000Z`.
 const dir = tempDir('oncely-parked-');
-const oncely = (...args: string[]) => runOncely([...args, '--journal', join(dir, 'journal.db')]);
+const oncely = (...args: string[]) =>
+  runOncely([...args, '--journal', join(dir, 'journal.db'), '--create']);
 
 test('a parked intent says it waits for its endpoint, not for the year 9999', async () => {
   assert.equal(

@@ -8,7 +8,7 @@ import { tempDir } from '../../support/temp-dir.js';
 // `--base-delay 1h` was cut to 10 s without a word, and nothing set a max delay or Retry-After.
 const dir = tempDir('oncely-retry-flags-');
 const journal = join(dir, 'journal.db');
-const oncely = (...args: string[]) => runOncely([...args, '--journal', journal]);
+const oncely = (...args: string[]) => runOncely([...args, '--journal', journal, '--create']);
 const add = (key: string, ...flags: string[]) =>
   oncely('outbox', 'add', 'http://127.0.0.1:9/h', '--data', '{}', '--key', key, ...flags);
 const policyLine = async (key: string) =>

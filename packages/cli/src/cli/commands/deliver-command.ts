@@ -30,6 +30,7 @@ interface DeliverFlags extends RetryFlags {
   attemptTimeout?: string;
   json?: boolean;
   journal?: string;
+  create?: boolean;
 }
 
 /** `oncely deliver URL --data JSON`: one notification, delivered with retries under one key. */
@@ -83,6 +84,7 @@ export function registerDeliver(program: Command, io: CliIo = processIo): void {
       '--journal <file>',
       'record the intent in this SQLite journal first; run again after a crash to resume it under the same key',
     )
+    .option('--create', 'start a new --journal file if none is there (else it is refused)')
     .addHelpText('after', DELIVER_HELP)
     .action((urlArgument: string | undefined, flags: DeliverFlags) =>
       runDeliver(urlArgument, flags, io),
@@ -117,7 +119,7 @@ async function runDeliver(
           true,
           'no --json with --journal (see `oncely outbox show KEY`)',
         );
-      const journal = await openJournal({ journal: flags.journal });
+      const journal = await openJournal({ journal: flags.journal, create: flags.create === true });
       try {
         io.exit(
           await deliverJournaled(
