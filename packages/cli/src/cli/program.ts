@@ -63,6 +63,7 @@ export async function runCli(args: readonly string[], io: CliIo = processIo): Pr
   let code: number = EXIT.ok;
   const tracked: CliIo = {
     out: (text) => io.out(text),
+    outFlushed: () => io.outFlushed?.() ?? Promise.resolve(true),
     err: (text) => io.err(text),
     exit: (exitCode) => {
       code = exitCode;

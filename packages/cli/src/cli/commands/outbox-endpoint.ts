@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import {
   checkSigningKey,
   DEFAULT_OUTBOX_POLICY,
+  EndpointStateError,
+  generateWebhookSecret,
   InvalidOptionError,
   type DisabledNotice,
   type EndpointRecord,
@@ -22,6 +24,7 @@ import {
   type RetryFlags,
 } from './retry-flags.js';
 import { signingKeysFromEnv } from './webhook-key-flags.js';
+import { showOnce } from './shown-once.js';
 
 interface AddFlags extends JournalFlags, RetryFlags {
   maxAttempts?: string;
@@ -150,10 +153,11 @@ function registerAdd(endpoint: Command, io: CliIo): void {
           ? undefined
           : signingKeysFromEnv('--secret-env', flags.secretEnv, io.env);
       const waits = parseRetryFlags(flags, DEFAULT_OUTBOX_POLICY.maxDelayMs);
-      const e = await journal.endpoints.add({
+      const fresh = secrets === undefined ? generateWebhookSecret() : undefined;
+      const input = {
         id,
         url,
-        ...(secrets === undefined ? {} : { secrets }),
+        secrets: secrets ?? [fresh!],
         retry: {
           ...waits,
           ...(flags.maxAttempts === undefined
@@ -182,9 +186,14 @@ function registerAdd(endpoint: Command, io: CliIo): void {
           : {
               autoDisableAfterMs: parseDurationMs('--auto-disable-after', flags.autoDisableAfter),
             }),
-      });
-      io.out(`added: ${formatEndpointLine(e)}\n`);
-      if (secrets === undefined) io.out(`signing secret (shown once): ${e.secrets[0]!.secret}\n`);
+      };
+      // A fresh secret is shown before the endpoint exists: never one made with a lost secret.
+      if (fresh !== undefined) {
+        if (await journal.endpoints.get(id))
+          throw new EndpointStateError(id, `endpoint ${id} exists already`);
+        await showOnce(io, `signing secret (shown once): ${fresh}\n`);
+      }
+      io.out(`added: ${formatEndpointLine(await journal.endpoints.add(input))}\n`);
     }),
   );
 }
@@ -210,12 +219,23 @@ function registerRotate(endpoint: Command, io: CliIo): void {
               `--secret-env ${flags.secretEnv}`,
               secretFromEnv('--secret-env', flags.secretEnv, io.env),
             );
-      const { endpoint: e, secret } = await journal.endpoints.rotateSecret(id, {
+      if (given === undefined) {
+        // Shown before the rotation, as `endpoint add` shows its own (shown-once.ts).
+        if (!(await journal.endpoints.get(id)))
+          throw new EndpointStateError(id, `no endpoint ${JSON.stringify(id)} in the journal`);
+        const fresh = generateWebhookSecret();
+        await showOnce(io, `new signing secret (shown once): ${fresh}\n`);
+        const { endpoint: e } = await journal.endpoints.rotateSecret(id, {
+          overlapMs,
+          secret: fresh,
+        });
+        return io.out(`rotated: ${formatEndpointLine(e)}\n`);
+      }
+      const { endpoint: e } = await journal.endpoints.rotateSecret(id, {
         overlapMs,
-        ...(given === undefined ? {} : { secret: given }),
+        secret: given,
       });
       io.out(`rotated: ${formatEndpointLine(e)}\n`);
-      if (given === undefined) io.out(`new signing secret (shown once): ${secret}\n`);
     }),
   );
 }
