@@ -46,7 +46,7 @@ test('outbox add records without sending; the secret header is named, never writ
     '--journal',
     journal,
   );
-  assert.equal(again.status, 1);
+  assert.equal(again.status, 2, 'a different payload under a recorded key is bad input');
   assert.match(again.stderr, /^oncely: intent order-1 is already recorded with a different/);
   assert.equal(
     (

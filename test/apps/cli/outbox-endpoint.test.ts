@@ -51,7 +51,7 @@ test('outbox endpoint: add, list, pause, resume, disable, rotate-secret; intents
 test('outbox endpoint: bad input is one line, a non-zero exit, and changes nothing', async () => {
   await oncely('outbox', 'endpoint', 'add', 'kept', 'http://127.0.0.1:9/k');
   const cases: [string[], RegExp, number][] = [
-    [['add', 'kept', 'http://127.0.0.1:9/x'], /^oncely: endpoint kept exists already\n$/, 1],
+    [['add', 'kept', 'http://127.0.0.1:9/x'], /^oncely: endpoint kept exists already\n$/, 2],
     [
       ['add', 'bad name', 'http://x.test/'],
       /^oncely: invalid option endpoint: .*letters, digits/,
@@ -69,7 +69,7 @@ test('outbox endpoint: bad input is one line, a non-zero exit, and changes nothi
       /^oncely: invalid option --breaker-cool-down/,
       2,
     ],
-    [['pause', 'nope'], /^oncely: no endpoint "nope" in the journal\n$/, 1],
+    [['pause', 'nope'], /^oncely: no endpoint "nope" in the journal\n$/, 2],
     [['rotate-secret', 'kept', '--overlap', 'soon'], /^oncely: invalid option --overlap/, 2],
     [['add'], /^oncely: missing required argument 'name'/, 2],
   ];
@@ -83,7 +83,7 @@ test('outbox endpoint: bad input is one line, a non-zero exit, and changes nothi
   assert.equal(list.stdout.trim().split('\n').length, 2, 'shop and kept, nothing else');
   assert.match(list.stdout, /kept +active/);
   const noEndpoint = await oncely('outbox', 'add', '--endpoint', 'nope', '--data', '{}');
-  assert.equal(noEndpoint.status, 1);
+  assert.equal(noEndpoint.status, 2, 'an endpoint the journal does not hold is bad input');
   assert.match(noEndpoint.stderr, /^oncely: no endpoint "nope" in the journal\n$/);
 });
 

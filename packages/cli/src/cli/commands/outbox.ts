@@ -25,7 +25,7 @@ import {
 import { signingKeysFromEnv } from './webhook-key-flags.js';
 import { registerOutboxList } from './outbox-list.js';
 import { registerOutboxReplay } from './outbox-replay.js';
-import { formatCounts, runOutbox } from './outbox-run.js';
+import { deadLettersMade, formatCounts, runOutbox } from './outbox-run.js';
 import { registerOutboxUi } from './outbox-ui.js';
 import { processIo, type CliIo } from '../cli-io.js';
 import { parseDisabledNotice, registerOutboxEndpoint } from './outbox-endpoint.js';
@@ -52,6 +52,7 @@ interface RunCommandFlags extends JournalFlags {
   signingSecretEnv?: string;
   worker?: string;
   notifyDisabled?: string;
+  failOnDead?: boolean;
 }
 
 export function registerOutbox(program: Command, io: CliIo = processIo): void {
@@ -185,10 +186,14 @@ function registerRun(outbox: Command, io: CliIo): void {
       .option(
         '--notify-disabled <url|endpoint:NAME>',
         'where to send a notice when an endpoint is disabled',
+      )
+      .option(
+        '--fail-on-dead',
+        `exit ${EXIT.deadLetters} when this run left dead letters (refused, gave_up, unknown)`,
       ),
   ).action((flags: RunCommandFlags) =>
     withJournal(flags, async (journal, signal) => {
-      const counts = await runOutbox(
+      const summary = await runOutbox(
         journal,
         {
           leaseMs: parseDurationMs('--lease', flags.lease),
@@ -205,12 +210,21 @@ function registerRun(outbox: Command, io: CliIo): void {
         },
         { out, err, progressBar: io.errIsTTY, signal },
       );
-      out(`outbox: ${formatCounts(counts)}\n`);
-      if (counts.pending > 0 && !signal.aborted) {
+      // This run's own work first: the journal may hold intents of other runs and workers.
+      out(
+        `outbox run: ${formatCounts(summary.finished).replace('no intents', 'no intent finished')}; journal now: ${formatCounts(summary.journal)}\n`,
+      );
+      const pending = summary.journal.pending;
+      if (pending > 0 && !signal.aborted) {
         err(
-          `oncely: ${counts.pending} intent(s) still pending: a secret header has no --secret, their endpoint is paused or disabled, or another worker holds them\n`,
+          `oncely: ${pending} intent(s) still pending: a secret header has no --secret, their endpoint is paused or disabled, or another worker holds them\n`,
         );
         io.exit(EXIT.failure);
+      }
+      const dead = deadLettersMade(summary);
+      if (flags.failOnDead && dead > 0) {
+        err(`oncely: this run left ${dead} dead letter(s): oncely outbox list --dead\n`);
+        io.exit(EXIT.deadLetters);
       }
     }),
   );
