@@ -120,3 +120,21 @@ test('an endpoint keeps its own schedule and attempt limit; its intents take the
   );
   assert.match(own.stdout, / 0\/2 +own-limit /);
 });
+
+test("deliver --journal records the client's short policy, not the outbox's schedule", async () => {
+  const run = await oncely(
+    'deliver',
+    'http://127.0.0.1:9/h',
+    '--data',
+    '{}',
+    '--key',
+    'interactive',
+    '--max-attempts',
+    '2',
+  );
+  assert.equal(run.status, 4, run.stderr + run.stdout); // nothing listens on port 9: gave up
+  assert.match(
+    (await policyLine('interactive')) ?? '',
+    /attempts 2 of 2; .*backoff 100\.\.10000 ms \(full jitter\); Retry-After obeyed up to 30s/,
+  );
+});
