@@ -33,6 +33,7 @@ const EXPORTS: Record<string, readonly string[]> = {
     'generateWebhookSecret',
     'generateWebhookKeyPair',
     'webhookKeyKind',
+    'checkSigningKey',
     'rotateSecrets',
     'activeSecrets',
     'describeTransportFailure',
@@ -70,6 +71,8 @@ const EXPORTS: Record<string, readonly string[]> = {
     'DEAD_STATES',
     'EndpointStateError',
     'ENDPOINT_STATES',
+    'DEFAULT_OUTBOX_POLICY',
+    'PARKED_AT',
   ],
   'oncely/http': [
     'createIdempotencyMiddleware',

@@ -16,14 +16,19 @@ import { httpDateForms } from '../support/http-date-forms.js';
 // Properties of the retry contract. Run counts are modest: the
 // whole file takes about a second.
 
-const policyArb = fc.record({
-  maxAttempts: fc.integer({ min: 1, max: 12 }),
-  baseDelayMs: fc.integer({ min: 0, max: 2_000 }),
-  maxDelayMs: fc.integer({ min: 0, max: 20_000 }),
-  jitter: fc.constantFrom(...JITTERS),
-  maxRetryAfterMs: fc.integer({ min: 0, max: 60_000 }),
-  retryAfterJitterRatio: fc.double({ min: 0, max: 1, noNaN: true }),
-}) satisfies fc.Arbitrary<Partial<RetryPolicyOptions>>;
+const policyArb = fc
+  .record({
+    maxAttempts: fc.integer({ min: 1, max: 12 }),
+    baseDelayMs: fc.integer({ min: 0, max: 2_000 }),
+    maxDelayMs: fc.integer({ min: 0, max: 20_000 }),
+    jitter: fc.constantFrom(...JITTERS),
+    maxRetryAfterMs: fc.integer({ min: 0, max: 60_000 }),
+    retryAfterJitterRatio: fc.double({ min: 0, max: 1, noNaN: true }),
+  })
+  // A base above the cap is refused (resolveRetryPolicy), never cut to it.
+  .map((p) => ({ ...p, maxDelayMs: Math.max(p.maxDelayMs, p.baseDelayMs) })) satisfies fc.Arbitrary<
+  Partial<RetryPolicyOptions>
+>;
 
 const observationArb: fc.Arbitrary<Observation> = fc.oneof(
   fc

@@ -27,6 +27,7 @@ test('the defaults are one visible object', () => {
     baseDelayMs: 100,
     maxDelayMs: 10_000,
     jitter: 'full',
+    schedule: null,
     maxRetryAfterMs: 30_000,
     retryAfterJitterRatio: 0.5,
     deadlineAt: Number.POSITIVE_INFINITY,
@@ -62,7 +63,33 @@ test('a negative or non-finite duration is refused, naming the option and the ra
   refused({ baseDelayMs: Number.NaN }, 'baseDelayMs', />= 0/);
   refused({ baseDelayMs: Number.POSITIVE_INFINITY }, 'baseDelayMs', />= 0/);
   refused({ maxRetryAfterMs: -5 }, 'maxRetryAfterMs', />= 0/);
-  assert.equal(resolveRetryPolicy({ maxDelayMs: 0 }).maxDelayMs, 0);
+  assert.equal(resolveRetryPolicy({ baseDelayMs: 0, maxDelayMs: 0 }).maxDelayMs, 0);
+});
+
+// Before: `--base-delay 1h` was accepted and every wait silently cut to the 10 s cap.
+test('a base delay above the cap is refused, naming both, never cut to it', () => {
+  refused({ baseDelayMs: 3_600_000 }, 'baseDelayMs', /at most maxDelayMs \(10000\)/);
+  refused({ maxDelayMs: 0 }, 'baseDelayMs', /at most maxDelayMs \(0\)/);
+  assert.equal(
+    resolveRetryPolicy({ baseDelayMs: 3_600_000, maxDelayMs: 3_600_000 }).baseDelayMs,
+    3_600_000,
+  );
+});
+
+test('a schedule is a non-empty list of waits within the cap, with jitter none or full', () => {
+  refused({ schedule: [] }, 'schedule', /non-empty list/);
+  refused({ schedule: [5_000, -1] }, 'schedule', /finite and >= 0/);
+  refused({ schedule: [5_000, 20_000] }, 'schedule', /at most maxDelayMs \(10000\)/);
+  refused(
+    { schedule: [5_000], jitter: 'decorrelated' },
+    'jitter',
+    /with a schedule, one of none, full/,
+  );
+  assert.deepEqual(resolveRetryPolicy({ schedule: [1, 2] }).schedule, [1, 2]);
+  assert.equal(
+    resolveRetryPolicy({ maxRetryAfterMs: Number.POSITIVE_INFINITY }).maxRetryAfterMs,
+    Number.POSITIVE_INFINITY,
+  );
 });
 
 test('an unknown jitter is refused, listing the allowed ones', () => {

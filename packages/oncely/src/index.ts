@@ -27,7 +27,10 @@
  *   `IDEMPOTENT_METHODS`, `MAX_KEY_LENGTH`, `ATTEMPT_SPAN_EVENT`, `LEDGER_SPAN_EVENT`,
  *   `DEFAULT_STATUS_TABLE`, `DEFAULT_RECEIPT_HEADERS`, `DEFAULT_RETRY_POLICY`,
  *   `DEFAULT_RETRY_TOKEN_BUCKET`, `DEFAULT_CLIENT_OPTIONS`, `DEFAULT_LEDGER_OPTIONS`,
- *   `DEFAULT_OUTBOX_WORKER_OPTIONS`, `systemRandom`.
+ *   `DEFAULT_OUTBOX_WORKER_OPTIONS`, `systemRandom`. `DEFAULT_OUTBOX_POLICY` is here all the same:
+ *   the outbox's retry schedule is a promise to receivers that a person reads and quotes, and
+ *   the client's own (`DEFAULT_RETRY_POLICY`) is public in `oncely/policy` (DESIGN.md, "Defaults
+ *   per role": one visible defaults object each).
  * `test/public-surface.test.ts` lists every export and asserts these stay absent.
  */
 export {
@@ -50,12 +53,14 @@ export {
   verifyWebhook,
   type WebhookVerification,
 } from './contract/standard-webhooks.js';
+export type { HeaderSource } from './contract/header-source.js';
 export {
   generateWebhookSecret,
   generateWebhookKeyPair,
   webhookKeyKind,
   type WebhookKeyKind,
 } from './contract/webhook-keys.js';
+export { checkSigningKey } from './contract/signing-key.js';
 export { rotateSecrets, activeSecrets, type RotatingSecret } from './contract/secret-rotation.js';
 export type { TraceApi } from './contract/trace-api.js';
 export {
@@ -160,4 +165,8 @@ export {
   type DisabledNotice,
   type AttemptTracer,
   type AttemptSpan,
+  type EndpointRetry,
+  type IntentPolicy,
+  DEFAULT_OUTBOX_POLICY,
+  PARKED_AT,
 } from './journal/index.js';

@@ -25,11 +25,12 @@ test('outbox add records without sending; the secret header is named, never writ
     'authorization',
     '--journal',
     journal,
+    '--create',
   );
   assert.equal(add.status, 0, add.stderr);
   assert.match(
     add.stdout,
-    /^recorded: pending +0\/3 +order-1 +POST http:\/\/127\.0\.0\.1:9\/orders/,
+    /^recorded: pending +0\/8 +order-1 +POST http:\/\/127\.0\.0\.1:9\/orders/,
   );
   const show = await oncely('outbox', 'show', 'order-1', '--journal', journal);
   assert.match(show.stdout, /re-supplied at send time: authorization/);
@@ -45,7 +46,7 @@ test('outbox add records without sending; the secret header is named, never writ
     '--journal',
     journal,
   );
-  assert.equal(again.status, 1);
+  assert.equal(again.status, 2, 'a different payload under a recorded key is bad input');
   assert.match(again.stderr, /^oncely: intent order-1 is already recorded with a different/);
   assert.equal(
     (
@@ -181,6 +182,7 @@ test('outbox add --ordering-key: list and show print the key; an empty one is re
       'acct-7',
       '--journal',
       ordered,
+      '--create',
     );
     assert.equal(add.status, 0, add.stderr);
     assert.match(add.stdout, new RegExp(`^recorded: pending .* ${key} .* order acct-7\\n$`));

@@ -7,7 +7,8 @@ import { tempDir } from '../../support/temp-dir.js';
 const dir = tempDir('oncely-endpoint-cli-');
 const journal = join(dir, 'journal.db');
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const oncely = (...args: string[]) => runOncely([...args, '--journal', journal], { SECRET });
+const oncely = (...args: string[]) =>
+  runOncely([...args, '--journal', journal, '--create'], { SECRET });
 
 test('outbox endpoint: add, list, pause, resume, disable, rotate-secret; intents name it', async () => {
   const add = await oncely(
@@ -39,7 +40,7 @@ test('outbox endpoint: add, list, pause, resume, disable, rotate-secret; intents
     /^disabled: shop +disabled/,
   );
   const refused = await oncely('outbox', 'endpoint', 'resume', 'shop');
-  assert.equal(refused.status, 1);
+  assert.equal(refused.status, 2);
   assert.match(refused.stderr, /^oncely: endpoint shop is disabled; enable it to send again\n$/);
   assert.match(
     (await oncely('outbox', 'endpoint', 'enable', 'shop')).stdout,
@@ -83,14 +84,14 @@ test('outbox endpoint: update edits what is given; delete cancels its pending in
   assert.equal(deleted.stdout, 'deleted: edit (1 pending intent(s) cancelled)\n');
   assert.match((await oncely('outbox', 'show', 'e1')).stdout, /cancelled[\s\S]*retired/);
   const again = await oncely('outbox', 'endpoint', 'delete', 'edit');
-  assert.equal(again.status, 1);
+  assert.equal(again.status, 2);
   assert.match(again.stderr, /^oncely: no endpoint "edit" in the journal\n$/);
 });
 
 test('outbox endpoint: bad input is one line, a non-zero exit, and changes nothing', async () => {
   await oncely('outbox', 'endpoint', 'add', 'kept', 'http://127.0.0.1:9/k');
   const cases: [string[], RegExp, number][] = [
-    [['add', 'kept', 'http://127.0.0.1:9/x'], /^oncely: endpoint kept exists already\n$/, 1],
+    [['add', 'kept', 'http://127.0.0.1:9/x'], /^oncely: endpoint kept exists already\n$/, 2],
     [
       ['add', 'bad name', 'http://x.test/'],
       /^oncely: invalid option endpoint: .*letters, digits/,
@@ -108,10 +109,10 @@ test('outbox endpoint: bad input is one line, a non-zero exit, and changes nothi
       /^oncely: invalid option --breaker-cool-down/,
       2,
     ],
-    [['pause', 'nope'], /^oncely: no endpoint "nope" in the journal\n$/, 1],
+    [['pause', 'nope'], /^oncely: no endpoint "nope" in the journal\n$/, 2],
     [['update', 'kept', '--url', 'ftp://x'], /^oncely: invalid option url: .*http\(s\) URL\n$/, 2],
     [['update', 'kept', '--rate', '-2'], /^oncely: invalid option --rate: got "-2"/, 2],
-    [['enable', 'nope'], /^oncely: no endpoint "nope" in the journal\n$/, 1],
+    [['enable', 'nope'], /^oncely: no endpoint "nope" in the journal\n$/, 2],
     [['rotate-secret', 'kept', '--overlap', 'soon'], /^oncely: invalid option --overlap/, 2],
     [['add'], /^oncely: missing required argument 'name'/, 2],
   ];
@@ -125,7 +126,7 @@ test('outbox endpoint: bad input is one line, a non-zero exit, and changes nothi
   assert.equal(list.stdout.trim().split('\n').length, 2, 'shop and kept, nothing else');
   assert.match(list.stdout, /kept +active/);
   const noEndpoint = await oncely('outbox', 'add', '--endpoint', 'nope', '--data', '{}');
-  assert.equal(noEndpoint.status, 1);
+  assert.equal(noEndpoint.status, 2, 'an endpoint the journal does not hold is bad input');
   assert.match(noEndpoint.stderr, /^oncely: no endpoint "nope" in the journal\n$/);
 });
 
@@ -144,4 +145,40 @@ test('outbox endpoint --help on each command', async () => {
     assert.equal(help.status, 0);
     assert.match(help.stdout, new RegExp(`^Usage: oncely outbox endpoint ${command}`));
   }
+});
+
+test('signing keys are checked the same way by every command; whsk_ keys serve endpoints', async () => {
+  const { generateWebhookKeyPair } = await import('#oncely/contract/webhook-keys.js');
+  const { secretKey, publicKey } = generateWebhookKeyPair();
+  const env = { BADSIG: 'hello', V1A: secretKey, PUBLIC: publicKey };
+  const run = (...args: string[]) =>
+    runOncely([...args, '--journal', join(dir, 'keys.db'), '--create'], env);
+  const refused = [
+    await run('outbox', 'run', '--signing-secret-env', 'BADSIG'),
+    await run('outbox', 'endpoint', 'add', 'bad', 'http://127.0.0.1:9/h', '--secret-env', 'BADSIG'),
+    await run('outbox', 'endpoint', 'add', 'pub', 'http://127.0.0.1:9/h', '--secret-env', 'PUBLIC'),
+  ];
+  for (const r of refused) {
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /^oncely: invalid option --(signing-)?secret-env(: got "| )(BADSIG|PUBLIC)/,
+    );
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+    assert.doesNotMatch(r.stderr, /hello/);
+  }
+  const v1a = await run(
+    'outbox',
+    'endpoint',
+    'add',
+    'ed',
+    'http://127.0.0.1:9/h',
+    '--secret-env',
+    'V1A',
+  );
+  assert.equal(v1a.status, 0, v1a.stderr);
+  const rotated = await run('outbox', 'endpoint', 'rotate-secret', 'ed', '--secret-env', 'BADSIG');
+  assert.equal(rotated.status, 2, rotated.stderr);
+  const list = await run('outbox', 'endpoint', 'list');
+  assert.doesNotMatch(list.stdout, /^bad|^pub/m, 'nothing added for a refused key');
 });

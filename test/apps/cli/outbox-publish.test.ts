@@ -6,7 +6,7 @@ import { tempDir } from '../../support/temp-dir.js';
 
 const dir = tempDir('oncely-publish-cli-');
 const journal = join(dir, 'journal.db');
-const oncely = (...args: string[]) => runOncely([...args, '--journal', journal]);
+const oncely = (...args: string[]) => runOncely([...args, '--journal', journal, '--create']);
 
 test('outbox publish: an event to the endpoints subscribed to its type, once per id', async () => {
   for (const [name, ...flags] of [

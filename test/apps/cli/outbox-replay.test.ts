@@ -34,7 +34,7 @@ before(async () => {
   shared = await seededJournal();
 });
 
-test('replay refuses bad input in one line, exit 2 (1 for a live intent), and changes nothing', async () => {
+test('replay refuses bad input in one line, exit 2 with or without --dry-run, and changes nothing', async () => {
   const journal = shared;
   const listing = async () =>
     (await runOncely(['outbox', 'list', '--json', '--journal', journal])).stdout;
@@ -51,8 +51,8 @@ test('replay refuses bad input in one line, exit 2 (1 for a live intent), and ch
     [['--since', 'yesterday'], 2, /^oncely: invalid option --since: got "yesterday"/],
     [['--dead', '--state', 'refused'], 2, /either --dead or --state/],
     [['--all', '-n', '0'], 2, /^oncely: invalid option --max-attempts/],
-    [['d1'], 1, /^oncely: intent d1 is delivered: only a refused/],
-    [['nope'], 1, /^oncely: no intent with key "nope"/],
+    [['d1'], 2, /^oncely: intent d1 is delivered: only a refused/],
+    [['nope'], 2, /^oncely: no intent with key "nope"/],
     [['d1', '--dry-run'], 2, /a dead intent \(this one is delivered\)/],
   ];
   for (const [args, status, message] of cases) {

@@ -57,7 +57,12 @@ const sample = (text: string, series: string): number | undefined => {
 
 test('metrics scraped from a real run of outbox serve --worker, named by Prometheus conventions', async () => {
   const receiver = await startReceiver();
-  const server = await serveInProcess(['--worker', '--journal', join(dir, 'journal.db')]);
+  const server = await serveInProcess([
+    '--worker',
+    '--journal',
+    join(dir, 'journal.db'),
+    '--create',
+  ]);
   try {
     const api = (path: string, body?: unknown, key?: string) =>
       fetch(`${server.origin}${path}`, {

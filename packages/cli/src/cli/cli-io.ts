@@ -1,3 +1,5 @@
+import { stdoutWriter } from './stdout-closed.js';
+
 /**
  * Where the CLI writes and how it ends: the process's streams and exit code in `oncely`, a
  * capture in the tests that run the program in-process (no child process per case).
@@ -5,6 +7,11 @@
 export interface CliIo {
   /** Standard output: the command's result. */
   out(text: string): void;
+  /**
+   * Resolves once what `out` wrote so far has left the process: false when standard output was
+   * closed on it (a reader such as `head -1` gone). Absent: it always leaves (a capture).
+   */
+  outFlushed?(): Promise<boolean>;
   /** Standard error: progress, warnings and the one-line errors. */
   err(text: string): void;
   /** Sets the code the run ends with (the last call wins). */
@@ -21,9 +28,12 @@ export interface CliIo {
   onStop(listener: (signal: string) => void): () => void;
 }
 
+const stdout = stdoutWriter();
+
 /** The real process: its streams, `process.exitCode` and `process.env`. */
 export const processIo: CliIo = {
-  out: (text) => void process.stdout.write(text),
+  out: (text) => stdout.write(text),
+  outFlushed: () => stdout.flushed(),
   err: (text) => void process.stderr.write(text),
   exit: (code) => {
     process.exitCode = code;

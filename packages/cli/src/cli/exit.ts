@@ -2,12 +2,19 @@ import type { CommanderError } from 'commander';
 import { isOncelyError } from 'oncely';
 import { processIo, type CliIo } from './cli-io.js';
 
-/** Exit codes shared by every command. Distinct codes let scripts tell the stops apart. */
+/**
+ * Exit codes shared by every command, one table (docs/cli.md, "Exit codes"; `oncely --help`).
+ * Distinct codes let scripts tell the stops apart.
+ */
 export const EXIT = {
   ok: 0,
   /** An unexpected failure, or a failure with no code of its own. */
   failure: 1,
-  /** Bad arguments or options. */
+  /**
+   * Bad input, for every command: a malformed argument or option, or a request the journal
+   * refuses as it stands (a key or endpoint it does not hold, a state that forbids it, a
+   * different payload under a recorded key). Nothing was changed.
+   */
   usage: 2,
   /** The server refused the request (fatal or unlisted status). */
   fatalStatus: 3,
@@ -21,10 +28,23 @@ export const EXIT = {
   checkFailed: 7,
   /** Nothing was sent: every attempt was refused before it left (connection refused, DNS). Safe to retry. */
   notSent: 8,
+  /** `outbox run --fail-on-dead`: intents this run finished became dead letters. */
+  deadLetters: 9,
 } as const;
 
-/** Error codes that mean the command was given something wrong: exit 2, as the docs promise. */
-const USAGE_CODES = new Set(['invalid_option', 'invalid_key', 'invalid_tokens']);
+/**
+ * Error codes that mean the command was given something wrong: exit 2, as the docs promise. The
+ * journal's refusals are among them (`outbox show nope` used to exit 2 and `outbox retry
+ * nope` 1): naming an intent or endpoint it does not hold is bad input whichever command does it.
+ */
+const USAGE_CODES = new Set([
+  'invalid_option',
+  'invalid_key',
+  'invalid_tokens',
+  'intent_state',
+  'intent_conflict',
+  'endpoint_state',
+]);
 
 /** Prints one line, `oncely: message`, and sets a non-zero exit code. Never a stack trace for bad input. */
 export function exitWithError(

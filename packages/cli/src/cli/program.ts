@@ -42,7 +42,11 @@ export async function createProgram(io: CliIo = processIo, command?: string): Pr
       writeErr: (text) => io.err(text),
       outputError: (message, write) => write(commanderErrorLine(message)),
     })
-    .exitOverride();
+    .exitOverride()
+    .addHelpText(
+      'after',
+      `\nExit codes (every command; docs/cli.md): 0 done; 1 failure, not the input's; 2 bad input, nothing\nchanged; 3 refused; 4 attempts used up; 5 deadline passed; 6 outcome unknown; 7 a check failed;\n8 not sent; ${EXIT.deadLetters} dead letters made (outbox run --fail-on-dead).`,
+    );
 
   const names =
     command !== undefined && command in COMMANDS
@@ -63,6 +67,7 @@ export async function runCli(args: readonly string[], io: CliIo = processIo): Pr
   let code: number = EXIT.ok;
   const tracked: CliIo = {
     out: (text) => io.out(text),
+    outFlushed: () => io.outFlushed?.() ?? Promise.resolve(true),
     err: (text) => io.err(text),
     exit: (exitCode) => {
       code = exitCode;

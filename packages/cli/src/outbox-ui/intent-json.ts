@@ -1,4 +1,4 @@
-import type { AttemptEntry, IntentRecord } from 'oncely';
+import { PARKED_AT, type AttemptEntry, type IntentRecord } from 'oncely';
 
 const iso = (ms: number | null | undefined): string | null =>
   ms === null || ms === undefined ? null : new Date(ms).toISOString();
@@ -23,7 +23,12 @@ export function intentSummary(intent: IntentRecord) {
     maxAttempts: intent.policy.maxAttempts,
     sawUnknown: intent.sawUnknown,
     createdAt: iso(intent.createdAt),
-    nextAttemptAt: intent.state === 'pending' ? iso(intent.nextAttemptAt) : null,
+    // Parked (its endpoint paused or disabled): it waits for a person, not for an instant.
+    parked: intent.state === 'pending' && intent.nextAttemptAt >= PARKED_AT,
+    nextAttemptAt:
+      intent.state === 'pending' && intent.nextAttemptAt < PARKED_AT
+        ? iso(intent.nextAttemptAt)
+        : null,
     finishedAt: iso(intent.outcome?.finishedAt),
     stopReason: intent.outcome?.stopReason ?? null,
     status: intent.outcome?.status ?? null,

@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { headerValue, type HeaderSource } from './header-source.js';
 import { InvalidOptionError } from './errors.js';
 import {
   parseWebhookKey,
@@ -103,17 +104,19 @@ export type WebhookVerification =
  * secrets check `v1` signatures (constant-time compare), `whpk_` public keys (or `whsk_` secret
  * keys) check `v1a` ones. `keys` may hold several during a rotation; any one match passes.
  * A malformed key throws InvalidOptionError (a configuration error, not the request's).
+ * `headers`: a Fetch `Headers`, or node's `req.headers` as it comes (before, it threw
+ * `headers.get is not a function`).
  */
 export function verifyWebhook(
   keys: readonly string[],
-  headers: { get(name: string): string | null },
+  headers: HeaderSource,
   body: string,
   nowMs: number,
   toleranceMs: number = DEFAULT_WEBHOOK_TOLERANCE_MS,
 ): WebhookVerification {
-  const id = headers.get(WEBHOOK_HEADER.id);
-  const timestamp = headers.get(WEBHOOK_HEADER.timestamp);
-  const signature = headers.get(WEBHOOK_HEADER.signature);
+  const id = headerValue(headers, WEBHOOK_HEADER.id);
+  const timestamp = headerValue(headers, WEBHOOK_HEADER.timestamp);
+  const signature = headerValue(headers, WEBHOOK_HEADER.signature);
   if (!id || !timestamp || !signature) {
     const missing = [
       id ? '' : WEBHOOK_HEADER.id,

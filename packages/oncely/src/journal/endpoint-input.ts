@@ -1,5 +1,7 @@
 import { InvalidOptionError } from '../contract/errors.js';
-import { generateWebhookSecret, webhookKeyKind } from '../contract/webhook-keys.js';
+import { checkSigningKey } from '../contract/signing-key.js';
+import { generateWebhookSecret } from '../contract/webhook-keys.js';
+import { resolveOutboxPolicy } from './outbox-policy.js';
 import { EVERY_MESSAGE, prepareSubscription } from './subscription.js';
 import {
   DEFAULT_AUTO_DISABLE_MS,
@@ -8,6 +10,7 @@ import {
   type BreakerSettings,
   type EndpointRecord,
   type EndpointSettings,
+  type EndpointRetry,
 } from './endpoint.js';
 
 /** What a caller says about a new endpoint. Only `id` and `url` are required. */
@@ -15,7 +18,7 @@ export interface EndpointInput {
   /** A name: letters, digits, `.`, `_`, `-`, at most 64. */
   readonly id: string;
   readonly url: string | URL;
-  /** Standard Webhooks keys: `whsec_…` secrets, `whsk_…` secret keys. @default one fresh whsec_ secret */
+  /** Standard Webhooks keys: `whsec_` secrets (v1) or `whsk_` secret keys (v1a). @default one fresh whsec_ secret */
   readonly secrets?: readonly string[];
   /** Messages per second across every worker. @default no limit */
   readonly ratePerSecond?: number | null;
@@ -26,25 +29,34 @@ export interface EndpointInput {
   readonly eventTypes?: readonly string[] | null;
   /** Only messages tagged with one of these (a tenant, a region). @default every message (null) */
   readonly channels?: readonly string[] | null;
+  /** Its intents' retry schedule, attempt limit, max delay and max Retry-After. @default the outbox's (DEFAULT_OUTBOX_POLICY) */
+  readonly retry?: EndpointRetry;
 }
 
 const ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-/**
- * An endpoint's signing key: a `whsec_` secret (`v1`, HMAC, shared with the receiver) or a `whsk_`
- * secret key (`v1a`, ed25519: the receiver holds only its `whpk_` public key), checked as the
- * worker's own keys are (webhookKeyKind). A public key cannot sign; the key is never echoed.
- */
+/** An endpoint's signing key: checked as every signing key is (contract/signing-key.ts). */
 export function checkSecret(secret: unknown): string {
-  const allowed = 'a whsec_ secret or a whsk_ secret key (oncely outbox keygen)';
-  if (typeof secret !== 'string' || !/^whs(ec|k)_/.test(secret))
-    throw new InvalidOptionError('secret', '(hidden)', allowed);
-  try {
-    webhookKeyKind(secret);
-  } catch {
-    throw new InvalidOptionError('secret', '(hidden)', allowed);
-  }
-  return secret;
+  return checkSigningKey('secret', secret);
+}
+
+/** The endpoint's retry settings, checked as an intent's would be; only the ones given are kept. */
+function checkRetry(retry: EndpointRetry | undefined): EndpointRetry | undefined {
+  if (retry === undefined) return undefined;
+  if (typeof retry !== 'object' || retry === null)
+    throw new InvalidOptionError(
+      'retry',
+      retry,
+      'an object: schedule, maxAttempts, maxDelayMs, maxRetryAfterMs',
+    );
+  const { schedule, maxAttempts, maxDelayMs, maxRetryAfterMs } = retry;
+  resolveOutboxPolicy({ schedule, maxAttempts, maxDelayMs, maxRetryAfterMs });
+  return {
+    ...(schedule === undefined ? {} : { schedule: [...schedule] }),
+    ...(maxAttempts === undefined ? {} : { maxAttempts }),
+    ...(maxDelayMs === undefined ? {} : { maxDelayMs }),
+    ...(maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs }),
+  };
 }
 
 export function checkEndpointId(id: unknown): string {
@@ -72,7 +84,7 @@ const positive = (option: string, value: number, allowed = 'a number > 0'): numb
 /** The settings a caller may give, each optional: checked once, at the edge. */
 export type SettingsInput = Pick<
   EndpointInput,
-  'ratePerSecond' | 'breaker' | 'autoDisableAfterMs' | 'eventTypes' | 'channels'
+  'ratePerSecond' | 'breaker' | 'autoDisableAfterMs' | 'eventTypes' | 'channels' | 'retry'
 >;
 
 /** `input` over `base` (a new endpoint's defaults, or its current settings when edited), checked. */
@@ -95,7 +107,14 @@ export function prepareSettings(input: SettingsInput, base: EndpointSettings): E
   );
   // An endpoint made before subscriptions existed has none: it got, and gets, every message.
   const subscription = prepareSubscription(input, base.subscription ?? EVERY_MESSAGE);
-  return { ratePerSecond: rate, breaker, autoDisableAfterMs, subscription };
+  const retry = input.retry === undefined ? base.retry : checkRetry(input.retry);
+  return {
+    ratePerSecond: rate,
+    breaker,
+    autoDisableAfterMs,
+    subscription,
+    ...(retry === undefined ? {} : { retry }),
+  };
 }
 
 export const DEFAULT_ENDPOINT_SETTINGS: EndpointSettings = {

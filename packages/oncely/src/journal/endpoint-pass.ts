@@ -100,12 +100,16 @@ export function sendTarget(endpoint: EndpointRecord, nowMs: number) {
 /** The pass's answers, per endpoint, written to its row: returns the endpoints this disabled, and why. */
 export async function observeEndpoints(
   store: EndpointStore | undefined,
-  answers: readonly { readonly endpoint: string; readonly result: AttemptResult }[],
+  answers: readonly {
+    readonly endpoint: string;
+    readonly result: AttemptResult;
+    readonly endedAt?: number;
+  }[],
   nowMs: number,
 ): Promise<{ endpoint: EndpointRecord; reason: string }[]> {
   const groups = new Map<string, EndpointAnswer[]>();
-  for (const { endpoint, result } of answers)
-    groups.set(endpoint, [...(groups.get(endpoint) ?? []), answerOf(result)]);
+  for (const { endpoint, result, endedAt } of answers)
+    groups.set(endpoint, [...(groups.get(endpoint) ?? []), { ...answerOf(result), at: endedAt }]);
   const disabled: { endpoint: EndpointRecord; reason: string }[] = [];
   for (const [id, list] of groups) {
     const outcome = await store?.update(id, (current) => {

@@ -18,6 +18,7 @@ const FIELDS = new Set([
   'autoDisableAfterMs',
   'eventTypes',
   'channels',
+  'retry',
 ]);
 
 /**

@@ -1,10 +1,9 @@
 import { parseRetryAfter } from '../contract/retry-after.js';
 import { freshHealth, type EndpointHealth, type EndpointRecord } from './endpoint.js';
+import { DEFAULT_OUTBOX_POLICY } from './outbox-policy.js';
 
 /** How long a 429, 502 or 504 halves the endpoint's rate. */
 export const SLOW_FOR_MS = 60_000;
-/** The longest pause a Retry-After may put on a whole endpoint. */
-export const MAX_ENDPOINT_DEFER_MS = 60 * 60 * 1000;
 /** Statuses that say "too much, slow down". */
 const SLOW_DOWN = new Set([429, 502, 504]);
 
@@ -16,6 +15,11 @@ export interface EndpointAnswer {
   readonly date: string | null;
   /** The `webhook-delivery` response header, lower case. */
   readonly hint: string | null;
+  /**
+   * When the attempt ended: a Retry-After holds the endpoint from this instant, the one its
+   * intent's next attempt is counted from, so both show one instant. @default the pass's nowMs
+   */
+  readonly at?: number | undefined;
 }
 
 /**
@@ -58,8 +62,9 @@ export function observeAnswers(
     }
     if (answer.status !== null && SLOW_DOWN.has(answer.status))
       h = { ...h, slowUntil: nowMs + SLOW_FOR_MS };
-    const pauseMs = retryAfterMs(answer, nowMs);
-    if (pauseMs > 0) h = { ...h, deferredUntil: Math.max(h.deferredUntil, nowMs + pauseMs) };
+    const at = answer.at ?? nowMs;
+    const pauseMs = retryAfterMs(answer, at, maxHoldMs(endpoint));
+    if (pauseMs > 0) h = { ...h, deferredUntil: Math.max(h.deferredUntil, at + pauseMs) };
     disabledBecause ??= disableReason(answer, ok, h, nowMs, autoDisableAfterMs);
   }
   const next: EndpointRecord =
@@ -89,8 +94,17 @@ function disableReason(
   return null;
 }
 
-function retryAfterMs(answer: EndpointAnswer, nowMs: number): number {
+/**
+ * The longest a Retry-After holds the endpoint: its intents' own limit (EndpointRetry), so an
+ * intent that waits and the endpoint it waits on agree. A longer one holds it that long, while
+ * the intents that were asked to wait longer stop (`retry_after_too_long`), never come back early.
+ */
+function maxHoldMs(endpoint: EndpointRecord): number {
+  return endpoint.settings.retry?.maxRetryAfterMs ?? DEFAULT_OUTBOX_POLICY.maxRetryAfterMs;
+}
+
+function retryAfterMs(answer: EndpointAnswer, nowMs: number, maxMs: number): number {
   if (answer.retryAfter === null) return 0;
   const parsed = parseRetryAfter(answer.retryAfter, nowMs, answer.date);
-  return parsed.kind === 'delay' ? Math.min(parsed.delayMs, MAX_ENDPOINT_DEFER_MS) : 0;
+  return parsed.kind === 'delay' ? Math.min(parsed.delayMs, maxMs) : 0;
 }

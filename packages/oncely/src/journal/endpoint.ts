@@ -24,6 +24,24 @@ export interface BreakerSettings {
   readonly coolDownMs: number;
 }
 
+/**
+ * An endpoint's own retry settings: its intents take each one they do not give themselves, over
+ * DEFAULT_OUTBOX_POLICY (docs/outbox.md, "Retry schedule"). Read when an intent is recorded.
+ */
+export interface EndpointRetry {
+  /** Waits in ms between attempts, the last one repeating. */
+  readonly schedule?: readonly number[] | undefined;
+  /** Attempts in all, the first included. */
+  readonly maxAttempts?: number | undefined;
+  /** The longest computed wait; a schedule step above it is refused. */
+  readonly maxDelayMs?: number | undefined;
+  /**
+   * The longest Retry-After obeyed, by the intents and by the endpoint's hold alike, so the two
+   * show one instant. @default Infinity (up to each intent's deadline)
+   */
+  readonly maxRetryAfterMs?: number | undefined;
+}
+
 export interface EndpointSettings {
   /** Messages per second across every worker; null for no limit. */
   readonly ratePerSecond: number | null;
@@ -32,6 +50,8 @@ export interface EndpointSettings {
   readonly autoDisableAfterMs: number;
   /** The published messages it gets (`journal.publish`): by event type and channel. */
   readonly subscription: Subscription;
+  /** Its intents' retry settings; absent on rows of an earlier oncely (the outbox's defaults). */
+  readonly retry?: EndpointRetry | undefined;
 }
 
 export type BreakerState = 'closed' | 'open' | 'half_open';

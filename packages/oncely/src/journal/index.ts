@@ -34,6 +34,7 @@ export {
 export { prepareIntent, type IntentInput } from './prepare-intent.js';
 export {
   ENDPOINT_STATES,
+  PARKED_AT,
   type EndpointRecord,
   type EndpointSecret,
   type EndpointState,
@@ -42,7 +43,14 @@ export {
   type BreakerSettings,
   type BreakerState,
   type EndpointStore,
+  type EndpointRetry,
 } from './endpoint.js';
+export {
+  DEFAULT_OUTBOX_POLICY,
+  DEFAULT_OUTBOX_SCHEDULE_MS,
+  resolveOutboxPolicy,
+  type OutboxRetryInput,
+} from './outbox-policy.js';
 export type { EndpointInput } from './endpoint-input.js';
 export type { EndpointPatch } from './endpoint-patch.js';
 export type { MessageInput, PublishResult } from './publish.js';

@@ -27,7 +27,12 @@ export interface IntentPolicy {
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
   readonly jitter: Jitter;
+  /** Fixed waits in place of exponential backoff (docs/outbox.md, "Retry schedule"); absent on rows of an earlier oncely. */
+  readonly schedule?: readonly number[] | null;
+  /** Infinity (null in JSON): any Retry-After that ends before the deadline is obeyed. */
   readonly maxRetryAfterMs: number;
+  /** How far jitter stretches a Retry-After; absent on rows of an earlier oncely (then 0.5). */
+  readonly retryAfterJitterRatio?: number;
   readonly attemptTimeoutMs: number;
 }
 

@@ -1,6 +1,6 @@
 import { OncelyError } from '../contract/errors.js';
 import { systemClock, type Clock } from '../time/clock.js';
-import type { AttemptEntry, IntentRecord, StateCounts } from './intent.js';
+import type { AttemptEntry, IntentRecord, NewIntent, StateCounts } from './intent.js';
 import { checkIntentFilter } from './intent-filter.js';
 import type { Backlog, IntentFilter, JournalStore, Reopening } from './journal-store.js';
 import {
@@ -110,9 +110,12 @@ export function createJournal<Tx>(options: {
       throw new IntentStateError(key, `no intent with key ${JSON.stringify(key)} in the journal`);
     return intent;
   };
-  /** An intent naming an endpoint is sent to the endpoint's URL: it must exist when recorded. */
-  const resolve = async (input: IntentInput): Promise<IntentInput> => {
-    if (input?.endpoint === undefined) return input;
+  /**
+   * An intent naming an endpoint is sent to the endpoint's URL: it must exist when recorded. Its
+   * retry settings go under the intent's own.
+   */
+  const prepare = async (input: IntentInput): Promise<NewIntent> => {
+    if (input?.endpoint === undefined) return prepareIntent(input, clock.now());
     const endpoint = await store.endpoints?.get(input.endpoint);
     if (!endpoint)
       throw new EndpointStateError(
@@ -121,7 +124,11 @@ export function createJournal<Tx>(options: {
       );
     if (input.target !== undefined)
       throw new EndpointStateError(endpoint.id, 'either a target or an endpoint, not both');
-    return { ...input, target: endpoint.url };
+    return prepareIntent(
+      { ...input, target: endpoint.url },
+      clock.now(),
+      endpoint.settings.retry ?? {},
+    );
   };
   const journal: Journal<Tx> = {
     store,
@@ -137,14 +144,13 @@ export function createJournal<Tx>(options: {
         prepareMessage(message, clock.now()),
       ),
     async record(input) {
-      const intent = prepareIntent(await resolve(input), clock.now());
+      const intent = await prepare(input);
       if (await store.record(intent)) return { intent: await must(intent.key), created: true };
       const existing = await must(intent.key);
       if (!sameIntent(existing, intent)) throw new IntentConflictError(intent.key);
       return { intent: existing, created: false };
     },
-    recordWithin: async (tx, input) =>
-      store.recordWithin(tx, prepareIntent(await resolve(input), clock.now())),
+    recordWithin: async (tx, input) => store.recordWithin(tx, await prepare(input)),
     get: (key) => store.get(key),
     async report(key) {
       const intent = await store.get(key);

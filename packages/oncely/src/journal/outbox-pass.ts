@@ -100,7 +100,7 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
   const sending = admitted.filter((_, i) => started[i] === true);
   // Throttle slots are taken now, just before sending: a slow start cannot bunch the sends.
   const slots = await slotsFor(store.endpoints, sending, clock.now());
-  const answers: { endpoint: string; result: AttemptResult }[] = [];
+  const answers: { endpoint: string; result: AttemptResult; endedAt: number }[] = [];
   const durations = new Map<string, number>();
   const settlements = await Promise.all(
     sending.map(async ({ claim, secrets, endpoint }, i) => {
@@ -130,17 +130,19 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
         setup.client,
       );
       if (traced) endAttemptSpan(traced.span, result);
-      durations.set(claim.intent.key, clock.now() - sentAt);
-      if (endpoint) answers.push({ endpoint: endpoint.id, result });
+      // One instant for the intent's next attempt and the endpoint's hold (a Retry-After).
+      const endedAt = clock.now();
+      durations.set(claim.intent.key, endedAt - sentAt);
+      if (endpoint) answers.push({ endpoint: endpoint.id, result, endedAt });
       const settled = settleAttempt(
         claim.intent,
         claim.token,
         claim.intent.attemptCount + 1,
         result,
-        clock.now(),
+        endedAt,
         random,
       );
-      return abortIfAsked(settled, result, clock.now());
+      return abortIfAsked(settled, result, endedAt);
     }),
   );
   if (settlements.length > 0) await settleSome(settlements, durations);

@@ -1,9 +1,8 @@
 import { InvalidOptionError } from '../contract/errors.js';
 import { newKey, validateKey } from '../contract/idempotency-key.js';
-import { DEFAULT_CLIENT_OPTIONS } from '../client/fetch-client.js';
-import { resolveRetryPolicy } from '../policy/retry-options.js';
 import type { Jitter } from '../policy/backoff.js';
-import type { IntentPolicy, NewIntent } from './intent.js';
+import type { NewIntent } from './intent.js';
+import { resolveOutboxPolicy, type OutboxRetryInput } from './outbox-policy.js';
 import { checkEndpointId } from './endpoint-input.js';
 
 /** What a caller says about one intent. Only `target` is required. */
@@ -24,12 +23,23 @@ export interface IntentInput {
   readonly secretHeaders?: readonly string[];
   /** The complete payload. @default empty */
   readonly body?: string | Uint8Array;
-  /** @default 3 */
+  /**
+   * The retry settings: each absent one is the endpoint's (`EndpointInput.retry`), else
+   * DEFAULT_OUTBOX_POLICY's (docs/outbox.md, "Retry schedule"). @default 8 (one per step, and one)
+   */
   readonly maxAttempts?: number;
+  /** Exponential backoff from this first step, in place of the schedule. @default none */
   readonly baseDelayMs?: number;
+  /** @default 36000000 (10 h) */
   readonly maxDelayMs?: number;
+  /** @default 'full' */
   readonly jitter?: Jitter;
+  /** @default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (DEFAULT_OUTBOX_SCHEDULE_MS) */
+  readonly schedule?: readonly number[] | null;
+  /** @default Infinity: any Retry-After before the deadline is obeyed */
   readonly maxRetryAfterMs?: number;
+  /** @default 0: a Retry-After is obeyed to the second */
+  readonly retryAfterJitterRatio?: number;
   /** @default 10000 */
   readonly attemptTimeoutMs?: number;
   /** No attempt starts at or after this instant. @default none */
@@ -53,8 +63,15 @@ const RESERVED = new Set([
   'host',
 ]);
 
-/** Validates an intent once, at the edge, and strips its secrets. */
-export function prepareIntent(input: IntentInput, nowMs: number): NewIntent {
+/**
+ * Validates an intent once, at the edge, and strips its secrets. `retryBase`: its endpoint's
+ * retry settings, under the intent's own.
+ */
+export function prepareIntent(
+  input: IntentInput,
+  nowMs: number,
+  retryBase: OutboxRetryInput = {},
+): NewIntent {
   if (typeof input !== 'object' || input === null)
     throw new InvalidOptionError('intent', input, 'an object with a target');
   const key = input.key === undefined ? newKey() : validateKey(input.key);
@@ -81,20 +98,19 @@ export function prepareIntent(input: IntentInput, nowMs: number): NewIntent {
       );
     if (!secretHeaders.includes(lower)) headers[lower] = String(value);
   }
-  const { maxAttempts, baseDelayMs, maxDelayMs, jitter, maxRetryAfterMs } = resolveRetryPolicy({
-    ...(input.maxAttempts === undefined ? {} : { maxAttempts: input.maxAttempts }),
-    ...(input.baseDelayMs === undefined ? {} : { baseDelayMs: input.baseDelayMs }),
-    ...(input.maxDelayMs === undefined ? {} : { maxDelayMs: input.maxDelayMs }),
-    ...(input.jitter === undefined ? {} : { jitter: input.jitter }),
-    ...(input.maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs: input.maxRetryAfterMs }),
-  });
-  const attemptTimeoutMs = input.attemptTimeoutMs ?? DEFAULT_CLIENT_OPTIONS.attemptTimeoutMs;
-  if (!Number.isFinite(attemptTimeoutMs) || attemptTimeoutMs <= 0)
-    throw new InvalidOptionError(
-      'attemptTimeoutMs',
-      attemptTimeoutMs,
-      'a finite number of milliseconds > 0',
-    );
+  const policy = resolveOutboxPolicy(
+    {
+      maxAttempts: input.maxAttempts,
+      baseDelayMs: input.baseDelayMs,
+      maxDelayMs: input.maxDelayMs,
+      jitter: input.jitter,
+      schedule: input.schedule,
+      maxRetryAfterMs: input.maxRetryAfterMs,
+      retryAfterJitterRatio: input.retryAfterJitterRatio,
+      attemptTimeoutMs: input.attemptTimeoutMs,
+    },
+    retryBase,
+  );
   const deadlineAt = input.deadlineAt ?? null;
   if (deadlineAt !== null && !Number.isFinite(deadlineAt))
     throw new InvalidOptionError(
@@ -102,14 +118,6 @@ export function prepareIntent(input: IntentInput, nowMs: number): NewIntent {
       deadlineAt,
       'an instant in ms since the epoch, or null',
     );
-  const policy: IntentPolicy = {
-    maxAttempts,
-    baseDelayMs,
-    maxDelayMs,
-    jitter,
-    maxRetryAfterMs,
-    attemptTimeoutMs,
-  };
   const body =
     typeof input.body === 'string'
       ? new TextEncoder().encode(input.body)

@@ -1,10 +1,10 @@
 import { InvalidOptionError } from '../contract/errors.js';
 import type { RotatingSecret } from '../contract/secret-rotation.js';
-import { webhookKeyKind } from '../contract/webhook-keys.js';
+import { checkSigningKey } from '../contract/signing-key.js';
 
 /**
  * Checks the worker's `signingSecret` where options enter: every key signs (`whsec_` or `whsk_`,
- * well formed; a `whpk_` public key cannot), and a list keeps one secret that never expires, so
+ * well formed, as checkSigningKey checks every signing key; a `whpk_` public key cannot), and a list keeps one secret that never expires, so
  * no attempt ever goes out unsigned because a rotation's last secret ran out.
  */
 export function checkSigningSecrets(
@@ -19,8 +19,7 @@ export function checkSigningSecrets(
     const secret = typeof entry === 'string' ? entry : entry?.secret;
     if (typeof secret !== 'string')
       throw new InvalidOptionError('signingSecret', typeof entry, allowed);
-    if (webhookKeyKind(secret) === 'v1a-public-key')
-      throw new InvalidOptionError('signingSecret', 'a whpk_ public key', allowed);
+    checkSigningKey('signingSecret', secret);
   }
   if (!entries.some((entry) => typeof entry === 'string' || entry.expiresAt === null))
     throw new InvalidOptionError('signingSecret', 'only expiring secrets', allowed);

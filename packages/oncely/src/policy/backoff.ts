@@ -1,4 +1,5 @@
 import type { Random } from '../time/random.js';
+import { scheduledDelayMs } from './schedule.js';
 
 /**
  * Jitter spreads retries so that clients failing together do not come back together
@@ -15,6 +16,8 @@ export interface BackoffOptions {
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
   readonly jitter: Jitter;
+  /** Fixed steps in ms in place of the exponential form (schedule.ts); null or absent for none. */
+  readonly schedule?: readonly number[] | null | undefined;
 }
 
 /**
@@ -27,7 +30,9 @@ export function backoffDelayMs(
   random: Random,
   previousDelayMs = 0,
 ): number {
-  const { baseDelayMs, maxDelayMs, jitter } = options;
+  const { baseDelayMs, maxDelayMs, jitter, schedule } = options;
+  if (schedule != null && schedule.length > 0)
+    return scheduledDelayMs(retry, schedule, jitter, maxDelayMs, random);
   // A zero base stays zero: 0 * 2^1024 would be 0 * Infinity = NaN after about a thousand retries.
   const exponential =
     baseDelayMs === 0 ? 0 : Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, retry - 1));

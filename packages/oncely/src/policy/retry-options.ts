@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../contract/errors.js';
 import { DEFAULT_STATUS_TABLE, type StatusTable } from '../contract/status-class.js';
 import { JITTERS, type Jitter } from './backoff.js';
+import { SCHEDULE_JITTERS } from './schedule.js';
 
 /** Everything that shapes one intent's retries. Durations end in Ms, instants in At. */
 export interface RetryPolicyOptions {
@@ -8,11 +9,23 @@ export interface RetryPolicyOptions {
   readonly maxAttempts: number;
   /** First backoff step. @default 100 */
   readonly baseDelayMs: number;
-  /** Cap on a computed backoff (a server's Retry-After may ask for more). @default 10000 */
+  /**
+   * Cap on a computed backoff (a server's Retry-After may ask for more). A base or a schedule step
+   * above it is refused, never capped silently. @default 10000
+   */
   readonly maxDelayMs: number;
   /** @default 'full' */
   readonly jitter: Jitter;
-  /** The longest Retry-After we will honour; past it we stop instead of retrying early. @default 30000 */
+  /**
+   * Fixed waits in ms, the n-th before retry n, in place of the exponential backoff (its last one
+   * repeats past its end); jitter 'full' lengthens each by up to 10 % (policy/schedule.ts).
+   * @default null (exponential backoff from baseDelayMs)
+   */
+  readonly schedule: readonly number[] | null;
+  /**
+   * The longest Retry-After we will honour; past it we stop instead of retrying early. Infinity
+   * honours any that ends before the deadline. @default 30000
+   */
   readonly maxRetryAfterMs: number;
   /**
    * How far jitter may stretch a server-given delay, as a fraction of it: Retry-After 2 s waits
@@ -33,6 +46,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicyOptions = {
   baseDelayMs: 100,
   maxDelayMs: 10_000,
   jitter: 'full',
+  schedule: null,
   maxRetryAfterMs: 30_000,
   retryAfterJitterRatio: 0.5,
   deadlineAt: Number.POSITIVE_INFINITY,
@@ -56,7 +70,19 @@ export function resolveRetryPolicy(options: RetryPolicyInput = {}): RetryPolicyO
   }
   nonNegative('baseDelayMs', o.baseDelayMs);
   nonNegative('maxDelayMs', o.maxDelayMs);
-  nonNegative('maxRetryAfterMs', o.maxRetryAfterMs);
+  if (!(typeof o.maxRetryAfterMs === 'number' && o.maxRetryAfterMs >= 0))
+    throw new InvalidOptionError(
+      'maxRetryAfterMs',
+      o.maxRetryAfterMs,
+      'a number of milliseconds >= 0, or Infinity',
+    );
+  // A base past the cap would be cut to the cap on every retry: say so rather than do it.
+  if (o.schedule === null && o.baseDelayMs > o.maxDelayMs)
+    throw new InvalidOptionError(
+      'baseDelayMs',
+      o.baseDelayMs,
+      `at most maxDelayMs (${o.maxDelayMs}); raise maxDelayMs too`,
+    );
   if (
     !Number.isFinite(o.retryAfterJitterRatio) ||
     o.retryAfterJitterRatio < 0 ||
@@ -71,6 +97,7 @@ export function resolveRetryPolicy(options: RetryPolicyInput = {}): RetryPolicyO
   if (!JITTERS.includes(o.jitter)) {
     throw new InvalidOptionError('jitter', o.jitter, `one of ${JITTERS.join(', ')}`);
   }
+  checkSchedule(o.schedule, o.maxDelayMs, o.jitter);
   if (typeof o.deadlineAt !== 'number' || Number.isNaN(o.deadlineAt)) {
     throw new InvalidOptionError(
       options.closesAt !== undefined && options.deadlineAt === undefined
@@ -81,6 +108,30 @@ export function resolveRetryPolicy(options: RetryPolicyInput = {}): RetryPolicyO
     );
   }
   return o;
+}
+
+/** A schedule is steps within the cap, and a jitter a schedule knows. */
+function checkSchedule(schedule: unknown, maxDelayMs: number, jitter: Jitter): void {
+  if (schedule === null) return;
+  const steps = 'a non-empty list of waits in ms, each finite and >= 0';
+  if (!Array.isArray(schedule) || schedule.length === 0)
+    throw new InvalidOptionError('schedule', schedule, steps);
+  for (const step of schedule as unknown[]) {
+    if (typeof step !== 'number' || !Number.isFinite(step) || step < 0)
+      throw new InvalidOptionError('schedule', step, steps);
+    if (step > maxDelayMs)
+      throw new InvalidOptionError(
+        'schedule',
+        step,
+        `steps of at most maxDelayMs (${maxDelayMs}); raise maxDelayMs too`,
+      );
+  }
+  if (!SCHEDULE_JITTERS.includes(jitter))
+    throw new InvalidOptionError(
+      'jitter',
+      jitter,
+      `with a schedule, one of ${SCHEDULE_JITTERS.join(', ')}`,
+    );
 }
 
 function nonNegative(option: string, value: number): void {

@@ -1,7 +1,6 @@
 import type {
   AttemptEntry,
   FinalRecord,
-  IntentPolicy,
   IntentRecord,
   IntentState,
   NewIntent,
@@ -9,6 +8,7 @@ import type {
 import type { Outcome } from '../contract/status-class.js';
 import type { StopReason } from '../policy/decide.js';
 import { orderingDdl } from './journal-ordering.js';
+import { policyFromJson } from '../journal/outbox-policy.js';
 
 /**
  * The journal's two tables, shared by the SQL stores. Instants are integer ms on the worker's
@@ -148,7 +148,7 @@ export function rowToIntent(row: Record<string, unknown>): IntentRecord {
     headers: JSON.parse(String(row['headers'])) as Record<string, string>,
     secretHeaders: JSON.parse(String(row['secret_headers'])) as string[],
     body: new Uint8Array(row['body'] as Uint8Array),
-    policy: JSON.parse(String(row['policy'])) as IntentPolicy,
+    policy: policyFromJson(String(row['policy'])),
     deadlineAt: nullableNumber(row['deadline_at']),
     createdBy: String(row['created_by']),
     createdAt: Number(row['created_at']),

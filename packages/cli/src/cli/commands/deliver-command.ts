@@ -6,6 +6,8 @@ import { DEFAULT_DELIVER, DELIVER_METHODS, deliver, readData } from './deliver.j
 import { deliverJournaled } from './deliver-journal.js';
 import { parseHeader, parsePolicyFlags } from './deliver-options.js';
 import { openJournal } from './journal-options.js';
+import { formatDuration, parseRetryFlags, retryOptions, type RetryFlags } from './retry-flags.js';
+import { DEFAULT_RETRY_POLICY } from 'oncely/policy';
 
 /** What `oncely deliver --help` adds after the options. */
 const DELIVER_HELP = `
@@ -18,7 +20,7 @@ Example:
   npx oncely hook --port 8765 --hook-script 429@1x3,200 &
   npx oncely deliver http://127.0.0.1:8765/hooks/run-complete --data '{"run_id":"run-9"}' --key run-9 --deadline 30s`;
 
-interface DeliverFlags {
+interface DeliverFlags extends RetryFlags {
   data: string;
   key?: string;
   method: string;
@@ -26,48 +28,54 @@ interface DeliverFlags {
   maxAttempts?: string;
   deadline?: string;
   attemptTimeout?: string;
-  baseDelay?: string;
   json?: boolean;
   journal?: string;
+  create?: boolean;
 }
 
 /** `oncely deliver URL --data JSON`: one notification, delivered with retries under one key. */
 export function registerDeliver(program: Command, io: CliIo = processIo): void {
-  program
-    .command('deliver')
-    .description(
-      'deliver one notification: one key on every attempt, Retry-After obeyed, every attempt printed',
-    )
-    // Both checked in the action, so that a bare `deliver` names everything it lacks at once.
-    .argument('[url]', 'where to send it, e.g. http://127.0.0.1:8765/hooks/run-complete (required)')
-    .option(
-      '-d, --data <json>',
-      'the JSON body, sent byte for byte (@FILE reads a file) (required)',
-    )
-    .option('-k, --key <key>', 'the Idempotency-Key (default: derived from method, URL and data)')
-    .addOption(
-      new Option('-X, --method <method>', 'HTTP method')
-        .choices(DELIVER_METHODS)
-        .default(DEFAULT_DELIVER.method),
-    )
-    .option(
-      '-H, --header <name: value>',
-      'an extra request header (repeatable)',
-      (v: string, all: string[] | undefined) => [...(all ?? []), v],
-    )
-    .option(
-      '-n, --max-attempts <n>',
-      `attempts in all, the first included (default: ${DEFAULT_DELIVER.maxAttempts})`,
-    )
-    .option(
-      '--deadline <when>',
-      'no attempt starts after this: a duration (30s, 1500ms) or an ISO instant',
-    )
-    .option('--attempt-timeout <duration>', 'one attempt may take this long (default: 10s)')
-    .option(
-      '--base-delay <duration>',
-      'first backoff step when the server gives no Retry-After (default: 100ms)',
-    )
+  retryOptions(
+    program
+      .command('deliver')
+      .description(
+        'deliver one notification: one key on every attempt, Retry-After obeyed, every attempt printed',
+      )
+      // Both checked in the action, so that a bare `deliver` names everything it lacks at once.
+      .argument(
+        '[url]',
+        'where to send it, e.g. http://127.0.0.1:8765/hooks/run-complete (required)',
+      )
+      .option(
+        '-d, --data <json>',
+        'the JSON body, sent byte for byte (@FILE reads a file) (required)',
+      )
+      .option('-k, --key <key>', 'the Idempotency-Key (default: derived from method, URL and data)')
+      .addOption(
+        new Option('-X, --method <method>', 'HTTP method')
+          .choices(DELIVER_METHODS)
+          .default(DEFAULT_DELIVER.method),
+      )
+      .option(
+        '-H, --header <name: value>',
+        'an extra request header (repeatable)',
+        (v: string, all: string[] | undefined) => [...(all ?? []), v],
+      )
+      .option(
+        '-n, --max-attempts <n>',
+        `attempts in all, the first included (default: ${DEFAULT_DELIVER.maxAttempts})`,
+      )
+      .option(
+        '--deadline <when>',
+        'no attempt starts after this: a duration (30s, 1500ms) or an ISO instant',
+      )
+      .option('--attempt-timeout <duration>', 'one attempt may take this long (default: 10s)'),
+    {
+      schedule: `none: exponential backoff from ${formatDuration(DEFAULT_RETRY_POLICY.baseDelayMs)}`,
+      maxDelay: formatDuration(DEFAULT_RETRY_POLICY.maxDelayMs),
+      maxRetryAfter: formatDuration(DEFAULT_RETRY_POLICY.maxRetryAfterMs),
+    },
+  )
     .option(
       '--json',
       'print the result as JSON: report (every attempt), final status, body, Idempotent-Replayed',
@@ -76,6 +84,7 @@ export function registerDeliver(program: Command, io: CliIo = processIo): void {
       '--journal <file>',
       'record the intent in this SQLite journal first; run again after a crash to resume it under the same key',
     )
+    .option('--create', 'start a new --journal file if none is there (else it is refused)')
     .addHelpText('after', DELIVER_HELP)
     .action((urlArgument: string | undefined, flags: DeliverFlags) =>
       runDeliver(urlArgument, flags, io),
@@ -110,7 +119,7 @@ async function runDeliver(
           true,
           'no --json with --journal (see `oncely outbox show KEY`)',
         );
-      const journal = await openJournal({ journal: flags.journal });
+      const journal = await openJournal({ journal: flags.journal, create: flags.create === true });
       try {
         io.exit(
           await deliverJournaled(
@@ -121,6 +130,7 @@ async function runDeliver(
               key: flags.key === undefined ? undefined : validateKey(flags.key),
               headers: (flags.header ?? []).map(parseHeader),
               ...parsePolicyFlags(flags, systemClock.now()),
+              ...parseRetryFlags(flags, DEFAULT_RETRY_POLICY.maxDelayMs),
             },
             journal,
             { out: io.out, err: io.err, signal: controller.signal },
@@ -139,6 +149,7 @@ async function runDeliver(
         key: flags.key,
         headers: (flags.header ?? []).map(parseHeader),
         ...parsePolicyFlags(flags, systemClock.now()),
+        ...parseRetryFlags(flags, DEFAULT_RETRY_POLICY.maxDelayMs),
         json: flags.json === true,
       },
       { out: io.out, err: io.err, signal: controller.signal },

@@ -1,4 +1,5 @@
 import { HEADER, type Journal } from 'oncely';
+import { DEFAULT_RETRY_POLICY } from 'oncely/policy';
 import { formatAttemptEntry, formatIntentLine } from './format-intent.js';
 import { type DeliverRequest, DEFAULT_DELIVER, resolveDelivery } from './deliver.js';
 import { exitCodeForIntent, runOutbox } from './outbox-run.js';
@@ -44,7 +45,15 @@ export async function deliverJournaled(
     body: request.data,
     maxAttempts: request.maxAttempts ?? DEFAULT_DELIVER.maxAttempts,
     attemptTimeoutMs: request.attemptTimeoutMs ?? DEFAULT_DELIVER.attemptTimeoutMs,
-    ...(request.baseDelayMs === undefined ? {} : { baseDelayMs: request.baseDelayMs }),
+    // `deliver` is the interactive client, journaled or not: its short waits, not the outbox's
+    // day-long schedule (DESIGN.md, "Defaults per role").
+    ...(request.schedule === undefined
+      ? { baseDelayMs: request.baseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs }
+      : { schedule: request.schedule }),
+    maxDelayMs: request.maxDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
+    maxRetryAfterMs: request.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxRetryAfterMs,
+    retryAfterJitterRatio: DEFAULT_RETRY_POLICY.retryAfterJitterRatio,
+    jitter: DEFAULT_RETRY_POLICY.jitter,
     ...(request.deadlineAt === undefined ? {} : { deadlineAt: request.deadlineAt }),
     createdBy: 'oncely deliver',
   });

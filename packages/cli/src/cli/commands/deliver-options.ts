@@ -60,14 +60,13 @@ export interface PolicyFlags {
   readonly maxAttempts?: string;
   readonly deadline?: string;
   readonly attemptTimeout?: string;
-  readonly baseDelay?: string;
 }
 
-/** Parses the shared policy flags; only the ones given appear in the result. */
+/** Parses the shared policy flags; only the ones given appear in the result (the waits: retry-flags.ts). */
 export function parsePolicyFlags(
   flags: PolicyFlags,
   nowMs: number,
-): { maxAttempts?: number; deadlineAt?: number; attemptTimeoutMs?: number; baseDelayMs?: number } {
+): { maxAttempts?: number; deadlineAt?: number; attemptTimeoutMs?: number } {
   return {
     ...(flags.maxAttempts === undefined
       ? {}
@@ -76,8 +75,5 @@ export function parsePolicyFlags(
     ...(flags.attemptTimeout === undefined
       ? {}
       : { attemptTimeoutMs: parseDurationMs('--attempt-timeout', flags.attemptTimeout) }),
-    ...(flags.baseDelay === undefined
-      ? {}
-      : { baseDelayMs: parseDurationMs('--base-delay', flags.baseDelay) }),
   };
 }

@@ -43,6 +43,9 @@ export interface DeliverRequest {
   readonly deadlineAt?: number;
   readonly attemptTimeoutMs?: number;
   readonly baseDelayMs?: number;
+  readonly maxDelayMs?: number;
+  readonly maxRetryAfterMs?: number;
+  readonly schedule?: readonly number[];
   readonly json?: boolean;
 }
 
@@ -137,6 +140,9 @@ export async function deliver(request: DeliverRequest, io: DeliverIo): Promise<D
     ...(io.fetch ? { fetch: io.fetch } : {}),
     ...(io.random ? { random: io.random } : {}),
     ...(request.baseDelayMs === undefined ? {} : { baseDelayMs: request.baseDelayMs }),
+    ...(request.maxDelayMs === undefined ? {} : { maxDelayMs: request.maxDelayMs }),
+    ...(request.maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs: request.maxRetryAfterMs }),
+    ...(request.schedule === undefined ? {} : { schedule: request.schedule }),
   });
   const startedAt = clock.now();
   if (!request.json) {

@@ -1,13 +1,36 @@
-import type { AttemptEntry, IntentRecord, IntentReport } from 'oncely';
+import { PARKED_AT, type AttemptEntry, type IntentRecord, type IntentReport } from 'oncely';
+import { formatDuration } from './retry-flags.js';
 
 const iso = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
+
+/**
+ * When a pending intent goes next. A parked one (its endpoint paused or disabled) waits for a
+ * person, not a time: its stored instant (9999-12-31) would read as a date.
+ */
+export function formatNext(intent: IntentRecord): string {
+  if (intent.nextAttemptAt >= PARKED_AT)
+    return `parked: endpoint ${intent.endpoint ?? '?'} is paused or disabled (outbox endpoint resume)`;
+  return `next ${iso(intent.nextAttemptAt)}`;
+}
+
+/** The waits of an intent's policy: its schedule, or its backoff, and the Retry-After it obeys. */
+export function formatWaits(policy: IntentRecord['policy']): string {
+  const waits =
+    policy.schedule != null
+      ? `schedule ${policy.schedule.map(formatDuration).join(', ')} (${policy.jitter === 'none' ? 'exact' : 'up to +10 % jitter'})`
+      : `backoff ${policy.baseDelayMs}..${policy.maxDelayMs} ms (${policy.jitter} jitter)`;
+  const retryAfter = Number.isFinite(policy.maxRetryAfterMs)
+    ? `Retry-After obeyed up to ${formatDuration(policy.maxRetryAfterMs)}`
+    : 'Retry-After obeyed up to the deadline';
+  return `${waits}; ${retryAfter}`;
+}
 
 /** One line per intent, for `oncely outbox list`. */
 export function formatIntentLine(intent: IntentRecord): string {
   const attempts = `${intent.attemptCount}/${intent.policy.maxAttempts}`;
   const why = intent.outcome
     ? `${intent.outcome.stopReason}${intent.outcome.status === null ? '' : ` ${intent.outcome.status}`}`
-    : `next ${iso(intent.nextAttemptAt)}`;
+    : formatNext(intent);
   const order = intent.orderingKey === null ? '' : `  order ${intent.orderingKey}`;
   return `${intent.state.padEnd(9)}  ${attempts.padStart(5)}  ${intent.key}  ${intent.method} ${intent.target}  ${why}${order}`;
 }
@@ -41,11 +64,12 @@ export function formatIntentReport({ intent, attempts }: IntentReport): string {
     ...(intent.orderingKey === null
       ? []
       : [`  ordering key ${intent.orderingKey}: after every earlier intent of this key`]),
-    `  attempts ${intent.attemptCount} of ${intent.policy.maxAttempts}; timeout ${intent.policy.attemptTimeoutMs} ms; backoff ${intent.policy.baseDelayMs}..${intent.policy.maxDelayMs} ms (${intent.policy.jitter} jitter)`,
+    `  attempts ${intent.attemptCount} of ${intent.policy.maxAttempts}; timeout ${intent.policy.attemptTimeoutMs} ms; ${formatWaits(intent.policy)}`,
     `  headers ${JSON.stringify(intent.headers)}${intent.secretHeaders.length > 0 ? `; re-supplied at send time: ${intent.secretHeaders.join(', ')}` : ''}`,
     `  payload ${intent.body.byteLength} bytes: ${preview(intent.body)}`,
   ];
-  if (intent.state === 'pending') lines.push(`  next attempt at ${iso(intent.nextAttemptAt)}`);
+  if (intent.state === 'pending')
+    lines.push(`  ${formatNext(intent).replace(/^next /, 'next attempt at ')}`);
   if (intent.outcome) {
     const o = intent.outcome;
     lines.push(

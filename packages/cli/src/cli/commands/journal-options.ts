@@ -1,8 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidOptionError, createJournal, type Journal, type JournalStore } from 'oncely';
 import { importOptionalDriver } from '../../shared/optional-driver.js';
+import { checkJournalFile } from './journal-file.js';
 
 /** Where the CLI keeps its journal unless told otherwise. */
 export const DEFAULT_JOURNAL_FILE = 'oncely-data/journal.db';
@@ -10,15 +9,18 @@ export const DEFAULT_JOURNAL_FILE = 'oncely-data/journal.db';
 export interface JournalFlags {
   journal?: string;
   db?: string;
+  /** Start a new SQLite journal when none is at the path (journal-file.ts). */
+  create?: boolean;
 }
 
-/** Adds `--journal FILE` and `--db URL` to a command. */
+/** Adds `--journal FILE`, `--create` and `--db URL` to a command. */
 export function journalOptions(
   command: Command,
   journalHelp = `the SQLite journal file (default: ${DEFAULT_JOURNAL_FILE})`,
 ): Command {
   return command
     .option('--journal <file>', journalHelp)
+    .option('--create', 'start a new journal at that path if none is there (else it is refused)')
     .option(
       '--db <url>',
       'a postgres:// URL: the journal on PostgreSQL (shared by several workers)',
@@ -53,11 +55,9 @@ export async function openJournal(flags: JournalFlags): Promise<Journal<unknown>
       'the SQLite journal',
       () => import('oncely/stores/sqlite'),
     );
+    checkJournalFile(file, flags.create === true, openSqliteDatabase);
     store = createSqliteJournalStore({
-      database: () => {
-        mkdirSync(dirname(file), { recursive: true });
-        return openSqliteDatabase(file);
-      },
+      database: () => openSqliteDatabase(file),
     }) as JournalStore<unknown>;
   }
   return createJournal({ store });

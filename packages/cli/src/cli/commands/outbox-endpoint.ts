@@ -1,5 +1,14 @@
 import type { Command } from 'commander';
-import { InvalidOptionError, type DisabledNotice, type EndpointRecord, systemClock } from 'oncely';
+import {
+  checkSigningKey,
+  DEFAULT_OUTBOX_POLICY,
+  EndpointStateError,
+  generateWebhookSecret,
+  InvalidOptionError,
+  type DisabledNotice,
+  type EndpointRecord,
+  systemClock,
+} from 'oncely';
 import type { CliIo } from '../cli-io.js';
 import { registerEndpointEdit } from './outbox-endpoint-edit.js';
 import { parseDurationMs, parsePositiveInt } from './deliver-options.js';
@@ -14,8 +23,17 @@ import {
   type JournalFlags,
   withJournal,
 } from './journal-options.js';
+import {
+  OUTBOX_RETRY_HELP,
+  parseRetryFlags,
+  retryOptions,
+  type RetryFlags,
+} from './retry-flags.js';
+import { signingKeysFromEnv } from './webhook-key-flags.js';
+import { showOnce } from './shown-once.js';
 
-interface AddFlags extends JournalFlags, SubscriptionFlags {
+interface AddFlags extends JournalFlags, RetryFlags, SubscriptionFlags {
+  maxAttempts?: string;
   rate?: string;
   secretEnv?: string;
   breakerRatio?: string;
@@ -29,7 +47,11 @@ interface AddFlags extends JournalFlags, SubscriptionFlags {
 export function formatEndpointLine(e: EndpointRecord, nowMs = systemClock.now()): string {
   const rate = e.settings.ratePerSecond === null ? 'no limit' : `${e.settings.ratePerSecond}/s`;
   const slowed = e.health.slowUntil > nowMs ? ' slowed' : '';
-  const deferred = e.health.deferredUntil > nowMs ? ' deferred' : '';
+  // The instant its intents' next attempts show too (a Retry-After holds both to one instant).
+  const deferred =
+    e.health.deferredUntil > nowMs
+      ? ` held until ${new Date(e.health.deferredUntil).toISOString()}`
+      : '';
   const reason = e.stateReason === null ? '' : `  (${e.stateReason})`;
   return `${e.id.padEnd(16)} ${e.state.padEnd(8)} breaker ${e.health.breaker.padEnd(9)} ${rate}${slowed}${deferred}  ${e.url}${reason}`;
 }
@@ -109,34 +131,50 @@ export function registerOutboxEndpoint(outbox: Command, io: CliIo): void {
 
 function registerAdd(endpoint: Command, io: CliIo): void {
   journalOptions(
-    subscriptionOptions(endpoint.command('add'), false)
-      .description('add an endpoint; intents name it with `outbox add --endpoint NAME`')
-      .argument('<name>', 'letters, digits, . _ -')
-      .argument('<url>', 'where its intents are sent')
-      .option('--rate <n>', 'messages per second, across every worker (default: no limit)')
-      .option(
-        '--secret-env <VAR>',
-        'its whsec_ secret or whsk_ secret key, from this variable (default: a fresh whsec_, printed once)',
-      )
-      .option('--breaker-ratio <r>', 'open the breaker at this failure ratio (default: 0.5)')
-      .option('--breaker-min <n>', 'requests in a window before the breaker judges (default: 10)')
-      .option('--breaker-window <duration>', "the breaker's window (default: 30s)")
-      .option('--breaker-cool-down <duration>', 'open this long before one probe (default: 10s)')
-      .option(
-        '--auto-disable-after <duration>',
-        'disable after only failures this long (default: 5d)',
-      ),
+    retryOptions(
+      subscriptionOptions(endpoint.command('add'), false)
+        .description('add an endpoint; intents name it with `outbox add --endpoint NAME`')
+        .argument('<name>', 'letters, digits, . _ -')
+        .argument('<url>', 'where its intents are sent')
+        .option('--rate <n>', 'messages per second, across every worker (default: no limit)')
+        .option(
+          '--secret-env <VAR>',
+          'its signing keys (whsec_ or whsk_), space-separated, from this variable (default: a fresh whsec_ secret, printed once)',
+        )
+        .option('--breaker-ratio <r>', 'open the breaker at this failure ratio (default: 0.5)')
+        .option('--breaker-min <n>', 'requests in a window before the breaker judges (default: 10)')
+        .option('--breaker-window <duration>', "the breaker's window (default: 30s)")
+        .option('--breaker-cool-down <duration>', 'open this long before one probe (default: 10s)')
+        .option(
+          '--auto-disable-after <duration>',
+          'disable after only failures this long (default: 5d)',
+        )
+        .option(
+          '-n, --max-attempts <n>',
+          `its intents' attempts in all (default: ${DEFAULT_OUTBOX_POLICY.maxAttempts}, or one per --schedule step and one)`,
+        ),
+      OUTBOX_RETRY_HELP,
+      false,
+    ),
   ).action((id: string, url: string, flags: AddFlags) =>
     withJournal(flags, async (journal) => {
-      const secret =
+      const secrets =
         flags.secretEnv === undefined
           ? undefined
-          : secretFromEnv('--secret-env', flags.secretEnv, io.env);
-      const e = await journal.endpoints.add({
+          : signingKeysFromEnv('--secret-env', flags.secretEnv, io.env);
+      const waits = parseRetryFlags(flags, DEFAULT_OUTBOX_POLICY.maxDelayMs);
+      const fresh = secrets === undefined ? generateWebhookSecret() : undefined;
+      const input = {
         id,
         url,
         ...subscriptionFromFlags(flags),
-        ...(secret === undefined ? {} : { secrets: [secret] }),
+        secrets: secrets ?? [fresh!],
+        retry: {
+          ...waits,
+          ...(flags.maxAttempts === undefined
+            ? {}
+            : { maxAttempts: parsePositiveInt('--max-attempts', flags.maxAttempts) }),
+        },
         ...(flags.rate === undefined
           ? {}
           : { ratePerSecond: positiveNumber('--rate', flags.rate) }),
@@ -159,9 +197,14 @@ function registerAdd(endpoint: Command, io: CliIo): void {
           : {
               autoDisableAfterMs: parseDurationMs('--auto-disable-after', flags.autoDisableAfter),
             }),
-      });
-      io.out(`added: ${formatEndpointLine(e)}\n`);
-      if (secret === undefined) io.out(`signing secret (shown once): ${e.secrets[0]!.secret}\n`);
+      };
+      // A fresh secret is shown before the endpoint exists: never one made with a lost secret.
+      if (fresh !== undefined) {
+        if (await journal.endpoints.get(id))
+          throw new EndpointStateError(id, `endpoint ${id} exists already`);
+        await showOnce(io, `signing secret (shown once): ${fresh}\n`);
+      }
+      io.out(`added: ${formatEndpointLine(await journal.endpoints.add(input))}\n`);
     }),
   );
 }
@@ -175,7 +218,7 @@ function registerRotate(endpoint: Command, io: CliIo): void {
       .option('--overlap <duration>', 'how long attempts carry the old signatures too', '24h')
       .option(
         '--secret-env <VAR>',
-        'the new whsec_ secret or whsk_ key, from this variable (default: a fresh whsec_, printed once)',
+        'the new signing key (whsec_ or whsk_), from this variable (default: a fresh whsec_ secret, printed once)',
       ),
   ).action((id: string, flags: JournalFlags & { overlap: string; secretEnv?: string }) =>
     withJournal(flags, async (journal) => {
@@ -183,13 +226,27 @@ function registerRotate(endpoint: Command, io: CliIo): void {
       const given =
         flags.secretEnv === undefined
           ? undefined
-          : secretFromEnv('--secret-env', flags.secretEnv, io.env);
-      const { endpoint: e, secret } = await journal.endpoints.rotateSecret(id, {
+          : checkSigningKey(
+              `--secret-env ${flags.secretEnv}`,
+              secretFromEnv('--secret-env', flags.secretEnv, io.env),
+            );
+      if (given === undefined) {
+        // Shown before the rotation, as `endpoint add` shows its own (shown-once.ts).
+        if (!(await journal.endpoints.get(id)))
+          throw new EndpointStateError(id, `no endpoint ${JSON.stringify(id)} in the journal`);
+        const fresh = generateWebhookSecret();
+        await showOnce(io, `new signing secret (shown once): ${fresh}\n`);
+        const { endpoint: e } = await journal.endpoints.rotateSecret(id, {
+          overlapMs,
+          secret: fresh,
+        });
+        return io.out(`rotated: ${formatEndpointLine(e)}\n`);
+      }
+      const { endpoint: e } = await journal.endpoints.rotateSecret(id, {
         overlapMs,
-        ...(given === undefined ? {} : { secret: given }),
+        secret: given,
       });
       io.out(`rotated: ${formatEndpointLine(e)}\n`);
-      if (given === undefined) io.out(`new signing secret (shown once): ${secret}\n`);
     }),
   );
 }

@@ -35,7 +35,17 @@ export function registerOutboxList(outbox: Command, io: CliIo): void {
         limit,
         ...(flags.after === undefined ? {} : { after: flags.after }),
       });
-      if (flags.json) return out(`${JSON.stringify(intents.map(withoutBodies), null, 2)}\n`);
+      if (flags.json) {
+        // --attempts adds each intent's attempts, in JSON as in text (it used to leave them out).
+        const rows = await Promise.all(
+          intents.map(async (intent) =>
+            flags.attempts
+              ? { ...withoutBodies(intent), attempts: await journal.store.attempts(intent.key) }
+              : withoutBodies(intent),
+          ),
+        );
+        return out(`${JSON.stringify(rows, null, 2)}\n`);
+      }
       for (const intent of intents) {
         out(`${formatIntentLine(intent)}\n`);
         if (flags.attempts)

@@ -1,6 +1,7 @@
 import cliProgress from 'cli-progress';
 import {
   type IntentRecord,
+  type IntentState,
   type StateCounts,
   type Journal,
   createOutboxWorker,
@@ -50,6 +51,22 @@ export function exitCodeForIntent(intent: IntentRecord): number {
   }
 }
 
+/** What one `outbox run` did: the intents it finished, by state, and the journal after it. */
+export interface RunSummary {
+  /** Intents this run settled for good (pending is always 0 here). */
+  readonly finished: StateCounts;
+  /** The whole journal when the run ended (its pending ones are what is left). */
+  readonly journal: StateCounts;
+}
+
+/** The dead-letter states: what `--fail-on-dead` counts. */
+const DEAD = ['refused', 'gave_up', 'unknown'] as const;
+
+/** How many intents this run left dead (refused, gave up, unknown). */
+export function deadLettersMade(summary: RunSummary): number {
+  return DEAD.reduce((n, state) => n + summary.finished[state], 0);
+}
+
 export function formatCounts(counts: StateCounts): string {
   return (
     Object.entries(counts)
@@ -67,8 +84,16 @@ export async function runOutbox(
   journal: Journal<unknown>,
   flags: RunFlags,
   io: RunIo,
-): Promise<StateCounts> {
+): Promise<RunSummary> {
   const before = await journal.counts();
+  const finishedByState: Record<IntentState, number> = {
+    pending: 0,
+    delivered: 0,
+    refused: 0,
+    gave_up: 0,
+    unknown: 0,
+    cancelled: 0,
+  };
   const bar =
     io.progressBar && !flags.watch
       ? new cliProgress.SingleBar(
@@ -96,6 +121,7 @@ export async function runOutbox(
       return;
     }
     finished += 1;
+    finishedByState[event.state] += 1;
     if (bar) bar.update(finished, { detail: `${event.key}: ${event.state}` });
     else
       io.out(
@@ -121,7 +147,7 @@ export async function runOutbox(
   } finally {
     bar?.stop();
   }
-  return journal.counts();
+  return { finished: finishedByState, journal: await journal.counts() };
 }
 
 export { EXIT };

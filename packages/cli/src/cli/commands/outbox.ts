@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { InvalidOptionError, systemClock } from 'oncely';
+import { DEFAULT_OUTBOX_POLICY, InvalidOptionError, systemClock } from 'oncely';
 import { formatIntentLine, formatIntentReport } from './format-intent.js';
 import { EXIT } from '../exit.js';
 import {
@@ -16,17 +16,23 @@ import {
   withJournal,
 } from './journal-options.js';
 import { registerKeygen } from './outbox-keygen.js';
+import {
+  OUTBOX_RETRY_HELP,
+  parseRetryFlags,
+  retryOptions,
+  type RetryFlags,
+} from './retry-flags.js';
 import { signingKeysFromEnv } from './webhook-key-flags.js';
 import { registerOutboxList } from './outbox-list.js';
 import { registerOutboxReplay } from './outbox-replay.js';
-import { formatCounts, runOutbox } from './outbox-run.js';
+import { deadLettersMade, formatCounts, runOutbox } from './outbox-run.js';
 import { registerOutboxUi } from './outbox-ui.js';
 import { registerOutboxServe } from './outbox-serve.js';
 import { registerOutboxPublish } from './outbox-publish.js';
 import { processIo, type CliIo } from '../cli-io.js';
 import { parseDisabledNotice, registerOutboxEndpoint } from './outbox-endpoint.js';
 
-interface AddFlags extends JournalFlags {
+interface AddFlags extends JournalFlags, RetryFlags {
   data: string;
   key?: string;
   method: string;
@@ -35,7 +41,6 @@ interface AddFlags extends JournalFlags {
   maxAttempts?: string;
   deadline?: string;
   attemptTimeout?: string;
-  baseDelay?: string;
   createdBy?: string;
   orderingKey?: string;
 }
@@ -49,6 +54,7 @@ interface RunCommandFlags extends JournalFlags {
   signingSecretEnv?: string;
   worker?: string;
   notifyDisabled?: string;
+  failOnDead?: boolean;
 }
 
 export function registerOutbox(program: Command, io: CliIo = processIo): void {
@@ -79,32 +85,37 @@ export function registerOutbox(program: Command, io: CliIo = processIo): void {
 function registerAdd(outbox: Command, io: CliIo): void {
   const { out } = io;
   journalOptions(
-    outbox
-      .command('add')
-      .description('record an intent durably without sending it (the worker sends it)')
-      .argument('[url]', 'where to send it (none with --endpoint)')
-      .option('--endpoint <name>', 'send to this endpoint: its URL, secrets, state, throttle')
-      .requiredOption('-d, --data <body>', 'the payload, kept byte for byte')
-      .option('-k, --key <key>', 'the idempotency key (default: a fresh UUID)')
-      .option('-X, --method <method>', 'HTTP method', 'POST')
-      .option('-H, --header <name: value>', 'a request header (repeatable)', collect)
-      .option(
-        '--secret-header <name>',
-        'a header whose value is never written down: re-supplied by `outbox run --secret` (repeatable)',
-        collect,
-      )
-      .option('-n, --max-attempts <n>', 'attempts in all (default: 3)')
-      .option(
-        '--deadline <when>',
-        'no attempt starts after this: a duration (30s) or an ISO instant',
-      )
-      .option('--attempt-timeout <duration>', 'one attempt may take this long (default: 10s)')
-      .option('--base-delay <duration>', 'first backoff step (default: 100ms)')
-      .option('--created-by <name>', 'who records it (default: oncely-cli)')
-      .option(
-        '--ordering-key <key>',
-        'sent only after every earlier intent with this ordering key has finished (FIFO)',
-      ),
+    retryOptions(
+      outbox
+        .command('add')
+        .description('record an intent durably without sending it (the worker sends it)')
+        .argument('[url]', 'where to send it (none with --endpoint)')
+        .option('--endpoint <name>', 'send to this endpoint: its URL, secrets, state, throttle')
+        .requiredOption('-d, --data <body>', 'the payload, kept byte for byte')
+        .option('-k, --key <key>', 'the idempotency key (default: a fresh UUID)')
+        .option('-X, --method <method>', 'HTTP method', 'POST')
+        .option('-H, --header <name: value>', 'a request header (repeatable)', collect)
+        .option(
+          '--secret-header <name>',
+          'a header whose value is never written down: re-supplied by `outbox run --secret` (repeatable)',
+          collect,
+        )
+        .option(
+          '-n, --max-attempts <n>',
+          `attempts in all (default: ${DEFAULT_OUTBOX_POLICY.maxAttempts}, or one per --schedule step and one)`,
+        )
+        .option(
+          '--deadline <when>',
+          'no attempt starts after this: a duration (30s) or an ISO instant',
+        )
+        .option('--attempt-timeout <duration>', 'one attempt may take this long (default: 10s)')
+        .option('--created-by <name>', 'who records it (default: oncely-cli)')
+        .option(
+          '--ordering-key <key>',
+          'sent only after every earlier intent with this ordering key has finished (FIFO)',
+        ),
+      OUTBOX_RETRY_HELP,
+    ),
   ).action((url: string | undefined, flags: AddFlags & { endpoint?: string }) =>
     withJournal(flags, async (journal) => {
       const headers = Object.fromEntries((flags.header ?? []).map(parseHeader));
@@ -119,6 +130,7 @@ function registerAdd(outbox: Command, io: CliIo): void {
         ...(flags.key === undefined ? {} : { key: flags.key }),
         ...(flags.orderingKey === undefined ? {} : { orderingKey: flags.orderingKey }),
         ...parsePolicyFlags(flags, systemClock.now()),
+        ...parseRetryFlags(flags, DEFAULT_OUTBOX_POLICY.maxDelayMs),
       });
       out(`${created ? 'recorded' : 'already recorded'}: ${formatIntentLine(intent)}\n`);
     }),
@@ -178,10 +190,14 @@ function registerRun(outbox: Command, io: CliIo): void {
       .option(
         '--notify-disabled <url|endpoint:NAME>',
         'where to send a notice when an endpoint is disabled',
+      )
+      .option(
+        '--fail-on-dead',
+        `exit ${EXIT.deadLetters} when this run left dead letters (refused, gave_up, unknown)`,
       ),
   ).action((flags: RunCommandFlags) =>
     withJournal(flags, async (journal, signal) => {
-      const counts = await runOutbox(
+      const summary = await runOutbox(
         journal,
         {
           leaseMs: parseDurationMs('--lease', flags.lease),
@@ -198,12 +214,21 @@ function registerRun(outbox: Command, io: CliIo): void {
         },
         { out, err, progressBar: io.errIsTTY, signal },
       );
-      out(`outbox: ${formatCounts(counts)}\n`);
-      if (counts.pending > 0 && !signal.aborted) {
+      // This run's own work first: the journal may hold intents of other runs and workers.
+      out(
+        `outbox run: ${formatCounts(summary.finished).replace('no intents', 'no intent finished')}; journal now: ${formatCounts(summary.journal)}\n`,
+      );
+      const pending = summary.journal.pending;
+      if (pending > 0 && !signal.aborted) {
         err(
-          `oncely: ${counts.pending} intent(s) still pending: a secret header has no --secret, their endpoint is paused or disabled, or another worker holds them\n`,
+          `oncely: ${pending} intent(s) still pending: a secret header has no --secret, their endpoint is paused or disabled, or another worker holds them\n`,
         );
         io.exit(EXIT.failure);
+      }
+      const dead = deadLettersMade(summary);
+      if (flags.failOnDead && dead > 0) {
+        err(`oncely: this run left ${dead} dead letter(s): oncely outbox list --dead\n`);
+        io.exit(EXIT.deadLetters);
       }
     }),
   );

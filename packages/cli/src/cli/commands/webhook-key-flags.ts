@@ -1,4 +1,4 @@
-import { InvalidOptionError, webhookKeyKind, type WebhookKeyKind } from 'oncely';
+import { checkSigningKey, InvalidOptionError, webhookKeyKind, type WebhookKeyKind } from 'oncely';
 import { secretFromEnv } from './journal-options.js';
 
 /**
@@ -11,7 +11,17 @@ export function signingKeysFromEnv(
   variable: string,
   env: NodeJS.ProcessEnv,
 ): string[] {
-  return keysFromEnv(option, variable, env, ['v1-secret', 'v1a-secret-key'], 'whsec_ or whsk_');
+  const keys = keysFromEnv(
+    option,
+    variable,
+    env,
+    ['v1-secret', 'v1a-secret-key'],
+    'whsec_ or whsk_',
+  );
+  // A sender's keys are checked as the library checks every signing key: `hello` would pass the
+  // receiver's lenient form (bare base64) and sign as a raw key that no receiver holds.
+  for (const key of keys) checkSigningKey(`${option} ${variable}`, key);
+  return keys;
 }
 
 /**

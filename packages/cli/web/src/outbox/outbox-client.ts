@@ -10,6 +10,8 @@ export interface IntentSummary {
   readonly sawUnknown: boolean;
   readonly createdAt: string;
   readonly nextAttemptAt: string | null;
+  /** Pending on a paused or disabled endpoint: no next instant until it resumes. */
+  readonly parked: boolean;
   readonly finishedAt: string | null;
   readonly stopReason: string | null;
   readonly status: number | null;

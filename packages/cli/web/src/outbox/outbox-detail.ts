@@ -23,7 +23,13 @@ export function renderFacts(intent: IntentDetail): Node[] {
   ];
   if (intent.secretHeaders.length > 0)
     facts.push(...fact('Re-supplied at send time', intent.secretHeaders.join(', ')));
-  if (intent.state === 'pending') facts.push(...fact('Next attempt', utc(intent.nextAttemptAt)));
+  if (intent.state === 'pending')
+    facts.push(
+      ...fact(
+        'Next attempt',
+        intent.parked ? 'parked until its endpoint resumes' : utc(intent.nextAttemptAt),
+      ),
+    );
   if (intent.finishedAt !== null)
     facts.push(
       ...fact(

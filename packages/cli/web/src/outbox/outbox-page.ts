@@ -51,7 +51,9 @@ function row(intent: IntentSummary): HTMLTableRowElement {
   open.addEventListener('click', () => void showIntent(intent.key));
   const why = intent.stopReason
     ? `${intent.stopReason}${intent.status === null ? '' : ` ${intent.status}`}`
-    : `next ${utc(intent.nextAttemptAt)}`;
+    : intent.parked
+      ? 'parked: its endpoint is paused or disabled'
+      : `next ${utc(intent.nextAttemptAt)}`;
   return h(
     'tr',
     { 'data-key': intent.key },
