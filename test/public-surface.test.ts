@@ -134,6 +134,10 @@ const EXPORTS: Record<string, readonly string[]> = {
     'StoreClosedError',
     'TransactionEndedError',
   ],
+  'oncely/orm': ['createOrmLedgerStore', 'StoreClosedError', 'TransactionEndedError'],
+  'oncely/orm/kysely': ['kyselyExecutor'],
+  'oncely/orm/knex': ['knexExecutor'],
+  'oncely/orm/drizzle': ['drizzlePgExecutor', 'drizzleSqliteExecutor'],
 };
 
 /** Internals and duplicates kept out of the root on purpose (listed in src/index.ts's comment). */
