@@ -28,6 +28,8 @@ export type OrmTarget =
  * ORM's own query builder, into a table `effects` (id, n).
  */
 export interface OrmBackend {
+  /** The ORM's own client (Kysely instance, Knex instance, Drizzle database). */
+  readonly client: unknown;
   readonly executor: SqlExecutor<unknown>;
   /** Inserts one effect row through the route's transaction handle, with the ORM's builder. */
   writeEffect(tx: unknown, id: string): Promise<void>;
@@ -53,7 +55,13 @@ function sqliteFile(file: string): Database.Database {
 
 /** A pool whose every connection works in `schema` (created first by {@link openOrmBackend}). */
 function pgPool(url: string, schema: string, max: number): pg.Pool {
-  return new pg.Pool({ connectionString: url, max, options: `-c search_path=${schema}` });
+  const pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${schema}` });
+  // As node-postgres asks of every app (docs/orm.md): a client whose connection ends emits
+  // 'error', on the pool while idle and on itself while checked out, and an 'error' nobody hears
+  // ends the process. The query in flight still rejects with it.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
 }
 
 export async function openOrmBackend(
@@ -84,6 +92,7 @@ const OPENERS: Record<Orm, (t: OrmTarget, poolSize: number) => Promise<OrmBacken
     });
     const executor = kyselyExecutor(db, { dialect: target.db });
     return {
+      client: db,
       executor: executor as SqlExecutor<unknown>,
       writeEffect: async (tx, id) =>
         void (await (tx as Transaction<EffectsDb>)
@@ -129,6 +138,7 @@ const OPENERS: Record<Orm, (t: OrmTarget, poolSize: number) => Promise<OrmBacken
           });
     const executor = knexExecutor(knex);
     return {
+      client: knex,
       executor: executor as SqlExecutor<unknown>,
       writeEffect: async (tx, id) =>
         void (await (tx as Knex.Transaction)('effects').insert({ id, n: 1 })),
@@ -149,6 +159,7 @@ const OPENERS: Record<Orm, (t: OrmTarget, poolSize: number) => Promise<OrmBacken
       const db = drizzleSqlite(client);
       const executor = drizzleSqliteExecutor(db);
       return {
+        client: db,
         executor: executor as SqlExecutor<unknown>,
         writeEffect: async (tx, id) =>
           void (await (tx as typeof db).insert(effects).values({ id, n: 1 })),
@@ -164,6 +175,7 @@ const OPENERS: Record<Orm, (t: OrmTarget, poolSize: number) => Promise<OrmBacken
     const executor = drizzlePgExecutor(db);
     type Tx = Parameters<Parameters<typeof db.transaction>[0]>[0];
     return {
+      client: db,
       executor: executor as SqlExecutor<unknown>,
       writeEffect: async (tx, id) => void (await (tx as Tx).insert(effects).values({ id, n: 1 })),
       countEffects: async (id) =>

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { InvalidOptionError } from '../../contract/errors.js';
 import type { SqlDialect } from '../../ledger/sql-handle.js';
+import { isPostgresUnavailable } from '../postgres/postgres-unavailable.js';
+import { isSqliteUnavailable } from '../sqlite/sqlite-unavailable.js';
 import { dollarToQuestion } from './placeholders.js';
 import type { ExecutorRows, SqlExecutor } from './sql-executor.js';
 import { unavailableBy } from './unavailable-errors.js';
@@ -59,12 +61,25 @@ export function knexExecutor(knex: Knex): SqlExecutor<Knex.Transaction> {
     queryIn: (tx, sql, params) => run(tx, sql, params),
     transaction: (fn) => knex.transaction((trx) => fn(trx)),
     // Knex's own: its pool found no connection in time (every one is held, or none can be made).
-    isUnavailable: unavailableBy(
-      dialect,
-      (e) => (e as { name?: unknown })?.name === 'KnexTimeoutError',
-    ),
+    isUnavailable: unavailableBy(dialect, knexUnavailable),
     isTransaction: (value) => (value as { isTransaction?: unknown })?.isTransaction === true,
   };
+}
+
+/**
+ * Knex's own signals: its pool found no connection in time (KnexTimeoutError), or the driver's
+ * error under the statement's text, which Knex writes in front of the message ("insert into … -
+ * Client has encountered a connection error"): the driver's message is read past it.
+ */
+function knexUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'KnexTimeoutError') return true;
+  const at = error.message.lastIndexOf(' - ');
+  if (at < 0) return false;
+  const driver = Object.assign(new Error(error.message.slice(at + 3)), {
+    code: (error as { code?: unknown }).code,
+  });
+  return isPostgresUnavailable(driver) || isSqliteUnavailable(driver);
 }
 
 /** A raw statement's answer, per client: pg's result, or better-sqlite3's rows or run info. */
