@@ -1,5 +1,7 @@
 import { OncelyError } from '../../contract/errors.js';
+import { SQL_HANDLE } from '../../ledger/sql-handle.js';
 import { TransactionEndedError } from '../store-errors.js';
+import { executorSql } from './executor-sql.js';
 import { recorder } from './call-recorder.js';
 import type { ExecutorRows, SqlExecutor } from './sql-executor.js';
 
@@ -84,6 +86,8 @@ export class OrmTransaction<Tx> {
         // Not a thenable: an async function may return the handle without awaiting it.
         if (prop === 'then') return undefined;
         check(prop);
+        // The journal's recordWithin(tx, intent) writes through it (sql-handle.ts).
+        if (prop === SQL_HANDLE) return executorSql(this.executor.dialect, this);
         if (this.state === 'waiting') return recorder(resolve, [{ get: prop }]);
         const real = this.real as object;
         const value: unknown = Reflect.get(real, prop, real);
