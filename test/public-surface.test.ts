@@ -138,6 +138,7 @@ const EXPORTS: Record<string, readonly string[]> = {
   'oncely/orm/kysely': ['kyselyExecutor'],
   'oncely/orm/knex': ['knexExecutor'],
   'oncely/orm/drizzle': ['drizzlePgExecutor', 'drizzleSqliteExecutor'],
+  'oncely/orm/prisma': ['prismaExecutor'],
 };
 
 /** Internals and duplicates kept out of the root on purpose (listed in src/index.ts's comment). */

@@ -12,8 +12,13 @@ import type { SqlExecutor } from '#oncely/stores/orm/index.js';
 import { kyselyExecutor } from '#oncely/stores/orm/kysely/index.js';
 import { knexExecutor } from '#oncely/stores/orm/knex/index.js';
 import { drizzlePgExecutor, drizzleSqliteExecutor } from '#oncely/stores/orm/drizzle/index.js';
+import { prismaExecutor, type PrismaLike } from '#oncely/stores/orm/prisma/index.js';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { pathToFileURL } from 'node:url';
+import { prismaClientModule } from './prisma-client.js';
 
-export const ORMS = ['kysely', 'knex', 'drizzle'] as const;
+export const ORMS = ['kysely', 'knex', 'drizzle', 'prisma'] as const;
 export type Orm = (typeof ORMS)[number];
 export type Database_ = 'postgres' | 'sqlite';
 
@@ -44,7 +49,13 @@ interface EffectsDb {
   effects: { id: string; n: number };
 }
 
-const EFFECTS_DDL = 'CREATE TABLE IF NOT EXISTS effects (id TEXT NOT NULL, n INTEGER NOT NULL)';
+/** The effects table; `pk` is there for Prisma, whose models need an id. */
+const EFFECTS_DDL = {
+  sqlite:
+    'CREATE TABLE IF NOT EXISTS effects (pk INTEGER PRIMARY KEY, id TEXT NOT NULL, n INTEGER NOT NULL)',
+  postgres:
+    'CREATE TABLE IF NOT EXISTS effects (pk SERIAL PRIMARY KEY, id TEXT NOT NULL, n INTEGER NOT NULL)',
+};
 
 function sqliteFile(file: string): Database.Database {
   const db = new Database(file);
@@ -76,7 +87,7 @@ export async function openOrmBackend(
     await admin.end();
   }
   const backend = await OPENERS[orm](target, poolSize);
-  await backend.executor.query(EFFECTS_DDL, []);
+  await backend.executor.query(EFFECTS_DDL[target.db], []);
   return backend;
 }
 
@@ -184,7 +195,45 @@ const OPENERS: Record<Orm, (t: OrmTarget, poolSize: number) => Promise<OrmBacken
       close: () => pool.end(),
     };
   },
+  prisma: openPrisma,
 };
+
+/** The generated client's model API the tests use (the client is generated at run time). */
+interface EffectModel {
+  create(args: { data: { id: string; n: number } }): Promise<unknown>;
+  count(args: { where: { id: string } }): Promise<number>;
+  findMany(args: { select: { id: true } }): Promise<Array<{ id: string }>>;
+}
+type TestPrisma = PrismaLike & { effect: EffectModel; $disconnect(): Promise<void> };
+
+async function openPrisma(target: OrmTarget, poolSize: number): Promise<OrmBackend> {
+  const file = await prismaClientModule(target.db === 'sqlite' ? 'sqlite' : 'postgresql');
+  const { PrismaClient } = (await import(pathToFileURL(file).href)) as {
+    PrismaClient: new (options: { adapter: unknown }) => TestPrisma;
+  };
+  const adapter =
+    target.db === 'sqlite'
+      ? new PrismaBetterSqlite3({ url: `file:${target.file}` })
+      : new PrismaPg(
+          {
+            connectionString: target.url,
+            max: poolSize,
+            options: `-c search_path=${target.schema}`,
+          },
+          { schema: target.schema },
+        );
+  const prisma = new PrismaClient({ adapter });
+  return {
+    client: prisma,
+    executor: prismaExecutor(prisma, { dialect: target.db }) as SqlExecutor<unknown>,
+    writeEffect: async (tx, id) =>
+      void (await (tx as TestPrisma).effect.create({ data: { id, n: 1 } })),
+    countEffects: (id) => prisma.effect.count({ where: { id } }),
+    effectIds: async () =>
+      (await prisma.effect.findMany({ select: { id: true } })).map((r) => r.id),
+    close: () => prisma.$disconnect(),
+  };
+}
 
 /** A SQLite file for one backend, in `dir`. */
 export const sqliteTarget = (dir: string, name: string): OrmTarget => ({

@@ -44,7 +44,7 @@ export async function postgresLedgerLayout(
   tables: PostgresLedgerTables,
 ): Promise<'missing' | 'current' | 'text' | 'flat'> {
   const { rows } = await client.query(
-    `SELECT c.relkind, (SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'fingerprint' AND NOT a.attisdropped) AS fingerprint
+    `SELECT c.relkind::text AS relkind, (SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'fingerprint' AND NOT a.attisdropped) AS fingerprint
      FROM pg_class c WHERE c.oid = to_regclass($1)`,
     [tables.live],
   );
