@@ -134,7 +134,12 @@ const EXPORTS: Record<string, readonly string[]> = {
     'StoreClosedError',
     'TransactionEndedError',
   ],
-  'oncely/orm': ['createOrmLedgerStore', 'StoreClosedError', 'TransactionEndedError'],
+  'oncely/orm': [
+    'createOrmLedgerStore',
+    'transactionSql',
+    'StoreClosedError',
+    'TransactionEndedError',
+  ],
   'oncely/orm/kysely': ['kyselyExecutor'],
   'oncely/orm/knex': ['knexExecutor'],
   'oncely/orm/drizzle': ['drizzlePgExecutor', 'drizzleSqliteExecutor'],

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { createJournal } from '#oncely/journal/index.js';
 import type { JournalStore } from '#oncely/journal/journal-store.js';
 import { createLedger, jsonReceipt } from '#oncely/ledger/index.js';
-import { createOrmLedgerStore } from '#oncely/stores/orm/index.js';
+import { createOrmLedgerStore, transactionSql } from '#oncely/stores/orm/index.js';
 import { createPostgresJournalStore } from '#oncely/stores/postgres/index.js';
 import { createSqliteJournalStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
@@ -77,15 +77,50 @@ function outboxSuite(
         await backend.close();
       }
     });
+
+    it("the app's own ORM transaction: order and intent commit together; the base client is refused", async () => {
+      const t = target();
+      const backend = await openOrmBackend(orm, t);
+      const intents = journalStore(t);
+      const journal = createJournal({ store: intents.store });
+      const { executor } = backend;
+      try {
+        await intents.store.ready();
+        // Not inside a transaction: the intent would commit apart from the order.
+        assert.throws(() => transactionSql(executor, backend.client), /not an open transaction/);
+        if (orm === 'drizzle' && t.db === 'sqlite') return; // synchronous transactions only
+        const place = (key: string, fail: boolean) =>
+          executor.transaction(async (trx) => {
+            await backend.writeEffect(trx, key);
+            await journal.recordWithin(transactionSql(executor, trx), {
+              key: `hook-${key}`,
+              target: TARGET,
+              body: '{}',
+            });
+            if (fail) throw new Error('payment declined');
+          });
+        await place('own-1', false);
+        await assert.rejects(place('own-2', true), /payment declined/);
+        assert.deepEqual(
+          (await journal.list({ limit: 10 })).map((i) => i.key),
+          ['hook-own-1'],
+        );
+        assert.deepEqual(await backend.effectIds(), ['own-1']);
+      } finally {
+        await intents.close();
+        await backend.close();
+      }
+    });
   });
 }
 
 const dir = tempDir('oncely-orm-outbox-');
+let n = 0;
 for (const orm of ORMS)
   outboxSuite(
     orm,
     'sqlite',
-    () => sqliteTarget(dir, `outbox-${orm}`),
+    () => sqliteTarget(dir, `outbox-${orm}-${++n}`),
     (t) => {
       const store = createSqliteJournalStore({
         database: () => openSqliteDatabase(t.db === 'sqlite' ? t.file : ''),

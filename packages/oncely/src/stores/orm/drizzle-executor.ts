@@ -85,7 +85,9 @@ export function drizzleSqliteExecutor<D extends DrizzleSqliteLike>(db: D): SqlEx
     queryIn: (_tx, sql, params) => unwrapped(send(sql, params)),
     transaction: (fn) => exclusive.transaction(() => fn(db)),
     isUnavailable: unavailableBy('sqlite'),
-    isTransaction: (value) => value === db,
+    // Its transactions are synchronous, so the app cannot await inside one of its own; the
+    // route's handle (the database object) is known by its SQL handle instead.
+    isTransaction: () => false,
   };
 }
 

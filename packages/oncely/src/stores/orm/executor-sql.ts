@@ -5,7 +5,7 @@ import {
   type SqlDialect,
   type SqlHandle,
 } from '../../ledger/sql-handle.js';
-import type { OrmTransaction } from './orm-transaction.js';
+import type { InTransaction } from './executor-ledger.js';
 import { dollarToQuestion } from './placeholders.js';
 import type { ExecutorRows } from './sql-executor.js';
 
@@ -14,7 +14,7 @@ import type { ExecutorRows } from './sql-executor.js';
  * both dialects (rewritten to `?` for SQLite), booleans as 1/0, the same results as the built-in
  * stores' handles. Its statements join the ORM transaction the route's own writes go through.
  */
-export function executorSql<Tx>(dialect: SqlDialect, transaction: OrmTransaction<Tx>): SqlHandle {
+export function executorSql(dialect: SqlDialect, transaction: InTransaction): SqlHandle {
   const send = (sql: string, params: readonly unknown[]): Promise<ExecutorRows> => {
     const values = neutralParams(params);
     if (dialect === 'postgres') return transaction.query(sql, values);

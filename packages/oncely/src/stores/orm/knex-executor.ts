@@ -62,7 +62,11 @@ export function knexExecutor(knex: Knex): SqlExecutor<Knex.Transaction> {
     transaction: (fn) => knex.transaction((trx) => fn(trx)),
     // Knex's own: its pool found no connection in time (every one is held, or none can be made).
     isUnavailable: unavailableBy(dialect, knexUnavailable),
-    isTransaction: (value) => (value as { isTransaction?: unknown })?.isTransaction === true,
+    // Open: Knex's own flag, and not yet committed or rolled back.
+    isTransaction: (value) => {
+      const trx = value as { isTransaction?: unknown; isCompleted?: () => boolean } | undefined;
+      return trx?.isTransaction === true && trx.isCompleted?.() !== true;
+    },
   };
 }
 

@@ -86,8 +86,10 @@ export function prismaExecutor<P extends PrismaLike>(
     queryIn: (tx, sql, params) => run(tx as PrismaLike, sql, params),
     transaction: (fn) => prisma.$transaction((tx) => fn(tx), transactionOptions),
     isUnavailable: unavailableBy(dialect, prismaUnavailable),
+    // An interactive transaction client has no $connect (Prisma's ITXClientDenyList).
     isTransaction: (value) =>
-      value !== prisma && typeof (value as PrismaLike)?.$queryRawUnsafe === 'function',
+      typeof (value as PrismaLike)?.$queryRawUnsafe === 'function' &&
+      typeof (value as { $connect?: unknown }).$connect !== 'function',
   };
 }
 
