@@ -120,6 +120,34 @@ describe('an ORM transaction used wrongly is refused, never committed on its own
     }
   });
 
+  it('a transaction that cannot begin fails its first statement: 503, the key free, no stray rejection', async () => {
+    const { backend } = await sqliteStore('kysely');
+    try {
+      const busy = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+      // Its tables are set up; from then on no transaction can begin (the file stays locked).
+      let locked = false;
+      const failing = createOrmLedgerStore({
+        executor: {
+          ...backend.executor,
+          transaction: <T>(fn: (tx: unknown) => Promise<T>) =>
+            locked ? Promise.reject<T>(busy) : backend.executor.transaction(fn),
+        },
+      });
+      await failing.ready();
+      locked = true;
+      const ledger = createLedger({ store: failing });
+      const result = await ledger.execute(request('k-begin'), async (tx) => {
+        await backend.writeEffect(tx, 'never');
+        return ok;
+      });
+      assert.deepEqual(result, { kind: 'unavailable', stage: 'transaction', cause: busy });
+      assert.equal((await ledger.lookup('alice', 'k-begin')).kind, 'never_seen');
+      assert.equal(await backend.countEffects('never'), 0);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('a missing ORM is one line naming the package to install', async () => {
     const load = peerLoader(
       'not-an-orm-oncely',

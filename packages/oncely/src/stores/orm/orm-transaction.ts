@@ -39,6 +39,8 @@ export class OrmTransaction<Tx> {
       const finished = new Promise<void>((ok, fail) => {
         this.finish = (ending) => (ending.ok ? ok() : fail(ending.error));
       });
+      // Heard here too: when BEGIN failed, no callback awaits it.
+      finished.catch(() => undefined);
       this.done = this.executor.transaction(async (tx) => {
         this.real = tx;
         if (this.state === 'waiting') this.state = 'open';
