@@ -138,6 +138,16 @@ const EXPORTS: Record<string, readonly string[]> = {
     'StoreClosedError',
     'TransactionEndedError',
   ],
+  'oncely/orm': [
+    'createOrmLedgerStore',
+    'transactionSql',
+    'StoreClosedError',
+    'TransactionEndedError',
+  ],
+  'oncely/orm/kysely': ['kyselyExecutor'],
+  'oncely/orm/knex': ['knexExecutor'],
+  'oncely/orm/drizzle': ['drizzlePgExecutor', 'drizzleSqliteExecutor'],
+  'oncely/orm/prisma': ['prismaExecutor'],
 };
 
 /** Internals and duplicates kept out of the root on purpose (listed in src/index.ts's comment). */

@@ -307,7 +307,39 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
       assert.equal(rows.length, 13, 'one order per key');
       assert.deepEqual(rows[0], { caller: 'default', key: 'd-1', item: 'tea', qty: 2 });
     }),
+
+  /** docs/orm.md: Express + Kysely on PostgreSQL, the order written with the route's Transaction. */
+  'examples/orm-kysely.ts': (script, cwd) =>
+    withPostgresExample(script, cwd, async (order, orders) => {
+      await ormOrders(order);
+      assert.deepEqual(await orders(), [{ caller: 'default', key: 'orm-1', item: 'tea', qty: 2 }]);
+    }),
+
+  /** docs/orm.md: node:http + Knex on SQLite, the order written with context.tx. */
+  'examples/orm-knex.ts': (script, cwd) => withListeningExample(script, cwd, ormOrders),
+
+  /** docs/orm.md: Express + Drizzle on PostgreSQL, the order and the webhook it owes in one commit. */
+  'examples/orm-drizzle.ts': (script, cwd) =>
+    withPostgresExample(script, cwd, async (order, orders, query) => {
+      await ormOrders(order);
+      assert.deepEqual(await orders(), [{ caller: 'default', key: 'orm-1', item: 'tea', qty: 2 }]);
+      assert.deepEqual(
+        (await query('SELECT key FROM oncely_intents')).map((r) => r['key']),
+        ['order-placed-orm-1'],
+        'one webhook owed, committed with its order',
+      );
+    }),
 };
+
+/** The ORM examples' common story: an order, its replay, and the same key with another payload. */
+async function ormOrders(order: OrderPost): Promise<void> {
+  const first = await order({ key: 'orm-1', body: '{"item":"tea","qty":2}' });
+  assert.equal(first.status, 201, await first.clone().text());
+  assert.deepEqual(await first.json(), { order: 'orm-1', item: 'tea', qty: 2 });
+  const again = await order({ key: 'orm-1', body: '{"item":"tea","qty":2}' });
+  assert.equal(again.headers.get('idempotent-replayed'), 'true');
+  assert.equal((await order({ key: 'orm-1', body: '{"item":"tea","qty":3}' })).status, 422);
+}
 
 /**
  * Runs a PostgreSQL example against the test server in a schema of its own (its pool reaches it
@@ -316,7 +348,11 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
 async function withPostgresExample(
   script: string,
   cwd: string,
-  check: (order: OrderPost, orders: () => Promise<unknown[]>) => Promise<void>,
+  check: (
+    order: OrderPost,
+    orders: () => Promise<unknown[]>,
+    query: (sql: string) => Promise<Record<string, unknown>[]>,
+  ) => Promise<void>,
 ): Promise<void> {
   const target = await postgresTarget();
   if (target.kind === 'fail') throw new Error(target.reason);
@@ -330,8 +366,12 @@ async function withPostgresExample(
   await admin.query(`CREATE SCHEMA "${schema}"`);
   const orders = async () =>
     (await admin.query(`SELECT caller, key, item, qty FROM "${schema}".orders ORDER BY key`)).rows;
+  const query = async (sql: string) => {
+    await admin.query(`SET search_path = "${schema}"`);
+    return (await admin.query(sql)).rows as Record<string, unknown>[];
+  };
   try {
-    await withListeningExample(script, cwd, (order) => check(order, orders), {
+    await withListeningExample(script, cwd, (order) => check(order, orders, query), {
       DATABASE_URL: target.url,
       PGOPTIONS: `-c search_path=${schema}`,
     });

@@ -110,26 +110,8 @@ export function createJournal<Tx>(options: {
       throw new IntentStateError(key, `no intent with key ${JSON.stringify(key)} in the journal`);
     return intent;
   };
-  /**
-   * An intent naming an endpoint is sent to the endpoint's URL: it must exist when recorded. Its
-   * retry settings go under the intent's own.
-   */
-  const prepare = async (input: IntentInput): Promise<NewIntent> => {
-    if (input?.endpoint === undefined) return prepareIntent(input, clock.now());
-    const endpoint = await store.endpoints?.get(input.endpoint);
-    if (!endpoint)
-      throw new EndpointStateError(
-        input.endpoint,
-        `no endpoint ${JSON.stringify(input.endpoint)} in the journal`,
-      );
-    if (input.target !== undefined)
-      throw new EndpointStateError(endpoint.id, 'either a target or an endpoint, not both');
-    return prepareIntent(
-      { ...input, target: endpoint.url },
-      clock.now(),
-      endpoint.settings.retry ?? {},
-    );
-  };
+  const prepare = (input: IntentInput): Promise<NewIntent> =>
+    prepareForEndpoint(store, input, clock.now());
   const journal: Journal<Tx> = {
     store,
     endpoints: createEndpoints(store.endpoints, clock),
@@ -206,6 +188,27 @@ export function createJournal<Tx>(options: {
     close: () => store.close(),
   };
   return journal;
+}
+
+/**
+ * An intent naming an endpoint is sent to the endpoint's URL: it must exist when recorded. Its
+ * retry settings go under the intent's own.
+ */
+async function prepareForEndpoint<Tx>(
+  store: JournalStore<Tx>,
+  input: IntentInput,
+  nowMs: number,
+): Promise<NewIntent> {
+  if (input?.endpoint === undefined) return prepareIntent(input, nowMs);
+  const endpoint = await store.endpoints?.get(input.endpoint);
+  if (!endpoint)
+    throw new EndpointStateError(
+      input.endpoint,
+      `no endpoint ${JSON.stringify(input.endpoint)} in the journal`,
+    );
+  if (input.target !== undefined)
+    throw new EndpointStateError(endpoint.id, 'either a target or an endpoint, not both');
+  return prepareIntent({ ...input, target: endpoint.url }, nowMs, endpoint.settings.retry ?? {});
 }
 
 /** What publishing needs of the journal: its endpoints, and `record` (or recordWithin's). */

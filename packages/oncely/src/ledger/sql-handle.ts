@@ -39,6 +39,19 @@ export interface SqlHandle {
   all<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]>;
 }
 
+/**
+ * The key under which a store's transaction object carries its SQL handle: the route's ORM
+ * transaction (oncely/orm) answers it, so `journal.recordWithin(tx, intent)` writes the intent
+ * in that very transaction, as it does given `context.sql`.
+ */
+export const SQL_HANDLE: unique symbol = Symbol.for('oncely.sqlHandle');
+
+/** The SQL handle a transaction object carries ({@link SQL_HANDLE}), or undefined. */
+export function sqlHandleOf(tx: unknown): SqlHandle | undefined {
+  if ((typeof tx !== 'object' && typeof tx !== 'function') || tx === null) return undefined;
+  return (tx as { [SQL_HANDLE]?: SqlHandle })[SQL_HANDLE];
+}
+
 /** True when a statement gives rows back besides changing them: `... RETURNING cols`. */
 export function hasReturning(sql: string): boolean {
   return /\breturning\b/i.test(sql);

@@ -1,6 +1,6 @@
 import { emptyCounts, type IntentState } from '../journal/intent.js';
 import type { JournalStore } from '../journal/journal-store.js';
-import type { SqlHandle } from '../ledger/sql-handle.js';
+import { sqlHandleOf, type SqlHandle } from '../ledger/sql-handle.js';
 import { listStatement } from './sql-journal-list.js';
 import { journalStatements } from './sql-journal-statements.js';
 import { intentValues, rowToAttempt, rowToIntent, toBuffer } from './journal-row.js';
@@ -114,7 +114,9 @@ function sqlJournalStore<Tx>(
     recordWithin: async (tx, intent) => {
       await ready();
       // The ledger's dialect-neutral handle (context.sql): the intent commits with the receipt.
-      const within = isSqlHandle(tx) ? handleQuery(tx) : backend.within(tx as Tx);
+      // …or the route's ORM transaction, which carries that handle (oncely/orm).
+      const handle = isSqlHandle(tx) ? tx : sqlHandleOf(tx);
+      const within = handle !== undefined ? handleQuery(handle) : backend.within(tx as Tx);
       if (intent.orderingKey !== null && backend.orderingLock !== undefined)
         await within(backend.orderingLock, [intent.orderingKey]);
       return (await within(recordSql, intentValues(intent))).changes === 1;

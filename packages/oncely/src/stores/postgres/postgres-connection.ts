@@ -1,7 +1,6 @@
-import { LedgerLayoutError } from '../ledger-layout-error.js';
 import { StoreClosedError } from '../store-errors.js';
 import type { PgPool, PgQueryable, PgQueryConfig, PgTx } from './pg-pool.js';
-import { postgresLedgerLayout, postgresLedgerSchema } from './postgres-ledger-schema.js';
+import { setUpPostgresLedger } from './postgres-ledger-schema.js';
 import {
   RAISE_TO_SYNCHRONOUS,
   type ResolvedPostgresStoreOptions,
@@ -45,19 +44,9 @@ export function postgresConnection(o: ResolvedPostgresStoreOptions): PostgresCon
     lazyTransaction(thePool(), RAISE_TO_SYNCHRONOUS, fn);
 
   function setUp(): Promise<void> {
-    ready ??= inTransaction(async (tx) => {
-      const client = tx as unknown as PgQueryable;
-      // Two processes starting together would race on CREATE TABLE IF NOT EXISTS (a unique
-      // violation on pg_type); an advisory lock on the table's name lets one go first.
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`oncely:${tables.live}`]);
-      // A table made by an earlier oncely is refused before anything is created next to it.
-      const layout = await postgresLedgerLayout(client, tables);
-      if (layout === 'text') throw new LedgerLayoutError('postgres', tables.live);
-      if (layout === 'flat')
-        throw new LedgerLayoutError('postgres', tables.live, 'is not partitioned by time');
-      if (o.schema !== undefined) await tx.query(`CREATE SCHEMA IF NOT EXISTS "${o.schema}"`);
-      for (const ddl of postgresLedgerSchema(tables)) await tx.query(ddl);
-    }).catch((error: unknown) => {
+    ready ??= inTransaction((tx) =>
+      setUpPostgresLedger(tx as unknown as PgQueryable, tables, o.schema),
+    ).catch((error: unknown) => {
       ready = undefined;
       throw error;
     });

@@ -1,3 +1,4 @@
+import { LedgerLayoutError } from '../ledger-layout-error.js';
 import type { PgQueryable } from './pg-pool.js';
 import { postgresClaimFunction } from './postgres-claim.js';
 import { postgresTombstoneSchema, type PostgresLedgerTables } from './postgres-tombstones.js';
@@ -43,7 +44,7 @@ export async function postgresLedgerLayout(
   tables: PostgresLedgerTables,
 ): Promise<'missing' | 'current' | 'text' | 'flat'> {
   const { rows } = await client.query(
-    `SELECT c.relkind, (SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'fingerprint' AND NOT a.attisdropped) AS fingerprint
+    `SELECT c.relkind::text AS relkind, (SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'fingerprint' AND NOT a.attisdropped) AS fingerprint
      FROM pg_class c WHERE c.oid = to_regclass($1)`,
     [tables.live],
   );
@@ -51,4 +52,25 @@ export async function postgresLedgerLayout(
   if (found === undefined) return 'missing';
   if (found.fingerprint === 'text') return 'text';
   return found.relkind === 'p' ? 'current' : 'flat';
+}
+
+/**
+ * Creates the ledger's tables in one transaction (`tx`: its statements), once per store: shared
+ * by the pg store and the ORM stores, so both make the same tables.
+ */
+export async function setUpPostgresLedger(
+  tx: PgQueryable,
+  tables: PostgresLedgerTables,
+  schema: string | undefined,
+): Promise<void> {
+  // Two processes starting together would race on CREATE TABLE IF NOT EXISTS (a unique
+  // violation on pg_type); an advisory lock on the table's name lets one go first.
+  await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`oncely:${tables.live}`]);
+  // A table made by an earlier oncely is refused before anything is created next to it.
+  const layout = await postgresLedgerLayout(tx, tables);
+  if (layout === 'text') throw new LedgerLayoutError('postgres', tables.live);
+  if (layout === 'flat')
+    throw new LedgerLayoutError('postgres', tables.live, 'is not partitioned by time');
+  if (schema !== undefined) await tx.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  for (const ddl of postgresLedgerSchema(tables)) await tx.query(ddl);
 }

@@ -13,7 +13,7 @@ export interface RangePartition {
  */
 export async function listRangePartitions(query: Query, parent: string): Promise<RangePartition[]> {
   const { rows } = await query(
-    `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
+    `SELECT c.relname::text AS name, pg_get_expr(c.relpartbound, c.oid) AS bound
      FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass`,
     [parent],
   );

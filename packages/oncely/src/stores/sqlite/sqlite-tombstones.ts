@@ -49,20 +49,26 @@ export function tombstoneTableOf(ledgerTable: string): string {
   return `${ledgerTable}_tombstones`;
 }
 
-export function sqliteTombstones(
-  ledgerTable: string,
-  conn: () => SqliteDatabase,
-  statement: (sql: string) => SqliteStatement,
-): SqliteTombstones {
+/** The statements that cross the live and tombstone tables (shared with the ORM stores). */
+export function sqliteTombstoneStatements(ledgerTable: string) {
   const table = tombstoneTableOf(ledgerTable);
   const where = 'scope = ? AND key = ? AND token = ? AND state = ?';
-  const sql = {
+  return {
     get: `SELECT * FROM ${table} WHERE scope = ? AND key = ?`,
     put: `INSERT OR REPLACE INTO ${table} (${TOMBSTONE_COLUMNS.join(', ')}) VALUES (${TOMBSTONE_COLUMNS.map(() => '?').join(', ')})`,
     unlive: `DELETE FROM ${ledgerTable} WHERE ${where}`,
     revive: `INSERT INTO ${ledgerTable} (${LEDGER_COLUMNS.join(', ')}) VALUES (${LEDGER_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT (scope, key) DO NOTHING`,
     remove: `DELETE FROM ${table} WHERE scope = ? AND key = ? AND expired_at = ?`,
   };
+}
+
+export function sqliteTombstones(
+  ledgerTable: string,
+  conn: () => SqliteDatabase,
+  statement: (sql: string) => SqliteStatement,
+): SqliteTombstones {
+  const table = tombstoneTableOf(ledgerTable);
+  const sql = sqliteTombstoneStatements(ledgerTable);
   return {
     table,
     get(scope, key) {
