@@ -4,8 +4,7 @@
  * `start` begins, `stop` ends (the harness measures in between).
  */
 import pg from 'pg';
-import PgBoss from 'pg-boss';
-import { Logger, run, runMigrations, type Runner } from 'graphile-worker';
+import type { Runner } from 'graphile-worker';
 import { createOutboxWorker, type JournalStore } from 'oncely';
 import { createPostgresJournalStore } from 'oncely/stores/postgres';
 import { createSqliteJournalStore, openSqliteDatabase } from 'oncely/stores/sqlite';
@@ -30,8 +29,6 @@ export interface JobPayload {
 /** Called with each job's key when sends are no-ops: the worker counts them instead of the receiver. */
 export type OnHandled = (key: string) => void;
 
-const quiet = new Logger(() => () => undefined);
-
 /** One POST with the key, as a user of a job queue would write it: fetch (undici, keep-alive). */
 async function post(target: string, job: JobPayload): Promise<void> {
   const response = await fetch(target, {
@@ -43,10 +40,12 @@ async function post(target: string, job: JobPayload): Promise<void> {
   if (!response.ok) throw new Error(`status ${response.status}`);
 }
 
-export function createSender(config: WorkerConfig, onHandled: OnHandled): Sender {
+/** The rivals are imported only by their own worker: an oncely worker's profile shows no module of theirs. */
+export async function createSender(config: WorkerConfig, onHandled: OnHandled): Promise<Sender> {
   const { engine, noop } = engineOf(config.contender);
-  if (engine === 'graphile-worker') return graphileSender(config, noop, onHandled);
-  if (engine === 'pg-boss') return pgBossSender(config);
+  if (engine === 'graphile-worker')
+    return graphileSender(await import('graphile-worker'), config, noop, onHandled);
+  if (engine === 'pg-boss') return pgBossSender((await import('pg-boss')).default, config);
   return oncelySender(config, engine, noop, onHandled);
 }
 
@@ -118,14 +117,19 @@ function oncelySender(
  * on a desktop; this machine has two cores). Its pool is made once and handed over (`pgPool`), so
  * a runner's start opens no connection inside a window. Jobs wake it by LISTEN/NOTIFY.
  */
-function graphileSender(config: WorkerConfig, noop: boolean, onHandled: OnHandled): Sender {
+function graphileSender(
+  { Logger, run, runMigrations }: typeof import('graphile-worker'),
+  config: WorkerConfig,
+  noop: boolean,
+  onHandled: OnHandled,
+): Sender {
   const pgPool = new pg.Pool({ connectionString: config.pgUrl, max: 25, idleTimeoutMillis: 0 });
   // graphile-worker asks for both: an idle client's error would otherwise end the process.
   pgPool.on('error', (error) => console.error('graphile-worker pool:', error.message));
   pgPool.on('connect', (client) => client.on('error', () => undefined));
   const options = {
     pgPool,
-    logger: quiet,
+    logger: new Logger(() => () => undefined),
     noHandleSignals: true,
     preset: {
       worker: {
@@ -164,7 +168,7 @@ function graphileSender(config: WorkerConfig, noop: boolean, onHandled: OnHandle
  * (retryLimit, default 2): a failed batch is retried whole. Maintenance (supervise) is off, as
  * oncely's worker runs no sweep either.
  */
-function pgBossSender(config: WorkerConfig): Sender {
+function pgBossSender(PgBoss: typeof import('pg-boss'), config: WorkerConfig): Sender {
   const boss = new PgBoss({
     connectionString: config.pgUrl,
     schema: `${config.schema}_boss`,

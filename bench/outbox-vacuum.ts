@@ -6,6 +6,8 @@
  * indexes (PgQue measured a SKIP LOCKED queue losing 35 % of its throughput so). It reports each
  * sender's throughput and CPU per delivery in the last third of the hold against before it, and
  * the dead tuples of the bench's tables (pg_stat_user_tables.n_dead_tup) before and at the end.
+ * `--vacuum-control` runs the same drains for as long with no snapshot held: the journal's tables
+ * also grow over the run, and the control tells that growth from the held-back vacuum.
  */
 import pg from 'pg';
 import { engineOf, monotonicMs, onPostgres, type Contender } from './outbox-protocol.js';
@@ -22,10 +24,12 @@ import {
 
 export interface VacuumResult {
   readonly minutes: number;
+  /** False for the control run: the same drains, no snapshot held. */
+  readonly held: boolean;
   readonly before: DrainRun[];
   /** Drains that began in the last third of the hold. */
   readonly late: DrainRun[];
-  readonly held: number;
+  readonly drains: number;
   readonly deadBefore: DeadTuples[];
   readonly deadAfter: DeadTuples[];
   readonly failed: string[];
@@ -51,6 +55,7 @@ export async function runVacuumHeld(
   rig: OutboxRig,
   options: OutboxOptions,
   minutes: number,
+  hold = true,
 ): Promise<VacuumResult> {
   const contenders = options.contenders.filter((c) => onPostgres(c) && !engineOf(c).noop);
   const failed: string[] = [];
@@ -75,6 +80,9 @@ export async function runVacuumHeld(
           `${contender} round ${round}: ${check.distinct} keys, ${check.requests} requests`,
         );
       runs.push(run);
+      options.progress(
+        `  ${(run.cpuUs / run.intents).toFixed(0)} µs a delivery, ${((run.intents * 1000) / run.wallMs).toFixed(0)}/s`,
+      );
     }
   };
   for (const contender of contenders) await prepareSet(rig, contender, setName(contender, 'vac'));
@@ -87,25 +95,35 @@ export async function runVacuumHeld(
   const holder = new pg.Client({ connectionString: rig.urlFor('holder') });
   await holder.connect();
   const late: DrainRun[] = [];
-  let held = 0;
+  let drains = 0;
   try {
     await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-    await holder.query('SELECT count(*) FROM pg_class'); // takes the snapshot: xmin held from here
+    // The first statement takes the snapshot: vacuum is held back from here until COMMIT.
+    if (hold) await holder.query('SELECT count(*) FROM pg_class');
     const start = monotonicMs();
     const end = start + minutes * 60_000;
     while (monotonicMs() < end) {
       const runs: DrainRun[] = [];
       const began = monotonicMs();
       const left = ((end - began) / 60_000).toFixed(1);
-      await drainAll(runs, `vacuum held, ${left} min left`);
-      held += runs.length;
+      await drainAll(runs, `${hold ? 'vacuum held' : 'control'}, ${left} min left`);
+      drains += runs.length;
       if (began >= start + (2 / 3) * (end - start)) late.push(...runs);
     }
   } finally {
     await holder.query('COMMIT').catch(() => undefined);
     await holder.end();
   }
-  return { minutes, before, late, held, deadBefore, deadAfter: await deadTuples(rig), failed };
+  return {
+    minutes,
+    held: hold,
+    before,
+    late,
+    drains,
+    deadBefore,
+    deadAfter: await deadTuples(rig),
+    failed,
+  };
 }
 
 const rateOf = (runs: readonly DrainRun[]): number =>
@@ -115,8 +133,8 @@ const cpuOf = (runs: readonly DrainRun[]): number => median(runs.map((r) => r.cp
 export function formatVacuum(result: VacuumResult): string {
   const contenders = [...new Set(result.before.map((r) => r.contender))];
   const lines = [
-    `vacuum held back ${result.minutes} min (${result.held} drains); the last third against before the hold, medians:`,
-    '| sender | deliveries/s before | held | ÷ before | CPU µs per delivery before | held | ÷ before |',
+    `${result.held ? 'vacuum held back' : 'control, no snapshot held,'} ${result.minutes} min (${result.drains} drains); the last third against before, medians:`,
+    '| sender | deliveries/s before | last third | ÷ before | CPU µs per delivery before | last third | ÷ before |',
     '|---|---|---|---|---|---|---|',
   ];
   for (const contender of contenders) {
@@ -129,7 +147,7 @@ export function formatVacuum(result: VacuumResult): string {
   }
   const dead = (rows: readonly DeadTuples[]): string =>
     rows.map((r) => `  ${r.table}: ${r.dead} dead, ${r.live} live`).join('\n');
-  lines.push(`dead tuples before the hold:\n${dead(result.deadBefore)}`);
+  lines.push(`dead tuples before:\n${dead(result.deadBefore)}`);
   lines.push(`dead tuples at its end:\n${dead(result.deadAfter)}`);
   lines.push(
     result.failed.length === 0

@@ -17,7 +17,7 @@ import { createSender } from './outbox-senders.js';
 const send = (reply: WorkerReply): void => void process.send?.(reply);
 const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
 const handled = new Arrivals(send);
-const sender = createSender(config, (key) => handled.arrived(key, monotonicMs()));
+const sender = await createSender(config, (key) => handled.arrived(key, monotonicMs()));
 
 async function handle(message: WorkerRequest): Promise<void> {
   if (message.type === 'prepare') {

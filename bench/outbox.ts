@@ -40,6 +40,7 @@ const USAGE = `usage: node dist/bench/outbox.js [options]
   --cpu-prof-dir DIR        oncely's worker processes write V8 CPU profiles there (node --cpu-prof)
   --hold-vacuum-minutes N   instead: drains while a REPEATABLE READ snapshot holds vacuum back
                             N minutes, against drains before it (PostgreSQL contenders)
+  --vacuum-control          with it: the same drains, no snapshot held (the tables grow alone)
   --help                    this text`;
 
 function parseContenders(raw: unknown): Contender[] {
@@ -114,6 +115,7 @@ async function main(): Promise<void> {
       'batch-size': { type: 'string' },
       'hold-vacuum-minutes': { type: 'string' },
       'cpu-prof-dir': { type: 'string' },
+      'vacuum-control': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -148,16 +150,19 @@ async function main(): Promise<void> {
   if (holdMinutes !== undefined && pgUrl === undefined)
     exitOnBadArgs('outbox', '--hold-vacuum-minutes needs PostgreSQL (--pg URL)');
   const rig = new OutboxRig(pgUrl);
-  // Ctrl-C: the children get SIGINT too; end them, drop the schemas and files, then leave.
+  // Ctrl-C: the children get SIGINT too; end them, drop the schemas and files, then leave. The
+  // waits that the ended children break are not errors to print.
   const interrupted = (signal: NodeJS.Signals): void => {
     process.stderr.write(`bench/outbox: ${signal}, cleaning up\n`);
+    stopping = true;
     void rig.close().finally(() => process.exit(130));
   };
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
   try {
     if (holdMinutes !== undefined) {
-      console.log(formatVacuum(await runVacuumHeld(rig, options, holdMinutes)));
+      const hold = values['vacuum-control'] !== true;
+      console.log(formatVacuum(await runVacuumHeld(rig, options, holdMinutes, hold)));
       return;
     }
     console.log(
@@ -181,9 +186,13 @@ async function main(): Promise<void> {
   }
 }
 
+/** Set on SIGINT or SIGTERM. */
+let stopping = false;
+
 const isMain = process.argv[1]?.endsWith('/outbox.js') === true;
 if (isMain)
   main().catch((error: unknown) => {
+    if (stopping) return;
     console.error(error instanceof Error ? error.stack : String(error));
     process.exitCode = 1;
   });
