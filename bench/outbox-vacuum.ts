@@ -6,6 +6,9 @@
  * indexes (PgQue measured a SKIP LOCKED queue losing 35 % of its throughput so). It reports each
  * sender's throughput and CPU per delivery in the last third of the hold against before it, and
  * the dead tuples of the bench's tables (pg_stat_user_tables.n_dead_tup) before and at the end.
+ * After every round the harness VACUUMs the bench's tables, as autovacuum would (a shared server
+ * may run with it off; the bench leaves the server's settings alone): held back, that VACUUM
+ * removes nothing newer than the snapshot.
  * `--vacuum-control` runs the same drains for as long with no snapshot held: the journal's tables
  * also grow over the run, and the control tells that growth from the held-back vacuum.
  */
@@ -41,14 +44,27 @@ export interface DeadTuples {
   readonly live: number;
 }
 
+/** The bench's schemas: oncely's, graphile-worker's and pg-boss's. */
+const schemasOf = (rig: OutboxRig): string[] => ['', '_gw', '_boss'].map((s) => rig.schema + s);
+
 async function deadTuples(rig: OutboxRig): Promise<DeadTuples[]> {
   const { rows } = await rig.pool!.query<{ table: string; dead: string; live: string }>(
     `SELECT schemaname || '.' || relname AS table, n_dead_tup AS dead, n_live_tup AS live
-       FROM pg_stat_user_tables WHERE schemaname LIKE $1 AND n_dead_tup + n_live_tup > 0
+       FROM pg_stat_user_tables WHERE schemaname = ANY($1::text[]) AND n_dead_tup + n_live_tup > 0
       ORDER BY n_dead_tup DESC LIMIT 8`,
-    [`${rig.schema}%`],
+    [schemasOf(rig)],
   );
   return rows.map((r) => ({ table: r.table, dead: Number(r.dead), live: Number(r.live) }));
+}
+
+/** VACUUM every table of the bench's schemas (in autocommit: VACUUM runs in no transaction). */
+async function vacuumTables(rig: OutboxRig): Promise<void> {
+  const { rows } = await rig.pool!.query<{ schema: string; table: string }>(
+    `SELECT schemaname AS schema, relname AS table FROM pg_stat_user_tables
+      WHERE schemaname = ANY($1::text[])`,
+    [schemasOf(rig)],
+  );
+  for (const { schema, table } of rows) await rig.pool!.query(`VACUUM "${schema}"."${table}"`);
 }
 
 export async function runVacuumHeld(
@@ -84,6 +100,7 @@ export async function runVacuumHeld(
         `  ${(run.cpuUs / run.intents).toFixed(0)} µs a delivery, ${((run.intents * 1000) / run.wallMs).toFixed(0)}/s`,
       );
     }
+    await vacuumTables(rig);
   };
   for (const contender of contenders) await prepareSet(rig, contender, setName(contender, 'vac'));
   await drainAll([], 'warm-up');
