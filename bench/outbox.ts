@@ -1,237 +1,198 @@
 /**
- * bench/outbox: intents delivered per second through oncely's outbox (SQLite and PostgreSQL
- * journals) against a local receiver, side by side with the same deliveries through pg-boss
- * (jobs in PostgreSQL) with p-retry around each fetch, in one process run, interleaved, repeated.
+ * bench/outbox: a webhook sender's cost in CPU, not wall time, so a shared machine cannot blur
+ * it. oncely's outbox (SQLite and PostgreSQL journals) against graphile-worker + fetch and
+ * pg-boss + fetch, each worker in a process of its own, one keep-alive receiver in another that
+ * answers 200 at once; the intents recorded here, one commit each, as an app does. Contenders are
+ * interleaved round by round in one run (bench/outbox-run.ts says what a round measures), and
+ * the no-op rows compare claim and settle alone: oncely with sends that answer at once against
+ * graphile-worker running no-op jobs. `--hold-vacuum-minutes` runs bench/outbox-vacuum.ts instead.
  *
- * Each run records N intents one by one (as an application would, one commit each), then
- * delivers them all: 32 claimed and sent together. The time is from the first record to the last
- * delivery. The receiver answers 200 at once, so the numbers are the queue's own cost.
+ *   npm run build && node dist/bench/outbox.js --pg URL [--intents 2000] [--rounds 3]
  */
-import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import pg from 'pg';
-import PgBoss from 'pg-boss';
-import pRetry from 'p-retry';
-import { createJournal, createOutboxWorker, type JournalStore } from 'oncely';
-import { createPostgresJournalStore } from 'oncely/stores/postgres';
-import { createSqliteJournalStore, openSqliteDatabase } from 'oncely/stores/sqlite';
-import { readBenchArgs } from './bench-args.js';
+import { exitOnBadArgs, readBenchArgs, wholeArgOrExit } from './bench-args.js';
+import { CONTENDERS, onPostgres, engineOf, type Contender } from './outbox-protocol.js';
+import { failedChecks, formatChecks, formatOutbox } from './outbox-report.js';
+import {
+  drain,
+  GAP_MAX_MS,
+  latencies,
+  OutboxRig,
+  prepareSet,
+  RECORDERS,
+  SATURATION_SHARE,
+  setName,
+  startCost,
+  type OutboxOptions,
+  type OutboxResult,
+} from './outbox-run.js';
+import { formatVacuum, runVacuumHeld } from './outbox-vacuum.js';
 
-const BATCH = 32;
-const VARIANTS = ['oncely-sqlite', 'oncely-postgres', 'pg-boss+p-retry'] as const;
-type Variant = (typeof VARIANTS)[number];
-const DURABILITY: Record<Variant, string> = {
-  'oncely-sqlite':
-    'SQLite file, WAL, synchronous = FULL: every record, attempt start and settlement fsynced',
-  'oncely-postgres':
-    'PostgreSQL, synchronous_commit on: every record, claim, attempt start and settlement flushed',
-  'pg-boss+p-retry':
-    'PostgreSQL, synchronous_commit on: every send and completion flushed (pg-boss 10, p-retry 7)',
-};
+const USAGE = `usage: node dist/bench/outbox.js [options]
+  a webhook sender's CPU per delivered intent: oncely's outbox against graphile-worker + fetch
+  and pg-boss + fetch, each in its own process; progress on stderr, the table on stdout
+  --pg URL                  PostgreSQL (default ONCELY_TEST_POSTGRES_URL; without: SQLite rows only)
+  --intents N               intents per drain (default 2000)
+  --rounds N                rounds, contenders interleaved (default 3)
+  --contenders a,b          among ${CONTENDERS.join(', ')} (default all)
+  --low-load N              one-at-a-time intents per contender and round (default 6)
+  --saturation-seconds N    open-loop arrivals at ${SATURATION_SHARE}× the drain rate, this long (default 1)
+  --batch-size N            intents claimed at once by oncely and pg-boss (default 32)
+  --cpu-prof-dir DIR        oncely's worker processes write V8 CPU profiles there (node --cpu-prof)
+  --hold-vacuum-minutes N   instead: drains while a REPEATABLE READ snapshot holds vacuum back
+                            N minutes, against drains before it (PostgreSQL contenders)
+  --vacuum-control          with it: the same drains, no snapshot held (the tables grow alone)
+  --help                    this text`;
 
-function listen(server: Server): Promise<string> {
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve(`http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`),
-    ),
-  );
+function parseContenders(raw: unknown): Contender[] {
+  if (raw === undefined) return [...CONTENDERS];
+  const names = String(raw).split(',');
+  for (const name of names)
+    if (!(CONTENDERS as readonly string[]).includes(name))
+      exitOnBadArgs(
+        'outbox',
+        `--contenders: "${name}" is unknown; known: ${CONTENDERS.join(', ')}`,
+      );
+  return names as Contender[];
 }
 
-async function runOncely(
-  store: JournalStore<unknown>,
-  target: string,
-  n: number,
-  round: number,
-): Promise<{ recordMs: number; totalMs: number }> {
-  const journal = createJournal({ store });
-  await store.ready();
-  const started = performance.now();
-  for (let i = 0; i < n; i++)
-    await journal.record({
-      key: `r${round}-${i}`,
-      target,
-      body: JSON.stringify({ round, i }),
-      headers: { 'content-type': 'application/json' },
-    });
-  const recordMs = performance.now() - started;
-  const counts = await createOutboxWorker({ store, batchSize: BATCH }).resume();
-  if (counts.delivered !== n)
-    throw new Error(`bench/outbox: ${counts.delivered} of ${n} delivered`);
-  return { recordMs, totalMs: performance.now() - started };
+/** The rounds: per contender a drain, then (HTTP rows) low load and saturation. */
+export async function runOutboxBench(
+  options: OutboxOptions,
+  rig: OutboxRig,
+): Promise<OutboxResult> {
+  const { contenders, progress } = options;
+  const result: OutboxResult = {
+    drains: [],
+    latency: new Map(contenders.map((c) => [c, { low: [], saturated: [] }])),
+    checks: [],
+    startCostUs: new Map(),
+  };
+  await rig.start(contenders, options.batchSize, options.cpuProfDir);
+  // Warm-up (JIT, prepared statements, connections), not counted; then each empty start's cost.
+  for (const contender of contenders) {
+    progress(`warm-up: ${contender}`);
+    const set = setName(contender, 0);
+    await prepareSet(rig, contender, set);
+    const { check } = await drain(rig, contender, set, options.warmupIntents, 0, 0);
+    result.checks.push(check);
+    result.startCostUs.set(contender, await startCost(rig, contender, set));
+  }
+  for (let round = 1; round <= options.rounds; round++) {
+    // Rotated each round, so no contender always runs first on a warm or cold machine.
+    const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!);
+    for (const contender of order) {
+      progress(`round ${round}/${options.rounds}: ${contender}, ${options.intents} intents`);
+      const set = setName(contender, round);
+      await prepareSet(rig, contender, set);
+      const startUs = result.startCostUs.get(contender)!;
+      const { run, check } = await drain(rig, contender, set, options.intents, startUs, round);
+      result.drains.push(run);
+      result.checks.push(check);
+      const perUs = (us: number): string => (us / run.intents).toFixed(0);
+      progress(
+        `  ${perUs(run.cpuUs)} µs a delivery (worker ${perUs(run.raw.workerUs)}, PostgreSQL ${perUs(run.raw.databaseUs)}), ${((run.intents * 1000) / run.wallMs).toFixed(0)}/s`,
+      );
+      if (engineOf(contender).noop) continue;
+      const rate = (run.intents * 1000) / run.wallMs;
+      const measured = await latencies(rig, contender, set, rate, options);
+      result.latency.get(contender)!.low.push(...measured.low);
+      result.latency.get(contender)!.saturated.push(...measured.saturated);
+      result.checks.push(...measured.checks);
+    }
+  }
+  return result;
 }
-
-async function runPgBoss(
-  boss: PgBoss,
-  target: string,
-  n: number,
-  round: number,
-): Promise<{ recordMs: number; totalMs: number }> {
-  const queue = `deliveries_${round}`;
-  await boss.createQueue(queue);
-  const started = performance.now();
-  for (let i = 0; i < n; i++)
-    await boss.send(
-      queue,
-      { key: `r${round}-${i}`, body: JSON.stringify({ round, i }) },
-      { retryLimit: 0 },
-    );
-  const recordMs = performance.now() - started;
-  let delivered = 0;
-  let workerId = '';
-  const done = new Promise<void>((resolve) => {
-    void boss
-      .work<{ key: string; body: string }>(
-        queue,
-        { batchSize: BATCH, pollingIntervalSeconds: 0.5 },
-        async (jobs) => {
-          await Promise.all(
-            jobs.map((job) =>
-              pRetry(
-                async () => {
-                  const response = await fetch(target, {
-                    method: 'POST',
-                    body: job.data.body,
-                    headers: {
-                      'content-type': 'application/json',
-                      'idempotency-key': job.data.key,
-                    },
-                  });
-                  await response.arrayBuffer();
-                  if (!response.ok) throw new Error(`status ${response.status}`);
-                },
-                { retries: 2, minTimeout: 100 },
-              ),
-            ),
-          );
-          delivered += jobs.length;
-          if (delivered >= n) resolve();
-          // A backlog: look again at once instead of after the polling interval (pg-boss's own notifyWorker).
-          else boss.notifyWorker(workerId);
-        },
-      )
-      .then((id) => (workerId = id));
-  });
-  await done;
-  const totalMs = performance.now() - started;
-  await boss.offWork(queue);
-  return { recordMs, totalMs };
-}
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-const USAGE = 'usage: node dist/bench/outbox.js [--intents N] [--rounds N] [--pg URL]';
 
 async function main(): Promise<void> {
   const { values } = readBenchArgs('outbox', USAGE, {
     options: {
+      pg: { type: 'string' },
       intents: { type: 'string' },
       rounds: { type: 'string' },
-      pg: { type: 'string' },
+      contenders: { type: 'string' },
+      'low-load': { type: 'string' },
+      'saturation-seconds': { type: 'string' },
+      'batch-size': { type: 'string' },
+      'hold-vacuum-minutes': { type: 'string' },
+      'cpu-prof-dir': { type: 'string' },
+      'vacuum-control': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
-  const n = Number(values.intents ?? 300);
-  const rounds = Number(values.rounds ?? 3);
-  if (!Number.isSafeInteger(n) || n < 1 || !Number.isSafeInteger(rounds) || rounds < 1)
-    throw new Error('bench/outbox: --intents and --rounds must be whole numbers >= 1');
   const pgUrl =
     typeof values.pg === 'string'
       ? values.pg
-      : process.env['ONCELY_TEST_POSTGRES_URL'] || 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `oncely_bench_outbox_${process.pid}`;
-  const dir = mkdtempSync(join(tmpdir(), 'oncely-bench-outbox-'));
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () =>
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'),
-    );
-  });
-  const target = await listen(server);
-  const pool = new pg.Pool({ connectionString: pgUrl, max: 10 });
-  const boss = new PgBoss({
-    connectionString: pgUrl,
-    schema: `${schema}_boss`,
-    max: 10,
-    supervise: false,
-    schedule: false,
-  });
-  boss.on('error', (error) => console.error('pg-boss:', error));
-  await boss.start();
-  const results = new Map<Variant, { record: number[]; total: number[] }>(
-    VARIANTS.map((v) => [v, { record: [], total: [] }]),
-  );
-  console.log(
-    `bench/outbox: ${n} intents per run, ${rounds} round(s), variants interleaved; receiver answers 200 at once (same process); batches of ${BATCH}`,
-  );
+      : process.env['ONCELY_TEST_POSTGRES_URL'] || undefined;
+  const wanted = parseContenders(values.contenders);
+  const contenders = pgUrl === undefined ? wanted.filter((c) => !onPostgres(c)) : wanted;
+  const intents = wholeArgOrExit('outbox', 'intents', values.intents, 2000);
+  const options: OutboxOptions = {
+    intents,
+    rounds: wholeArgOrExit('outbox', 'rounds', values.rounds, 3),
+    contenders,
+    pgUrl,
+    lowLoadSamples: wholeArgOrExit('outbox', 'low-load', values['low-load'], 6, 0),
+    saturationSeconds: wholeArgOrExit(
+      'outbox',
+      'saturation-seconds',
+      values['saturation-seconds'],
+      1,
+    ),
+    batchSize: wholeArgOrExit('outbox', 'batch-size', values['batch-size'], 32),
+    warmupIntents: Math.min(intents, 300),
+    cpuProfDir: values['cpu-prof-dir'],
+    progress: (line) => process.stderr.write(`  … ${line}\n`),
+  };
+  const holdMinutes =
+    values['hold-vacuum-minutes'] === undefined
+      ? undefined
+      : wholeArgOrExit('outbox', 'hold-vacuum-minutes', values['hold-vacuum-minutes'], 5);
+  if (holdMinutes !== undefined && pgUrl === undefined)
+    exitOnBadArgs('outbox', '--hold-vacuum-minutes needs PostgreSQL (--pg URL)');
+  const rig = new OutboxRig(pgUrl);
+  // Ctrl-C: the children get SIGINT too; end them, drop the schemas and files, then leave. The
+  // waits that the ended children break are not errors to print.
+  const interrupted = (signal: NodeJS.Signals): void => {
+    process.stderr.write(`bench/outbox: ${signal}, cleaning up\n`);
+    stopping = true;
+    void rig.close().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   try {
-    for (let round = 0; round < rounds; round++) {
-      // Rotate the order each round so no variant always runs first on a warm or cold machine.
-      const order = VARIANTS.map((_, i) => VARIANTS[(i + round) % VARIANTS.length]!);
-      for (const variant of order) {
-        let run: { recordMs: number; totalMs: number };
-        if (variant === 'oncely-sqlite') {
-          const store = createSqliteJournalStore({
-            database: () => openSqliteDatabase(join(dir, `journal-${round}.db`)),
-          });
-          run = await runOncely(store as JournalStore<unknown>, target, n, round);
-          await store.close();
-        } else if (variant === 'oncely-postgres') {
-          const store = createPostgresJournalStore({ pool, schema, table: `intents_${round}` });
-          run = await runOncely(store as JournalStore<unknown>, target, n, round);
-          await store.close();
-        } else {
-          run = await runPgBoss(boss, target, n, round);
-        }
-        results.get(variant)!.record.push(run.recordMs);
-        results.get(variant)!.total.push(run.totalMs);
-        console.log(
-          `  round ${round + 1} ${variant.padEnd(16)} ${((n * 1000) / run.totalMs).toFixed(0).padStart(6)} intents/s end to end (record ${run.recordMs.toFixed(0)} ms, all ${run.totalMs.toFixed(0)} ms)`,
-        );
-      }
+    if (holdMinutes !== undefined) {
+      const hold = values['vacuum-control'] !== true;
+      console.log(formatVacuum(await runVacuumHeld(rig, options, holdMinutes, hold)));
+      return;
     }
+    console.log(
+      `bench/outbox: ${intents} intents a drain, ${options.rounds} rounds, contenders interleaved; recorded ${RECORDERS} at a time, one commit each; batches of ${options.batchSize}; low load: ${options.lowLoadSamples} intents a round, each after 0–${GAP_MAX_MS} ms; saturation: ${SATURATION_SHARE}× the drain's rate for ${options.saturationSeconds} s. Every row durable: PostgreSQL synchronous_commit on; SQLite WAL, synchronous = FULL.`,
+    );
+    const result = await runOutboxBench(options, rig);
+    console.log(formatOutbox(result));
+    console.log(
+      `CPU: the worker process (every thread, /proc/<pid>/task/*/schedstat) plus the PostgreSQL backends of its connections (by application_name), from go until every intent is delivered and the worker stopped, less an empty start and stop (µs: ${[
+        ...result.startCostUs,
+      ]
+        .map(([c, us]) => `${c} ${Math.round(us)}`)
+        .join(
+          ', ',
+        )}). Medians of ${options.rounds} rounds (lowest–highest); latency pooled over the rounds, from the record call to the receiver's first arrival.`,
+    );
+    console.log(formatChecks(result.checks));
+    if (failedChecks(result.checks).length > 0) process.exitCode = 1;
   } finally {
-    await boss.stop({ graceful: false, wait: true }).catch(() => undefined);
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}_boss" CASCADE`).catch(() => undefined);
-    await pool.end();
-    server.close();
-    rmSync(dir, { recursive: true, force: true });
+    await rig.close();
   }
-  const rate = (ms: number): number => (n * 1000) / ms;
-  const deliverMs = (v: Variant): number[] =>
-    results.get(v)!.total.map((t, i) => t - results.get(v)!.record[i]!);
-  console.log(
-    `\n${'variant'.padEnd(16)}  ${'intents/s'.padStart(9)}  ${'spread'.padStart(11)}  ${'record/s'.padStart(8)}  ${'deliver/s'.padStart(9)}  durability`,
-  );
-  for (const variant of VARIANTS) {
-    const { record, total } = results.get(variant)!;
-    const spread = `${rate(Math.max(...total)).toFixed(0)}–${rate(Math.min(...total)).toFixed(0)}`;
-    console.log(
-      `${variant.padEnd(16)}  ${rate(median(total)).toFixed(0).padStart(9)}  ${spread.padStart(11)}  ${rate(median(record)).toFixed(0).padStart(8)}  ${rate(
-        median(deliverMs(variant)),
-      )
-        .toFixed(0)
-        .padStart(9)}  ${DURABILITY[variant]}`,
-    );
-  }
-  const baseline: Variant = 'pg-boss+p-retry';
-  for (const variant of ['oncely-sqlite', 'oncely-postgres'] as const) {
-    const endToEnd =
-      rate(median(results.get(variant)!.total)) / rate(median(results.get(baseline)!.total));
-    const delivering = rate(median(deliverMs(variant))) / rate(median(deliverMs(baseline)));
-    console.log(
-      `${variant} / ${baseline}: ${endToEnd.toFixed(2)}× end to end, ${delivering.toFixed(2)}× delivering (medians)`,
-    );
-  }
-  console.log(
-    'intents/s: N / (first record to last delivery); spread: slowest–fastest round; record/s: recording alone; deliver/s: the rest.',
-  );
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.stack : String(error));
-  process.exitCode = 1;
-});
+/** Set on SIGINT or SIGTERM. */
+let stopping = false;
+
+const isMain = process.argv[1]?.endsWith('/outbox.js') === true;
+if (isMain)
+  main().catch((error: unknown) => {
+    if (stopping) return;
+    console.error(error instanceof Error ? error.stack : String(error));
+    process.exitCode = 1;
+  });

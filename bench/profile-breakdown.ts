@@ -10,13 +10,16 @@
  *   node dist/bench/profile-breakdown.js prof/CPU.*.1.*.cpuprofile [--cpu-us 766]
  *
  * The server runs in the bench's first worker thread: the file whose name has thread id 1.
+ * `--parts outbox` charges an outbox worker's profile instead (bench/outbox --cpu-prof-dir): to
+ * claim, startAttempts, settle, the database driver, the HTTP client, signing... (outbox-parts.ts).
  * Sampling is wall-clock: on a loaded machine a thread that waits for a core is charged to what
  * it was running, so read shares, and µs as shares of the CPU time /proc measured.
  */
 import { readFileSync } from 'node:fs';
 import { exitOnBadArgs, readBenchArgs } from './bench-args.js';
+import { OUTBOX_SCHEME } from './outbox-parts.js';
 
-interface CallFrame {
+export interface CallFrame {
   readonly functionName: string;
   readonly url: string;
 }
@@ -49,11 +52,25 @@ const PARTS = [
   'socket I/O nobody above owns (reads)',
   'other (promise plumbing, start-up)',
 ] as const;
-type Part = (typeof PARTS)[number];
+type Part = string;
 
-const has = (frame: CallFrame, ...parts: string[]): boolean =>
+export const has = (frame: CallFrame, ...parts: string[]): boolean =>
   parts.some((p) => frame.url.includes(p));
-const named = (frame: CallFrame, ...names: string[]): boolean => names.includes(frame.functionName);
+export const named = (frame: CallFrame, ...names: string[]): boolean =>
+  names.includes(frame.functionName);
+
+/**
+ * Which parts a profile is charged to: `partOf` names a frame's part, or undefined when the frame
+ * is plumbing of its caller's. `gc`, `socket` and `other` are among `parts`.
+ */
+export interface BreakdownScheme {
+  readonly parts: readonly string[];
+  readonly partOf: (frame: CallFrame) => string | undefined;
+  readonly gc: string;
+  /** Socket and stream frames nobody above owns (reads). */
+  readonly socket: string;
+  readonly other: string;
+}
 
 /** The part a frame names, or undefined when it is plumbing (streams, promises) of its caller's. */
 function partOf(frame: CallFrame): Part | undefined {
@@ -115,7 +132,15 @@ export interface Breakdown {
   readonly parts: ReadonlyMap<Part, number>;
 }
 
-export function breakdown(profile: CpuProfile): Breakdown {
+export const LEDGER_SCHEME: BreakdownScheme = {
+  parts: PARTS,
+  partOf,
+  gc: 'garbage collection',
+  socket: 'socket I/O nobody above owns (reads)',
+  other: 'other (promise plumbing, start-up)',
+};
+
+export function breakdown(profile: CpuProfile, scheme: BreakdownScheme = LEDGER_SCHEME): Breakdown {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes)
@@ -126,11 +151,7 @@ export function breakdown(profile: CpuProfile): Breakdown {
     if (cached !== undefined) return cached;
     const leaf = byId.get(id)!.callFrame.functionName;
     let part: Part | 'idle' | undefined =
-      leaf === '(idle)'
-        ? 'idle'
-        : leaf === '(garbage collector)'
-          ? 'garbage collection'
-          : undefined;
+      leaf === '(idle)' ? 'idle' : leaf === '(garbage collector)' ? scheme.gc : undefined;
     // Socket and stream frames are plumbing: a write is charged to whoever wrote (pg, node:http).
     let socket = false;
     for (
@@ -144,13 +165,13 @@ export function breakdown(profile: CpuProfile): Breakdown {
       const parentFrame = byId.get(parent.get(at) ?? -1)?.callFrame;
       if (frame.url === '' && named(frame, 'parse') && parentFrame?.url === 'node:internal/url')
         continue;
-      part = partOf(frame);
+      part = scheme.partOf(frame);
     }
-    part ??= socket ? 'socket I/O nobody above owns (reads)' : 'other (promise plumbing, start-up)';
+    part ??= socket ? scheme.socket : scheme.other;
     charged.set(id, part);
     return part;
   };
-  const parts = new Map<Part, number>(PARTS.map((p) => [p, 0]));
+  const parts = new Map<Part, number>(scheme.parts.map((p) => [p, 0]));
   let idleUs = 0;
   let busyUs = 0;
   profile.samples.forEach((id, i) => {
@@ -187,14 +208,23 @@ export function formatBreakdown(b: Breakdown, cpuUs?: number): string {
 
 const isMain = process.argv[1]?.endsWith('profile-breakdown.js') === true;
 if (isMain) {
-  const usage = `usage: node dist/bench/profile-breakdown.js <file.cpuprofile> [--cpu-us N]
+  const usage = `usage: node dist/bench/profile-breakdown.js <file.cpuprofile> [--cpu-us N] [--parts ledger|outbox]
   where a server thread's time went, by part of a request, from a V8 CPU profile (node --cpu-prof)
-  --cpu-us N   the server's CPU per request that the bench printed: each share is also given in µs
-  --help       this text`;
+  --cpu-us N       the CPU per request (delivery) that the bench printed: each share also in µs
+  --parts outbox   an outbox worker's profile (bench/outbox --cpu-prof-dir): claim, settle, HTTP…
+  --help           this text`;
   const { values, positionals } = readBenchArgs('profile-breakdown', usage, {
     allowPositionals: true,
-    options: { 'cpu-us': { type: 'string' }, help: { type: 'boolean' } },
+    options: {
+      'cpu-us': { type: 'string' },
+      parts: { type: 'string' },
+      help: { type: 'boolean' },
+    },
   });
+  const schemes: Record<string, BreakdownScheme> = { ledger: LEDGER_SCHEME, outbox: OUTBOX_SCHEME };
+  const scheme = schemes[values.parts ?? 'ledger'];
+  if (scheme === undefined)
+    exitOnBadArgs('profile-breakdown', `--parts takes ledger or outbox, got ${values.parts}`);
   const file = positionals[0];
   if (file === undefined || positionals.length > 1)
     exitOnBadArgs('profile-breakdown', 'give one .cpuprofile file');
@@ -208,5 +238,5 @@ if (isMain) {
   } catch (error) {
     exitOnBadArgs('profile-breakdown', `cannot read ${file}: ${(error as Error).message}`);
   }
-  process.stdout.write(formatBreakdown(breakdown(profile), cpuUs));
+  process.stdout.write(formatBreakdown(breakdown(profile, scheme), cpuUs));
 }

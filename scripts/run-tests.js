@@ -48,6 +48,7 @@ const SECONDS = {
   'design/lint': 3.5,
   'bench/anchors': 3,
   'bench/chaos': 45,
+  'bench/outbox': 15,
   'e2e/serve-shutdown': 3,
   'apps/sim/fleet-cli': 2.5,
   'apps/receivers/notes': 2.5,
