@@ -1,14 +1,14 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLedger, DEFAULT_LEDGER_OPTIONS, jsonReceipt } from '#oncely/ledger/index.js';
 import { createOrmLedgerStore } from '#oncely/stores/orm/index.js';
 import { VirtualClock } from '#oncely/time/index.js';
-import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
 import { tempDir } from '../support/temp-dir.js';
 import {
+  forEachPostgresOrm,
   ORMS,
   openOrmBackend,
   sqliteTarget,
@@ -103,20 +103,6 @@ const dir = tempDir('oncely-orm-crash-');
 let n = 0;
 for (const orm of ORMS) crashSuite(orm, 'sqlite', () => sqliteTarget(dir, `${orm}-${++n}`));
 
-await describePostgres('the ORM crash tests', ({ url, options }) => {
-  const schemas: string[] = [];
-  after(async () => {
-    for (const schema of schemas) await dropSchema(url, schema);
-  });
-  for (const orm of ORMS)
-    crashSuite(
-      orm,
-      'postgres',
-      () => {
-        const schema = uniqueSchemaName(`oncely_orm_crash_${orm}`);
-        schemas.push(schema);
-        return { db: 'postgres', url, schema };
-      },
-      options.skip,
-    );
-});
+await forEachPostgresOrm('the ORM crash tests', 'oncely_orm_crash', (orm, target, skip) =>
+  crashSuite(orm, 'postgres', target, skip),
+);

@@ -1,10 +1,10 @@
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLedger, jsonReceipt } from '#oncely/ledger/index.js';
 import { createOrmLedgerStore } from '#oncely/stores/orm/index.js';
-import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';
 import { tempDir } from '../support/temp-dir.js';
 import {
+  forEachPostgresOrm,
   ORMS,
   openOrmBackend,
   sqliteTarget,
@@ -62,20 +62,6 @@ function raceSuite(orm: Orm, name: string, target: () => OrmTarget, skip?: strin
 const dir = tempDir('oncely-orm-race-');
 for (const orm of ORMS) raceSuite(orm, 'sqlite', () => sqliteTarget(dir, `race-${orm}`));
 
-await describePostgres('the ORM races', ({ url, options }) => {
-  const schemas: string[] = [];
-  after(async () => {
-    for (const schema of schemas) await dropSchema(url, schema);
-  });
-  for (const orm of ORMS)
-    raceSuite(
-      orm,
-      'postgres',
-      () => {
-        const schema = uniqueSchemaName(`oncely_orm_race_${orm}`);
-        schemas.push(schema);
-        return { db: 'postgres', url, schema };
-      },
-      options.skip,
-    );
-});
+await forEachPostgresOrm('the ORM races', 'oncely_orm_race', (orm, target, skip) =>
+  raceSuite(orm, 'postgres', target, skip),
+);

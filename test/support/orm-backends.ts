@@ -17,6 +17,8 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { pathToFileURL } from 'node:url';
 import { prismaClientModule } from './prisma-client.js';
+import { after } from 'node:test';
+import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
 
 export const ORMS = ['kysely', 'knex', 'drizzle', 'prisma'] as const;
 export type Orm = (typeof ORMS)[number];
@@ -240,3 +242,30 @@ export const sqliteTarget = (dir: string, name: string): OrmTarget => ({
   db: 'sqlite',
   file: join(dir, `${name}.db`),
 });
+
+/**
+ * Where PostgreSQL runs (describePostgres): `register(orm, target, skip)` for each ORM, the
+ * target a schema of its own, dropped after the tests.
+ */
+export async function forEachPostgresOrm(
+  what: string,
+  prefix: string,
+  register: (orm: Orm, target: () => OrmTarget, skip: string | undefined) => void,
+): Promise<void> {
+  await describePostgres(what, ({ url, options }) => {
+    const schemas: string[] = [];
+    after(async () => {
+      for (const schema of schemas) await dropSchema(url, schema);
+    });
+    for (const orm of ORMS)
+      register(
+        orm,
+        () => {
+          const schema = uniqueSchemaName(`${prefix}_${orm}`);
+          schemas.push(schema);
+          return { db: 'postgres', url, schema };
+        },
+        options.skip,
+      );
+  });
+}

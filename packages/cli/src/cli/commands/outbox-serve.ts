@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { OncelyError } from 'oncely';
 import type { CliIo } from '../cli-io.js';
-import { createCallers, generateDevToken, parseTokenPairs } from '../../serve/callers.js';
+import { callersOf } from './serve-flags.js';
 import { parsePositiveInt } from './deliver-options.js';
 import { journalOptions, openJournal, type JournalFlags } from './journal-options.js';
 
@@ -11,27 +10,6 @@ interface ServeFlags extends JournalFlags {
   tokens?: string;
   devToken: boolean;
   worker?: boolean;
-}
-
-/** The callers: a tokens file, ONCELY_TOKENS, and a dev token (ONCELY_DEV_TOKEN or a fresh one), as `oncely serve`. */
-function callersOf(flags: ServeFlags, env: CliIo['env']) {
-  const envToken = env['ONCELY_DEV_TOKEN'];
-  const devToken = flags.devToken
-    ? envToken
-      ? parseTokenPairs(`dev=${envToken}`, 'ONCELY_DEV_TOKEN')[0]![1]
-      : generateDevToken()
-    : undefined;
-  const callers = createCallers({
-    tokensFile: flags.tokens,
-    tokensEnv: env['ONCELY_TOKENS'],
-    devToken,
-  });
-  if (callers.names.length === 0)
-    throw new OncelyError(
-      'invalid_option',
-      'no callers: pass --tokens FILE or ONCELY_TOKENS, or leave out --no-dev-token',
-    );
-  return { callers, devToken };
 }
 
 /** `oncely outbox serve`: the HTTP API over the journal the workers send from. */

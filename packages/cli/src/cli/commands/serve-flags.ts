@@ -99,6 +99,30 @@ export function resolveServeFlags(
     );
   }
   const closes = parseCloseTimes(flags.closesAt ?? [], systemClock.now());
+  const { callers, devToken } = callersOf(flags, env);
+  return {
+    port,
+    hookScript,
+    requestTimeoutMs,
+    headersTimeoutMs,
+    graceMs,
+    closes,
+    devToken,
+    callers,
+    ...(flags.notifyUrl === undefined
+      ? {}
+      : { notifyUrl: httpUrl('--notify-url', flags.notifyUrl) }),
+  };
+}
+
+/**
+ * The callers of a server (`oncely serve`, `oncely outbox serve`): a tokens file, ONCELY_TOKENS,
+ * and a dev token (ONCELY_DEV_TOKEN, or a fresh one) unless --no-dev-token. None is refused.
+ */
+export function callersOf(
+  flags: { readonly tokens?: string | undefined; readonly devToken?: boolean | undefined },
+  env: Readonly<Record<string, string | undefined>>,
+) {
   const envToken = env['ONCELY_DEV_TOKEN'];
   const devToken = flags.devToken
     ? envToken
@@ -115,17 +139,5 @@ export function resolveServeFlags(
       'invalid_option',
       'no callers: pass --tokens FILE or ONCELY_TOKENS, or leave out --no-dev-token',
     );
-  return {
-    port,
-    hookScript,
-    requestTimeoutMs,
-    headersTimeoutMs,
-    graceMs,
-    closes,
-    devToken,
-    callers,
-    ...(flags.notifyUrl === undefined
-      ? {}
-      : { notifyUrl: httpUrl('--notify-url', flags.notifyUrl) }),
-  };
+  return { callers, devToken };
 }
