@@ -187,6 +187,20 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
     }
   },
 
+  /** docs/outbox.md's fan-out: one event to the one endpoint subscribed to its type, once. */
+  'examples/outbox-publish.ts': async (script, cwd) => {
+    const run = await runNode(script, cwd);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /^published evt-o-1 to shop$/m);
+    assert.match(run.stdout, /^again: 0 new intent\(s\)$/m);
+    assert.deepEqual(
+      run.stdout.split('\n').filter((line) => line.startsWith('received')),
+      ['received /shop evt-o-1:shop'],
+      'acme is not subscribed to untagged messages',
+    );
+    assert.match(run.stdout, /^delivered 1$/m);
+  },
+
   /** docs/simulator.md: one world, a small batch and the claims, from apps/sim (the simulator is an app, not a package subpath). */
   'examples/sim.ts': async (script, cwd) => {
     const run = await runNode(script, cwd);

@@ -5,7 +5,10 @@ import { postgresClaimFunction } from '../postgres/postgres-claim.js';
 import { LEDGER_COLUMN_TYPES } from '../postgres/postgres-ledger-columns.js';
 import type { PgQueryable } from '../postgres/pg-pool.js';
 import { setUpPostgresLedger } from '../postgres/postgres-ledger-schema.js';
-import { postgresReceiptPartitions } from '../postgres/postgres-receipt-partitions.js';
+import {
+  placedInPartition,
+  postgresReceiptPartitions,
+} from '../postgres/postgres-receipt-partitions.js';
 import { ASYNC_COMMIT, postgresStatements } from '../postgres/postgres-statements.js';
 import { postgresSweep } from '../postgres/postgres-sweep.js';
 import { postgresTombstoneWrites } from '../postgres/postgres-tombstones.js';
@@ -56,19 +59,7 @@ export function postgresExecutorLedger<Tx>(
     return setUp;
   }
 
-  /** Makes sure the row's partition exists, then writes; once more if a partition went meanwhile. */
-  async function placed<T>(firstSeenAt: number, write: () => Promise<T>): Promise<T> {
-    await ready();
-    await receipts.ensure([firstSeenAt]);
-    try {
-      return await write();
-    } catch (error) {
-      if ((error as { code?: string }).code !== NO_PARTITION) throw error;
-      receipts.forget();
-      await receipts.ensure([firstSeenAt]);
-      return write();
-    }
-  }
+  const placed = placedInPartition(ready, receipts);
 
   async function claim(entry: InFlightEntry) {
     const { rows } = await placed(entry.firstSeenAt, () => query(claimSql, entryValues(entry)));
@@ -130,9 +121,6 @@ function singleClaim(functionName: string): string {
 }
 
 const versionParams = (v: EntryVersion): unknown[] => [v.scope, v.key, v.token, v.state];
-
-/** SQLSTATE of "no partition of relation ... found for row" (check_violation). */
-const NO_PARTITION = '23514';
 
 /**
  * A compare-and-swap: true when it changed the row. A row a concurrent takeover moved to another

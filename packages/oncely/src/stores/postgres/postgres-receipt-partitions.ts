@@ -137,3 +137,28 @@ export function postgresReceiptPartitions(
 
   return { list, ensure, due, drop, forget };
 }
+
+/** SQLSTATE of "no partition of relation ... found for row" (check_violation). */
+const NO_PARTITION = '23514';
+
+/**
+ * A receipt write that lands in its time partition: the store set up and the row's partition
+ * made first, and once more if a sweep dropped that partition meanwhile.
+ */
+export function placedInPartition(
+  ready: () => Promise<void>,
+  receipts: ReturnType<typeof postgresReceiptPartitions>,
+) {
+  return async <T>(firstSeenAt: number, write: () => Promise<T>): Promise<T> => {
+    await ready();
+    await receipts.ensure([firstSeenAt]);
+    try {
+      return await write();
+    } catch (error) {
+      if ((error as { code?: string }).code !== NO_PARTITION) throw error;
+      receipts.forget();
+      await receipts.ensure([firstSeenAt]);
+      return write();
+    }
+  };
+}

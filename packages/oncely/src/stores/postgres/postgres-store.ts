@@ -8,7 +8,7 @@ import { claimBatcher, type ClaimFound } from './postgres-claim-batch.js';
 import { postgresConnection, type PostgresConnection } from './postgres-connection.js';
 import { postgresDeferredCommit } from './postgres-deferred.js';
 import { deferredGroups } from './postgres-deferred-groups.js';
-import { postgresReceiptPartitions } from './postgres-receipt-partitions.js';
+import { placedInPartition, postgresReceiptPartitions } from './postgres-receipt-partitions.js';
 import { postgresSql } from './postgres-sql.js';
 import { ASYNC_COMMIT, postgresStatements } from './postgres-statements.js';
 import {
@@ -65,7 +65,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     o.deferredGroups,
   );
 
-  const placed = placement(connection, receipts);
+  const placed = placedInPartition(() => connection.setUp(), receipts);
 
   /** Claims of concurrent requests go together, one statement for all (postgres-claim-batch.ts). */
   const claims = claimBatcher((entries) => sendClaims(query, statements, entries));
@@ -167,23 +167,6 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
  * none (another process dropped a partition this one still knew of: a clock far behind), the
  * partitions are read again and the write tried once more.
  */
-function placement(
-  connection: PostgresConnection,
-  receipts: ReturnType<typeof postgresReceiptPartitions>,
-) {
-  return async <T>(firstSeenAt: number, write: () => Promise<T>): Promise<T> => {
-    await connection.setUp();
-    await receipts.ensure([firstSeenAt]);
-    try {
-      return await write();
-    } catch (error) {
-      if ((error as { code?: string }).code !== NO_PARTITION) throw error;
-      receipts.forget();
-      await receipts.ensure([firstSeenAt]);
-      return write();
-    }
-  };
-}
 
 /** One claim statement for `entries`: each entry's row found, or undefined where it went in. */
 async function sendClaims(
@@ -198,9 +181,6 @@ async function sendClaims(
 }
 
 const versionParams = (v: EntryVersion): unknown[] => [v.scope, v.key, v.token, v.state];
-
-/** SQLSTATE of "no partition of relation ... found for row" (check_violation). */
-const NO_PARTITION = '23514';
 
 /**
  * A compare-and-swap on the owner token: true when it changed the row. A row that a concurrent
