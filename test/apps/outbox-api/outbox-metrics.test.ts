@@ -95,7 +95,10 @@ test('metrics scraped from a real run of outbox serve --worker, named by Prometh
     let text = '';
     for (let turn = 0; turn < 200; turn++) {
       text = await (await fetch(`${server.origin}/metrics`)).text();
-      if (sample(text, 'oncely_outbox_messages_finished_total{endpoint="",state="refused"}') === 1)
+      if (
+        sample(text, 'oncely_outbox_messages_finished_total{endpoint="",state="refused"}') === 1 &&
+        sample(text, 'oncely_outbox_attempts_total{endpoint="shop",outcome="ok"}') === 2
+      )
         break;
     }
     assert.equal(

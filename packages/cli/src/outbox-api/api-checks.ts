@@ -1,19 +1,17 @@
 import {
-  createJournal,
   InvalidOptionError,
   type EndpointInput,
   type EndpointPatch,
   type IntentInput,
 } from 'oncely';
-import { createMemoryJournalStore } from 'oncely/stores/memory';
+import { checkEndpointByDryRun, scratchJournal } from '../shared/scratch-journal.js';
 import { onlyFields, optionalNumber, optionalString, type Fields } from './api-body.js';
 
 /**
  * The journal's own checks, run on a scratch journal in memory before the request reaches the
- * ledger: the API refuses exactly what the journal would, and a refusal stores no receipt. (The
- * library keeps prepareIntent and prepareEndpoint to itself; a dry run needs neither.)
+ * ledger: the API refuses exactly what the journal would, and a refusal stores no receipt.
  */
-const scratch = () => createJournal({ store: createMemoryJournalStore() });
+const scratch = scratchJournal;
 const SCRATCH_URL = 'http://scratch.invalid/';
 
 const ENDPOINT_FIELDS = ['id', 'url', 'secret', 'ratePerSecond', 'breaker', 'autoDisableAfterMs'];
@@ -24,7 +22,7 @@ export async function checkEndpointInput(fields: Fields): Promise<EndpointInput>
   if (secret !== undefined && typeof secret !== 'string')
     throw new InvalidOptionError('secret', '(hidden)', 'a whsec_ secret or a whsk_ secret key');
   const input = { ...rest, ...(secret === undefined ? {} : { secrets: [secret] }) };
-  await scratch().endpoints.add(input as unknown as EndpointInput);
+  await checkEndpointByDryRun(input as unknown as EndpointInput);
   return input as unknown as EndpointInput;
 }
 

@@ -19,7 +19,7 @@ export interface ApiDeps {
 }
 
 /** The API's writes and the methods the ledger guards: each needs its own Idempotency-Key. */
-export const WRITE_METHODS = ['POST', 'PATCH', 'DELETE'] as const;
+const WRITE_METHODS = ['POST', 'PATCH', 'DELETE'] as const;
 
 /**
  * Every write through oncely's own ledger (oncely/hono), scoped by the caller: a retry with the

@@ -53,7 +53,7 @@ export interface ClientOptions<T extends ThrowOn = 'give-up'>
    * manual VirtualClock to drive timeouts in a test. @default systemClock
    */
   readonly timer?: Clock;
-  /** @default Math.random */
+  /** @default systemRandom */
   readonly random?: Random;
   /**
    * Shared by every request of this client (a RetryTokenBucket), or by every process (a shared

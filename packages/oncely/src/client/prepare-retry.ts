@@ -19,7 +19,7 @@ export interface RetryOptions<T> extends RetryPolicyInput {
   readonly key?: string | undefined;
   /** @default the system clock */
   readonly clock?: Clock;
-  /** @default Math.random */
+  /** @default systemRandom */
   readonly random?: Random;
   /** Aborting stops the loop, cancelling a pending sleep. */
   readonly signal?: AbortSignal | undefined;

@@ -57,7 +57,8 @@ export function readKeyField(value: string): KeyFieldRead {
       ? { ok: true, key: bare, form: 'string' }
       : { ok: true, key: text, form: 'bare' };
   }
-  const members = listLength(text);
+  // A list of two or more holds a comma: without one, spare the parse (and its exception).
+  const members = text.includes(',') ? listLength(text) : undefined;
   if (members !== undefined && members > 1)
     return refused(
       `the Idempotency-Key field holds a list of ${members} values; send one key, in one Idempotency-Key field`,

@@ -6,7 +6,7 @@ import { InvalidOptionError } from '../contract/errors.js';
  * 5, ask for a composite key of the client's key and attributes of the client); without a scope
  * that protection is gone, silently, unless something says so.
  */
-export const UNSCOPED_WARNING =
+const UNSCOPED_WARNING =
   'oncely: no scopeOf given, so every caller shares one key space: one caller reusing another\'s Idempotency-Key is replayed the other\'s stored answer. Pass scopeOf (the authenticated caller), or scopeOf: () => "default" for a single-tenant app.';
 
 /**

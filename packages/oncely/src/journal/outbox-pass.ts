@@ -107,7 +107,7 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
       // A reserved throttle slot: wait for it, holding the lease (about SLOT_HORIZON_MS at most).
       await waitForSlot(store.endpoints, endpoint, slots[i]!, clock);
       const sentAt = clock.now();
-      const target = endpoint && sendTarget(endpoint, clock.now());
+      const target = endpoint && sendTarget(endpoint, sentAt);
       const traced =
         options.tracer &&
         startAttemptSpan(

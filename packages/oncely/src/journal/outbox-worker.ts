@@ -36,7 +36,7 @@ export interface OutboxWorkerOptions {
   readonly clock?: Clock;
   /** Times each attempt out (real I/O; see the client's `timer`). @default systemClock */
   readonly timer?: Clock;
-  /** @default Math.random */
+  /** @default systemRandom */
   readonly random?: Random;
   /**
    * How long a claim keeps other workers away. Longer than any attempt may run, so a lease never

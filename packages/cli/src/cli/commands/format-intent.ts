@@ -7,14 +7,14 @@ const iso = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toI
  * When a pending intent goes next. A parked one (its endpoint paused or disabled) waits for a
  * person, not a time: its stored instant (9999-12-31) would read as a date.
  */
-export function formatNext(intent: IntentRecord): string {
+function formatNext(intent: IntentRecord): string {
   if (intent.nextAttemptAt >= PARKED_AT)
     return `parked: endpoint ${intent.endpoint ?? '?'} is paused or disabled (outbox endpoint resume)`;
   return `next ${iso(intent.nextAttemptAt)}`;
 }
 
 /** The waits of an intent's policy: its schedule, or its backoff, and the Retry-After it obeys. */
-export function formatWaits(policy: IntentRecord['policy']): string {
+function formatWaits(policy: IntentRecord['policy']): string {
   const waits =
     policy.schedule != null
       ? `schedule ${policy.schedule.map(formatDuration).join(', ')} (${policy.jitter === 'none' ? 'exact' : 'up to +10 % jitter'})`

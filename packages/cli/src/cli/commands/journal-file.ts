@@ -1,9 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync } from 'node:fs';
 import { InvalidOptionError } from 'oncely';
 
 /** The table a journal made by `oncely` holds (createSqliteJournalStore's default). */
-export const JOURNAL_TABLE = 'oncely_intents';
+const JOURNAL_TABLE = 'oncely_intents';
 
 /** What opening a SQLite file for a look needs: the store module's opener. */
 type Opener = (file: string) => {
@@ -13,10 +12,9 @@ type Opener = (file: string) => {
 
 /**
  * Checks the SQLite journal file before the store touches it: the store sets WAL mode and adds
- * its tables on first use, which alters any file it is pointed at (before, `outbox list` on
- * another application's database added three tables to it; `outbox list --journal
- * nodir/missing.db` made the folder and an empty journal, then said "no intents").
- * - missing: refused, unless `create` (then its folder is made, and the store makes the file);
+ * its tables on first use, which would alter any file it is pointed at.
+ * - missing: refused, unless `create` (the opener makes its folder and the store the file, on the
+ *   first write, so a command that refuses its other flags first leaves nothing behind);
  * - not SQLite, or SQLite without the journal's table: refused, even with `create`, and left as
  *   it was: a plain SELECT on sqlite_master writes nothing. An empty database (no table at all,
  *   a 0-byte file included) counts as missing.
@@ -32,7 +30,6 @@ export function checkJournalFile(file: string, create: boolean, open: Opener): v
   if (!existsSync(file)) {
     if (!create)
       refuse('an existing journal file (none is there; give --create to start a new one)');
-    mkdirSync(dirname(file), { recursive: true });
     return;
   }
   let tables: string[];

@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { InvalidOptionError, createJournal, type Journal, type JournalStore } from 'oncely';
 import { importOptionalDriver } from '../../shared/optional-driver.js';
@@ -57,7 +59,10 @@ export async function openJournal(flags: JournalFlags): Promise<Journal<unknown>
     );
     checkJournalFile(file, flags.create === true, openSqliteDatabase);
     store = createSqliteJournalStore({
-      database: () => openSqliteDatabase(file),
+      database: () => {
+        if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true }); // --create's folder
+        return openSqliteDatabase(file);
+      },
     }) as JournalStore<unknown>;
   }
   return createJournal({ store });

@@ -28,7 +28,7 @@ function positiveNumber(option: string, text: string): number {
 }
 
 /** The flags given, as an endpoint patch: a flag not given leaves its field as it is. */
-export function patchFromFlags(flags: UpdateFlags): EndpointPatch {
+function patchFromFlags(flags: UpdateFlags): EndpointPatch {
   const given = <T>(text: string | undefined, parse: (text: string) => T) =>
     text === undefined ? undefined : parse(text);
   const breaker = Object.fromEntries(

@@ -10,6 +10,7 @@ import {
   systemClock,
 } from 'oncely';
 import type { CliIo } from '../cli-io.js';
+import { checkEndpointByDryRun } from '../../shared/scratch-journal.js';
 import { registerEndpointEdit } from './outbox-endpoint-edit.js';
 import { parseDurationMs, parsePositiveInt } from './deliver-options.js';
 import {
@@ -199,7 +200,9 @@ function registerAdd(endpoint: Command, io: CliIo): void {
             }),
       };
       // A fresh secret is shown before the endpoint exists: never one made with a lost secret.
+      // Input the journal would refuse is refused first, so no secret is shown for nothing.
       if (fresh !== undefined) {
+        await checkEndpointByDryRun(input);
         if (await journal.endpoints.get(id))
           throw new EndpointStateError(id, `endpoint ${id} exists already`);
         await showOnce(io, `signing secret (shown once): ${fresh}\n`);

@@ -94,7 +94,7 @@ export function parseRetryFlags(flags: RetryFlags, defaultMaxDelayMs: number): R
 }
 
 /** `5s,5m,30m,2h`: the waits in ms. */
-export function parseSchedule(text: string): number[] {
+function parseSchedule(text: string): number[] {
   const parts = text.split(',').map((part) => part.trim());
   if (parts.length === 0 || parts.some((part) => part === ''))
     throw new InvalidOptionError('--schedule', text, 'waits such as 5s,5m,30m,2h, comma-separated');

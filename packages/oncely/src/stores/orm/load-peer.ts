@@ -16,7 +16,7 @@ export function peerLoader<M>(pkg: string, subpath: string, load: () => Promise<
 }
 
 /** The error for an optional peer that is not installed (or fails to load). */
-export function missingPeer(pkg: string, subpath: string, cause?: unknown): OncelyError {
+function missingPeer(pkg: string, subpath: string, cause?: unknown): OncelyError {
   return new OncelyError(
     'missing_peer',
     `${subpath} needs the package ${pkg}: npm install ${pkg}`,

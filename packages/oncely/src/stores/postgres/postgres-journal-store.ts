@@ -9,6 +9,7 @@ import { createSqlJournalStore, type JournalQuery } from '../sql-journal-store.j
 import type { PgPool, PgQueryable } from './pg-pool.js';
 import { connectHeard } from './connect-heard.js';
 import { postgresJournalWake } from './postgres-journal-wake.js';
+import { hashName } from './postgres-statements.js';
 
 export interface PostgresJournalStoreOptions {
   /** A `pg` Pool, or a function that makes one on first use (then ended by close()). */
@@ -104,7 +105,8 @@ export function createPostgresJournalStore(
     transaction,
     within: on,
     // One channel per journal table: a worker hears its own journal's intents only.
-    wake: postgresJournalWake(thePool, `oncely:${schema ?? ''}.${tableName}`),
+    // PostgreSQL truncates channel names past 63 bytes and pg_notify refuses them: a hash fits.
+    wake: postgresJournalWake(thePool, `oncely_journal_${hashName(qualify(tableName))}`),
     async close() {
       if (closed) return;
       closed = true;

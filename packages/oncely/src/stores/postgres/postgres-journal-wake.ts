@@ -41,7 +41,12 @@ export function postgresJournalWake(pool: () => PgPool, channel: string): Journa
         stop(client, true);
         fire(); // whatever was notified meanwhile is found by looking now
       });
-      await client.query(`LISTEN "${channel}"`);
+      try {
+        await client.query(`LISTEN "${channel}"`);
+      } catch (error) {
+        stop(client, true); // a LISTEN refused keeps no connection from the pool
+        throw error;
+      }
       return client;
     })().catch(() => {
       listening = undefined; // the poll goes on; the next relisten tries again
@@ -51,7 +56,11 @@ export function postgresJournalWake(pool: () => PgPool, channel: string): Journa
     recordStatement: (insert) =>
       `WITH recorded AS (${insert} RETURNING 1) SELECT pg_notify('${channel}', '') FROM recorded`,
     async written(kind) {
-      if (kind === 'other') await pool().query(`SELECT pg_notify('${channel}', '')`);
+      // Best effort: the write has committed; a lost notification costs a poll, not the write.
+      if (kind === 'other')
+        await pool()
+          .query(`SELECT pg_notify('${channel}', '')`)
+          .catch(() => undefined);
     },
     ensure() {
       if (listeners.size > 0) void listen();

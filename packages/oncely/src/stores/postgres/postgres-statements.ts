@@ -46,8 +46,8 @@ export function postgresStatements(tables: PostgresLedgerTables, commitLevel: st
   };
 }
 
-/** A short stable name for the table, for prepared statement names (at most 63 bytes in all). */
-function hashName(table: string): string {
+/** A short stable name for the table, for prepared statement and channel names (at most 63 bytes). */
+export function hashName(table: string): string {
   let h = 0;
   for (let i = 0; i < table.length; i++) h = (Math.imul(h, 31) + table.charCodeAt(i)) | 0;
   return (h >>> 0).toString(36);
