@@ -15,6 +15,9 @@ export type KeyFieldRead =
   | { readonly ok: true; readonly key: string; readonly form: KeyHeaderForm }
   | { readonly ok: false; readonly problem: string };
 
+/** Text read as a bare key without parsing: what no Item or list can hold differently. */
+const BARE_KEY = /^[A-Za-z0-9._:\/+=-]+$/;
+
 /** The field value that carries `key` in the given form. */
 export function keyFieldValue(key: string, form: KeyHeaderForm): string {
   // serializeItem escapes `"` and `\` and refuses what an sf-string cannot carry (non-ASCII,
@@ -41,6 +44,10 @@ export function keyFieldValue(key: string, form: KeyHeaderForm): string {
 export function readKeyField(value: string): KeyFieldRead {
   // HTTP strips the optional whitespace around a field value (RFC 9110 section 5.5); so does this.
   const text = value.trim();
+  // The common case, a bare key (a UUID, `order-42`): no quote, comma, semicolon or space, so it
+  // is a token, a number or no Item at all, and read as sent either way (rule 2 or 3). A UUID
+  // starting with a digit made the parser throw on every request.
+  if (BARE_KEY.test(text)) return { ok: true, key: text, form: 'bare' };
   let item: ReturnType<typeof parseItem> | undefined;
   try {
     item = parseItem(text);
