@@ -127,7 +127,14 @@ export {
   type SqlDialect,
   type SqlHandle,
   type LedgerObserver,
+  StepMismatchError,
+  isStepMismatchError,
+  type Step,
+  type StepContext,
+  type StepRecord,
+  type StepStore,
 } from './ledger/index.js';
+export { stepKey } from './contract/step-key.js';
 
 export {
   createJournal,
