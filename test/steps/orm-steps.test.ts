@@ -10,7 +10,10 @@ import { runStepsConformance, type StepHarness } from './steps-conformance.js';
 const dir = tempDir('oncely-orm-steps-');
 let n = 0;
 
-async function harness(orm: (typeof ORMS)[number], target: OrmTarget): Promise<StepHarness<unknown>> {
+async function harness(
+  orm: (typeof ORMS)[number],
+  target: OrmTarget,
+): Promise<StepHarness<unknown>> {
   const backend = await openOrmBackend(orm, target);
   const schema = target.db === 'postgres' ? { schema: target.schema } : {};
   const store = createOrmLedgerStore({ executor: backend.executor, ...schema });
