@@ -143,6 +143,7 @@ export const OPENAPI_SCHEMAS = {
       key: { type: 'string' },
       method: { type: 'string' },
       target: { type: 'string' },
+      endpoint: { type: ['string', 'null'], description: 'the endpoint it goes to, if any' },
       state: { enum: intentStates },
       attempts: { type: 'integer' },
       maxAttempts: { type: 'integer' },
@@ -162,11 +163,31 @@ export const OPENAPI_SCHEMAS = {
       worker: { type: 'string' },
       startedAt: iso,
       endedAt: nullableIso,
-      durationMs: { type: ['number', 'null'] },
+      durationMs: {
+        type: ['number', 'null'],
+        description: 'how long the request took, send to answer or failure',
+      },
       outcome: { enum: ['ok', 'retry', 'fail', 'unknown', null] },
       status: { type: ['integer', 'null'] },
-      detail: { type: ['string', 'null'] },
+      detail: { type: ['string', 'null'], description: 'the error, when no response came' },
       delayMs: { type: ['number', 'null'] },
+      response: { oneOf: [ref('AttemptResponse'), { type: 'null' }] },
+    },
+  },
+  AttemptResponse: {
+    type: 'object',
+    description:
+      "what the journal keeps of an attempt's response: its headers and the first 4 KiB of its body",
+    required: ['headers', 'body', 'bodyBase64', 'bodyBytes', 'truncated'],
+    properties: {
+      headers: { type: 'object', additionalProperties: { type: 'string' } },
+      body: { type: ['string', 'null'], description: 'the kept bytes as text; null unless UTF-8' },
+      bodyBase64: { type: 'string', contentEncoding: 'base64' },
+      bodyBytes: { type: 'integer', minimum: 0, maximum: 4096 },
+      truncated: {
+        type: 'boolean',
+        description: 'the body was longer than 4 KiB, or a header was left out or shortened',
+      },
     },
   },
   MessageDetail: {

@@ -23,7 +23,8 @@ import {
   type RetryFlags,
 } from './retry-flags.js';
 import { signingKeysFromEnv } from './webhook-key-flags.js';
-import { registerOutboxList } from './outbox-list.js';
+import { registerOutboxList, withoutBodies } from './outbox-list.js';
+import { attemptEntryJson } from '../../outbox-ui/attempt-json.js';
 import { registerOutboxReplay } from './outbox-replay.js';
 import { deadLettersMade, formatCounts, runOutbox } from './outbox-run.js';
 import { registerOutboxUi } from './outbox-ui.js';
@@ -143,12 +144,22 @@ function registerShow(outbox: Command, io: CliIo): void {
   journalOptions(
     outbox
       .command('show')
-      .description("one intent's full report: payload, policy, every attempt, the outcome")
-      .argument('<key>'),
-  ).action((key: string, flags: JournalFlags) =>
+      .description(
+        "one intent's full report: payload, policy, every attempt with its response, the outcome",
+      )
+      .argument('<key>')
+      .option('--json', "print JSON (the attempts' response bodies in base64 too)"),
+  ).action((key: string, flags: JournalFlags & { json?: boolean }) =>
     withJournal(flags, async (journal) => {
       const report = await journal.report(key);
       if (!report) throw new InvalidOptionError('key', key, 'the key of an intent in this journal');
+      if (flags.json) {
+        const json = {
+          ...withoutBodies(report.intent),
+          attempts: report.attempts.map(attemptEntryJson),
+        };
+        return out(`${JSON.stringify(json, null, 2)}\n`);
+      }
       out(formatIntentReport(report));
     }),
   );
