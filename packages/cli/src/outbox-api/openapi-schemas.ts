@@ -20,6 +20,16 @@ const settings = {
   ratePerSecond: { type: ['number', 'null'], exclusiveMinimum: 0 },
   breaker: ref('Breaker'),
   autoDisableAfterMs: { type: 'number', exclusiveMinimum: 0 },
+  eventTypes: {
+    type: ['array', 'null'],
+    items: { type: 'string' },
+    description: 'the event types it gets (`order.created`, `order.*`, `*`); null: every type',
+  },
+  channels: {
+    type: ['array', 'null'],
+    items: { type: 'string' },
+    description: 'only messages tagged with one of these; null: every message',
+  },
 };
 
 const intentStates = ['pending', 'delivered', 'refused', 'gave_up', 'unknown', 'cancelled'];
@@ -69,6 +79,8 @@ export const OPENAPI_SCHEMAS = {
       ratePerSecond: { type: ['number', 'null'] },
       breaker,
       autoDisableAfterMs: { type: 'number' },
+      eventTypes: { type: ['array', 'null'], items: { type: 'string' } },
+      channels: { type: ['array', 'null'], items: { type: 'string' } },
       health: {
         type: 'object',
         properties: {
@@ -134,6 +146,43 @@ export const OPENAPI_SCHEMAS = {
       deadline: iso,
       attemptTimeoutMs: { type: 'number', exclusiveMinimum: 0 },
       orderingKey: { type: 'string' },
+    },
+  },
+  PublishRequest: {
+    description:
+      'one message to an endpoint or a URL (Publish), or a message by event type for every subscribed endpoint (PublishEvent)',
+    oneOf: [ref('Publish'), ref('PublishEvent')],
+  },
+  PublishEvent: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['eventType'],
+    description:
+      'fanned out to every endpoint subscribed to its type (and channels): one intent each, keyed `<id>:<endpoint>`, sent as the Standard Webhooks payload {type, timestamp, data}',
+    properties: {
+      eventType: { type: 'string', description: '`order.created`' },
+      payload: { description: 'the event data, any JSON value' },
+      id: {
+        type: 'string',
+        description:
+          'the message id, without ":"; default: derived from the caller and the Idempotency-Key',
+      },
+      channels: { type: 'array', items: { type: 'string' } },
+      deadline: iso,
+    },
+  },
+  EventPublished: {
+    type: 'object',
+    required: ['id', 'eventType', 'endpoints', 'created'],
+    properties: {
+      id: { type: 'string' },
+      eventType: { type: 'string' },
+      endpoints: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'the endpoints it went to',
+      },
+      created: { type: 'integer', description: 'intents this call recorded' },
     },
   },
   Message: {
