@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULT_OUTBOX_POLICY, InvalidOptionError, systemClock } from 'oncely';
+import { DEFAULT_OUTBOX_POLICY, InvalidOptionError, systemClock, type Journal } from 'oncely';
 import { formatIntentLine, formatIntentReport } from './format-intent.js';
 import { EXIT } from '../exit.js';
 import {
@@ -31,6 +31,7 @@ import { registerOutboxUi } from './outbox-ui.js';
 import { registerOutboxServe } from './outbox-serve.js';
 import { registerOutboxPublish } from './outbox-publish.js';
 import { processIo, type CliIo } from '../cli-io.js';
+import type { MetricsServer } from '../../outbox-api/metrics-server.js';
 import { parseDisabledNotice, registerOutboxEndpoint } from './outbox-endpoint.js';
 
 interface AddFlags extends JournalFlags, RetryFlags {
@@ -56,6 +57,8 @@ interface RunCommandFlags extends JournalFlags {
   worker?: string;
   notifyDisabled?: string;
   failOnDead?: boolean;
+  metricsPort?: string;
+  metricsHost?: string;
 }
 
 export function registerOutbox(program: Command, io: CliIo = processIo): void {
@@ -205,26 +208,36 @@ function registerRun(outbox: Command, io: CliIo): void {
       .option(
         '--fail-on-dead',
         `exit ${EXIT.deadLetters} when this run left dead letters (refused, gave_up, unknown)`,
-      ),
+      )
+      .option(
+        '--metrics-port <port>',
+        'serve Prometheus metrics at /metrics on this port while it runs (0 picks a free one)',
+      )
+      .option('--metrics-host <host>', 'where the metrics listen', '127.0.0.1'),
   ).action((flags: RunCommandFlags) =>
     withJournal(flags, async (journal, signal) => {
-      const summary = await runOutbox(
-        journal,
-        {
-          leaseMs: parseDurationMs('--lease', flags.lease),
-          batchSize: parsePositiveInt('--batch', flags.batch),
-          pollMs: parseDurationMs('--poll', flags.poll),
-          watch: flags.watch === true,
-          secrets: parseSecrets(flags.secret, io.env),
-          signingSecret:
-            flags.signingSecretEnv === undefined
-              ? undefined
-              : signingKeysFromEnv('--signing-secret-env', flags.signingSecretEnv, io.env),
-          worker: flags.worker,
-          disabledNotice: parseDisabledNotice(flags.notifyDisabled),
-        },
-        { out, err, progressBar: io.errIsTTY, signal },
-      );
+      const runFlags = {
+        leaseMs: parseDurationMs('--lease', flags.lease),
+        batchSize: parsePositiveInt('--batch', flags.batch),
+        pollMs: parseDurationMs('--poll', flags.poll),
+        watch: flags.watch === true,
+        secrets: parseSecrets(flags.secret, io.env),
+        signingSecret:
+          flags.signingSecretEnv === undefined
+            ? undefined
+            : signingKeysFromEnv('--signing-secret-env', flags.signingSecretEnv, io.env),
+        worker: flags.worker,
+        disabledNotice: parseDisabledNotice(flags.notifyDisabled),
+      };
+      // Started once every flag is checked: a refused flag leaves no server behind.
+      const metrics = await runMetrics(journal, flags, err);
+      const summary = await runOutbox(journal, runFlags, {
+        out,
+        err,
+        progressBar: io.errIsTTY,
+        signal,
+        onSettled: metrics?.onSettled,
+      }).finally(() => metrics?.close());
       // This run's own work first: the journal may hold intents of other runs and workers.
       out(
         `outbox run: ${formatCounts(summary.finished).replace('no intents', 'no intent finished')}; journal now: ${formatCounts(summary.journal)}\n`,
@@ -243,6 +256,23 @@ function registerRun(outbox: Command, io: CliIo): void {
       }
     }),
   );
+}
+
+/** The metrics server of `--metrics-port`, its address on stderr (stdout is the run's). */
+async function runMetrics(
+  journal: Journal<unknown>,
+  flags: RunCommandFlags,
+  err: (text: string) => void,
+): Promise<MetricsServer | undefined> {
+  if (flags.metricsPort === undefined) return undefined;
+  const port =
+    flags.metricsPort === '0' ? 0 : parsePositiveInt('--metrics-port', flags.metricsPort);
+  if (port > 65_535)
+    throw new InvalidOptionError('--metrics-port', flags.metricsPort, 'a port from 0 to 65535');
+  const { startMetricsServer } = await import('../../outbox-api/metrics-server.js');
+  const server = await startMetricsServer(journal, port, flags.metricsHost ?? '127.0.0.1');
+  err(`metrics: ${server.origin}/metrics\n`);
+  return server;
 }
 
 /** `oncely outbox retry`. */
