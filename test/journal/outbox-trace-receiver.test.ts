@@ -54,7 +54,7 @@ test("the receiver's ledger decisions land on spans that continue each attempt's
         : ROOT_CONTEXT;
     const span = tracer.startSpan('POST /hooks', { kind: SpanKind.SERVER }, parent);
     res.on('finish', () => span.end());
-    context.with(trace.setSpan(parent, span), () => handle(req, res));
+    context.with(trace.setSpan(parent, span), () => void handle(req, res));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Journal } from 'oncely';
+import { systemClock, type Journal } from 'oncely';
 import { defineProblem, problemResponse } from 'oncely/http';
 import { endpointJson } from '../outbox-api/endpoint-json.js';
 import { endpointNotFound, journalProblem } from '../outbox-api/api-problems.js';
@@ -19,7 +19,9 @@ export function createEndpointActions(journal: Journal<unknown>): Hono {
   const api = new Hono();
   api.get('/api/endpoints', async (c) =>
     c.json(
-      { endpoints: (await journal.endpoints.list()).map((e) => endpointJson(e, Date.now())) },
+      {
+        endpoints: (await journal.endpoints.list()).map((e) => endpointJson(e, systemClock.now())),
+      },
       200,
       { 'cache-control': 'no-store' },
     ),
@@ -36,7 +38,7 @@ export function createEndpointActions(journal: Journal<unknown>): Hono {
     if (!(await journal.endpoints.get(id))) return endpointNotFound(id);
     try {
       const endpoint = await act(journal, id, action as EndpointAction, reason);
-      return c.json({ endpoint: endpointJson(endpoint, Date.now()) });
+      return c.json({ endpoint: endpointJson(endpoint, systemClock.now()) });
     } catch (error) {
       return journalProblem(error);
     }

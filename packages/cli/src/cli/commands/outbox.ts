@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { DEFAULT_OUTBOX_POLICY, InvalidOptionError, systemClock, type Journal } from 'oncely';
-import { formatIntentLine, formatIntentReport } from './format-intent.js';
+import { DEFAULT_OUTBOX_POLICY, systemClock } from 'oncely';
+import { formatIntentLine } from './format-intent.js';
 import { EXIT } from '../exit.js';
 import {
   parseDurationMs,
@@ -23,15 +23,15 @@ import {
   type RetryFlags,
 } from './retry-flags.js';
 import { signingKeysFromEnv } from './webhook-key-flags.js';
-import { registerOutboxList, withoutBodies } from './outbox-list.js';
-import { attemptEntryJson } from '../../outbox-ui/attempt-json.js';
+import { registerOutboxList } from './outbox-list.js';
+import { registerShow } from './outbox-show.js';
+import { runMetrics } from './outbox-run-metrics.js';
 import { registerOutboxReplay } from './outbox-replay.js';
 import { deadLettersMade, formatCounts, runOutbox } from './outbox-run.js';
 import { registerOutboxUi } from './outbox-ui.js';
 import { registerOutboxServe } from './outbox-serve.js';
 import { registerOutboxPublish } from './outbox-publish.js';
 import { processIo, type CliIo } from '../cli-io.js';
-import type { MetricsServer } from '../../outbox-api/metrics-server.js';
 import { parseDisabledNotice, registerOutboxEndpoint } from './outbox-endpoint.js';
 
 interface AddFlags extends JournalFlags, RetryFlags {
@@ -141,33 +141,6 @@ function registerAdd(outbox: Command, io: CliIo): void {
   );
 }
 
-/** `oncely outbox show`. */
-function registerShow(outbox: Command, io: CliIo): void {
-  const { out } = io;
-  journalOptions(
-    outbox
-      .command('show')
-      .description(
-        "one intent's full report: payload, policy, every attempt with its response, the outcome",
-      )
-      .argument('<key>')
-      .option('--json', "print JSON (the attempts' response bodies in base64 too)"),
-  ).action((key: string, flags: JournalFlags & { json?: boolean }) =>
-    withJournal(flags, async (journal) => {
-      const report = await journal.report(key);
-      if (!report) throw new InvalidOptionError('key', key, 'the key of an intent in this journal');
-      if (flags.json) {
-        const json = {
-          ...withoutBodies(report.intent),
-          attempts: report.attempts.map(attemptEntryJson),
-        };
-        return out(`${JSON.stringify(json, null, 2)}\n`);
-      }
-      out(formatIntentReport(report));
-    }),
-  );
-}
-
 /** `oncely outbox run`. */
 function registerRun(outbox: Command, io: CliIo): void {
   const { out, err } = io;
@@ -256,23 +229,6 @@ function registerRun(outbox: Command, io: CliIo): void {
       }
     }),
   );
-}
-
-/** The metrics server of `--metrics-port`, its address on stderr (stdout is the run's). */
-async function runMetrics(
-  journal: Journal<unknown>,
-  flags: RunCommandFlags,
-  err: (text: string) => void,
-): Promise<MetricsServer | undefined> {
-  if (flags.metricsPort === undefined) return undefined;
-  const port =
-    flags.metricsPort === '0' ? 0 : parsePositiveInt('--metrics-port', flags.metricsPort);
-  if (port > 65_535)
-    throw new InvalidOptionError('--metrics-port', flags.metricsPort, 'a port from 0 to 65535');
-  const { startMetricsServer } = await import('../../outbox-api/metrics-server.js');
-  const server = await startMetricsServer(journal, port, flags.metricsHost ?? '127.0.0.1');
-  err(`metrics: ${server.origin}/metrics\n`);
-  return server;
 }
 
 /** `oncely outbox retry`. */
