@@ -5,6 +5,7 @@ import { startOutboxUi } from '#cli/outbox-ui/outbox-ui-server.js';
 import { createJournal, createOutboxWorker } from '#oncely/journal/index.js';
 import { createMemoryJournalStore } from '#oncely/stores/memory/index.js';
 import { VirtualClock } from '#oncely/time/index.js';
+import { axeViolations } from './axe.js';
 import { browserSession } from './browser-env.js';
 
 /**
@@ -59,6 +60,7 @@ test('filters by endpoint, shows a response, pauses and disables an endpoint', {
   assert.match(response ?? '', /Response \(25 bytes\)/);
   assert.match(response ?? '', /x-reason: unknown order/);
   assert.match(response ?? '', /\{"error":"no such order"\}/);
+  assert.deepEqual(await axeViolations(page), [], 'the endpoints, the column, the response');
 
   await page.click('#endpoints tr[data-endpoint="shop"] button[data-action="pause"]');
   await page.waitForFunction(() =>
