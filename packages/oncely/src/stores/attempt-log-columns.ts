@@ -8,14 +8,17 @@ import type { JournalColumnTypes } from './journal-row.js';
  * attempts read back with no response and no duration.
  */
 export function attemptLogDdl(attempts: string, types: JournalColumnTypes): string {
-  return [
+  const clauses = [
     `duration_ms ${types.bigint}`,
     'response_headers TEXT',
     `response_body ${types.bytes}`,
     'response_truncated INTEGER',
-  ]
-    .map((column) => `ALTER TABLE ${attempts} ${types.addColumn} ${column}`)
-    .join(';\n  ');
+  ].map((column) => `${types.addColumn} ${column}`);
+  // PostgreSQL (IF NOT EXISTS) takes the table's lock once for one ALTER of every clause, so a
+  // worker opening the journal holds the others up once; SQLite adds one column a statement.
+  return types.addColumn.endsWith('IF NOT EXISTS')
+    ? `ALTER TABLE ${attempts} ${clauses.join(', ')}`
+    : clauses.map((clause) => `ALTER TABLE ${attempts} ${clause}`).join(';\n  ');
 }
 
 /** The attempt log's part of an attempt's end, as the settle statement's JSON rows carry it. */
