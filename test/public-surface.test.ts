@@ -77,6 +77,7 @@ const EXPORTS: Record<string, readonly string[]> = {
     'ENDPOINT_STATES',
     'DEFAULT_OUTBOX_POLICY',
     'PARKED_AT',
+    'ATTEMPT_BODY_BYTES',
   ],
   'oncely/http': [
     'createIdempotencyMiddleware',

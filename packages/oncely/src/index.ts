@@ -157,6 +157,8 @@ export {
   type IntentState,
   type IntentRecord,
   type AttemptEntry,
+  type AttemptResponse,
+  ATTEMPT_BODY_BYTES,
   type StateCounts,
   type OutboxWorker,
   type OutboxWorkerOptions,
