@@ -150,6 +150,15 @@ export interface LedgerStore<Tx> {
   sql(tx: Tx): SqlHandle;
 
   /**
+   * Optional: runs one data-changing statement (`$1` placeholders) on its own and resolves with
+   * the rows it returned once it is committed at the store's durability. A single statement is
+   * atomic, so it needs no transaction around it: PostgreSQL sends it alone (one round trip, no
+   * BEGIN and COMMIT), SQLite writes it into the open group-commit batch (no savepoint). Without
+   * it, a caller runs the statement in `transaction`. The steps' records use it (step-batch.ts).
+   */
+  commitAlone?(sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>;
+
+  /**
    * True when `error`, thrown inside this store's transaction (by an effect's
    * statement), says the database failed rather than the statement: the connection ended, the
    * disk is full. The ledger then answers `unavailable` (503 + Retry-After), as it does when the

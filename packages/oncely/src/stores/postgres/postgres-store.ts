@@ -9,7 +9,7 @@ import { postgresConnection, type PostgresConnection } from './postgres-connecti
 import { postgresDeferredCommit } from './postgres-deferred.js';
 import { deferredGroups } from './postgres-deferred-groups.js';
 import { placedInPartition, postgresReceiptPartitions } from './postgres-receipt-partitions.js';
-import { postgresSql } from './postgres-sql.js';
+import { postgresCommitAlone, postgresSql } from './postgres-sql.js';
 import { ASYNC_COMMIT, postgresStatements } from './postgres-statements.js';
 import {
   resolvePostgresStoreOptions,
@@ -87,6 +87,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     // Connects and creates the table: a bad URL or an unreachable server fails here.
     ready: () => connection.setUp(),
     sql: postgresSql,
+    commitAlone: postgresCommitAlone(query, commitLevel),
     housekeep: async () => undefined,
 
     async get(scope, key) {

@@ -81,3 +81,9 @@ class SqliteSqlHandle implements SqlHandle {
 export function sqliteSql(tx: SqliteTx): SqlHandle {
   return new SqliteSqlHandle(tx);
 }
+
+/** The rows `sql` returns, run now on a writer already held (a synchronous section). */
+export function allNow<R>(tx: SqliteTx, sql: string, params: readonly unknown[]): R[] {
+  const text = sqliteText(sql);
+  return tx.all<R>(text.source, ...bind(text, params));
+}

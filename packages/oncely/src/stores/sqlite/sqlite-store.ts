@@ -7,7 +7,7 @@ import { sqliteConnections, type SqliteConnections } from './sqlite-connections.
 import type { SqliteTx } from './sqlite-database.js';
 import { housekeepSqlite } from './sqlite-housekeeping.js';
 import { sqliteReads, type SqliteReads } from './sqlite-reads.js';
-import { sqliteSql } from './sqlite-sql.js';
+import { allNow, sqliteSql } from './sqlite-sql.js';
 import {
   resolveSqliteStoreOptions,
   type SqliteStore,
@@ -144,6 +144,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     housekeep: () => housekeepSqlite((fn) => group.outside(fn), connection),
     read: reads.read,
     write: (fn) => group.write(() => fn(writerTx(conns)), true),
+    // Into the open batch, beside the claims and receipts of this turn: one COMMIT for all.
+    commitAlone: (source, params) =>
+      group.write(() => allNow<Record<string, unknown>>(writerTx(conns), source, params), true),
 
     async close() {
       await group.settled();

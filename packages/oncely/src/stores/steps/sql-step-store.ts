@@ -33,16 +33,21 @@ export function createSqlStepStore<Tx>(
   let setUp: Promise<void> | undefined;
   const of = (sql: SqlHandle): StepStatements =>
     (statements ??= stepStatements(sql.dialect, table));
-  const alone = new StepBatch((steps) =>
-    store.transaction(async (tx) => {
+  // A step that wrote nothing: its record is one statement, atomic on its own. A store that can
+  // commit a lone statement (PostgreSQL: one round trip; SQLite: into the group commit's batch)
+  // spares it a transaction; on others it runs in one.
+  const commitAlone = store.commitAlone?.bind(store);
+  const alone = new StepBatch(async (steps) => {
+    const params = steps.flatMap(paramsOf);
+    if (commitAlone !== undefined && statements !== undefined) {
+      const returned = await commitAlone(statements.insertMany(steps.length), params);
+      return writtenOf(steps, returned as unknown as ReturnedKey[]);
+    }
+    return store.transaction(async (tx) => {
       const sql = store.sql(tx);
-      const returned = await sql.all<ReturnedKey>(
-        of(sql).insertMany(steps.length),
-        steps.flatMap(paramsOf),
-      );
-      return writtenOf(steps, returned);
-    }),
-  );
+      return writtenOf(steps, await sql.all<ReturnedKey>(of(sql).insertMany(steps.length), params));
+    });
+  });
 
   const ready = (): Promise<void> =>
     (setUp ??= store

@@ -62,14 +62,16 @@ export function stepStatements(dialect: SqlDialect, table: string): StepStatemen
   if (dialect === 'postgres')
     create.unshift(`SELECT pg_advisory_xact_lock(hashtext('oncely steps table ${table}'))`);
   const run = 'scope = $1 AND idem_key = $2 AND run_at = $3';
+  // Built once per row count: a batch's text is a few kB, and PostgreSQL prepares it by text.
+  const insertTexts: string[] = [];
   return {
     create,
     extend: `UPDATE ${table} SET expires_at = $4 WHERE ${run} AND expires_at < $4`,
     select: `SELECT position, name, result, recorded_at, expires_at FROM ${table} WHERE ${run} ORDER BY position`,
     insert: `INSERT INTO ${table} (${COLUMNS}) VALUES ${values(1)} ON CONFLICT DO NOTHING`,
     insertMany: (rows) =>
-      `INSERT INTO ${table} (${COLUMNS}) VALUES ${values(rows)} ON CONFLICT DO NOTHING
-       RETURNING scope, idem_key, run_at, position`,
+      (insertTexts[rows] ??= `INSERT INTO ${table} (${COLUMNS}) VALUES ${values(rows)}
+       ON CONFLICT DO NOTHING RETURNING scope, idem_key, run_at, position`),
     sweep: `DELETE FROM ${table} WHERE (scope, idem_key, run_at, position) IN
               (SELECT scope, idem_key, run_at, position FROM ${table}
                WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`,
