@@ -211,6 +211,32 @@ export function runStepsConformance<Tx>(
         assert.equal(await h.count('order:k8'), 2);
       }));
 
+    it('the first run gets each result as a retry will, through JSON', () =>
+      withLedger(async ({ ledger }) => {
+        const results: unknown[] = [];
+        const values: unknown[] = ['id', 7, true, null, undefined, -0, Number.NaN, [1], { a: 1 }];
+        const handler =
+          (failAtEnd: boolean) =>
+          async (
+            _tx: Tx,
+            _claim: unknown,
+            step: Parameters<Parameters<Ledger<Tx>['execute']>[1]>[2],
+          ) => {
+            const got: unknown[] = [];
+            for (const [i, value] of values.entries()) got.push(await step(`v${i}`, () => value));
+            results.push(got);
+            if (failAtEnd) throw new PassingFailure('after the steps');
+            return jsonReceipt(200, {});
+          };
+        await assert.rejects(ledger.execute(req('k10'), handler(true)), PassingFailure);
+        assert.equal((await ledger.execute(req('k10'), handler(false))).kind, 'executed');
+        const [first, retried] = results as unknown[][];
+        // -0 and NaN come back as JSON has them (0, null), on the first run as on the retry.
+        assert.deepEqual(first, ['id', 7, true, null, undefined, 0, null, [1], { a: 1 }]);
+        assert.ok(!Object.is(first![5], -0));
+        assert.deepEqual(retried, first);
+      }));
+
     it('refuses overlapping and repeated steps with a clear error', () =>
       withLedger(async ({ ledger }) => {
         const overlap = ledger.execute(req('k9'), async (_tx, _claim, step) => {

@@ -77,7 +77,7 @@ export class StepRunner<Tx> {
     try {
       const found = recordedAt(await this.#recordedSteps(steps), position, name);
       if (found !== undefined) return parseResult<T>(found.result);
-      return parseResult<T>(await this.#runAndRecord(steps, position, name, fn));
+      return await this.#runAndRecord(steps, position, name, fn);
     } finally {
       this.#running = undefined;
     }
@@ -121,7 +121,7 @@ export class StepRunner<Tx> {
   }
 
   /**
-   * Runs `fn` in its own transaction with its recovery point; the JSON committed. A step that
+   * Runs `fn` in its own transaction with its recovery point; the value as recorded. A step that
    * never touched its transaction (`tx`, `sql`: a call to another service and nothing else)
    * began none, and its record is written on its own, with those of concurrent steps.
    */
@@ -130,7 +130,7 @@ export class StepRunner<Tx> {
     position: number,
     name: string,
     fn: (step: StepContext<Tx>) => T | Promise<T>,
-  ): Promise<string | null> {
+  ): Promise<T> {
     const { store, clock } = this.#o;
     const { scope, key, firstSeenAt, expiresAt } = this.#owned;
     const derived = stepKey(scope, key, name);
@@ -149,10 +149,10 @@ export class StepRunner<Tx> {
           recordedAt: clock.now(),
           expiresAt,
         };
-        if (!context.touched) return { row, recorded: undefined };
+        if (!context.touched) return { row, value, recorded: undefined };
         // Refused: this step's writes must not commit (another worker recorded its place).
         if (!(await steps.record(tx, row))) throw new RecordedFirst();
-        return { row, recorded: true };
+        return { row, value, recorded: true };
       })
       .catch((error: unknown) => {
         if (error instanceof RecordedFirst) return undefined;
@@ -162,7 +162,7 @@ export class StepRunner<Tx> {
     if (ran !== undefined && recorded) {
       this.#committed = true;
       this.#recorded?.set(position, ran.row);
-      return ran.row.result;
+      return asRecorded<T>(ran.value, ran.row.result);
     }
     // Another worker (the lease ran out under this one) recorded this place first; its writes
     // committed, this one's rolled back. Go on with what it recorded, if it is this step.
@@ -173,7 +173,7 @@ export class StepRunner<Tx> {
     const found = recordedAt(this.#recorded, position, name);
     if (found === undefined)
       throw new OncelyError('step_lost', `step "${name}" could not be recorded; retry the request`);
-    return found.result;
+    return parseResult<T>(found.result);
   }
 }
 
@@ -238,4 +238,20 @@ function resultJson(name: string, value: unknown): string | null {
 
 function parseResult<T>(json: string | null): T {
   return (json === null ? undefined : JSON.parse(json)) as T;
+}
+
+/**
+ * What the first run of a step gives back: the value as a retry will get it from its JSON. A
+ * value JSON gives back unchanged (undefined, null, a string, a boolean, a finite number but -0)
+ * is returned as it is, without parsing its JSON again: most steps return an id or a status.
+ */
+function asRecorded<T>(value: unknown, json: string | null): T {
+  const kind = typeof value;
+  const same =
+    value === undefined ||
+    value === null ||
+    kind === 'string' ||
+    kind === 'boolean' ||
+    (kind === 'number' && Number.isFinite(value) && !Object.is(value, -0));
+  return same ? (value as T) : parseResult<T>(json);
 }
