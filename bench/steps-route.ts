@@ -1,13 +1,15 @@
 /**
- * The route of bench/steps in three forms, over one store: `plain` calls three services and
+ * The route of bench/steps in four forms, over one store: `plain` calls three services and
  * writes its order with the receipt; `claims` is plain plus one extra claim of a fresh key per
  * service call (the yardstick: what a step may cost is measured against it); `steps` makes each
- * call a step (its own transaction and recovery point). The services answer at once: what is
- * measured is oncely's own work.
+ * call a step (its own transaction and recovery point); `commits` is plain plus one row per call
+ * committed on its own and waited for (store.commitAlone): the durable write a recovery point
+ * needs, which a claim does not wait for (SQLite commits it with the receipt, PostgreSQL
+ * asynchronously). The services answer at once: what is measured is oncely's own work.
  */
 import { createLedger, jsonReceipt, type LedgerStore, type StepStore } from 'oncely';
 
-export const ROUTE_FORMS = ['plain', 'claims', 'steps'] as const;
+export const ROUTE_FORMS = ['plain', 'claims', 'steps', 'commits'] as const;
 export type RouteForm = (typeof ROUTE_FORMS)[number];
 
 /** A call to another service that answers at once (a resolved promise, one turn). */
@@ -24,6 +26,7 @@ export function benchRoute<Tx>(
   store: LedgerStore<Tx>,
   steps: StepStore<Tx>,
   ordersTable: string,
+  marksTable: string,
 ): BenchRoute {
   const ledger = createLedger({ store, steps });
   let token = 0;
@@ -40,6 +43,12 @@ export function benchRoute<Tx>(
       expiresAt: now + 86_400_000,
     });
   };
+  const mark = `INSERT INTO ${marksTable} (id) VALUES ($1) RETURNING id`;
+  const durableWrite = async (id: string): Promise<void> => {
+    if (store.commitAlone === undefined)
+      throw new Error('bench/steps: the store has no commitAlone');
+    await store.commitAlone(mark, [id]);
+  };
   const one = async (form: RouteForm, key: string): Promise<void> => {
     const result = await ledger.execute(
       { scope: 'bench', key, fingerprint: 'fp' },
@@ -49,6 +58,7 @@ export function benchRoute<Tx>(
           if (form === 'steps') done.push(await step(name, (s) => callService(s.key)));
           else done.push(await callService(`${key}:${name}`));
           if (form === 'claims') await extraClaim(`${key}:${name}`);
+          if (form === 'commits') await durableWrite(`${key}:${name}`);
         }
         await store
           .sql(tx)
