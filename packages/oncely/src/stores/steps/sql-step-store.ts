@@ -30,9 +30,12 @@ export function createSqlStepStore<Tx>(
 ): StepStore<Tx> {
   const table = checkStepTable(options.table ?? 'oncely_steps');
   let statements: StepStatements | undefined;
+  let dialect: SqlHandle['dialect'] | undefined;
   let setUp: Promise<void> | undefined;
-  const of = (sql: SqlHandle): StepStatements =>
-    (statements ??= stepStatements(sql.dialect, table));
+  const of = (sql: SqlHandle): StepStatements => {
+    dialect = sql.dialect;
+    return (statements ??= stepStatements(sql.dialect, table));
+  };
   // A step that wrote nothing: its record is one statement, atomic on its own. A store that can
   // commit a lone statement (PostgreSQL: one round trip; SQLite: into the group commit's batch)
   // spares it a transaction; on others it runs in one.
@@ -79,7 +82,13 @@ export function createSqlStepStore<Tx>(
       return (await sql.run(of(sql).insert, paramsOf(step))).rowCount === 1;
     },
 
-    recordAlone: (step) => alone.add(step),
+    // SQLite's commitAlone joins the group commit's open batch, which commits once a turn: each
+    // step goes in at once. Gathered first (a turn more), the steps of concurrent requests fell
+    // into two alternating waves, each with its own COMMIT (0.32 commits a request, 0.26 now).
+    recordAlone: (step) =>
+      commitAlone !== undefined && statements !== undefined && dialect === 'sqlite'
+        ? commitAlone(statements.insertMany(1), paramsOf(step)).then((rows) => rows.length === 1)
+        : alone.add(step),
 
     async sweep(nowMs, limit) {
       await ready();

@@ -14,7 +14,8 @@ interface Waiting {
  * event loop (after its I/O callbacks: the answers of one service to concurrent requests), and
  * then those that arrive while a write commits, go in one statement and one commit (as SQLite's
  * group commit gathers a turn's transactions). Writing the first at once instead split every
- * wave of concurrent steps in two commits. Each caller learns whether its own row went in.
+ * wave of concurrent steps in two commits. Each caller learns whether its own row went in. On
+ * SQLite, whose store commits a lone statement in its group commit's batch, steps skip it.
  */
 export class StepBatch {
   readonly #write: (steps: readonly StepRecord[]) => Promise<readonly boolean[]>;
