@@ -311,6 +311,29 @@ await describePostgres('the store durability tests', ({ url, options }) => {
   );
 
   it(
+    'commitAlone (a step that wrote nothing): one statement, no BEGIN or COMMIT, at the store durability',
+    options,
+    async () => {
+      for (const [session, durability, level] of [
+        ['off', 'durable', 'on'],
+        [undefined, 'process', 'off'],
+      ] as const) {
+        const { rec, store, effects, levelsAtCommit } = await setUp(session, durability);
+        const insert = `INSERT INTO ${effects} (id) VALUES ($1) RETURNING id`;
+        const rows = await store.commitAlone!(insert, [`alone-${durability}`]);
+        assert.deepEqual(
+          rows.map((r) => r['id']),
+          [`alone-${durability}`],
+        );
+        assert.deepEqual(await levelsAtCommit(), [level], durability);
+        const sent = rec.take();
+        assert.equal(sent.length, 1, sent.join('\n'));
+        assert.match(sent[0]!, /^pool WITH alone AS \(INSERT INTO /);
+      }
+    },
+  );
+
+  it(
     'deferred commits, grouped or alone, commit at the store durability: raised to synchronous when durable, asynchronous at process',
     options,
     async () => {
