@@ -1,8 +1,8 @@
 import { sha256Hex } from './fingerprint.js';
 import { keyFor } from './idempotency-key.js';
 
-/** A UTF-16 surrogate standing alone (a pair is one code point under the `u` flag). */
-const LONE_SURROGATE = /\p{Cs}/u;
+/** Any UTF-16 surrogate, paired or not: a cheap test, and rare text (emoji) takes keyFor's way. */
+const SURROGATE = /[\ud800-\udfff]/;
 
 /**
  * The Idempotency-Key a step sends to the service it calls: derived from the caller, the
@@ -13,11 +13,12 @@ const LONE_SURROGATE = /\p{Cs}/u;
  * It is `keyFor({ scope, key, step: name }, 'step')`, with the canonical JSON (RFC 8785) of that
  * object written out rather than found by walking it (made at every step): members in sorted
  * order (key, scope, step), each string as JSON.stringify writes it, which is JCS's string form.
- * JCS refuses a lone surrogate: such a string still goes to keyFor, which throws as it did.
+ * JCS refuses a lone surrogate: a string with surrogates still goes to keyFor, which throws for
+ * a lone one as it did.
  * test/contract/step-key.test.ts holds the two equal.
  */
 export function stepKey(scope: string, key: string, name: string): string {
-  if (LONE_SURROGATE.test(`${scope}"${key}"${name}`))
+  if (SURROGATE.test(scope) || SURROGATE.test(key) || SURROGATE.test(name))
     return keyFor({ scope, key, step: name }, 'step');
   const canonical = `{"key":${JSON.stringify(key)},"scope":${JSON.stringify(scope)},"step":${JSON.stringify(name)}}`;
   return `step_${sha256Hex(canonical).slice(0, 40)}`;
