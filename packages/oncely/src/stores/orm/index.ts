@@ -7,7 +7,7 @@ export {
   createOrmLedgerStore,
   type OrmLedgerStore,
   type OrmLedgerStoreOptions,
-} from './orm-ledger-store.js';
+} from '../ledger/executor/orm-ledger-store.js';
 export { transactionSql } from './transaction-sql.js';
 export type { ExecutorCapabilities, ExecutorRows, SqlExecutor } from './sql-executor.js';
 export { TransactionEndedError, StoreClosedError } from '../store-errors.js';
