@@ -124,6 +124,9 @@ export function resolveLedgerOptions<Tx>(options: LedgerOptions<Tx>): ResolvedLe
     if (typeof store?.[method] !== 'function')
       throw new InvalidOptionError('store', store, `a LedgerStore (missing ${method}())`);
   }
+  const capabilities = (store as Partial<LedgerStore<Tx>>).capabilities;
+  if (typeof capabilities !== 'object' || capabilities === null)
+    throw new InvalidOptionError('store', store, 'a LedgerStore (missing capabilities)');
   if (typeof clock.now !== 'function')
     throw new InvalidOptionError('clock', clock, 'a Clock with now()');
   wholeMs('leaseMs', o.leaseMs, 2, 'a whole number of milliseconds >= 2');

@@ -1,5 +1,10 @@
 import { InvalidOptionError, OncelyError } from '../../../contract/errors.js';
-import { DURABILITIES, type Durability, type LedgerStore } from '../../../ledger/ledger-store.js';
+import {
+  DURABILITIES,
+  NO_CAPABILITIES,
+  type Durability,
+  type LedgerStore,
+} from '../../../ledger/ledger-store.js';
 import { SQL_DIALECTS } from '../../../ledger/sql-handle.js';
 import { checkIdentifier } from '../ledger-row.js';
 import {
@@ -73,6 +78,7 @@ export function createOrmLedgerStore<Tx>(options: OrmLedgerStoreOptions<Tx>): Or
     name: `${executor.name}-${executor.dialect}`,
     executor,
     durability: o.durability,
+    capabilities: NO_CAPABILITIES,
     tuning: ledger.tuning,
     ready: () => open(() => ledger.ready()),
     get: (scope, key) => open(() => ledger.get(scope, key)),

@@ -7,7 +7,11 @@ import type {
 import { DEFAULT_LEDGER_OPTIONS } from '../../../ledger/ledger-options.js';
 import { refusingSqlHandle } from '../../../ledger/sql-handle.js';
 import { tombstoneOf } from '../../../ledger/ledger-entry.js';
-import type { LedgerStore, SweepResult } from '../../../ledger/ledger-store.js';
+import {
+  NO_CAPABILITIES,
+  type LedgerStore,
+  type SweepResult,
+} from '../../../ledger/ledger-store.js';
 import { TransactionEndedError } from '../../store-errors.js';
 import { MemoryData, MemoryTransaction, type MemoryTx } from './memory-transaction.js';
 
@@ -59,6 +63,7 @@ export function createMemoryStore(): MemoryStore {
     },
 
     durability: 'none',
+    capabilities: NO_CAPABILITIES,
 
     async claim(entry: InFlightEntry) {
       const id = rowId(entry.scope, entry.key);

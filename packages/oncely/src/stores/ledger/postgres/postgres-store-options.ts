@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../../../contract/errors.js';
-import { DURABILITIES, type Durability } from '../../../ledger/ledger-store.js';
-import type { DeferredCommitStore } from '../../../ledger/deferred-writes.js';
+import { DURABILITIES, type Durability, type LedgerStore } from '../../../ledger/ledger-store.js';
+import type { DeferredCommit } from '../../../ledger/deferred-writes.js';
 import { checkIdentifier } from '../ledger-row.js';
 import type { PgPool, PgTx } from '../../postgres-driver/pg-pool.js';
 import type { DeferredGroupOptions } from './postgres-deferred-groups.js';
@@ -47,7 +47,9 @@ export interface PostgresStoreOptions {
   readonly deferredGroups?: DeferredGroupOptions;
 }
 
-export interface PostgresStore extends DeferredCommitStore<PgTx> {
+export interface PostgresStore extends LedgerStore<PgTx> {
+  /** Deferred commits, shared by concurrent requests (postgres-deferred-groups.ts). */
+  readonly capabilities: { readonly deferredCommit: DeferredCommit };
   /** The table's name as used in SQL, schema-qualified and quoted. */
   readonly table: string;
   /** The partitioned tombstone table's name, schema-qualified and quoted (postgres-tombstones.ts). */

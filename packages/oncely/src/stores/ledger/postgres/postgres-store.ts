@@ -81,6 +81,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     table: tables.live,
     tombstoneTable: tables.tombstones,
     durability: o.durability,
+    capabilities: {
+      // A deferred effect's receipt and writes: one transaction (postgres-deferred.ts), shared
+      // with the deferred commits of concurrent requests (postgres-deferred-groups.ts).
+      deferredCommit: (entry, writes) =>
+        placed(entry.firstSeenAt, () => deferred.commit({ entry, writes })),
+    },
     // A step copies tombstones (inserts) and drops whole partitions: it locks no row a request
     // needs, only the table for a moment when a partition goes (postgres-receipt-partitions.ts).
     tuning: { sweepBatchRows: 2000, sweepStepMs: DEFAULT_LEDGER_OPTIONS.sweepStepMs },
@@ -142,11 +148,6 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       const { rows } = await tx.query<{ completed: number }>(receipt);
       return rows[0]?.completed === 1;
     },
-
-    // A deferred effect's receipt and writes: one transaction (postgres-deferred.ts), shared
-    // with the deferred commits of concurrent requests (postgres-deferred-groups.ts).
-    commitDeferred: (entry, writes) =>
-      placed(entry.firstSeenAt, () => deferred.commit({ entry, writes })),
 
     async sweep(nowMs, tombstoneMs, limit = Infinity) {
       await connection.setUp();

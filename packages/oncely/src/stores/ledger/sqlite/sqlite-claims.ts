@@ -40,7 +40,7 @@ export interface ClaimParts {
  * lock of the open batch; the claim is then kept in memory (pending-claims.ts) and written only
  * if that batch commits before the receipt. Otherwise the entry that is there.
  */
-export function claimKey(entry: InFlightEntry, parts: ClaimParts): Promise<ClaimAttempt> {
+export function claimInOpenBatch(entry: InFlightEntry, parts: ClaimParts): Promise<ClaimAttempt> {
   const { group, claims, onWriter, sql } = parts;
   const lookAndClaim = (): boolean => {
     if (claims.unwritten(entry.scope, entry.key) !== undefined) return false;

@@ -1,8 +1,14 @@
+import { NO_CAPABILITIES } from '../../../ledger/ledger-store.js';
 import type { LedgerEntry } from '../../../ledger/ledger-entry.js';
 import { entryValues } from '../ledger-row.js';
 import { GroupCommit } from './group-commit.js';
 import { PendingClaims } from './pending-claims.js';
-import { claimKey, ledgerStatements, receiptWrite, versionParams } from './sqlite-claims.js';
+import {
+  claimInOpenBatch,
+  ledgerStatements,
+  receiptWrite,
+  versionParams,
+} from './sqlite-claims.js';
 import { sqliteConnections, type SqliteConnections } from './sqlite-connections.js';
 import type { SqliteTx } from '../../sqlite-driver/sqlite-database.js';
 import { housekeepSqlite } from './sqlite-housekeeping.js';
@@ -90,6 +96,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     table,
     tombstoneTable: tombstones.table,
     durability,
+    capabilities: NO_CAPABILITIES,
     // A step blocks this process and holds the file's write lock: 500 rows take a few ms, and a
     // step that takes longer than 10 ms (a busy machine) makes the next one smaller.
     tuning: { sweepBatchRows: 500, sweepStepMs: 10 },
@@ -98,7 +105,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     sql: sqliteSql,
     get: (scope, key) => reads.readEntry(scope, key),
 
-    claim: (entry) => claimKey(entry, claimParts),
+    claim: (entry) => claimInOpenBatch(entry, claimParts),
 
     async swap(expected, next) {
       if (expected.state === 'in_flight') await group.write(() => claims.writeRow(expected), false);
