@@ -5,7 +5,7 @@ import {
   RAISE_TO_SYNCHRONOUS,
   type ResolvedPostgresStoreOptions,
 } from './postgres-store-options.js';
-import { lazyTransaction } from './postgres-transaction.js';
+import { PostgresTransaction } from './postgres-transaction.js';
 
 /** Rows and a count, as the store's statements read them. */
 export interface PgRows {
@@ -41,7 +41,7 @@ export function postgresConnection(o: ResolvedPostgresStoreOptions): PostgresCon
 
   /** BEGIN, `fn`, COMMIT (synchronously: DDL is rare); ROLLBACK when anything throws. */
   const inTransaction = <T>(fn: (tx: PgTx) => Promise<T>): Promise<T> =>
-    lazyTransaction(thePool(), RAISE_TO_SYNCHRONOUS, fn);
+    PostgresTransaction.run(thePool(), RAISE_TO_SYNCHRONOUS, fn);
 
   function setUp(): Promise<void> {
     ready ??= inTransaction((tx) =>

@@ -1,3 +1,4 @@
+import { OncelyError } from '../../../contract/errors.js';
 import { DEFAULT_LEDGER_OPTIONS } from '../../../ledger/ledger-options.js';
 import type { EntryVersion, InFlightEntry } from '../../../ledger/ledger-entry.js';
 import type { ClaimAttempt } from '../../../ledger/ledger-store.js';
@@ -17,7 +18,7 @@ import {
   type PostgresStoreOptions,
 } from './postgres-store-options.js';
 import { postgresSweep } from './postgres-sweep.js';
-import { finisherOf, lazyTransaction } from './postgres-transaction.js';
+import { PostgresTransaction } from './postgres-transaction.js';
 import { postgresTombstoneWrites } from './postgres-tombstones.js';
 
 export {
@@ -133,7 +134,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
     async transaction(fn) {
       await connection.setUp();
-      return lazyTransaction(connection.pool(), commitLevel, fn);
+      return PostgresTransaction.run(connection.pool(), commitLevel, fn);
     },
 
     async complete(tx: PgTx, expected, next) {
@@ -141,12 +142,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         ...entryValues(next),
         ...versionParams(expected),
       ]);
-      const finish = finisherOf(tx);
-      // Ours (always, through the ledger): the receipt, then COMMIT or ROLLBACK as it says.
-      if (finish !== undefined)
-        return casWrite(async () => ({ rowCount: (await finish(receipt)) ? 1 : 0 }));
-      const { rows } = await tx.query<{ completed: number }>(receipt);
-      return rows[0]?.completed === 1;
+      // The receipt, then COMMIT or ROLLBACK as it says: the transaction's last statement.
+      const transaction = ownTransaction(tx);
+      return casWrite(async () => ({ rowCount: (await transaction.finishWith(receipt)) ? 1 : 0 }));
     },
 
     async sweep(nowMs, tombstoneMs, limit = Infinity) {
@@ -179,6 +177,15 @@ async function sendClaims(
   const answers: ClaimFound[] = entries.map(() => undefined);
   for (const row of found as Array<LedgerRow & { i: number }>) answers[row.i - 1] = row;
   return answers;
+}
+
+/** The transaction behind a handle the store gave (its `transaction`); anything else is refused. */
+function ownTransaction(tx: PgTx): PostgresTransaction {
+  if (tx instanceof PostgresTransaction) return tx;
+  throw new OncelyError(
+    'foreign_transaction',
+    'postgres: not a transaction handle of a ledger store (use the tx the store gave)',
+  );
 }
 
 const versionParams = (v: EntryVersion): unknown[] => [v.scope, v.key, v.token, v.state];

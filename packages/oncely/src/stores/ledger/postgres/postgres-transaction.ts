@@ -16,32 +16,19 @@ import {
 import { connectHeard } from '../../postgres-driver/connect-heard.js';
 
 /**
- * Writes the receipt and ends the transaction: COMMIT when the receipt's statement changed the
- * in-flight row (it returns a row `{ completed: 1 }`), ROLLBACK when it matched none (another
- * worker owns the key now). Resolves true once committed, false once rolled back.
- */
-export type FinishTransaction = (receipt: PgQueryConfig) => Promise<boolean>;
-
-/** The finish of each open transaction handle made by {@link lazyTransaction}. */
-const finishers = new WeakMap<PgTx, FinishTransaction>();
-
-/** How `tx`'s transaction ends with a receipt, if `tx` is one of ours. */
-export function finisherOf(tx: PgTx): FinishTransaction | undefined {
-  return finishers.get(tx);
-}
-
-/**
  * One transaction on one pooled client, begun lazily: the client is taken and BEGIN sent with
  * the first statement, not before, so an effect that first awaits something else holds no
  * connection meanwhile. Every statement goes through {@link sendStatements}: BEGIN and the first
  * statement are one round trip on a pipelining pool.
  *
- * The receipt decides the end by its returned row, never by an error: it is sent, its answer
- * read, and then COMMIT or ROLLBACK sent (one round trip more than sending COMMIT behind it, the
- * price of knowing). A client whose BEGIN, COMMIT or ROLLBACK failed is destroyed rather than
- * returned to the pool in an unknown state.
+ * The object is the effect's handle (`PgTx`: `query`), and the store's `complete()` ends it with
+ * the receipt through {@link PostgresTransaction.finishWith}: the store knows the handle it gave
+ * by its class, nothing is kept on the side. The receipt decides the end by its returned row,
+ * never by an error: it is sent, its answer read, and then COMMIT or ROLLBACK sent (one round
+ * trip more than sending COMMIT behind it, the price of knowing). A client whose BEGIN, COMMIT or
+ * ROLLBACK failed is destroyed rather than returned to the pool in an unknown state.
  */
-class LazyTransaction {
+export class PostgresTransaction implements PgTx {
   private client: PgPoolClient | undefined;
   private opening: Promise<PgPoolClient> | undefined;
   private begun = false;
@@ -51,22 +38,47 @@ class LazyTransaction {
   private ended = false;
   private broken = false;
 
-  constructor(
+  private constructor(
     private readonly pool: PgPool,
     /** The statement that sets the commit's level, sent just before a COMMIT without a receipt. */
     private readonly commitLevel: string,
   ) {}
 
-  readonly tx: PgTx = {
-    query: async <R>(text: string | PgQueryConfig, values?: unknown[]) => {
-      if (!this.active) throw new TransactionEndedError('postgres');
-      const statement = typeof text === 'string' && values !== undefined ? { text, values } : text;
-      const result = await this.send(statement as PgStatement);
-      return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
-    },
+  /**
+   * Runs `fn` in a transaction of its own: commits when `fn` resolves (unless the receipt ended
+   * the transaction already), rolls back when it rejects, then settles the same way.
+   */
+  static async run<T>(
+    pool: PgPool,
+    commitLevel: string,
+    fn: (tx: PostgresTransaction) => Promise<T>,
+  ): Promise<T> {
+    const transaction = new PostgresTransaction(pool, commitLevel);
+    let result: T;
+    try {
+      result = await fn(transaction);
+    } catch (error) {
+      await transaction.#settle('rejected');
+      throw error;
+    }
+    await transaction.#settle('resolved');
+    return result;
+  }
+
+  /** The effect's statements (an arrow: a route may pass `tx.query` on by itself). */
+  readonly query = async <R>(text: string | PgQueryConfig, values?: unknown[]) => {
+    if (!this.active) throw new TransactionEndedError('postgres');
+    const statement = typeof text === 'string' && values !== undefined ? { text, values } : text;
+    const result = await this.send(statement as PgStatement);
+    return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
   };
 
-  readonly finish: FinishTransaction = async (receipt) => {
+  /**
+   * Writes the receipt and ends the transaction: COMMIT when the receipt's statement changed the
+   * in-flight row (it returns a row `{ completed: 1 }`), ROLLBACK when it matched none (another
+   * worker owns the key now). Resolves true once committed, false once rolled back.
+   */
+  async finishWith(receipt: PgQueryConfig): Promise<boolean> {
     if (!this.active) throw new TransactionEndedError('postgres');
     this.active = false;
     this.ended = true;
@@ -80,7 +92,7 @@ class LazyTransaction {
     const won = (written.rows[0] as { completed?: unknown } | undefined)?.completed === 1;
     await this.end(won ? 'COMMIT' : 'ROLLBACK', { levelSet: true });
     return won;
-  };
+  }
 
   /** Sends `statement`, behind BEGIN the first time; fails as BEGIN did if it did. */
   private async send(statement: PgStatement): Promise<PgQueryResult> {
@@ -118,7 +130,7 @@ class LazyTransaction {
   }
 
   /** After `fn`: COMMIT when it resolved, ROLLBACK when it rejected, then the client goes back. */
-  async settle(outcome: 'resolved' | 'rejected'): Promise<void> {
+  async #settle(outcome: 'resolved' | 'rejected'): Promise<void> {
     this.active = false;
     const client = await this.opening?.catch(() => undefined);
     if (client === undefined) return;
@@ -131,26 +143,4 @@ class LazyTransaction {
       client.release(this.broken);
     }
   }
-}
-
-/**
- * Runs `fn` in a {@link LazyTransaction}: commits when it resolves (unless the receipt ended the
- * transaction already), rolls back when it rejects, then settles the same way.
- */
-export async function lazyTransaction<T>(
-  pool: PgPool,
-  commitLevel: string,
-  fn: (tx: PgTx) => Promise<T>,
-): Promise<T> {
-  const transaction = new LazyTransaction(pool, commitLevel);
-  finishers.set(transaction.tx, transaction.finish);
-  let result: T;
-  try {
-    result = await fn(transaction.tx);
-  } catch (error) {
-    await transaction.settle('rejected');
-    throw error;
-  }
-  await transaction.settle('resolved');
-  return result;
 }
