@@ -1,25 +1,21 @@
 import { OncelyError } from '../../../contract/errors.js';
-import { DEFAULT_LEDGER_OPTIONS } from '../../../ledger/ledger-options.js';
-import type { EntryVersion, InFlightEntry } from '../../../ledger/ledger-entry.js';
-import type { ClaimAttempt } from '../../../ledger/ledger-store.js';
-import { entryValues, rowToEntry, type LedgerRow } from '../ledger-row.js';
-import type { PgTx } from '../../postgres-driver/pg-pool.js';
+import type { InFlightEntry } from '../../../ledger/ledger-entry.js';
+import { entryValues, type LedgerRow } from '../ledger-row.js';
+import type { PgQueryConfig, PgTx } from '../../postgres-driver/pg-pool.js';
+import { casWrite, postgresLedger, versionParams } from '../executor/postgres-executor-ledger.js';
 import { columnArrays } from './postgres-claim.js';
 import { claimBatcher, type ClaimFound } from './postgres-claim-batch.js';
 import { postgresConnection, type PostgresConnection } from './postgres-connection.js';
 import { postgresDeferredCommit } from './postgres-deferred.js';
 import { deferredGroups } from './postgres-deferred-groups.js';
-import { placedInPartition, postgresReceiptPartitions } from './postgres-receipt-partitions.js';
 import { postgresSql } from '../../postgres-driver/postgres-sql.js';
-import { ASYNC_COMMIT, postgresStatements } from './postgres-statements.js';
+import { postgresStatements } from './postgres-statements.js';
 import {
   resolvePostgresStoreOptions,
   type PostgresStore,
   type PostgresStoreOptions,
 } from './postgres-store-options.js';
-import { postgresSweep } from './postgres-sweep.js';
 import { PostgresTransaction } from './postgres-transaction.js';
-import { postgresTombstoneWrites } from './postgres-tombstones.js';
 
 export {
   DEFAULT_POSTGRES_STORE_OPTIONS,
@@ -49,16 +45,22 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const connection = postgresConnection(o);
   const { query } = connection;
   const statements = postgresStatements(tables, commitLevel);
-  const raw = (text: string, values: unknown[] = []) => query(text, values);
-  const tombstones = postgresTombstoneWrites(tables, ASYNC_COMMIT, raw);
-  const receipts = postgresReceiptPartitions(tables, o.receiptPartitionMs, raw, (fn) =>
-    connection.transact(fn),
-  );
-  const sweeper = postgresSweep(
-    tables,
-    o.tombstonePartitionMs,
-    { ...receipts, partitionMs: o.receiptPartitionMs },
-    raw,
+  /** Claims of concurrent requests go together, one statement for all (postgres-claim-batch.ts). */
+  const claims = claimBatcher((entries) => sendClaims(query, statements, entries));
+  // The ledger's SQL, the same as on an ORM's executor (postgres-executor-ledger.ts), sent
+  // through this store's pool: prepared statements, the claims batched.
+  const { ledger, placed, receipts } = postgresLedger(
+    {
+      ready: () => connection.setUp(),
+      send: (statement) =>
+        statement.name === undefined
+          ? query(statement.text, statement.values)
+          : query(statement as PgQueryConfig),
+      transact: (fn) => connection.transact(fn),
+      claim: (entry) => claims.claim(entry),
+    },
+    statements,
+    o,
   );
   const deferredCommit = postgresDeferredCommit(tables, commitLevel, statements.nameOf);
   const deferred = deferredGroups(
@@ -66,17 +68,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     o.deferredGroups,
   );
 
-  const placed = placedInPartition(() => connection.setUp(), receipts);
-
-  /** Claims of concurrent requests go together, one statement for all (postgres-claim-batch.ts). */
-  const claims = claimBatcher((entries) => sendClaims(query, statements, entries));
-
-  async function claim(entry: InFlightEntry): Promise<ClaimAttempt> {
-    const found = await placed(entry.firstSeenAt, () => claims.claim(entry));
-    return found === undefined ? { won: true } : { won: false, existing: rowToEntry(found) };
-  }
-
   return {
+    ...ledger,
     name: 'postgres',
     isUnavailable: isPostgresUnavailable,
     table: tables.live,
@@ -88,42 +81,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       deferredCommit: (entry, writes) =>
         placed(entry.firstSeenAt, () => deferred.commit({ entry, writes })),
     },
-    // A step copies tombstones (inserts) and drops whole partitions: it locks no row a request
-    // needs, only the table for a moment when a partition goes (postgres-receipt-partitions.ts).
-    tuning: { sweepBatchRows: 2000, sweepStepMs: DEFAULT_LEDGER_OPTIONS.sweepStepMs },
-    // Connects and creates the table: a bad URL or an unreachable server fails here.
-    ready: () => connection.setUp(),
     sql: postgresSql,
-    housekeep: async () => undefined,
-
-    async get(scope, key) {
-      const { rows } = await query(statements.named('get', [scope, key]));
-      return rows[0] === undefined ? undefined : rowToEntry(rows[0] as LedgerRow);
-    },
-
-    claim,
-
-    async swap(expected, next) {
-      // A key claimed again after its tombstone: a fresh live row (which wins over the tombstone),
-      // claimed like a new key so that it stays unique.
-      if (expected.state === 'expired') return (await claim(next as InFlightEntry)).won;
-      if (next.state === 'expired') return tombstones.bury(expected, next);
-      // A takeover after retention starts the key afresh: its row moves to the partition of now.
-      const values = [...entryValues(next), ...versionParams(expected)];
-      return placed(next.firstSeenAt, () =>
-        casWrite(() => query(statements.named('swap', values))),
-      );
-    },
-
-    renew: (expected, leaseExpiresAt) =>
-      casWrite(() =>
-        query(statements.named('renew', [leaseExpiresAt, ...versionParams(expected)])),
-      ),
-
-    async remove(expected) {
-      if (expected.state === 'expired') return tombstones.remove(expected);
-      return casWrite(() => query(statements.named('remove', versionParams(expected))));
-    },
 
     async preparePartitions(fromMs, toMs) {
       await connection.setUp();
@@ -147,25 +105,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       return casWrite(async () => ({ rowCount: (await transaction.finishWith(receipt)) ? 1 : 0 }));
     },
 
-    async sweep(nowMs, tombstoneMs, limit = Infinity) {
-      await connection.setUp();
-      return sweeper.step(nowMs, tombstoneMs, limit);
-    },
-
-    async backlog(nowMs) {
-      await connection.setUp();
-      return sweeper.backlog(nowMs);
-    },
-
     close: () => connection.close(),
   };
 }
-
-/**
- * Runs a write that puts a row first seen at `firstSeenAt` in its partition. Should the row find
- * none (another process dropped a partition this one still knew of: a clock far behind), the
- * partitions are read again and the write tried once more.
- */
 
 /** One claim statement for `entries`: each entry's row found, or undefined where it went in. */
 async function sendClaims(
@@ -186,21 +128,4 @@ function ownTransaction(tx: PgTx): PostgresTransaction {
     'foreign_transaction',
     'postgres: not a transaction handle of a ledger store (use the tx the store gave)',
   );
-}
-
-const versionParams = (v: EntryVersion): unknown[] => [v.scope, v.key, v.token, v.state];
-
-/**
- * A compare-and-swap on the owner token: true when it changed the row. A row that a concurrent
- * takeover moved to another partition while this statement waited for it is an error in
- * PostgreSQL ("tuple to be locked was already moved to another partition due to concurrent
- * update", a serialization failure): here it is what it means, someone else wrote first.
- */
-async function casWrite(write: () => Promise<{ rowCount: number }>): Promise<boolean> {
-  try {
-    return (await write()).rowCount === 1;
-  } catch (error) {
-    if ((error as { code?: string }).code === '40001') return false;
-    throw error;
-  }
 }
