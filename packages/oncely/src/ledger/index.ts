@@ -34,9 +34,16 @@ export {
   type LookupKind,
   type LookupResult,
 } from './ledger-result.js';
-export type { Durability, LedgerStore, StoreTuning, SweepResult } from './ledger-store.js';
+export {
+  NO_CAPABILITIES,
+  type Durability,
+  type LedgerStore,
+  type StoreCapabilities,
+  type StoreTuning,
+  type SweepResult,
+} from './ledger-store.js';
 export type {
-  DeferredCommitStore,
+  DeferredCommit,
   DeferredEffect,
   DeferredOutcome,
   DeferredWrite,
