@@ -107,7 +107,7 @@ const EXPORTS: Record<string, readonly string[]> = {
     'INITIAL_RETRY_STATE',
   ],
   'oncely/express': ['idempotency', 'idempotencyOf', 'captureRawBody'],
-  'oncely/fastify': ['fastifyIdempotency'],
+  'oncely/fastify': ['fastifyIdempotency', 'idempotencyOf'],
   'oncely/fetch': ['idempotentHandler', 'idempotencyOf'],
   'oncely/hono': ['idempotency'],
   'oncely/nestjs': ['OncelyModule', 'Idempotent', 'Idempotency'],

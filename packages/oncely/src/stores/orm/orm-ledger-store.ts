@@ -1,6 +1,6 @@
 import { InvalidOptionError, OncelyError } from '../../contract/errors.js';
 import { DURABILITIES, type Durability, type LedgerStore } from '../../ledger/ledger-store.js';
-import { SQL_DIALECTS } from '../../ledger/sql-handle.js';
+import { SQL_DIALECTS, type CarriesSqlHandle } from '../../ledger/sql-handle.js';
 import { checkIdentifier } from '../ledger-row.js';
 import {
   DEFAULT_POSTGRES_STORE_OPTIONS,
@@ -35,8 +35,11 @@ export interface OrmLedgerStoreOptions<Tx> {
   readonly tombstonePartitionMs?: number;
 }
 
-/** A LedgerStore on an executor; `Tx` is the ORM's own transaction object, given to the route. */
-export interface OrmLedgerStore<Tx> extends LedgerStore<Tx> {
+/**
+ * A LedgerStore on an executor; `Tx` is the ORM's own transaction object, given to the route. It
+ * also carries its SQL handle, so that `journal.recordWithin(tx, intent)` takes it as it is.
+ */
+export interface OrmLedgerStore<Tx> extends LedgerStore<Tx & CarriesSqlHandle> {
   readonly executor: SqlExecutor<Tx>;
 }
 
@@ -58,7 +61,7 @@ export function createOrmLedgerStore<Tx>(options: OrmLedgerStoreOptions<Tx>): Or
   let closed = false;
 
   /** The transaction behind a handle this store gave; anything else is refused. */
-  function ours(tx: Tx): OrmTransaction<Tx> {
+  function ours(tx: Tx & CarriesSqlHandle): OrmTransaction<Tx> {
     const found = transactions.get(tx as object);
     if (found !== undefined) return found;
     throw new OncelyError(
@@ -90,7 +93,8 @@ export function createOrmLedgerStore<Tx>(options: OrmLedgerStoreOptions<Tx>): Or
       transactions.set(transaction.handle as object, transaction);
       let result;
       try {
-        result = await fn(transaction.handle);
+        // The handle answers SQL_HANDLE (orm-transaction.ts).
+        result = await fn(transaction.handle as Tx & CarriesSqlHandle);
       } catch (error) {
         await transaction.settle({ ok: false, error });
         throw error;

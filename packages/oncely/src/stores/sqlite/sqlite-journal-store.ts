@@ -1,6 +1,6 @@
 import { checkBusyTimeoutMs, checkSqliteDatabase } from './sqlite-store-options.js';
 import type { JournalStore } from '../../journal/journal-store.js';
-import type { SqlHandle } from '../../ledger/sql-handle.js';
+import type { CarriesSqlHandle, SqlHandle } from '../../ledger/sql-handle.js';
 import { AsyncMutex } from '../async-mutex.js';
 import { journalDdl } from '../journal-row.js';
 import { endpointDdl, INTENT_ENDPOINT_COLUMN } from '../endpoint-row.js';
@@ -65,7 +65,7 @@ function sharedChannel(
 
 export function createSqliteJournalStore(
   options: SqliteJournalStoreOptions,
-): JournalStore<SqliteJournalTx | SqlHandle> {
+): JournalStore<SqliteJournalTx | SqlHandle | CarriesSqlHandle> {
   const { database, table, busyTimeoutMs, clock } = checkedOptions(options);
   const mutex = new AsyncMutex();
   const cache = new Map<string, Statement>();
