@@ -148,6 +148,7 @@ const EXPORTS: Record<string, readonly string[]> = {
   'oncely/orm/knex': ['knexExecutor'],
   'oncely/orm/drizzle': ['drizzlePgExecutor', 'drizzleSqliteExecutor'],
   'oncely/orm/prisma': ['prismaExecutor'],
+  'oncely/orm/typeorm': ['typeormExecutor'],
 };
 
 /** Internals and duplicates kept out of the root on purpose (listed in src/index.ts's comment). */
