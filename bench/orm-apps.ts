@@ -25,9 +25,11 @@ import { drizzlePgExecutor, drizzleSqliteExecutor } from 'oncely/orm/drizzle';
 import { knexExecutor } from 'oncely/orm/knex';
 import { kyselyExecutor } from 'oncely/orm/kysely';
 import { prismaExecutor, type PrismaLike } from 'oncely/orm/prisma';
+import { typeormExecutor } from 'oncely/orm/typeorm';
+import { DataSource, EntitySchema, type EntityManager } from 'typeorm';
 import { generatePrismaClient } from './prisma-generate.js';
 
-export const BENCH_ORMS = ['kysely', 'knex', 'drizzle', 'prisma'] as const;
+export const BENCH_ORMS = ['kysely', 'knex', 'drizzle', 'prisma', 'typeorm'] as const;
 export type BenchOrm = (typeof BENCH_ORMS)[number];
 export const BENCH_DATABASES = ['postgres', 'sqlite'] as const;
 export type BenchDatabase = (typeof BENCH_DATABASES)[number];
@@ -170,7 +172,48 @@ const OPENERS: Record<BenchOrm, (t: BenchTarget, poolSize: number) => Promise<Or
     };
   },
   prisma: openPrisma,
+  typeorm: openTypeorm,
 };
+
+const TypeormOrder = new EntitySchema<Order>({
+  name: 'Order',
+  tableName: 'orders',
+  columns: {
+    caller: { type: String, primary: true },
+    key: { type: String, primary: true },
+    item: { type: String },
+    qty: { type: Number },
+  },
+});
+
+async function openTypeorm(target: BenchTarget, poolSize: number): Promise<OrmApp> {
+  const dataSource = new DataSource(
+    target.db === 'sqlite'
+      ? {
+          type: 'better-sqlite3',
+          database: target.file,
+          entities: [TypeormOrder],
+          prepareDatabase: (db: Database.Database) => {
+            db.pragma('journal_mode = WAL');
+            db.pragma('synchronous = FULL');
+          },
+        }
+      : {
+          type: 'postgres',
+          url: target.url,
+          schema: target.schema,
+          entities: [TypeormOrder],
+          extra: { max: poolSize, options: `-c search_path=${target.schema}` },
+        },
+  );
+  await dataSource.initialize();
+  return {
+    executor: typeormExecutor(dataSource) as SqlExecutor<unknown>,
+    insert: async (order) => void (await dataSource.manager.insert(TypeormOrder, order)),
+    insertIn: async (tx, order) => void (await (tx as EntityManager).insert(TypeormOrder, order)),
+    close: () => dataSource.destroy(),
+  };
+}
 
 /** The orders table as Prisma sees it (made with plain SQL, never migrated). */
 const prismaSchema = (provider: 'postgresql' | 'sqlite'): string => `

@@ -17,7 +17,7 @@ import type { SqlExecutor } from './sql-executor.js';
 import { sqliteExecutorLedger } from './sqlite-executor-ledger.js';
 
 export interface OrmLedgerStoreOptions<Tx> {
-  /** How statements reach the database: `kyselyExecutor(db, …)`, `knexExecutor(knex)`, `drizzlePgExecutor(db)`, `prismaExecutor(prisma, …)`, … */
+  /** How statements reach the database: `kyselyExecutor(db, …)`, `knexExecutor(knex)`, `drizzlePgExecutor(db)`, `prismaExecutor(prisma, …)`, `typeormExecutor(dataSource)`, … */
   readonly executor: SqlExecutor<Tx>;
   /** The ledger's table, created if missing (the same tables the built-in store makes). @default 'oncely_ledger' */
   readonly table?: string;
@@ -125,7 +125,7 @@ function checkExecutor<Tx>(executor: SqlExecutor<Tx> | undefined): SqlExecutor<T
     throw new InvalidOptionError(
       'executor',
       executor,
-      'an executor: kyselyExecutor(db, { dialect }), knexExecutor(knex), drizzlePgExecutor(db), drizzleSqliteExecutor(db) or prismaExecutor(prisma, { dialect })',
+      'an executor: kyselyExecutor(db, { dialect }), knexExecutor(knex), drizzlePgExecutor(db), drizzleSqliteExecutor(db), prismaExecutor(prisma, { dialect }) or typeormExecutor(dataSource)',
     );
   return executor as SqlExecutor<Tx>;
 }
