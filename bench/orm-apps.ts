@@ -201,6 +201,8 @@ async function openTypeorm(target: BenchTarget, poolSize: number): Promise<OrmAp
       : {
           type: 'postgres',
           url: target.url,
+          // TypeORM reads the URL's host, user and database only.
+          applicationName: new URL(target.url).searchParams.get('application_name') ?? 'typeorm',
           schema: target.schema,
           entities: [TypeormOrder],
           extra: { max: poolSize, options: `-c search_path=${target.schema}` },

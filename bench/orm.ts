@@ -25,6 +25,7 @@ import {
   type BenchTarget,
 } from './orm-apps.js';
 import type { BenchServerSetup } from './orm-server.js';
+import { databaseBackends } from './ledger-cpu.js';
 import { median } from './outbox-report.js';
 import { forkServer, loadRoute, type RouteRun } from './route-load.js';
 
@@ -95,12 +96,24 @@ async function withSchema<T>(url: string, fn: (schema: string) => Promise<T>): P
   }
 }
 
-type Runs = Record<Route, RouteRun[]>;
+/** A route's run, with the CPU µs per request of the PostgreSQL backends that served it. */
+interface Run extends RouteRun {
+  readonly databaseUs: number;
+}
+type Runs = Record<Route, Run[]>;
+
+/** The server's backends are found by this application_name (pg_stat_activity). */
+const APPLICATION = `oncely-bench-orm-${process.pid}`;
+const named = (url: string): string => {
+  const withName = new URL(url);
+  withName.searchParams.set('application_name', APPLICATION);
+  return withName.href;
+};
 
 async function benchPair(orm: BenchOrm, target: BenchTarget): Promise<Runs> {
   const setup: BenchServerSetup = {
     orm,
-    target,
+    target: target.db === 'postgres' ? { ...target, url: named(target.url) } : target,
     ...(target.db === 'sqlite' ? { sqlFile: join(dir, `${orm}-sql.db`) } : {}),
     poolSize: connections,
   };
@@ -109,9 +122,23 @@ async function benchPair(orm: BenchOrm, target: BenchTarget): Promise<Runs> {
     [JSON.stringify(setup)],
     profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
   );
+  const backends =
+    target.db === 'postgres' ? await databaseBackends(target.url, APPLICATION) : undefined;
   const routes = Object.keys(ROUTES) as Route[];
-  const load = (path: Route, s: number) =>
-    loadRoute(server, { path: `/${path}`, keys: 'fresh', body: BODY, connections, seconds: s });
+  const load = async (path: Route, s: number): Promise<Run> => {
+    const before = await backends?.cpu();
+    const run = await loadRoute(server, {
+      path: `/${path}`,
+      keys: 'fresh',
+      body: BODY,
+      connections,
+      seconds: s,
+    });
+    const after = await backends?.cpu();
+    let databaseUs = 0;
+    for (const [pid, us] of after ?? []) databaseUs += us - (before?.get(pid) ?? us);
+    return { ...run, databaseUs: databaseUs / Math.max(1, run.reqPerS * s) };
+  };
   try {
     for (const route of routes) await load(route, 1); // warm-up
     const runs: Runs = { bare: [], tx: [], orm: [], sql: [] };
@@ -119,22 +146,26 @@ async function benchPair(orm: BenchOrm, target: BenchTarget): Promise<Runs> {
       for (const route of routes) runs[route].push(await load(route, seconds));
     return runs;
   } finally {
+    await backends?.close();
     await server.exit();
   }
 }
 
 const fixed = (n: number): string => String(Math.round(n));
-const ratios = (a: RouteRun[], b: RouteRun[]): number[] =>
-  a.map((r, i) => r.reqPerS / b[i]!.reqPerS);
+const ratios = (a: Run[], b: Run[]): number[] => a.map((r, i) => r.reqPerS / b[i]!.reqPerS);
+/** CPU per request, the server's and its database backends', of the same round. */
+const cpuOf = (r: Run): number => r.cpuUs + r.databaseUs;
+/** Requests per CPU-second (server + database) of a over b, round by round. */
+const cpuRatios = (a: Run[], b: Run[]): number[] => a.map((r, i) => cpuOf(b[i]!) / cpuOf(r));
 const ratioCell = (xs: number[]): string =>
   `${median(xs).toFixed(2)}× (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
-const reqCell = (runs: RouteRun[]): string => {
+const reqCell = (runs: Run[]): string => {
   const xs = runs.map((r) => r.reqPerS);
   return `${fixed(median(xs)).padStart(5)} (${fixed(Math.min(...xs))}–${fixed(Math.max(...xs))})`;
 };
 
 function printPair(name: string, runs: Runs): void {
-  const cpu = (route: Route) => fixed(median(runs[route].map((r) => r.cpuUs)));
+  const cpu = (route: Route) => fixed(median(runs[route].map(cpuOf)));
   const failed = (Object.keys(ROUTES) as Route[]).reduce(
     (sum, route) => sum + runs[route].reduce((s, r) => s + r.failed, 0),
     0,
@@ -149,6 +180,7 @@ function printPair(name: string, runs: Runs): void {
       ratioCell(ratios(runs.orm, runs.bare)).padEnd(19),
       ratioCell(ratios(runs.orm, runs.tx)).padEnd(19),
       ratioCell(ratios(runs.orm, runs.sql)).padEnd(19),
+      ratioCell(cpuRatios(runs.orm, runs.bare)).padEnd(19),
       `${cpu('bare')}/${cpu('tx')}/${cpu('orm')}/${cpu('sql')}`.padEnd(19),
       String(failed),
     ].join(' '),
@@ -160,7 +192,7 @@ console.log(
 );
 for (const [route, what] of Object.entries(ROUTES)) console.log(`  ${route.padEnd(5)} ${what}`);
 console.log(
-  `\n${'pair'.padEnd(17)} ${'bare req/s'.padEnd(18)} ${'tx req/s'.padEnd(18)} ${'orm req/s'.padEnd(18)} ${'sql req/s'.padEnd(18)} ${'orm/bare'.padEnd(19)} ${'orm/tx'.padEnd(19)} ${'orm/sql'.padEnd(19)} ${'cpu µs b/t/o/s'.padEnd(19)} failed`,
+  `\n${'pair'.padEnd(17)} ${'bare req/s'.padEnd(18)} ${'tx req/s'.padEnd(18)} ${'orm req/s'.padEnd(18)} ${'sql req/s'.padEnd(18)} ${'orm/bare'.padEnd(19)} ${'orm/tx'.padEnd(19)} ${'orm/sql'.padEnd(19)} ${'orm/bare per CPU'.padEnd(19)} ${'cpu µs b/t/o/s'.padEnd(19)} failed`,
 );
 try {
   for (const db of dbs as BenchDatabase[])
@@ -183,5 +215,5 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 console.log(
-  'req/s: median (lowest–highest round). ratios: median of the rounds’ ratios (lowest–highest); target orm/bare ≥ 0.90. cpu: the server process, user + system, µs per request (bare/tx/orm/sql). failed: non-2xx, errors and timeouts over every run.',
+  'req/s: median (lowest–highest round). ratios: median of the rounds’ ratios (lowest–highest); target orm/bare ≥ 0.90. orm/bare per CPU: requests per CPU-second of the server and its PostgreSQL backends (SQLite: the server alone), orm over bare. cpu: that CPU, user + system, µs per request (bare/tx/orm/sql). failed: non-2xx, errors and timeouts over every run.',
 );
