@@ -37,23 +37,37 @@ export interface OrderBook {
   keys: Array<string | undefined>;
   /** The `value` of `validate` the route saw in its context, in order. */
   values: unknown[];
+  /** Charge the card in a step first (the ledger needs a step store), before failNext. */
+  stepped?: boolean;
+  /** The step keys the payment service was called with, one per charge call. */
+  charges?: string[];
 }
 
-function placeOrder(
+async function placeOrder(
   book: OrderBook,
   user: string,
   body: { item?: unknown; qty?: unknown },
   context: RouteIdempotency<unknown> | undefined,
-): { status: number; json: object; id: string } {
+): Promise<{ status: number; json: object; id: string }> {
   book.runs++;
   book.keys.push(context?.key);
   book.values.push(context?.value);
+  // A call to another service, as a recovery point: a retry after the 500 below skips it.
+  const charge =
+    book.stepped === true && context !== undefined
+      ? await context.step('charge', ({ key }) => {
+          const charges = (book.charges ??= []);
+          charges.push(key);
+          return `ch-${charges.length}`;
+        })
+      : undefined;
   if (book.failNext) {
     book.failNext = false;
     return { status: 500, json: { error: 'payment service down' }, id: '' };
   }
   const id = `order-${book.runs}`;
-  return { status: 201, json: { id, user, item: body.item, qty: body.qty }, id };
+  const json = { id, user, item: body.item, qty: body.qty };
+  return { status: 201, json: charge === undefined ? json : { ...json, charge }, id };
 }
 
 export interface RunningApp {
@@ -78,7 +92,12 @@ function running(server: Server, url: string, book: OrderBook): RunningApp {
   return { url, book, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-const newBook = (): OrderBook => ({ runs: 0, failNext: false, keys: [], values: [] });
+const newBook = (): OrderBook => ({
+  runs: 0,
+  failNext: false,
+  keys: [],
+  values: [],
+});
 
 export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
   {
@@ -96,9 +115,9 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
         ...(scoped ? { scopeOf: (req) => (req as WithUser).user?.id } : {}),
       });
       // The route as it was before oncely: (req, res, next), req.body parsed, res.status().json().
-      app.post('/orders', guard, (req, res) => {
+      app.post('/orders', guard, async (req, res) => {
         const user = (req as WithUser).user?.id ?? 'anonymous';
-        const order = placeOrder(book, user, req.body as object, idempotencyOf(req));
+        const order = await placeOrder(book, user, req.body as object, idempotencyOf(req));
         res.status(order.status).set('x-order-id', order.id).json(order.json);
       });
       app.get('/orders', guard, (_req, res) => void res.json({ runs: book.runs }));
@@ -123,7 +142,7 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
       );
       app.post('/orders', async (request, reply) => {
         const user = (request as WithUser).user?.id ?? 'anonymous';
-        const order = placeOrder(book, user, request.body as object, request.idempotency);
+        const order = await placeOrder(book, user, request.body as object, request.idempotency);
         return reply.code(order.status).header('x-order-id', order.id).send(order.json);
       });
       app.get('/orders', async () => ({ runs: book.runs }));
@@ -146,7 +165,7 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
         ...(scoped ? { scopeOf: (c) => (c.get('user') as { id: string } | undefined)?.id } : {}),
       });
       app.post('/orders', guard, async (c) => {
-        const order = placeOrder(
+        const order = await placeOrder(
           book,
           c.get('user')?.id ?? 'anonymous',
           await c.req.json(),
@@ -174,9 +193,10 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
         let text = '';
         req.setEncoding('utf8');
         req.on('data', (chunk: string) => (text += chunk));
-        req.on('end', () => {
+        req.on('end', async () => {
           const user = (req as WithUser).user?.id ?? 'anonymous';
-          const order = placeOrder(book, user, JSON.parse(text) as object, idempotencyOf(req));
+          const context = idempotencyOf(req);
+          const order = await placeOrder(book, user, JSON.parse(text) as object, context);
           res
             .writeHead(order.status, { 'content-type': 'application/json', 'x-order-id': order.id })
             .end(JSON.stringify(order.json));
@@ -208,7 +228,7 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
         async (request) => {
           if (request.method === 'GET') return Response.json({ runs: book.runs });
           const user = userOf(request.headers.get('authorization') ?? '')?.id ?? 'anonymous';
-          const order = placeOrder(book, user, await request.json(), idempotencyOf(request));
+          const order = await placeOrder(book, user, await request.json(), idempotencyOf(request));
           return Response.json(order.json, {
             status: order.status,
             headers: { 'x-order-id': order.id },

@@ -35,7 +35,7 @@ export type PlaceOrder = (
   user: string,
   body: { item?: unknown; qty?: unknown },
   context: RouteIdempotency | undefined,
-) => { status: number; json: object; id: string };
+) => Promise<{ status: number; json: object; id: string }>;
 
 /** The orders app as a Nest root module. */
 export function ordersModule(
@@ -45,13 +45,13 @@ export function ordersModule(
   oncely: ReturnType<typeof OncelyModule.forRoot>,
 ): Type {
   class OrdersController {
-    create(
+    async create(
       body: object,
       context: RouteIdempotency | undefined,
       req: WithUser,
       res: { header(n: string, v: string): unknown },
     ) {
-      const order = placeOrder(book, req.user?.id ?? 'anonymous', body, context);
+      const order = await placeOrder(book, req.user?.id ?? 'anonymous', body, context);
       if (order.status >= 400) throw new HttpException(order.json, order.status);
       res.header('x-order-id', order.id);
       return order.json;

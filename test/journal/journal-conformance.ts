@@ -6,6 +6,7 @@ import { runDeadLetterConformance } from './dead-letters-conformance.js';
 import { runOrderingConformance } from './journal-ordering-conformance.js';
 import { runWakeConformance } from './journal-wake-conformance.js';
 import { runPublishConformance } from './publish-conformance.js';
+import { runAttemptLogConformance } from './attempt-log-conformance.js';
 
 /** A backend under test: its store, and a way to run the app's own transaction around recordWithin. */
 export interface JournalFixture<Tx> {
@@ -58,6 +59,7 @@ export function runJournalConformance<Tx>(
     };
 
   runOrderingConformance(name, open, options);
+  runAttemptLogConformance(name, open, options);
   describe(`journal conformance: ${name}`, options, () => {
     runDeadLetterConformance(
       withFixture as unknown as Parameters<typeof runDeadLetterConformance>[0],

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -8,6 +6,7 @@ import { createJournal } from '#oncely/journal/index.js';
 import { createMemoryJournalStore } from '#oncely/stores/memory/index.js';
 import { VirtualClock } from '#oncely/time/index.js';
 import { seedDeadLetters } from '../journal/dead-letter-seed.js';
+import { axeViolations } from './axe.js';
 import { browserSession } from './browser-env.js';
 
 /**
@@ -25,25 +24,6 @@ const session = browserSession('the outbox view test', {
   watch: ['error', 'warning'],
 });
 const { skip } = session;
-
-const AXE_SOURCE = readFileSync(
-  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
-  'utf8',
-);
-
-/** axe-core's violations on the page as it is (evaluated over the DevTools protocol: no CSP applies). */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(`${AXE_SOURCE};undefined`);
-  return page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as {
-        axe: { run(): Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> };
-      }
-    ).axe;
-    const { violations } = await axe.run();
-    return violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-  });
-}
 
 const rowKeys = (page: Page) =>
   page.$$eval('#intents tr[data-key]', (rows) => rows.map((r) => r.getAttribute('data-key')));

@@ -128,7 +128,14 @@ export {
   type SqlHandle,
   type CarriesSqlHandle,
   type LedgerObserver,
+  StepMismatchError,
+  isStepMismatchError,
+  type Step,
+  type StepContext,
+  type StepRecord,
+  type StepStore,
 } from './ledger/index.js';
+export { stepKey } from './contract/step-key.js';
 
 export {
   createJournal,
@@ -151,6 +158,8 @@ export {
   type IntentState,
   type IntentRecord,
   type AttemptEntry,
+  type AttemptResponse,
+  ATTEMPT_BODY_BYTES,
   type StateCounts,
   type OutboxWorker,
   type OutboxWorkerOptions,

@@ -87,12 +87,25 @@ function suite(name: string, open: () => Promise<ApiFixture>, options: { skip?: 
         const got = await message(api, 'order-1');
         assert.deepEqual([got.state, got.status, got.attemptList?.length], ['delivered', 200, 1]);
         const attempts = (await (await api.ask('/v1/messages/order-1/attempts')).json()) as {
-          attempts: { attempt: number; outcome: string }[];
+          attempts: {
+            attempt: number;
+            outcome: string;
+            durationMs: number;
+            response: { body: string; bodyBase64: string; truncated: boolean } | null;
+          }[];
         };
         assert.deepEqual(
           attempts.attempts.map((a) => [a.attempt, a.outcome]),
           [[1, 'ok']],
         );
+        // The attempt log: the receiver's answer as it came, and how long it took.
+        const [logged] = attempts.attempts;
+        assert.deepEqual(
+          [logged?.response?.body, logged?.response?.bodyBase64, logged?.response?.truncated],
+          ['ok', 'b2s=', false],
+        );
+        assert.equal(typeof logged?.durationMs, 'number');
+        assert.equal((got as MessageJson & { endpoint: string }).endpoint, 'shop');
         const listed = (await (
           await api.ask('/v1/messages?endpoint=shop&state=delivered')
         ).json()) as {

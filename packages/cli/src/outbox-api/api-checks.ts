@@ -14,7 +14,16 @@ import { onlyFields, optionalNumber, optionalString, type Fields } from './api-b
 const scratch = scratchJournal;
 const SCRATCH_URL = 'http://scratch.invalid/';
 
-const ENDPOINT_FIELDS = ['id', 'url', 'secret', 'ratePerSecond', 'breaker', 'autoDisableAfterMs'];
+const ENDPOINT_FIELDS = [
+  'id',
+  'url',
+  'secret',
+  'ratePerSecond',
+  'breaker',
+  'autoDisableAfterMs',
+  'eventTypes',
+  'channels',
+];
 
 export async function checkEndpointInput(fields: Fields): Promise<EndpointInput> {
   onlyFields(fields, ENDPOINT_FIELDS);

@@ -12,6 +12,8 @@ export function endpointJson(e: EndpointRecord, nowMs: number): Record<string, u
     ratePerSecond: e.settings.ratePerSecond,
     breaker: e.settings.breaker,
     autoDisableAfterMs: e.settings.autoDisableAfterMs,
+    eventTypes: e.settings.subscription.eventTypes,
+    channels: e.settings.subscription.channels,
     health: {
       breaker: e.health.breaker,
       slowed: e.health.slowUntil > nowMs,

@@ -16,9 +16,16 @@ import { checked, noStore, type ApiDeps, type ApiEnv } from './api-env.js';
 import { jsonBody } from './api-body.js';
 import { API_PROBLEMS, journalProblem, messageNotFound } from './api-problems.js';
 import { checkMessage, checkReason, checkRetry } from './api-checks.js';
+import {
+  checkEventMessage,
+  isEventMessage,
+  publishEvent,
+  type EventMessage,
+} from './event-message.js';
 
 /**
- * `/v1/messages`: publish (one intent, to an endpoint or a URL), list, read with every attempt,
+ * `/v1/messages`: publish (one intent, to an endpoint or a URL; or by event type, to every
+ * subscribed endpoint), list, read with every attempt,
  * cancel, and replay one; `/v1/replay`: replay dead letters by filter (the outbox view's
  * request). A message is an intent of the journal: its key is its id and its `webhook-id`.
  */
@@ -26,14 +33,17 @@ export function messageRoutes({ journal, write }: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   // An endpoint that is not there is bad input, refused before the ledger like any other.
   const checkPublish = async (fields: Readonly<Record<string, unknown>>) => {
+    // By event type: fanned out to the subscribed endpoints (event-message.ts).
+    if ('eventType' in fields) return checkEventMessage(fields);
     const input = await checkMessage(fields);
     if (input.endpoint !== undefined && !(await journal.endpoints.get(input.endpoint)))
       throw new InvalidOptionError('endpoint', input.endpoint, 'an endpoint of this journal');
     return input;
   };
   app.post('/messages', write(jsonBody('the message', checkPublish)), async (c) => {
-    const input = checked<IntentInput>(c);
+    const input = checked<IntentInput | EventMessage>(c);
     const context = c.get('idempotency')!; // set by the guard, as checked() reads it
+    if (isEventMessage(input)) return publishEvent(journal, input, context);
     try {
       // Without a key of its own, the message's key is derived from the caller and the
       // Idempotency-Key: should the receipt be lost after the journal committed (the ledger went

@@ -136,13 +136,19 @@ export const OPENAPI_DOCUMENT = {
         'publish a message',
         'publishMessage',
         {
-          '201': ok('recorded', { type: 'object', properties: { message: ref('Message') } }),
-          '200': ok('that key was recorded already with this send', {
+          '201': ok('recorded (by event type: intents recorded for subscribed endpoints)', {
             type: 'object',
-            properties: { message: ref('Message') },
+            properties: { message: { oneOf: [ref('Message'), ref('EventPublished')] } },
           }),
+          '200': ok(
+            'recorded already with this send (by event type: nothing new recorded, or no endpoint subscribed)',
+            {
+              type: 'object',
+              properties: { message: { oneOf: [ref('Message'), ref('EventPublished')] } },
+            },
+          ),
         },
-        { schema: 'Publish', required: true },
+        { schema: 'PublishRequest', required: true },
       ),
     },
     '/v1/messages/{key}': {

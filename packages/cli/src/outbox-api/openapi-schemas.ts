@@ -20,6 +20,16 @@ const settings = {
   ratePerSecond: { type: ['number', 'null'], exclusiveMinimum: 0 },
   breaker: ref('Breaker'),
   autoDisableAfterMs: { type: 'number', exclusiveMinimum: 0 },
+  eventTypes: {
+    type: ['array', 'null'],
+    items: { type: 'string' },
+    description: 'the event types it gets (`order.created`, `order.*`, `*`); null: every type',
+  },
+  channels: {
+    type: ['array', 'null'],
+    items: { type: 'string' },
+    description: 'only messages tagged with one of these; null: every message',
+  },
 };
 
 const intentStates = ['pending', 'delivered', 'refused', 'gave_up', 'unknown', 'cancelled'];
@@ -69,6 +79,8 @@ export const OPENAPI_SCHEMAS = {
       ratePerSecond: { type: ['number', 'null'] },
       breaker,
       autoDisableAfterMs: { type: 'number' },
+      eventTypes: { type: ['array', 'null'], items: { type: 'string' } },
+      channels: { type: ['array', 'null'], items: { type: 'string' } },
       health: {
         type: 'object',
         properties: {
@@ -136,6 +148,43 @@ export const OPENAPI_SCHEMAS = {
       orderingKey: { type: 'string' },
     },
   },
+  PublishRequest: {
+    description:
+      'one message to an endpoint or a URL (Publish), or a message by event type for every subscribed endpoint (PublishEvent)',
+    oneOf: [ref('Publish'), ref('PublishEvent')],
+  },
+  PublishEvent: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['eventType'],
+    description:
+      'fanned out to every endpoint subscribed to its type (and channels): one intent each, keyed `<id>:<endpoint>`, sent as the Standard Webhooks payload {type, timestamp, data}',
+    properties: {
+      eventType: { type: 'string', description: '`order.created`' },
+      payload: { description: 'the event data, any JSON value' },
+      id: {
+        type: 'string',
+        description:
+          'the message id, without ":"; default: derived from the caller and the Idempotency-Key',
+      },
+      channels: { type: 'array', items: { type: 'string' } },
+      deadline: iso,
+    },
+  },
+  EventPublished: {
+    type: 'object',
+    required: ['id', 'eventType', 'endpoints', 'created'],
+    properties: {
+      id: { type: 'string' },
+      eventType: { type: 'string' },
+      endpoints: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'the endpoints it went to',
+      },
+      created: { type: 'integer', description: 'intents this call recorded' },
+    },
+  },
   Message: {
     type: 'object',
     required: ['key', 'target', 'state', 'attempts'],
@@ -143,6 +192,7 @@ export const OPENAPI_SCHEMAS = {
       key: { type: 'string' },
       method: { type: 'string' },
       target: { type: 'string' },
+      endpoint: { type: ['string', 'null'], description: 'the endpoint it goes to, if any' },
       state: { enum: intentStates },
       attempts: { type: 'integer' },
       maxAttempts: { type: 'integer' },
@@ -162,11 +212,31 @@ export const OPENAPI_SCHEMAS = {
       worker: { type: 'string' },
       startedAt: iso,
       endedAt: nullableIso,
-      durationMs: { type: ['number', 'null'] },
+      durationMs: {
+        type: ['number', 'null'],
+        description: 'how long the request took, send to answer or failure',
+      },
       outcome: { enum: ['ok', 'retry', 'fail', 'unknown', null] },
       status: { type: ['integer', 'null'] },
-      detail: { type: ['string', 'null'] },
+      detail: { type: ['string', 'null'], description: 'the error, when no response came' },
       delayMs: { type: ['number', 'null'] },
+      response: { oneOf: [ref('AttemptResponse'), { type: 'null' }] },
+    },
+  },
+  AttemptResponse: {
+    type: 'object',
+    description:
+      "what the journal keeps of an attempt's response: its headers and the first 4 KiB of its body",
+    required: ['headers', 'body', 'bodyBase64', 'bodyBytes', 'truncated'],
+    properties: {
+      headers: { type: 'object', additionalProperties: { type: 'string' } },
+      body: { type: ['string', 'null'], description: 'the kept bytes as text; null unless UTF-8' },
+      bodyBase64: { type: 'string', contentEncoding: 'base64' },
+      bodyBytes: { type: 'integer', minimum: 0, maximum: 4096 },
+      truncated: {
+        type: 'boolean',
+        description: 'the body was longer than 4 KiB, or a header was left out or shortened',
+      },
     },
   },
   MessageDetail: {

@@ -1,4 +1,5 @@
 import { PARKED_AT, type AttemptEntry, type IntentRecord } from 'oncely';
+import { responseJson } from './attempt-json.js';
 
 const iso = (ms: number | null | undefined): string | null =>
   ms === null || ms === undefined ? null : new Date(ms).toISOString();
@@ -18,6 +19,7 @@ export function intentSummary(intent: IntentRecord) {
     key: intent.key,
     method: intent.method,
     target: intent.target,
+    endpoint: intent.endpoint ?? null,
     state: intent.state,
     attempts: intent.attemptCount,
     maxAttempts: intent.policy.maxAttempts,
@@ -36,18 +38,21 @@ export function intentSummary(intent: IntentRecord) {
   };
 }
 
-/** One attempt on the timeline: when, how long, what came back. */
+/** One attempt on the timeline: when, how long, what came back (its headers and first 4 KiB). */
 export function attemptJson(attempt: AttemptEntry) {
   return {
     attempt: attempt.attempt,
     worker: attempt.worker,
     startedAt: iso(attempt.startedAt),
     endedAt: iso(attempt.endedAt),
-    durationMs: attempt.endedAt === null ? null : attempt.endedAt - attempt.startedAt,
+    // The request's own time when the journal has it (a throttle wait left out), else start to end.
+    durationMs:
+      attempt.durationMs ?? (attempt.endedAt === null ? null : attempt.endedAt - attempt.startedAt),
     outcome: attempt.outcome,
     status: attempt.status,
     detail: attempt.detail,
     delayMs: attempt.delayMs,
+    response: responseJson(attempt.response),
   };
 }
 

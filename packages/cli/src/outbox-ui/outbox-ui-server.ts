@@ -10,6 +10,7 @@ import { problemResponse, toNodeListener } from 'oncely/http';
 import { listen } from '../serve/listen.js';
 import { createOutboxApi } from './outbox-api.js';
 import { outboxGuard } from './outbox-guard.js';
+import { createEndpointActions } from './endpoint-actions.js';
 
 /** The built page: web/dist of this package (`npm run build` writes outbox.html and outbox.js there). */
 export const DEFAULT_OUTBOX_WEB_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
@@ -49,6 +50,7 @@ export function createOutboxUiApp(journal: Journal<unknown>, token: string, webD
   const app = new Hono();
   app.use('/api/*', outboxGuard(token));
   app.route('/', createOutboxApi(journal));
+  app.route('/', createEndpointActions(journal));
   app.get('*', async (c) => {
     const path = c.req.path;
     const type = FILES.find(([pattern]) => pattern.test(path))?.[1];

@@ -1,6 +1,7 @@
 import { HEADER } from '../contract/headers.js';
 import type { Receipt } from '../contract/receipt.js';
 import type { Claim, ExecuteResult } from '../ledger/ledger-result.js';
+import type { Step } from '../ledger/steps.js';
 import { runDeferredWrites } from '../ledger/deferred-writes.js';
 import { requestWithBody } from './common-responses.js';
 import { LazyFingerprintInput, LazyValidationInput } from './guard-inputs.js';
@@ -34,6 +35,14 @@ export interface IdempotencyContext<Tx, V = unknown> extends AdmittedRequest<V> 
   readonly sql: GuardSql;
   readonly key: string;
   readonly claim: Claim;
+  /**
+   * A recovery point (docs/steps.md): `step(name, fn)` runs `fn` in a transaction of its own,
+   * with a key derived for the service it calls (`step.key`), and commits its result before it
+   * resolves; a retry of this request gets the recorded result without running `fn` again,
+   * and goes on with the steps left. The route's own writes (`tx`, `sql`) commit with the
+   * receipt, after the last step.
+   */
+  readonly step: Step<Tx>;
 }
 
 /**
@@ -162,7 +171,7 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
               const receipt = await respond(new DeferredContext(admitted, sql, key, claim));
               return { receipt, writes: sql.close() };
             })
-          : await o.ledger.execute(request, async (tx, claim) => {
+          : await o.ledger.execute(request, async (tx, claim, step) => {
               const handle = sqlOf(tx);
               const sql = new ClaimedSql(handle);
               // Named fields, one fixed shape (a spread of `admitted` made a new one each time).
@@ -174,6 +183,7 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
                 sql,
                 key,
                 claim,
+                step: sql.stepsBefore(step),
               });
               const writes = sql.close();
               if (writes.length > 0) await runDeferredWrites(handle, writes);
@@ -231,6 +241,10 @@ class DeferredContext<Tx, V> implements IdempotencyContext<Tx, V> {
 
   get tx(): Tx {
     throw noTransaction();
+  }
+
+  step(): Promise<never> {
+    return Promise.reject(noTransaction());
   }
 }
 

@@ -58,6 +58,7 @@ export type { Subscription } from './subscription.js';
 export { EndpointStateError, type Endpoints } from './endpoints.js';
 export type { DisabledNotice } from './endpoint-notice.js';
 export type { AttemptTracer, AttemptSpan } from './attempt-tracing.js';
+export { ATTEMPT_BODY_BYTES, type AttemptResponse } from './attempt-response.js';
 export {
   createOutboxWorker,
   DEFAULT_OUTBOX_WORKER_OPTIONS,

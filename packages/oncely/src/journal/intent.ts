@@ -1,6 +1,7 @@
 import type { Jitter } from '../policy/backoff.js';
 import type { StopReason } from '../policy/decide.js';
 import type { Outcome } from '../contract/status-class.js';
+import type { AttemptResponse } from './attempt-response.js';
 
 /**
  * Where an intent stands. `pending` is the only unfinished state; every other one is the final
@@ -99,6 +100,10 @@ export interface AttemptEntry {
   readonly detail: string | null;
   /** The wait chosen after it, when another attempt follows. */
   readonly delayMs: number | null;
+  /** How long its request took, send to answer or failure (a throttle wait left out); null when unknown. */
+  readonly durationMs: number | null;
+  /** The response's headers and first 4 KiB (attempt-response.ts); null without a response. */
+  readonly response: AttemptResponse | null;
 }
 
 /** An intent a worker holds a lease on. `token` fences every later write to it. */
@@ -121,6 +126,9 @@ export interface Settlement {
     readonly status: number | null;
     readonly detail: string | null;
     readonly delayMs: number | null;
+    /** For the attempt log (absent: not kept). */
+    readonly durationMs?: number | null;
+    readonly response?: AttemptResponse | null;
   };
   /** `pending` with the next attempt's time, or a final state with its record. */
   readonly next:

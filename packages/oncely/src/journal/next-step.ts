@@ -2,6 +2,7 @@ import { decide, mayStartAttempt, type Observation, type StopReason } from '../p
 import { resolveRetryPolicy, type RetryPolicyOptions } from '../policy/retry-options.js';
 import type { Random } from '../time/random.js';
 import type { IntentRecord, IntentState, Settlement } from './intent.js';
+import type { AttemptResponse } from './attempt-response.js';
 
 /** What one attempt returned, as the journal keeps it (the receipt of a delivery). */
 export interface AttemptResult {
@@ -10,6 +11,10 @@ export interface AttemptResult {
   readonly body: Uint8Array | null;
   /** The receiver's `webhook-delivery` header (`disable`, `abort-message`), lower case. */
   readonly hint?: string | null;
+  /** The response's headers and first bytes, for the attempt log; absent without a response. */
+  readonly response?: AttemptResponse | null;
+  /** How long the request took, send to answer or failure (ms); absent when none was sent. */
+  readonly durationMs?: number | null;
 }
 
 /** The observation recorded for an attempt whose worker died before writing down its answer. */
@@ -75,6 +80,8 @@ export function settleAttempt(
     status: observation.kind === 'response' ? observation.status : null, // none for a transport failure: the server sent none
     detail: observation.kind === 'response' ? null : observation.detail,
     delayMs: decision.action === 'retry' ? decision.delayMs : null,
+    durationMs: result.durationMs ?? null,
+    response: result.response ?? null,
   };
   if (decision.action === 'retry') {
     return {

@@ -5,6 +5,7 @@ import { HEADER } from '../contract/headers.js';
 import { activeSecrets, type RotatingSecret } from '../contract/secret-rotation.js';
 import { signWebhookWith } from '../contract/standard-webhooks.js';
 import { nodeEd25519 } from './node-ed25519.js';
+import { captureResponse } from './attempt-response.js';
 import type { Clock } from '../time/clock.js';
 import type { IntentRecord } from './intent.js';
 import type { AttemptResult } from './next-step.js';
@@ -48,6 +49,18 @@ export async function sendAttempt(
   const secrets = signingSecretsOf(context, nowMs);
   if (secrets.length > 0)
     Object.assign(headers, signWebhookWith(nodeEd25519, secrets, intent.key, nowMs, bodyText));
+  const sentAt = context.clock.now();
+  const result = await requestOnce(intent, context, client, headers);
+  return { ...result, durationMs: context.clock.now() - sentAt };
+}
+
+/** The request itself, its answer (or failure) classified, its response captured. */
+async function requestOnce(
+  intent: IntentRecord,
+  context: SendContext,
+  client: Client,
+  headers: Record<string, string>,
+): Promise<AttemptResult> {
   try {
     const { response } = await client.request(context.endpoint?.url ?? intent.target, {
       method: intent.method,
@@ -60,10 +73,12 @@ export async function sendAttempt(
       attemptTimeoutMs: intent.policy.attemptTimeoutMs,
       ...(intent.deadlineAt === null ? {} : { deadlineAt: intent.deadlineAt }),
     });
+    const { bytes, captured } = await captureResponse(response);
     return {
       observation: observeResponse(response),
-      body: await receiptBody(response),
+      body: bytes.byteLength > MAX_RECEIPT_BYTES ? bytes.slice(0, MAX_RECEIPT_BYTES) : bytes,
       hint: deliveryHint(response),
+      response: captured,
     };
   } catch (error) {
     if (isRetryError(error)) {
@@ -72,6 +87,7 @@ export async function sendAttempt(
           observation: observeResponse(error.lastValue),
           body: null,
           hint: deliveryHint(error.lastValue),
+          response: (await captureResponse(error.lastValue)).captured,
         };
       return { observation: defaultClassifyError(error.cause), body: null };
     }
@@ -81,11 +97,6 @@ export async function sendAttempt(
 
 export function clientFor(context: Pick<SendContext, 'fetch' | 'clock' | 'timer'>): Client {
   return createClient({ fetch: context.fetch, clock: context.clock, timer: context.timer });
-}
-
-async function receiptBody(response: Response): Promise<Uint8Array> {
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  return bytes.byteLength > MAX_RECEIPT_BYTES ? bytes.slice(0, MAX_RECEIPT_BYTES) : bytes;
 }
 
 /** The receiver's `webhook-delivery` header (`disable`, `abort-message`), lower case. */

@@ -76,3 +76,6 @@ export { observeLedger, type LedgerDecision, type LedgerObserver } from './obser
 export { ledgerSpanEvents, LEDGER_SPAN_EVENT } from './ledger-span-events.js';
 export { jsonReceipt, receiptJson } from './receipt-json.js';
 export type { Receipt } from '../contract/receipt.js';
+export { StepMismatchError, isStepMismatchError } from './step-errors.js';
+export type { Step, StepContext } from './steps.js';
+export type { StepRecord, StepStore } from './step-store.js';

@@ -2,18 +2,19 @@ import { InvalidOptionError } from '../contract/errors.js';
 import type { Receipt } from '../contract/receipt.js';
 import { checkRequest, completedAnswer } from './ledger-answers.js';
 import { claimKey, type ClaimOutcome, type LedgerCore } from './ledger-claim.js';
-import {
-  versionOf,
-  type CompletedEntry,
-  type EntryVersion,
-  type InFlightEntry,
-} from './ledger-entry.js';
+import { versionOf, type CompletedEntry, type InFlightEntry } from './ledger-entry.js';
+import type { ResolvedLedgerOptions } from './ledger-options.js';
 import type { Claim, ExecuteResult, LedgerRequest } from './ledger-result.js';
 import type { LeaseHeartbeat } from './lease-heartbeat.js';
 import { normalizeReceipt } from './normalize-receipt.js';
+import { StepRunner, type Step } from './steps.js';
 
-/** The effect: the caller's work, given the store's transaction handle for its own writes. */
-export type Effect<Tx> = (tx: Tx, claim: Claim) => Receipt | Promise<Receipt>;
+/**
+ * The effect: the caller's work, given the store's transaction handle for its own writes, and
+ * `step` for the work that must commit before the rest (a call to another service): each step
+ * is a recovery point a retry resumes from (steps.ts, docs/steps.md).
+ */
+export type Effect<Tx> = (tx: Tx, claim: Claim, step: Step<Tx>) => Receipt | Promise<Receipt>;
 
 /** Thrown inside the transaction only to roll it back; never escapes `execute`. */
 class Rollback {
@@ -43,14 +44,17 @@ export async function executeClaimed<Tx>(
   const owned = outcome.claimed;
   const version = versionOf(owned);
   const stopHeartbeat = heartbeat.hold(version);
+  const steps = new StepRunner(core.o, owned, outcome.tookOver);
   try {
     const completed = await core.o.store.transaction((tx) =>
-      runEffect(core, tx, owned, outcome.tookOver, effect),
+      runEffect(core, tx, owned, outcome.tookOver, (t, claim) => effect(t, claim, steps.step)),
     );
     if (core.keepWritten) core.receipts.put(completed); // else kept once a retry reads it
     return completedAnswer('executed', completed);
   } catch (error) {
-    return await afterRollback(core, owned, version, error);
+    // No beat may renew the lease after it is given back below.
+    stopHeartbeat();
+    return await afterRollback(core, owned, error, steps.mayHaveSteps);
   } finally {
     stopHeartbeat();
   }
@@ -62,7 +66,7 @@ async function runEffect<Tx>(
   tx: Tx,
   owned: InFlightEntry,
   tookOver: boolean,
-  effect: Effect<Tx>,
+  effect: (tx: Tx, claim: Claim) => Receipt | Promise<Receipt>,
 ): Promise<CompletedEntry> {
   const claim: Claim = {
     scope: owned.scope,
@@ -103,15 +107,15 @@ async function runEffect<Tx>(
 async function afterRollback<Tx>(
   { o }: LedgerCore<Tx>,
   owned: InFlightEntry,
-  version: EntryVersion,
   error: unknown,
+  keepRun: boolean,
 ): Promise<ExecuteResult> {
   if (error instanceof Rollback && error.reason === 'lease_lost') {
     return { kind: 'lease_lost', retryAfterMs: Math.max(0, owned.leaseExpiresAt - o.clock.now()) };
   }
   // Rolled back: give the key back so a retry runs again. If the store is down the release
   // fails too; then the lease runs out instead, in leaseMs rather than retentionMs.
-  await o.store.remove(version).catch(() => false);
+  await releaseKey(o, owned, keepRun).catch(() => false);
   if (error instanceof Rollback && error.reason === 'effect_failed') {
     // The effect's statement failed with the database (a stopped server, a full disk): the
     // ledger is unavailable, and the client should come back later, not be told of a bug.
@@ -122,4 +126,25 @@ async function afterRollback<Tx>(
   if (error instanceof Rollback && error.reason === 'not_stored')
     return { kind: 'not_stored', receipt: error.detail as Receipt };
   return { kind: 'unavailable', stage: 'transaction', cause: error };
+}
+
+/**
+ * Gives the key back. A run with recovery points keeps its row, in flight with its lease over,
+ * so the next retry of the same request takes it over and resumes from its steps (a different
+ * payload still gets 422); a new token, so a heartbeat still on its way matches nothing. A run
+ * without steps deletes the row, as if the request had never come.
+ */
+function releaseKey<Tx>(
+  o: ResolvedLedgerOptions<Tx>,
+  owned: InFlightEntry,
+  keepRun: boolean,
+): Promise<boolean> {
+  const version = versionOf(owned);
+  if (!keepRun) return o.store.remove(version);
+  const released: InFlightEntry = {
+    ...owned,
+    token: o.generateToken(),
+    leaseExpiresAt: o.clock.now(),
+  };
+  return o.store.swap(version, released);
 }

@@ -3,6 +3,7 @@ import type { Receipt } from '../contract/receipt.js';
 import { DEFAULT_STATUS_TABLE } from '../contract/status-class.js';
 import { systemClock, type Clock } from '../time/clock.js';
 import type { LedgerStore } from './ledger-store.js';
+import type { StepStore } from './step-store.js';
 
 /**
  * The default storage policy: a business answer is stored, a transient failure is not.
@@ -74,6 +75,12 @@ export interface LedgerTuning {
 
 export interface LedgerOptions<Tx> extends Partial<LedgerTuning> {
   readonly store: LedgerStore<Tx>;
+  /**
+   * Where the recovery points of `step(name, fn)` are kept (docs/steps.md): a step store over
+   * the same database as `store` (createSqlStepStore, createMemoryStepStore). Without one, a
+   * step is refused with a `no_step_store` error. @default undefined
+   */
+  readonly steps?: StepStore<Tx> | undefined;
   /** Leases and retention are measured on this clock only. @default the system clock */
   readonly clock?: Clock;
 }
@@ -92,6 +99,7 @@ export const DEFAULT_LEDGER_OPTIONS: Omit<LedgerTuning, 'heartbeatMs'> = {
 
 export interface ResolvedLedgerOptions<Tx> extends LedgerTuning {
   readonly store: LedgerStore<Tx>;
+  readonly steps: StepStore<Tx> | undefined;
   readonly clock: Clock;
 }
 
@@ -99,8 +107,8 @@ export interface ResolvedLedgerOptions<Tx> extends LedgerTuning {
 export function resolveLedgerOptions<Tx>(options: LedgerOptions<Tx>): ResolvedLedgerOptions<Tx> {
   if (typeof options !== 'object' || options === null)
     throw new InvalidOptionError('options', options, 'an object with a store');
-  const { store, clock = systemClock } = options;
-  const merged = { ...DEFAULT_LEDGER_OPTIONS, ...definedOnly(options), store, clock };
+  const { store, clock = systemClock, steps } = options;
+  const merged = { ...DEFAULT_LEDGER_OPTIONS, ...definedOnly(options), store, clock, steps };
   const o = {
     ...merged,
     heartbeatMs: merged.heartbeatMs ?? Math.max(1, Math.floor(merged.leaseMs / 2)),
@@ -123,6 +131,10 @@ export function resolveLedgerOptions<Tx>(options: LedgerOptions<Tx>): ResolvedLe
   ] as const) {
     if (typeof store?.[method] !== 'function')
       throw new InvalidOptionError('store', store, `a LedgerStore (missing ${method}())`);
+  }
+  for (const method of ['resume', 'record', 'recordAlone', 'sweep', 'ready'] as const) {
+    if (steps !== undefined && typeof steps?.[method] !== 'function')
+      throw new InvalidOptionError('steps', steps, `a StepStore (missing ${method}())`);
   }
   if (typeof clock.now !== 'function')
     throw new InvalidOptionError('clock', clock, 'a Clock with now()');

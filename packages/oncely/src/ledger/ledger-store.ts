@@ -14,6 +14,8 @@ export interface SweepResult {
    * counts say what it did before that.
    */
   readonly busy?: boolean;
+  /** Steps deleted with their key's end (a ledger with a step store, docs/steps.md). */
+  readonly steps?: number;
 }
 
 /** How a store's sweep is paced by default (LedgerTuning's sweepBatchRows and sweepStepMs). */

@@ -14,6 +14,7 @@ import { createLedgerSweeper, type SweepProgress } from './ledger-sweeper.js';
 import { LeaseHeartbeat } from './lease-heartbeat.js';
 import { ReceiptCache } from './receipt-cache.js';
 import { storeReady } from './store-ready.js';
+import { sweepSteps } from './sweep-steps.js';
 
 export type { Effect } from './ledger-execute.js';
 
@@ -41,7 +42,8 @@ export interface Ledger<Tx> {
   /**
    * Turns receipts past retention into tombstones and deletes old tombstones, in bounded steps
    * (sweepBatchRows each, sweepPauseMs apart). Aborting `signal` stops between two steps; the
-   * next call resumes at the oldest row still due.
+   * next call resumes at the oldest row still due. Then deletes the steps whose key's retention
+   * ended (`steps` in the result), when the ledger keeps steps.
    */
   purgeExpired(signal?: AbortSignal): Promise<SweepResult>;
   /** The current or last purge: rows left, rows done, steps taken (a plain getter for gauges). */
@@ -79,8 +81,17 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
     execute,
     executeDeferred: deferredExecutor(core, execute),
     lookup: (scope, key) => lookupKey(core, scope, key),
-    purgeExpired: (signal) => sweeper.run(signal),
+    purgeExpired: async (signal) => {
+      const swept = await sweeper.run(signal);
+      if (o.steps === undefined) return swept;
+      const { sweepBatchRows, sweepPauseMs } = o;
+      const steps = await sweepSteps(o.steps, clock, sweepBatchRows, sweepPauseMs, signal);
+      return { ...swept, steps };
+    },
     sweepProgress: () => sweeper.progress,
-    ready: () => storeReady(store),
+    ready: async () => {
+      await storeReady(store);
+      if (o.steps !== undefined) await storeReady(o.steps, 'step store');
+    },
   };
 }

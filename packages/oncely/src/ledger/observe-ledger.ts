@@ -65,7 +65,7 @@ export function observeLedger<Tx>(ledger: Ledger<Tx>, observer: LedgerObserver):
     ...ledger,
     execute: (request, effect) =>
       watch(request, (time) =>
-        ledger.execute(request, (tx, claim) => time(claim, () => effect(tx, claim))),
+        ledger.execute(request, (tx, claim, step) => time(claim, () => effect(tx, claim, step))),
       ),
     // A deferred effect's time is its handler's: its writes run at the commit, after it.
     executeDeferred: (request, effect) =>

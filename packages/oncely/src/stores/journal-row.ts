@@ -9,6 +9,7 @@ import type { Outcome } from '../contract/status-class.js';
 import type { StopReason } from '../policy/decide.js';
 import { orderingDdl } from './journal-ordering.js';
 import { policyFromJson } from '../journal/outbox-policy.js';
+import { attemptLogDdl, attemptLogOf } from './attempt-log-columns.js';
 
 /**
  * The journal's two tables, shared by the SQL stores. Instants are integer ms on the worker's
@@ -87,7 +88,8 @@ export function journalDdl(intents: string, attempts: string, types: JournalColu
     delay_ms ${bigint},
     PRIMARY KEY (key, attempt)
   );
-  ${orderingDdl(intents, indexName(intents, 'ordered'), addColumn)};`;
+  ${orderingDdl(intents, indexName(intents, 'ordered'), addColumn)};
+  ${attemptLogDdl(attempts, types)};`;
 }
 
 /** An index name derived from a possibly schema-qualified, quoted table name. */
@@ -174,5 +176,6 @@ export function rowToAttempt(row: Record<string, unknown>): AttemptEntry {
     status: nullableNumber(row['status']),
     detail: nullableString(row['detail']),
     delayMs: nullableNumber(row['delay_ms']),
+    ...attemptLogOf(row),
   };
 }

@@ -37,11 +37,17 @@ export const END_COLUMNS: readonly JsonColumn[] = [
   { name: 'status', type: 'bigint' },
   { name: 'detail', type: 'text' },
   { name: 'delay_ms', type: 'bigint' },
+  // The attempt log (attempt-log-columns.ts).
+  { name: 'duration_ms', type: 'bigint' },
+  { name: 'response_headers', type: 'text' },
+  { name: 'response_body', type: 'text' },
+  { name: 'response_truncated', type: 'bigint' },
 ];
 
 /** The journal's statements on `backend`'s dialect (one set for SQLite and PostgreSQL). */
 export function journalStatements<Tx>(backend: JournalSqlBackend<Tx>) {
   const { intents, attempts } = backend;
+  const attemptLogSet = `duration_ms = s.duration_ms, response_headers = s.response_headers, response_body = ${backend.fromHex('s.response_body')}, response_truncated = s.response_truncated`;
   // FIFO per ordering key: a claim (and the next due instant) passes over an intent whose turn
   // has not come (journal-ordering.ts).
   const turn = orderedTurn(intents, intents);
@@ -62,8 +68,8 @@ export function journalStatements<Tx>(backend: JournalSqlBackend<Tx>) {
     startRows: `INSERT INTO ${attempts} (key, attempt, worker, started_at) SELECT s.key, s.attempt, s.worker, s.started_at FROM ${backend.jsonRows('$1', START_COLUMNS)}`,
     settle: settleSql,
     startCte: `WITH started AS (UPDATE ${intents} AS i SET attempt_count = s.attempt, open_attempt = 1 FROM ${backend.jsonRows('$1', START_COLUMNS)} WHERE i.key = s.key AND i.lease_token = s.token AND i.open_attempt = 0 RETURNING i.key AS key, s.attempt AS attempt, s.worker AS worker, s.started_at AS started_at) INSERT INTO ${attempts} (key, attempt, worker, started_at) SELECT key, attempt, worker, started_at FROM started RETURNING key`,
-    settleCte: `WITH settled AS (${settleSql}), ended AS (UPDATE ${attempts} AS a SET ended_at = s.ended_at, outcome = s.outcome, status = s.status, detail = s.detail, delay_ms = s.delay_ms FROM ${backend.jsonRows('$2', END_COLUMNS)} WHERE a.key = s.key AND a.attempt = s.attempt AND a.key IN (SELECT key FROM settled)) SELECT key FROM settled`,
-    endRows: `UPDATE ${attempts} AS a SET ended_at = s.ended_at, outcome = s.outcome, status = s.status, detail = s.detail, delay_ms = s.delay_ms FROM ${backend.jsonRows('$1', END_COLUMNS)} WHERE a.key = s.key AND a.attempt = s.attempt`,
+    settleCte: `WITH settled AS (${settleSql}), ended AS (UPDATE ${attempts} AS a SET ended_at = s.ended_at, outcome = s.outcome, status = s.status, detail = s.detail, delay_ms = s.delay_ms, ${attemptLogSet} FROM ${backend.jsonRows('$2', END_COLUMNS)} WHERE a.key = s.key AND a.attempt = s.attempt AND a.key IN (SELECT key FROM settled)) SELECT key FROM settled`,
+    endRows: `UPDATE ${attempts} AS a SET ended_at = s.ended_at, outcome = s.outcome, status = s.status, detail = s.detail, delay_ms = s.delay_ms, ${attemptLogSet} FROM ${backend.jsonRows('$1', END_COLUMNS)} WHERE a.key = s.key AND a.attempt = s.attempt`,
     cancel: `UPDATE ${intents} SET state = 'cancelled', stop_reason = $2, final_detail = $3, finished_at = $4, open_attempt = 0, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL WHERE key = $1 AND state = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $4)`,
     reopen: `UPDATE ${intents} SET ${reopenedSeq(backend.nextSeq)}, state = 'pending', policy = $2, deadline_at = $3, next_attempt_at = $4, previous_delay_ms = 0, stop_reason = NULL, final_status = NULL, final_body = NULL, final_detail = NULL, finished_at = NULL WHERE key = $1 AND state NOT IN ('pending', 'delivered')`,
     reopenMany: `UPDATE ${intents} AS i SET state = 'pending', policy = s.policy, deadline_at = s.deadline_at, next_attempt_at = s.next_at, previous_delay_ms = 0, stop_reason = NULL, final_status = NULL, final_body = NULL, final_detail = NULL, finished_at = NULL FROM ${backend.jsonRows('$1', REOPEN_COLUMNS)} WHERE i.key = s.key AND i.attempt_count = s.attempt_count AND i.state NOT IN ('pending', 'delivered') AND i.ordering_key IS NULL RETURNING ${backend.returningKey}`,

@@ -7,6 +7,7 @@ import { intentValues, rowToAttempt, rowToIntent, toBuffer } from './journal-row
 import { createSqlEndpointStore } from './sql-endpoint-store.js';
 import { withWake, type JournalWake, type UnwatchedJournalStore } from './journal-wake.js';
 import { orderedWrite, reopenBatch, reopenOne } from './sql-journal-reopen.js';
+import { attemptLogValues } from './attempt-log-columns.js';
 
 /** One statement's result: rows for a SELECT or RETURNING, changes for a write. */
 export interface JournalQueryResult {
@@ -269,6 +270,7 @@ async function settleIn<Tx>(
       status: a!.status,
       detail: a!.detail,
       delay_ms: a!.delayMs,
+      ...attemptLogValues(a!.durationMs, a!.response),
     }));
   const keysOf = (result: JournalQueryResult): Set<string> =>
     new Set(result.rows.map((row) => String(row['key'])));

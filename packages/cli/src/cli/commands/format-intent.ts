@@ -1,5 +1,6 @@
 import { PARKED_AT, type AttemptEntry, type IntentRecord, type IntentReport } from 'oncely';
 import { formatDuration } from './retry-flags.js';
+import { responseText } from '../../outbox-ui/attempt-json.js';
 
 const iso = (ms: number | null): string => (ms === null ? '-' : new Date(ms).toISOString());
 
@@ -55,6 +56,27 @@ export function formatAttemptEntry(attempt: AttemptEntry, createdAt: number): st
     .trimEnd();
 }
 
+/**
+ * What an attempt's response left in the log, under its line in `outbox show`: how long it took,
+ * its headers, and a preview of the first 4 KiB kept (all of them in `--json`, base64 included).
+ */
+export function formatAttemptLog(attempt: AttemptEntry): string[] {
+  const lines = attempt.durationMs === null ? [] : [`took ${attempt.durationMs} ms`];
+  const response = attempt.response;
+  if (response !== null) {
+    const headers = Object.entries(response.headers).map(([n, v]) => `${n}: ${v}`);
+    lines.push(`headers ${headers.join('; ') || '(none)'}`);
+    const text = responseText(response);
+    const size = `${response.body.byteLength} bytes${response.truncated ? ', cut at the bound' : ''}`;
+    lines.push(
+      text === null
+        ? `body ${size}, not UTF-8 text (--json has it in base64)`
+        : `body ${size}: ${preview(response.body)}`,
+    );
+  }
+  return lines.map((line) => `      ${line}`);
+}
+
 /** The whole report of one intent, for `oncely outbox show`. */
 export function formatIntentReport({ intent, attempts }: IntentReport): string {
   const lines = [
@@ -81,7 +103,8 @@ export function formatIntentReport({ intent, attempts }: IntentReport): string {
         '  the receiver may have done the work: retry only under this same key (oncely outbox retry)',
       );
   }
-  lines.push(...attempts.map((a) => `  ${formatAttemptEntry(a, intent.createdAt)}`));
+  for (const a of attempts)
+    lines.push(`  ${formatAttemptEntry(a, intent.createdAt)}`, ...formatAttemptLog(a));
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type IntentRecord, systemClock } from 'oncely';
 import type { CliIo } from '../cli-io.js';
+import { attemptEntryJson } from '../../outbox-ui/attempt-json.js';
 import { parsePositiveInt } from './deliver-options.js';
 import { formatAttemptEntry, formatIntentLine } from './format-intent.js';
 import { filterOptions, parseFilterFlags, type FilterFlags } from './intent-filter-flags.js';
@@ -40,7 +41,10 @@ export function registerOutboxList(outbox: Command, io: CliIo): void {
         const rows = await Promise.all(
           intents.map(async (intent) =>
             flags.attempts
-              ? { ...withoutBodies(intent), attempts: await journal.store.attempts(intent.key) }
+              ? {
+                  ...withoutBodies(intent),
+                  attempts: (await journal.store.attempts(intent.key)).map(attemptEntryJson),
+                }
               : withoutBodies(intent),
           ),
         );

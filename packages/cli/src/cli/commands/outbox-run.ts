@@ -30,6 +30,8 @@ export interface RunIo {
   readonly progressBar: boolean;
   readonly signal: AbortSignal;
   readonly fetch?: typeof globalThis.fetch;
+  /** Also told of each settlement (the metrics of `--metrics-port`). */
+  readonly onSettled?: ((event: SettledEvent) => void) | undefined;
 }
 
 /** The exit code an intent's final state maps to, like `oncely deliver`'s. */
@@ -108,6 +110,7 @@ export async function runOutbox(
   let finished = 0;
   bar?.start(before.pending, 0, { detail: '' });
   const onSettled = (event: SettledEvent): void => {
+    io.onSettled?.(event);
     if (!event.written) {
       io.err(`lease lost on ${event.key}: another worker owns it now\n`);
       return;

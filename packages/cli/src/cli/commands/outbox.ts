@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { DEFAULT_OUTBOX_POLICY, InvalidOptionError, systemClock } from 'oncely';
-import { formatIntentLine, formatIntentReport } from './format-intent.js';
+import { DEFAULT_OUTBOX_POLICY, systemClock } from 'oncely';
+import { formatIntentLine } from './format-intent.js';
 import { EXIT } from '../exit.js';
 import {
   parseDurationMs,
@@ -24,6 +24,8 @@ import {
 } from './retry-flags.js';
 import { signingKeysFromEnv } from './webhook-key-flags.js';
 import { registerOutboxList } from './outbox-list.js';
+import { registerShow } from './outbox-show.js';
+import { runMetrics } from './outbox-run-metrics.js';
 import { registerOutboxReplay } from './outbox-replay.js';
 import { deadLettersMade, formatCounts, runOutbox } from './outbox-run.js';
 import { registerOutboxUi } from './outbox-ui.js';
@@ -55,6 +57,8 @@ interface RunCommandFlags extends JournalFlags {
   worker?: string;
   notifyDisabled?: string;
   failOnDead?: boolean;
+  metricsPort?: string;
+  metricsHost?: string;
 }
 
 export function registerOutbox(program: Command, io: CliIo = processIo): void {
@@ -137,23 +141,6 @@ function registerAdd(outbox: Command, io: CliIo): void {
   );
 }
 
-/** `oncely outbox show`. */
-function registerShow(outbox: Command, io: CliIo): void {
-  const { out } = io;
-  journalOptions(
-    outbox
-      .command('show')
-      .description("one intent's full report: payload, policy, every attempt, the outcome")
-      .argument('<key>'),
-  ).action((key: string, flags: JournalFlags) =>
-    withJournal(flags, async (journal) => {
-      const report = await journal.report(key);
-      if (!report) throw new InvalidOptionError('key', key, 'the key of an intent in this journal');
-      out(formatIntentReport(report));
-    }),
-  );
-}
-
 /** `oncely outbox run`. */
 function registerRun(outbox: Command, io: CliIo): void {
   const { out, err } = io;
@@ -194,26 +181,36 @@ function registerRun(outbox: Command, io: CliIo): void {
       .option(
         '--fail-on-dead',
         `exit ${EXIT.deadLetters} when this run left dead letters (refused, gave_up, unknown)`,
-      ),
+      )
+      .option(
+        '--metrics-port <port>',
+        'serve Prometheus metrics at /metrics on this port while it runs (0 picks a free one)',
+      )
+      .option('--metrics-host <host>', 'where the metrics listen', '127.0.0.1'),
   ).action((flags: RunCommandFlags) =>
     withJournal(flags, async (journal, signal) => {
-      const summary = await runOutbox(
-        journal,
-        {
-          leaseMs: parseDurationMs('--lease', flags.lease),
-          batchSize: parsePositiveInt('--batch', flags.batch),
-          pollMs: parseDurationMs('--poll', flags.poll),
-          watch: flags.watch === true,
-          secrets: parseSecrets(flags.secret, io.env),
-          signingSecret:
-            flags.signingSecretEnv === undefined
-              ? undefined
-              : signingKeysFromEnv('--signing-secret-env', flags.signingSecretEnv, io.env),
-          worker: flags.worker,
-          disabledNotice: parseDisabledNotice(flags.notifyDisabled),
-        },
-        { out, err, progressBar: io.errIsTTY, signal },
-      );
+      const runFlags = {
+        leaseMs: parseDurationMs('--lease', flags.lease),
+        batchSize: parsePositiveInt('--batch', flags.batch),
+        pollMs: parseDurationMs('--poll', flags.poll),
+        watch: flags.watch === true,
+        secrets: parseSecrets(flags.secret, io.env),
+        signingSecret:
+          flags.signingSecretEnv === undefined
+            ? undefined
+            : signingKeysFromEnv('--signing-secret-env', flags.signingSecretEnv, io.env),
+        worker: flags.worker,
+        disabledNotice: parseDisabledNotice(flags.notifyDisabled),
+      };
+      // Started once every flag is checked: a refused flag leaves no server behind.
+      const metrics = await runMetrics(journal, flags, err);
+      const summary = await runOutbox(journal, runFlags, {
+        out,
+        err,
+        progressBar: io.errIsTTY,
+        signal,
+        onSettled: metrics?.onSettled,
+      }).finally(() => metrics?.close());
       // This run's own work first: the journal may hold intents of other runs and workers.
       out(
         `outbox run: ${formatCounts(summary.finished).replace('no intents', 'no intent finished')}; journal now: ${formatCounts(summary.journal)}\n`,

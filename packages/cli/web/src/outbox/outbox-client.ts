@@ -4,6 +4,8 @@ export interface IntentSummary {
   readonly key: string;
   readonly method: string;
   readonly target: string;
+  /** The endpoint it goes to, or null for a bare URL. */
+  readonly endpoint: string | null;
   readonly state: string;
   readonly attempts: number;
   readonly maxAttempts: number;
@@ -28,6 +30,24 @@ export interface AttemptJson {
   readonly status: number | null;
   readonly detail: string | null;
   readonly delayMs: number | null;
+  /** The response's headers and first 4 KiB, as the journal kept them; null without one. */
+  readonly response: AttemptResponseJson | null;
+}
+
+export interface AttemptResponseJson {
+  readonly headers: Readonly<Record<string, string>>;
+  /** The kept bytes as text, or null when they are not UTF-8. */
+  readonly body: string | null;
+  readonly bodyBase64: string;
+  readonly bodyBytes: number;
+  readonly truncated: boolean;
+}
+
+export interface EndpointJson {
+  readonly id: string;
+  readonly url: string;
+  readonly state: 'active' | 'paused' | 'disabled';
+  readonly stateReason: string | null;
 }
 
 export interface IntentDetail extends IntentSummary {

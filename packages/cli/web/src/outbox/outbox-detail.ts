@@ -1,5 +1,5 @@
 import { h } from '../dom.js';
-import type { AttemptJson, IntentDetail } from './outbox-client.js';
+import type { AttemptJson, AttemptResponseJson, IntentDetail } from './outbox-client.js';
 
 /** "2026-12-04 19:01:26.588" from an ISO string: the page says its times are UTC. */
 export function utc(iso: string | null): string {
@@ -15,6 +15,7 @@ export function renderFacts(intent: IntentDetail): Node[] {
   const facts = [
     ...fact('State', intent.state),
     ...fact('Send', `${intent.method} ${intent.target}`),
+    ...(intent.endpoint === null ? [] : fact('Endpoint', intent.endpoint)),
     ...fact('Attempts', `${intent.attempts} of ${intent.maxAttempts}`),
     ...fact('Created', `${utc(intent.createdAt)} by ${intent.createdBy}`),
     ...fact('Deadline', utc(intent.deadlineAt)),
@@ -65,6 +66,22 @@ export function renderTimeline(attempts: readonly AttemptJson[]): Node[] {
       a.delayMs === null
         ? null
         : h('span', { class: 'attempt-wait' }, `then waited ${a.delayMs} ms`),
+      a.response === null ? null : renderResponse(a.response),
     );
   });
+}
+
+/** What the receiver answered, folded: its headers and the first 4 KiB of its body. */
+function renderResponse(response: AttemptResponseJson): HTMLElement {
+  const size = `${response.bodyBytes} bytes${response.truncated ? ', cut at 4 KiB' : ''}`;
+  const headers = Object.entries(response.headers)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\n');
+  return h(
+    'details',
+    { class: 'attempt-response' },
+    h('summary', {}, `Response (${size})`),
+    h('pre', {}, headers || '(no headers)'),
+    h('pre', {}, response.body ?? `not UTF-8 text; base64: ${response.bodyBase64}`),
+  );
 }

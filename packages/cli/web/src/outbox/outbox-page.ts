@@ -11,6 +11,7 @@ import {
   type ReplayAnswer,
 } from './outbox-client.js';
 import { renderFacts, renderTimeline, utc } from './outbox-detail.js';
+import { loadEndpoints } from './outbox-endpoints.js';
 
 const STATES = ['pending', 'delivered', 'refused', 'gave_up', 'unknown', 'cancelled'] as const;
 const DEAD = new Set(['refused', 'gave_up', 'unknown']);
@@ -41,6 +42,8 @@ function filterParams(): URLSearchParams {
   const target = byId<HTMLInputElement>('target').value.trim();
   if (target.endsWith('*')) params.set('targetPrefix', target.slice(0, -1));
   else if (target !== '') params.set('target', target);
+  const endpoint = byId<HTMLSelectElement>('endpoint').value;
+  if (endpoint !== '') params.set('endpoint', endpoint);
   const since = byId<HTMLInputElement>('since').value.trim();
   if (since !== '') params.set('since', since);
   return params;
@@ -59,6 +62,7 @@ function row(intent: IntentSummary): HTMLTableRowElement {
     { 'data-key': intent.key },
     h('td', { class: `state state-${intent.state}` }, intent.state),
     h('td', {}, open),
+    h('td', {}, intent.endpoint ?? '–'),
     h('td', { class: 'target' }, `${intent.method} ${intent.target}`),
     h('td', {}, `${intent.attempts}/${intent.maxAttempts}`),
     h('td', {}, utc(intent.finishedAt)),
@@ -79,7 +83,7 @@ async function load(after?: string): Promise<void> {
     if (after === undefined) body.replaceChildren();
     body.append(...listing.intents.map(row));
     if (body.childElementCount === 0)
-      body.append(h('tr', {}, h('td', { colspan: 6 }, 'No intent matches this filter.')));
+      body.append(h('tr', {}, h('td', { colspan: 7 }, 'No intent matches this filter.')));
     const more = byId<HTMLButtonElement>('more');
     more.hidden = listing.next === null;
     more.dataset['after'] = listing.next ?? '';
@@ -157,7 +161,7 @@ async function replayFiltered(): Promise<void> {
       true,
     );
   const request: Record<string, unknown> = { state: states };
-  for (const name of ['target', 'targetPrefix', 'since']) {
+  for (const name of ['target', 'targetPrefix', 'endpoint', 'since']) {
     const value = params.get(name);
     if (value !== null) request[name] = value;
   }
@@ -214,11 +218,14 @@ function start(): void {
     saveToken(token);
     byId('token-form').hidden = true;
     void load();
+    void loadEndpoints(token, () => load()).catch((error) => handle(error, setStatus));
   });
   byId('more').addEventListener('click', () => void load(byId('more').dataset['after']));
   byId('replay').addEventListener('click', () => void replayShown());
   byId('replay-all').addEventListener('click', () => void replayFiltered());
   void load();
+  if (token !== null)
+    void loadEndpoints(token, () => load()).catch((error) => handle(error, setStatus));
 }
 
 start();

@@ -151,6 +151,8 @@ function startRow(row: Row, start: Start, list: AttemptEntry[]): void {
     status: null,
     detail: null,
     delayMs: null,
+    durationMs: null,
+    response: null,
   });
 }
 
@@ -159,7 +161,13 @@ function settleRow(row: Row, settlement: Settlement, list: AttemptEntry[]): void
   const ended = settlement.attempt;
   if (ended) {
     const index = list.findIndex((a) => a.attempt === ended.attempt);
-    if (index >= 0) list[index] = { ...list[index]!, ...ended };
+    if (index >= 0)
+      list[index] = {
+        ...list[index]!,
+        ...ended,
+        durationMs: ended.durationMs ?? null,
+        response: ended.response ?? null,
+      };
   }
   const { next } = settlement;
   row.intent =

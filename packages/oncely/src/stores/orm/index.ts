@@ -11,3 +11,4 @@ export {
 export { transactionSql } from './transaction-sql.js';
 export type { ExecutorCapabilities, ExecutorRows, SqlExecutor } from './sql-executor.js';
 export { TransactionEndedError, StoreClosedError } from '../store-errors.js';
+export { createSqlStepStore, type SqlStepStoreOptions } from '../steps/sql-step-store.js';

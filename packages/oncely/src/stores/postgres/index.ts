@@ -20,3 +20,4 @@ export {
   type PostgresRetryBudgetOptions,
 } from './postgres-retry-budget.js';
 export type { SharedRetryBudget, SharedRetryBudgetOptions } from '../shared-retry-budget.js';
+export { createSqlStepStore, type SqlStepStoreOptions } from '../steps/sql-step-store.js';

@@ -14,3 +14,4 @@ export {
   type SqliteRetryBudgetOptions,
 } from './sqlite-retry-budget.js';
 export type { SharedRetryBudget, SharedRetryBudgetOptions } from '../shared-retry-budget.js';
+export { createSqlStepStore, type SqlStepStoreOptions } from '../steps/sql-step-store.js';

@@ -1,0 +1,114 @@
+import type { LedgerStore } from '../../ledger/ledger-store.js';
+import type { SqlHandle } from '../../ledger/sql-handle.js';
+import type { StepRecord, StepStore } from '../../ledger/step-store.js';
+import { StepBatch, writtenOf } from './step-batch.js';
+import { checkStepTable, stepStatements, type StepStatements } from './step-statements.js';
+
+export interface SqlStepStoreOptions {
+  /** The steps' table, created on first use. @default 'oncely_steps' */
+  readonly table?: string;
+}
+
+interface StepRow {
+  readonly position: number | string;
+  readonly name: string;
+  readonly result: string | null;
+  readonly recorded_at: number | string;
+  readonly expires_at: number | string;
+}
+
+/**
+ * The steps of a ledger on a SQL store (SQLite, PostgreSQL, or an ORM's executor store): every
+ * statement goes through the store's own transactions and its dialect-neutral SQL handle
+ * (`store.sql(tx)`), so a step's record commits in the step's transaction, beside its writes and
+ * its outbox intents, on whatever path that store commits by. Its table lives beside the
+ * ledger's, in the same database.
+ */
+export function createSqlStepStore<Tx>(
+  store: LedgerStore<Tx>,
+  options: SqlStepStoreOptions = {},
+): StepStore<Tx> {
+  const table = checkStepTable(options.table ?? 'oncely_steps');
+  let statements: StepStatements | undefined;
+  let setUp: Promise<void> | undefined;
+  const of = (sql: SqlHandle): StepStatements =>
+    (statements ??= stepStatements(sql.dialect, table));
+  const alone = new StepBatch((steps) =>
+    store.transaction(async (tx) => {
+      const sql = store.sql(tx);
+      const returned = await sql.all<ReturnedKey>(
+        of(sql).insertMany(steps.length),
+        steps.flatMap(paramsOf),
+      );
+      return writtenOf(steps, returned);
+    }),
+  );
+
+  const ready = (): Promise<void> =>
+    (setUp ??= store
+      .transaction(async (tx) => {
+        const sql = store.sql(tx);
+        for (const statement of of(sql).create) await sql.run(statement);
+      })
+      .catch((error: unknown) => {
+        setUp = undefined; // the next use tries again
+        throw error;
+      }));
+
+  return {
+    name: store.name,
+    ready,
+
+    async resume(scope, key, runAt, expiresAt) {
+      await ready();
+      const rows = await store.transaction(async (tx) => {
+        const sql = store.sql(tx);
+        await sql.run(of(sql).extend, [scope, key, runAt, expiresAt]);
+        return sql.all<StepRow>(of(sql).select, [scope, key, runAt]);
+      });
+      return rows.map((row) => recordOf(scope, key, runAt, row));
+    },
+
+    async record(tx, step) {
+      const sql = store.sql(tx);
+      return (await sql.run(of(sql).insert, paramsOf(step))).rowCount === 1;
+    },
+
+    recordAlone: (step) => alone.add(step),
+
+    async sweep(nowMs, limit) {
+      await ready();
+      return store.transaction(async (tx) => {
+        const sql = store.sql(tx);
+        return (await sql.run(of(sql).sweep, [nowMs, limit])).rowCount;
+      });
+    },
+  };
+}
+
+interface ReturnedKey {
+  readonly scope: string;
+  readonly idem_key: string;
+  readonly run_at: number | string;
+  readonly position: number | string;
+}
+
+/** The INSERT's parameters of one step, in the table's column order. */
+function paramsOf(step: StepRecord): unknown[] {
+  const { scope, key, runAt, position, name, result, recordedAt, expiresAt } = step;
+  return [scope, key, runAt, position, name, result, recordedAt, expiresAt];
+}
+
+/** A row as a record; PostgreSQL gives BIGINT columns as strings. */
+function recordOf(scope: string, key: string, runAt: number, row: StepRow): StepRecord {
+  return {
+    scope,
+    key,
+    runAt,
+    position: Number(row.position),
+    name: row.name,
+    result: row.result,
+    recordedAt: Number(row.recorded_at),
+    expiresAt: Number(row.expires_at),
+  };
+}
