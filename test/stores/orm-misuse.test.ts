@@ -65,7 +65,10 @@ describe('an ORM transaction used wrongly is refused, never committed on its own
         () => store.sql(kept!).run('INSERT INTO effects (id, n) VALUES ($1, 1)', ['late']),
         /transaction ended/,
       );
-      assert.throws(() => (kept as unknown as { insertInto: unknown }).insertInto, /transaction ended/);
+      assert.throws(
+        () => (kept as unknown as { insertInto: unknown }).insertInto,
+        /transaction ended/,
+      );
       assert.equal(await backend.countEffects('inside'), 1);
       assert.equal(await backend.countEffects('late'), 0);
     } finally {
