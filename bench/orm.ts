@@ -4,12 +4,15 @@
  * transaction, against the same route without oncely (the order through the same ORM, one INSERT
  * committed by itself), at the same durability (every commit fsynced). Beside them: the order in
  * the ORM's own transaction without oncely (the guarded route's transaction shape, without its
- * claim and receipt), and the guarded route on oncely's built-in store through `context.sql`. Routes interleaved
- * round by round; medians, the lowest and highest round, and the ratios (median of the rounds'
- * ratios, with their spread). Each pair's server runs in a child process (bench/orm-server.ts).
+ * claim and receipt), and the guarded route on oncely's built-in store through `context.sql`.
+ * Routes interleaved round by round; medians, the lowest and highest round, and the ratios
+ * (median of the rounds' ratios, with their spread), by req/s and by requests per CPU-second of
+ * the server and its PostgreSQL backends. Each pair's server runs in a child process
+ * (bench/orm-server.ts).
  *
  *   npm run build && node dist/bench/orm.js [--seconds 3] [--rounds 3] [--connections 10]
- *     [--orms kysely,knex,drizzle,prisma] [--dbs postgres,sqlite] [--pg URL] [--cpu-prof DIR]
+ *     [--orms kysely,knex,drizzle,prisma,typeorm] [--dbs postgres,sqlite] [--pg URL]
+ *     [--cpu-prof DIR]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -11,7 +11,7 @@ declare module 'fastify' {
     /**
      * Set by oncely's plugin on a guarded request: scope, key, `sql`, `tx`, `claim.tookOver`.
      * One declaration serves every plugin of the app, so `tx` is `unknown` here:
-     * `idempotencyOf(request, ledger)` gives the same context with `tx` typed by the ledger's store.
+     * `idempotencyOf(request, ledger)` gives the same context, `tx` typed by the ledger's store.
      */
     idempotency?: IdempotencyContext<unknown> | undefined;
   }
