@@ -48,7 +48,13 @@ export type {
   DeferredOutcome,
   DeferredWrite,
 } from './deferred-writes.js';
-export { SQL_DIALECTS, type SqlDialect, type SqlHandle, type SqlRunResult } from './sql-handle.js';
+export {
+  SQL_DIALECTS,
+  type CarriesSqlHandle,
+  type SqlDialect,
+  type SqlHandle,
+  type SqlRunResult,
+} from './sql-handle.js';
 export {
   createLedgerSweeper,
   type LedgerSweeper,

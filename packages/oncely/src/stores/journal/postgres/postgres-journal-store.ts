@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../../../contract/errors.js';
 import type { JournalStore } from '../../../journal/journal-store.js';
-import type { SqlHandle } from '../../../ledger/sql-handle.js';
+import type { CarriesSqlHandle, SqlHandle } from '../../../ledger/sql-handle.js';
 import { journalDdl } from '../sql/journal-row.js';
 import { endpointDdl, INTENT_ENDPOINT_COLUMN } from '../sql/endpoint-row.js';
 import { checkIdentifier } from '../../ledger/ledger-row.js';
@@ -29,7 +29,7 @@ export interface PostgresJournalStoreOptions {
  */
 export function createPostgresJournalStore(
   options: PostgresJournalStoreOptions,
-): JournalStore<PgQueryable | SqlHandle> {
+): JournalStore<PgQueryable | SqlHandle | CarriesSqlHandle> {
   const { pool: poolOption } = options;
   if (typeof poolOption !== 'function' && typeof poolOption?.connect !== 'function') {
     throw new InvalidOptionError('pool', poolOption, 'a pg Pool or a function returning one');

@@ -1,6 +1,6 @@
 import { emptyCounts, type IntentState } from '../../../journal/intent.js';
 import type { JournalStore } from '../../../journal/journal-store.js';
-import { sqlHandleOf, type SqlHandle } from '../../../ledger/sql-handle.js';
+import { sqlHandleOf, type CarriesSqlHandle, type SqlHandle } from '../../../ledger/sql-handle.js';
 import { listStatement } from './sql-journal-list.js';
 import { journalStatements } from './sql-journal-statements.js';
 import { intentValues, rowToAttempt, rowToIntent, toBuffer } from './journal-row.js';
@@ -84,14 +84,14 @@ export interface JournalSqlBackend<Tx> {
  */
 export function createSqlJournalStore<Tx>(
   backend: JournalSqlBackend<Tx>,
-): JournalStore<Tx | SqlHandle> {
+): JournalStore<Tx | SqlHandle | CarriesSqlHandle> {
   return withWake(sqlJournalStore(backend), backend.wake);
 }
 
 /** The store's statements; `withWake` adds the wake-ups. */
 function sqlJournalStore<Tx>(
   backend: JournalSqlBackend<Tx>,
-): UnwatchedJournalStore<Tx | SqlHandle> {
+): UnwatchedJournalStore<Tx | SqlHandle | CarriesSqlHandle> {
   let readied: Promise<void> | undefined;
   const ready = (): Promise<void> =>
     (readied ??= backend.setup(backend.ddl).catch((error: unknown) => {

@@ -3,7 +3,7 @@ import {
   checkSqliteDatabase,
 } from '../../ledger/sqlite/sqlite-store-options.js';
 import type { JournalStore } from '../../../journal/journal-store.js';
-import type { SqlHandle } from '../../../ledger/sql-handle.js';
+import type { CarriesSqlHandle, SqlHandle } from '../../../ledger/sql-handle.js';
 import { AsyncMutex } from '../../async-mutex.js';
 import { journalDdl } from '../sql/journal-row.js';
 import { endpointDdl, INTENT_ENDPOINT_COLUMN } from '../sql/endpoint-row.js';
@@ -68,7 +68,7 @@ function sharedChannel(
 
 export function createSqliteJournalStore(
   options: SqliteJournalStoreOptions,
-): JournalStore<SqliteJournalTx | SqlHandle> {
+): JournalStore<SqliteJournalTx | SqlHandle | CarriesSqlHandle> {
   const { database, table, busyTimeoutMs, clock } = checkedOptions(options);
   const mutex = new AsyncMutex();
   const cache = new Map<string, Statement>();

@@ -5,7 +5,7 @@ import {
   type Durability,
   type LedgerStore,
 } from '../../../ledger/ledger-store.js';
-import { SQL_DIALECTS } from '../../../ledger/sql-handle.js';
+import { SQL_DIALECTS, type CarriesSqlHandle } from '../../../ledger/sql-handle.js';
 import { checkIdentifier } from '../ledger-row.js';
 import {
   DEFAULT_POSTGRES_STORE_OPTIONS,
@@ -22,7 +22,7 @@ import type { SqlExecutor } from '../../orm/sql-executor.js';
 import { sqliteExecutorLedger } from './sqlite-executor-ledger.js';
 
 export interface OrmLedgerStoreOptions<Tx> {
-  /** How statements reach the database: `kyselyExecutor(db, …)`, `knexExecutor(knex)`, `drizzlePgExecutor(db)`, `prismaExecutor(prisma, …)`, … */
+  /** How statements reach the database: `kyselyExecutor(db, …)`, `knexExecutor(knex)`, `drizzlePgExecutor(db)`, `prismaExecutor(prisma, …)`, `typeormExecutor(dataSource)`, … */
   readonly executor: SqlExecutor<Tx>;
   /** The ledger's table, created if missing (the same tables the built-in store makes). @default 'oncely_ledger' */
   readonly table?: string;
@@ -40,8 +40,11 @@ export interface OrmLedgerStoreOptions<Tx> {
   readonly tombstonePartitionMs?: number;
 }
 
-/** A LedgerStore on an executor; `Tx` is the ORM's own transaction object, given to the route. */
-export interface OrmLedgerStore<Tx> extends LedgerStore<Tx> {
+/**
+ * A LedgerStore on an executor; `Tx` is the ORM's own transaction object, given to the route. It
+ * also carries its SQL handle, so that `journal.recordWithin(tx, intent)` takes it as it is.
+ */
+export interface OrmLedgerStore<Tx> extends LedgerStore<Tx & CarriesSqlHandle> {
   readonly executor: SqlExecutor<Tx>;
 }
 
@@ -63,7 +66,7 @@ export function createOrmLedgerStore<Tx>(options: OrmLedgerStoreOptions<Tx>): Or
   let closed = false;
 
   /** The transaction behind a handle this store gave; anything else is refused. */
-  function ours(tx: Tx): OrmTransaction<Tx> {
+  function ours(tx: Tx & CarriesSqlHandle): OrmTransaction<Tx> {
     const found = transactions.get(tx as object);
     if (found !== undefined) return found;
     throw new OncelyError(
@@ -96,7 +99,8 @@ export function createOrmLedgerStore<Tx>(options: OrmLedgerStoreOptions<Tx>): Or
       transactions.set(transaction.handle as object, transaction);
       let result;
       try {
-        result = await fn(transaction.handle);
+        // The handle answers SQL_HANDLE (orm-transaction.ts).
+        result = await fn(transaction.handle as Tx & CarriesSqlHandle);
       } catch (error) {
         await transaction.settle({ ok: false, error });
         throw error;
@@ -127,7 +131,7 @@ function checkExecutor<Tx>(executor: SqlExecutor<Tx> | undefined): SqlExecutor<T
     throw new InvalidOptionError(
       'executor',
       executor,
-      'an executor: kyselyExecutor(db, { dialect }), knexExecutor(knex), drizzlePgExecutor(db), drizzleSqliteExecutor(db) or prismaExecutor(prisma, { dialect })',
+      'an executor: kyselyExecutor(db, { dialect }), knexExecutor(knex), drizzlePgExecutor(db), drizzleSqliteExecutor(db), prismaExecutor(prisma, { dialect }) or typeormExecutor(dataSource)',
     );
   return executor as SqlExecutor<Tx>;
 }
