@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import pg from 'pg';
 
 const TICKS_PER_SECOND = ((): number => {
   try {
@@ -65,4 +66,28 @@ export function machineBusyUs(): number {
     .slice(1)
     .map(Number);
   return ((user! + nice! + system! + irq! + softirq!) * 1e6) / TICKS_PER_SECOND;
+}
+
+/** The PostgreSQL backends of the server's pools (found by application_name) and their CPU. */
+export interface DatabaseBackends {
+  cpu(): Promise<Map<number, number>>;
+  close(): Promise<void>;
+}
+
+export async function databaseBackends(
+  url: string,
+  applicationName: string,
+): Promise<DatabaseBackends> {
+  const monitor = new pg.Client({ connectionString: url });
+  await monitor.connect();
+  return {
+    async cpu() {
+      const { rows } = await monitor.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE application_name = $1',
+        [applicationName],
+      );
+      return new Map(rows.map(({ pid }) => [pid, processesCpu([pid])]));
+    },
+    close: () => monitor.end(),
+  };
 }

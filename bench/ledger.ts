@@ -24,8 +24,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import pg from 'pg';
-import { busiestThreadUs, processesCpu, threadCpu } from './ledger-cpu.js';
+import {
+  busiestThreadUs,
+  databaseBackends,
+  threadCpu,
+  type DatabaseBackends,
+} from './ledger-cpu.js';
 import {
   BENCH_TOKEN,
   type BenchDurability,
@@ -275,27 +279,6 @@ async function runOne(
     effectRows: (await server.rows()) - before,
     serverCpuUs: serverUs > 0 ? serverUs / answered : Number.NaN,
     databaseCpuUs: databaseUs / answered,
-  };
-}
-
-/** The PostgreSQL backends of the server's pools (found by application_name) and their CPU. */
-interface DatabaseBackends {
-  cpu(): Promise<Map<number, number>>;
-  close(): Promise<void>;
-}
-
-async function databaseBackends(url: string, applicationName: string): Promise<DatabaseBackends> {
-  const monitor = new pg.Client({ connectionString: url });
-  await monitor.connect();
-  return {
-    async cpu() {
-      const { rows } = await monitor.query<{ pid: number }>(
-        'SELECT pid FROM pg_stat_activity WHERE application_name = $1',
-        [applicationName],
-      );
-      return new Map(rows.map(({ pid }) => [pid, processesCpu([pid])]));
-    },
-    close: () => monitor.end(),
   };
 }
 

@@ -5,7 +5,7 @@
  *     1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100 ms between tries, synchronously, so the whole
  *     process stands still meanwhile;
  *   - oncely's SQLite store: `busy_timeout = 0` and a 1 ms poll in the event loop
- *     (src/stores/sqlite/write-lock.ts).
+ *     (src/stores/sqlite-driver/write-lock.ts).
  * A second process holds the lock in a duty cycle like the ledger sweeper's: a step of `--hold-ms`
  * (busy inserting), then a pause as long. This process writes at 50/s; a write's wait counts from
  * when it was due. Each variant also reports the event loop's longest delay: what every other

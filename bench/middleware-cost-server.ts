@@ -15,8 +15,8 @@ function storeWithoutDatabase(): LedgerStore<unknown> {
   const memory = createMemoryStore() as LedgerStore<unknown>;
   return new Proxy(memory, {
     get: (target, name, receiver) =>
-      name === 'commitDeferred'
-        ? async () => true
+      name === 'capabilities'
+        ? { deferredCommit: async () => true }
         : (Reflect.get(target, name, receiver) as unknown),
   });
 }

@@ -4,7 +4,7 @@
  * bench/ledger uses (the same INSERT in autocommit on a pool of its own). Variants, interleaved
  * round by round:
  *   floor    the effect alone: one INSERT in autocommit, synchronous_commit on;
- *   grouped  oncely's `store.commitDeferred` at its default deferredGroups: concurrent requests
+ *   grouped  oncely's `store.capabilities.deferredCommit` at its default deferredGroups: concurrent requests
  *            share BEGIN, the claim function's one call for all their rows, and COMMIT;
  *   alone    the same with deferredGroups { maxRequests: 1 }: one transaction per request.
  * For each: median req/s and spread, this process's CPU per request (the driver and the store),
@@ -104,8 +104,8 @@ const WRITES = [{ sql: EFFECT, params: [1, 'bench'] }];
 
 const VARIANTS = {
   floor: async () => void (await floorPool.query(EFFECT, [1, 'bench'])),
-  grouped: async () => void (await grouped.commitDeferred(entry(), WRITES)),
-  alone: async () => void (await alone.commitDeferred(entry(), WRITES)),
+  grouped: async () => void (await grouped.capabilities.deferredCommit(entry(), WRITES)),
+  alone: async () => void (await alone.capabilities.deferredCommit(entry(), WRITES)),
 } as const;
 type Variant = keyof typeof VARIANTS;
 

@@ -76,8 +76,25 @@ export interface BreakdownScheme {
 function partOf(frame: CallFrame): Part | undefined {
   if (has(frame, 'internal/crypto/hash')) return 'hashing (SHA-256)';
   if (frame.url === '' && named(frame, 'parse')) return 'JSON parse';
-  if (has(frame, 'better-sqlite3', '/src/stores/sqlite/')) return 'store calls: SQLite statements';
-  if (has(frame, '/node_modules/pg', '/src/stores/postgres/'))
+  if (
+    has(
+      frame,
+      'better-sqlite3',
+      '/src/stores/sqlite',
+      '/stores/ledger/sqlite/',
+      '/stores/journal/sqlite/',
+    )
+  )
+    return 'store calls: SQLite statements';
+  if (
+    has(
+      frame,
+      '/node_modules/pg',
+      '/src/stores/postgres',
+      '/stores/ledger/postgres/',
+      '/stores/journal/postgres/',
+    )
+  )
     return 'store calls: PostgreSQL driver';
   if (has(frame, '/src/stores/', '/src/ledger/')) return 'ledger (claim, heartbeat, receipt)';
   if (named(frame, 'requestFingerprint', 'canonicalJson', 'canonicalize'))

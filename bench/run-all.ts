@@ -13,6 +13,7 @@ const BENCHMARKS = [
   'ledger',
   'middleware-cost',
   'anchors',
+  'orm',
   'outbox',
   'replay',
   'lock-wait',

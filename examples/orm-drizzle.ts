@@ -43,9 +43,8 @@ app.post('/orders', idempotency({ ledger, scopeOf: () => 'default' }), async (re
     const { item, qty } = req.body as { item: string; qty: number };
     const { tx, scope, key } = idempotencyOf(req, ledger)!; // Drizzle's tx
     await tx.insert(orders).values({ caller: scope, key, item, qty });
-    // The order, the webhook it owes and the receipt: one commit (the intent goes through the
-    // transaction's SQL handle).
-    await journal.recordWithin(ledger.store.sql(tx), {
+    // The order, the webhook it owes and the receipt: one commit.
+    await journal.recordWithin(tx, {
       key: `order-placed-${key}`,
       target: 'https://hooks.example.com/orders',
       body: JSON.stringify({ order: key, item, qty }),

@@ -112,7 +112,7 @@ const EXPORTS: Record<string, readonly string[]> = {
     'INITIAL_RETRY_STATE',
   ],
   'oncely/express': ['idempotency', 'idempotencyOf', 'captureRawBody'],
-  'oncely/fastify': ['fastifyIdempotency'],
+  'oncely/fastify': ['fastifyIdempotency', 'idempotencyOf'],
   'oncely/fetch': ['idempotentHandler', 'idempotencyOf'],
   'oncely/hono': ['idempotency'],
   'oncely/nestjs': ['OncelyModule', 'Idempotent', 'Idempotency'],
@@ -160,6 +160,7 @@ const EXPORTS: Record<string, readonly string[]> = {
   'oncely/orm/knex': ['knexExecutor'],
   'oncely/orm/drizzle': ['drizzlePgExecutor', 'drizzleSqliteExecutor'],
   'oncely/orm/prisma': ['prismaExecutor'],
+  'oncely/orm/typeorm': ['typeormExecutor'],
 };
 
 /** Internals and duplicates kept out of the root on purpose (listed in src/index.ts's comment). */

@@ -6,7 +6,10 @@ import Fastify from 'fastify';
 import { Hono } from 'hono';
 import type { Transaction } from 'kysely';
 import { captureRawBody, idempotency, idempotencyOf } from '#oncely/http/express/index.js';
-import { fastifyIdempotency } from '#oncely/http/fastify/index.js';
+import {
+  fastifyIdempotency,
+  idempotencyOf as fastifyIdempotencyOf,
+} from '#oncely/http/fastify/index.js';
 import { idempotency as honoIdempotency } from '#oncely/http/hono/index.js';
 import { createIdempotencyMiddleware, withIdempotency } from '#oncely/http/index.js';
 import { createLedger, type Ledger } from '#oncely/ledger/index.js';
@@ -99,8 +102,9 @@ const APPS: Record<string, AppStart> = {
     const app = Fastify();
     await app.register(fastifyIdempotency({ ledger, scopeOf: () => 'alice' }));
     app.post('/orders', async (req, reply) => {
-      const context = req.idempotency!;
-      await write(context.tx as Tx, context.key, JSON.stringify(req.body));
+      const context = fastifyIdempotencyOf(req, ledger)!; // typed: Transaction<Effects>
+      assert.equal(context, req.idempotency);
+      await write(context.tx, context.key, JSON.stringify(req.body));
       return reply.code(201).send('made');
     });
     await app.listen({ port: 0, host: '127.0.0.1' });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createJournal } from '#oncely/journal/index.js';
 import pg from 'pg';
 import { createPostgresJournalStore } from '#oncely/stores/postgres/index.js';
-import type { PgQueryable } from '#oncely/stores/postgres/pg-pool.js';
+import type { PgQueryable } from '#oncely/stores/postgres-driver/pg-pool.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
 import { runJournalConformance, type JournalFixture } from './journal-conformance.js';
 import { runEndpointConformance } from './endpoint-conformance.js';

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { createJournal } from '#oncely/journal/index.js';
 import { VirtualClock } from '#oncely/time/index.js';
 import { createSqliteJournalStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
-import type { SqliteJournalTx } from '#oncely/stores/sqlite/sqlite-journal-store.js';
+import type { SqliteJournalTx } from '#oncely/stores/journal/sqlite/sqlite-journal-store.js';
 import { runJournalConformance, type JournalFixture } from './journal-conformance.js';
 import { runEndpointConformance } from './endpoint-conformance.js';
 import { turnsUntil } from '../support/turns-until.js';

@@ -40,6 +40,7 @@ describe('createLedger', () => {
       [{ tombstoneMs: -1 }, 'tombstoneMs', />= 0/],
       [{ shouldStore: 'yes' as never }, 'shouldStore', /function/],
       [{ store: {} as never }, 'store', /missing get\(\)/],
+      [{ store: { ...store, capabilities: undefined } as never }, 'store', /missing capabilities/],
     ];
     for (const [options, name, allowed] of bad) {
       assert.throws(

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { recorder } from '#oncely/stores/orm/call-recorder.js';
+import { recorder } from '#oncely/stores/ledger/executor/call-recorder.js';
 import { cutAtPlaceholders, dollarToQuestion } from '#oncely/stores/orm/placeholders.js';
 import { returnsRows } from '#oncely/stores/orm/prisma-executor.js';
 

@@ -1,12 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { InFlightEntry } from '#oncely/ledger/ledger-entry.js';
-import type { LedgerRow } from '#oncely/stores/ledger-row.js';
+import type { LedgerRow } from '#oncely/stores/ledger/ledger-row.js';
 import {
   MAX_CLAIM_BATCH,
   claimBatcher,
   type ClaimFound,
-} from '#oncely/stores/postgres/postgres-claim-batch.js';
+} from '#oncely/stores/ledger/postgres/postgres-claim-batch.js';
 import { inFlight } from './conformance.js';
 
 /** A claim statement the test answers by hand: each call's keys, and its answer to give. */

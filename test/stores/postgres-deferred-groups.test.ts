@@ -8,11 +8,11 @@ import type { CompletedEntry } from '#oncely/ledger/ledger-entry.js';
 import {
   deferredGroups,
   type DeferredGroupOptions,
-} from '#oncely/stores/postgres/postgres-deferred-groups.js';
+} from '#oncely/stores/ledger/postgres/postgres-deferred-groups.js';
 import type {
   DeferredCommitOutcome,
   DeferredMember,
-} from '#oncely/stores/postgres/postgres-deferred.js';
+} from '#oncely/stores/ledger/postgres/postgres-deferred.js';
 
 function member(key: string): DeferredMember {
   const entry: CompletedEntry = {

@@ -5,9 +5,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CompletedEntry } from '#oncely/ledger/ledger-entry.js';
 import { DeferredWriteError } from '#oncely/ledger/deferred-writes.js';
-import type { PgPool, PgQueryConfig, PgQueryResult } from '#oncely/stores/postgres/pg-pool.js';
-import { postgresDeferredCommit } from '#oncely/stores/postgres/postgres-deferred.js';
-import { postgresLedgerTables } from '#oncely/stores/postgres/postgres-tombstones.js';
+import type {
+  PgPool,
+  PgQueryConfig,
+  PgQueryResult,
+} from '#oncely/stores/postgres-driver/pg-pool.js';
+import { postgresDeferredCommit } from '#oncely/stores/ledger/postgres/postgres-deferred.js';
+import { postgresLedgerTables } from '#oncely/stores/ledger/postgres/postgres-tombstones.js';
 
 const entry: CompletedEntry = {
   scope: 's',

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { pg } from './postgres-env.js';
 import { createLedger, jsonReceipt } from '#oncely/ledger/index.js';
 import { createPostgresStore, type PgPool, type PgTx } from '#oncely/stores/postgres/index.js';
-import type { PgQueryConfig } from '#oncely/stores/postgres/pg-pool.js';
+import type { PgQueryConfig } from '#oncely/stores/postgres-driver/pg-pool.js';
 import { VirtualClock } from '#oncely/time/index.js';
 import { inFlight } from './conformance.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';

@@ -110,15 +110,15 @@ await describePostgres(`found and lost as rows (${PG_MODULE})`, ({ url, options 
         ];
         const free = `deferred-free-${pipeline}`;
         const held = `deferred-held-${pipeline}`;
-        assert.equal(await store.commitDeferred(entry(free), write(free)), true);
+        assert.equal(await store.capabilities.deferredCommit(entry(free), write(free)), true);
         assert.equal(await count(free), 1);
-        assert.equal(await store.commitDeferred(entry(held), []), true);
-        assert.equal(await store.commitDeferred(entry(held), write(held)), false);
+        assert.equal(await store.capabilities.deferredCommit(entry(held), []), true);
+        assert.equal(await store.capabilities.deferredCommit(entry(held), write(held)), false);
         assert.equal(await count(held), 0, 'nothing of the loser was written');
         // Together in one group: the loser found, the rest committed again without it.
         const [a, b] = await Promise.all([
-          store.commitDeferred(entry(held), write(`${held}-again`)),
-          store.commitDeferred(entry(`${free}-2`), write(`${free}-2`)),
+          store.capabilities.deferredCommit(entry(held), write(`${held}-again`)),
+          store.capabilities.deferredCommit(entry(`${free}-2`), write(`${free}-2`)),
         ]);
         assert.deepEqual([a, b], [false, true]);
         assert.deepEqual([await count(`${held}-again`), await count(`${free}-2`)], [0, 1]);

@@ -6,12 +6,12 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { pg } from './postgres-env.js';
 import { isOncelyError } from '#oncely/contract/errors.js';
-import { fingerprintToBytes } from '#oncely/stores/fingerprint-bytes.js';
-import { LEDGER_COLUMNS } from '#oncely/stores/ledger-row.js';
+import { fingerprintToBytes } from '#oncely/stores/ledger/fingerprint-bytes.js';
+import { LEDGER_COLUMNS } from '#oncely/stores/ledger/ledger-row.js';
 import {
   postgresLedgerTables,
   postgresTombstoneSchema,
-} from '#oncely/stores/postgres/postgres-tombstones.js';
+} from '#oncely/stores/ledger/postgres/postgres-tombstones.js';
 import {
   createPostgresStore,
   migratePostgresLedger,

@@ -7,14 +7,14 @@ import assert from 'node:assert/strict';
 import { pg } from './postgres-env.js';
 import { isOncelyError } from '#oncely/contract/errors.js';
 import { createLedger, jsonReceipt } from '#oncely/ledger/index.js';
-import { LEDGER_COLUMNS, entryValues } from '#oncely/stores/ledger-row.js';
-import { LEDGER_COLUMN_TYPES } from '#oncely/stores/postgres/postgres-ledger-columns.js';
+import { LEDGER_COLUMNS, entryValues } from '#oncely/stores/ledger/ledger-row.js';
+import { LEDGER_COLUMN_TYPES } from '#oncely/stores/ledger/postgres/postgres-ledger-columns.js';
 import { createPostgresStore, type PgPool } from '#oncely/stores/postgres/index.js';
-import type { PgQueryConfig } from '#oncely/stores/postgres/pg-pool.js';
+import type { PgQueryConfig } from '#oncely/stores/postgres-driver/pg-pool.js';
 import {
   postgresGetSql,
   postgresLedgerTables,
-} from '#oncely/stores/postgres/postgres-tombstones.js';
+} from '#oncely/stores/ledger/postgres/postgres-tombstones.js';
 import { VirtualClock } from '#oncely/time/index.js';
 import { inFlight } from './conformance.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from './postgres-env.js';

@@ -1,10 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { pg } from './postgres-env.js';
-import { isInvalidOptionError } from '#oncely/contract/errors.js';
+import { isInvalidOptionError, isOncelyError } from '#oncely/contract/errors.js';
 import { createIdempotencyMiddleware, withIdempotency } from '#oncely/http/index.js';
-import { createLedger } from '#oncely/ledger/index.js';
+import { createLedger, versionOf } from '#oncely/ledger/index.js';
 import { createPostgresStore } from '#oncely/stores/postgres/index.js';
+import type { PgTx } from '#oncely/stores/postgres-driver/pg-pool.js';
 
 // These need no running server: they are about what happens when there is none.
 describe('PostgreSQL store specifics', () => {
@@ -36,6 +37,37 @@ describe('PostgreSQL store specifics', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('complete() refuses a transaction handle it did not give, and sends nothing', async () => {
+    let sent = 0;
+    const store = createPostgresStore({ pool: () => new pg.Pool({ port: 1 }) });
+    const handMade: PgTx = {
+      query: async <R>() => ((sent += 1), { rows: [{ completed: 1 } as R], rowCount: 1 }),
+    };
+    const now = 1_000;
+    const inFlight = {
+      scope: 's',
+      key: 'k',
+      fingerprint: 'f',
+      state: 'in_flight' as const,
+      token: 't',
+      firstSeenAt: now,
+      leaseExpiresAt: now + 1_000,
+      expiresAt: now + 60_000,
+    };
+    const completed = {
+      ...inFlight,
+      state: 'completed' as const,
+      completedAt: now,
+      receipt: { status: 201, headers: [], body: new Uint8Array() },
+    };
+    await assert.rejects(
+      store.complete(handMade, versionOf(inFlight), completed),
+      (e) => isOncelyError(e) && e.code === 'foreign_transaction',
+    );
+    assert.equal(sent, 0);
+    await store.close();
   });
 
   it('validates its options: identifiers only, a pool or a factory', () => {

@@ -4,7 +4,7 @@ import { InvalidOptionError } from '#oncely/contract/index.js';
 import type {
   SharedRetryBudget,
   SharedRetryBudgetOptions,
-} from '#oncely/stores/shared-retry-budget.js';
+} from '#oncely/stores/retry-budget/shared-retry-budget.js';
 
 /** Opens a budget on a fresh row (or on `name`'s row, through a connection of its own). */
 export type OpenBudget = (options?: SharedRetryBudgetOptions) => Promise<SharedRetryBudget>;

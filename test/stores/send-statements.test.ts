@@ -2,8 +2,8 @@
 // pipelining client, one after another's answer elsewhere; answers in order, failures settled.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PgPoolClient, PgQueryResult } from '#oncely/stores/postgres/pg-pool.js';
-import { pipelines, sendStatements } from '#oncely/stores/postgres/send-statements.js';
+import type { PgPoolClient, PgQueryResult } from '#oncely/stores/postgres-driver/pg-pool.js';
+import { pipelines, sendStatements } from '#oncely/stores/postgres-driver/send-statements.js';
 
 /** A client that answers each statement only when the test says so, recording what was asked. */
 function heldClient(pipeline: boolean | undefined) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { isOncelyError } from '#oncely/contract/errors.js';
-import { LEDGER_COLUMNS } from '#oncely/stores/ledger-row.js';
+import { LEDGER_COLUMNS } from '#oncely/stores/ledger/ledger-row.js';
 import {
   createSqliteStore,
   migrateSqliteLedger,

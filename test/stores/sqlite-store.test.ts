@@ -9,8 +9,8 @@ import {
   openSqliteDatabase,
   type SqliteDatabase,
 } from '#oncely/stores/sqlite/index.js';
-import { sqliteSweep, type BacklogCursor } from '#oncely/stores/sqlite/sqlite-sweep.js';
-import { READER_CACHE_KIB } from '#oncely/stores/sqlite/sqlite-store.js';
+import { sqliteSweep, type BacklogCursor } from '#oncely/stores/ledger/sqlite/sqlite-sweep.js';
+import { READER_CACHE_KIB } from '#oncely/stores/ledger/sqlite/sqlite-store.js';
 import { turnsUntil } from '../support/turns-until.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -5,6 +5,7 @@ export function bindStore<Tx>(store: LedgerStore<Tx>): LedgerStore<Tx> {
   return {
     name: store.name,
     durability: store.durability,
+    capabilities: store.capabilities,
     get: store.get.bind(store),
     claim: store.claim.bind(store),
     swap: store.swap.bind(store),

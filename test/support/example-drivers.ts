@@ -350,6 +350,9 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
   /** docs/orm.md: node:http + Knex on SQLite, the order written with context.tx. */
   'examples/orm-knex.ts': (script, cwd) => withListeningExample(script, cwd, ormOrders),
 
+  /** docs/orm.md: Fastify + TypeORM on SQLite, the order written with the transaction's EntityManager. */
+  'examples/orm-typeorm.ts': (script, cwd) => withListeningExample(script, cwd, ormOrders),
+
   /** docs/orm.md: Express + Drizzle on PostgreSQL, the order and the webhook it owes in one commit. */
   'examples/orm-drizzle.ts': (script, cwd) =>
     withPostgresExample(script, cwd, async (order, orders, query) => {

@@ -6,9 +6,9 @@ import {
   type HookServiceOptions,
 } from '#cli/receivers/hook/hook-service.js';
 import { sqliteServiceDatabase } from '#cli/receivers/sql/service-database.js';
-import { openSqliteDatabase } from '#oncely/stores/sqlite/open-sqlite-database.js';
-import type { SqliteTx } from '#oncely/stores/sqlite/sqlite-database.js';
-import { createSqliteStore } from '#oncely/stores/sqlite/sqlite-store.js';
+import { openSqliteDatabase } from '#oncely/stores/sqlite-driver/open-sqlite-database.js';
+import type { SqliteTx } from '#oncely/stores/sqlite-driver/sqlite-database.js';
+import { createSqliteStore } from '#oncely/stores/ledger/sqlite/sqlite-store.js';
 import { VirtualClock } from '#oncely/time/virtual-clock.js';
 
 /** A hook service on its own in-memory SQLite ledger, as `oncely hook` runs it. */

@@ -13,6 +13,8 @@ import { kyselyExecutor } from '#oncely/stores/orm/kysely/index.js';
 import { knexExecutor } from '#oncely/stores/orm/knex/index.js';
 import { drizzlePgExecutor, drizzleSqliteExecutor } from '#oncely/stores/orm/drizzle/index.js';
 import { prismaExecutor, type PrismaLike } from '#oncely/stores/orm/prisma/index.js';
+import { typeormExecutor } from '#oncely/stores/orm/typeorm/index.js';
+import { DataSource, EntitySchema, type EntityManager } from 'typeorm';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { pathToFileURL } from 'node:url';
@@ -20,7 +22,7 @@ import { prismaClientModule } from './prisma-client.js';
 import { after } from 'node:test';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
 
-export const ORMS = ['kysely', 'knex', 'drizzle', 'prisma'] as const;
+export const ORMS = ['kysely', 'knex', 'drizzle', 'prisma', 'typeorm'] as const;
 export type Orm = (typeof ORMS)[number];
 export type Database_ = 'postgres' | 'sqlite';
 
@@ -198,7 +200,53 @@ const OPENERS: Record<Orm, (t: OrmTarget, poolSize: number) => Promise<OrmBacken
     };
   },
   prisma: openPrisma,
+  typeorm: openTypeorm,
 };
+
+/** The effects table as TypeORM maps it, without decorators. */
+const TypeormEffect = new EntitySchema<{ pk: number; id: string; n: number }>({
+  name: 'Effect',
+  tableName: 'effects',
+  columns: {
+    pk: { type: Number, primary: true, generated: true },
+    id: { type: String },
+    n: { type: Number },
+  },
+});
+
+async function openTypeorm(target: OrmTarget, poolSize: number): Promise<OrmBackend> {
+  const dataSource = new DataSource(
+    target.db === 'sqlite'
+      ? {
+          type: 'better-sqlite3',
+          database: target.file,
+          entities: [TypeormEffect],
+          prepareDatabase: (db: Database.Database) => {
+            db.pragma('journal_mode = WAL');
+            db.pragma('busy_timeout = 5000');
+          },
+        }
+      : {
+          type: 'postgres',
+          url: target.url,
+          schema: target.schema,
+          entities: [TypeormEffect],
+          extra: { max: poolSize, options: `-c search_path=${target.schema}` },
+        },
+  );
+  await dataSource.initialize();
+  // TypeORM hears its pool's and its clients' 'error' itself (PostgresDriver, PostgresQueryRunner).
+  const effects = dataSource.getRepository(TypeormEffect);
+  return {
+    client: dataSource,
+    executor: typeormExecutor(dataSource) as SqlExecutor<unknown>,
+    writeEffect: async (tx, id) =>
+      void (await (tx as EntityManager).insert(TypeormEffect, { id, n: 1 })),
+    countEffects: (id) => effects.countBy({ id }),
+    effectIds: async () => (await effects.find({ select: { id: true } })).map((r) => r.id),
+    close: () => dataSource.destroy(),
+  };
+}
 
 /** The generated client's model API the tests use (the client is generated at run time). */
 interface EffectModel {

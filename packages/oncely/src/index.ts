@@ -126,6 +126,7 @@ export {
   type SweepResult,
   type SqlDialect,
   type SqlHandle,
+  type CarriesSqlHandle,
   type LedgerObserver,
   StepMismatchError,
   isStepMismatchError,

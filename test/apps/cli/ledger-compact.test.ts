@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT } from '#cli/cli/exit.js';
 import { createSqliteStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
-import { COMPACT_PAGES_PER_STEP } from '#oncely/stores/sqlite/sqlite-compact.js';
+import { COMPACT_PAGES_PER_STEP } from '#oncely/stores/sqlite-driver/sqlite-compact.js';
 import { runOncely } from '../../support/run-cli.js';
 import { tempDir } from '../../support/temp-dir.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT } from '#cli/cli/exit.js';
-import { LEDGER_COLUMNS } from '#oncely/stores/ledger-row.js';
+import { LEDGER_COLUMNS } from '#oncely/stores/ledger/ledger-row.js';
 import { createSqliteStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
 import { runOncely } from '../../support/run-cli.js';
 import {

@@ -57,7 +57,7 @@ export async function listReceipts<Tx>(
 }
 
 /**
- * A fingerprint column as the stores write it (src/stores/fingerprint-bytes.ts): a tag byte, then
+ * A fingerprint column as the stores write it (src/stores/ledger/fingerprint-bytes.ts): a tag byte, then
  * the 32 bytes of a SHA-256 hex (tag 1) or the UTF-8 of any other text (tag 0); a text column of
  * an earlier table reads as is. The page reads the table's rows itself, so it reads this too.
  */

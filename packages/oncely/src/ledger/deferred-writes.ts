@@ -2,7 +2,6 @@ import { OncelyError } from '../contract/errors.js';
 import type { Receipt } from '../contract/receipt.js';
 import type { CompletedEntry } from './ledger-entry.js';
 import type { Claim } from './ledger-result.js';
-import type { LedgerStore } from './ledger-store.js';
 import type { SqlHandle } from './sql-handle.js';
 
 /**
@@ -54,25 +53,20 @@ export async function runDeferredWrites(
 }
 
 /**
- * The deferred extension of a store: commits a deferred effect's receipt and writes at once,
- * without a claim. Only PostgreSQL has it. Why it is kept: there a claimed request costs a claim
- * statement, BEGIN with the first write, the receipt and COMMIT, while deferred requests commit
- * their rows and writes together, many requests to one transaction and one WAL flush
+ * The deferred commit a store may declare (StoreCapabilities.deferredCommit): commits a deferred
+ * effect's completed entry and its writes in one transaction, without a claim, when (scope, key)
+ * has no row: true. False when it has one (in any state): nothing was written, and the ledger
+ * goes the claimed way. Rejects with DeferredWriteError when a write failed (rolled back).
+ *
+ * Only PostgreSQL declares it. Why it is kept: there a claimed request costs a claim statement,
+ * BEGIN with the first write, the receipt and COMMIT, while deferred requests commit their rows
+ * and writes together, many requests to one transaction and one WAL flush
  * (postgres-deferred-groups.ts); at 10 connections that measured about twice the claimed path's
  * throughput (bench/ledger, docs/performance.md). On SQLite and memory a deferred effect simply
  * runs the claimed way: their group commit already shares the flush, and they have no round trip
  * to save.
  */
-export interface DeferredCommitStore<Tx> extends LedgerStore<Tx> {
-  /**
-   * Commits `entry` (completed) and the writes in one transaction when (scope, key) has no row:
-   * true. False when it has one (in any state): nothing was written, and the ledger goes the
-   * claimed way. Rejects with DeferredWriteError when a write failed (rolled back).
-   */
-  commitDeferred(entry: CompletedEntry, writes: readonly DeferredWrite[]): Promise<boolean>;
-}
-
-/** True for a store with the deferred extension. */
-export function hasDeferredCommit<Tx>(store: LedgerStore<Tx>): store is DeferredCommitStore<Tx> {
-  return typeof (store as Partial<DeferredCommitStore<Tx>>).commitDeferred === 'function';
-}
+export type DeferredCommit = (
+  entry: CompletedEntry,
+  writes: readonly DeferredWrite[],
+) => Promise<boolean>;

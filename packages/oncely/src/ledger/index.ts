@@ -34,14 +34,27 @@ export {
   type LookupKind,
   type LookupResult,
 } from './ledger-result.js';
-export type { Durability, LedgerStore, StoreTuning, SweepResult } from './ledger-store.js';
+export {
+  NO_CAPABILITIES,
+  type Durability,
+  type LedgerStore,
+  type StoreCapabilities,
+  type StoreTuning,
+  type SweepResult,
+} from './ledger-store.js';
 export type {
-  DeferredCommitStore,
+  DeferredCommit,
   DeferredEffect,
   DeferredOutcome,
   DeferredWrite,
 } from './deferred-writes.js';
-export { SQL_DIALECTS, type SqlDialect, type SqlHandle, type SqlRunResult } from './sql-handle.js';
+export {
+  SQL_DIALECTS,
+  type CarriesSqlHandle,
+  type SqlDialect,
+  type SqlHandle,
+  type SqlRunResult,
+} from './sql-handle.js';
 export {
   createLedgerSweeper,
   type LedgerSweeper,

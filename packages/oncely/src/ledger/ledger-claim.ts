@@ -62,7 +62,7 @@ export function heldAnswer<Tx>(
  * Claims the request's key, or answers from what it holds (decide-claim.ts decides); loops only
  * while other workers' writes change the key under it.
  */
-export async function claimKey<Tx>(
+export async function claimOrAnswer<Tx>(
   core: LedgerCore<Tx>,
   request: LedgerRequest,
 ): Promise<ClaimOutcome> {

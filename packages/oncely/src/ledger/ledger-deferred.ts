@@ -2,9 +2,7 @@ import { InvalidOptionError } from '../contract/errors.js';
 import type { Receipt } from '../contract/receipt.js';
 import {
   DeferredWriteError,
-  hasDeferredCommit,
   runDeferredWrites,
-  type DeferredCommitStore,
   type DeferredEffect,
   type DeferredWrite,
 } from './deferred-writes.js';
@@ -21,7 +19,7 @@ export type ExecuteClaimed<Tx> = (
 ) => Promise<ExecuteResult>;
 
 /**
- * `executeDeferred`: on a store with the deferred extension (deferred-writes.ts), the effect runs
+ * `executeDeferred`: on a store that declares a deferred commit (deferred-writes.ts), the effect runs
  * first, without a claim, and its receipt and writes commit at once if the key is still free;
  * else, and on every other store, the claimed way with the writes in its transaction.
  */
@@ -30,10 +28,8 @@ export function deferredExecutor<Tx>(
   executeClaimed: ExecuteClaimed<Tx>,
 ): (request: LedgerRequest, effect: DeferredEffect) => Promise<ExecuteResult> {
   const { store } = core.o;
-  // Whether the store has the extension is known once, not asked per request.
-  const deferredStore: DeferredCommitStore<Tx> | undefined = hasDeferredCommit(store)
-    ? store
-    : undefined;
+  // Declared by the store (StoreCapabilities), read once, not asked per request.
+  const { deferredCommit } = store.capabilities;
   const claimedWay = (request: LedgerRequest, effect: DeferredEffect) =>
     executeClaimed(request, async (tx, claimed) => {
       const { receipt, writes } = checkDeferredOutcome(await effect(claimed));
@@ -48,14 +44,14 @@ export function deferredExecutor<Tx>(
     checkRequest(request);
     if (typeof effect !== 'function')
       throw new InvalidOptionError('effect', effect, 'a function (claim) => { receipt, writes }');
-    if (deferredStore === undefined) return claimedWay(request, effect);
+    if (deferredCommit === undefined) return claimedWay(request, effect);
     const held = heldAnswer(core, request);
     if (held !== undefined) return held;
     const made = await runUnclaimed(core, request, effect);
     if ('answer' in made) return made.answer;
     let committed: boolean;
     try {
-      committed = await deferredStore.commitDeferred(made.entry, made.writes);
+      committed = await deferredCommit(made.entry, made.writes);
     } catch (error) {
       if (error instanceof DeferredWriteError) throw error;
       return { kind: 'unavailable', stage: 'transaction', cause: error };

@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '../contract/errors.js';
 import type { Receipt } from '../contract/receipt.js';
 import { checkRequest, completedAnswer } from './ledger-answers.js';
-import { claimKey, type ClaimOutcome, type LedgerCore } from './ledger-claim.js';
+import { claimOrAnswer, type ClaimOutcome, type LedgerCore } from './ledger-claim.js';
 import { versionOf, type CompletedEntry, type InFlightEntry } from './ledger-entry.js';
 import type { ResolvedLedgerOptions } from './ledger-options.js';
 import type { Claim, ExecuteResult, LedgerRequest } from './ledger-result.js';
@@ -36,7 +36,7 @@ export async function executeClaimed<Tx>(
     throw new InvalidOptionError('effect', effect, 'a function (tx, claim) => Receipt');
   let outcome: ClaimOutcome;
   try {
-    outcome = await claimKey(core, request);
+    outcome = await claimOrAnswer(core, request);
   } catch (cause) {
     return { kind: 'unavailable', stage: 'claim', cause };
   }

@@ -132,6 +132,9 @@ export function resolveLedgerOptions<Tx>(options: LedgerOptions<Tx>): ResolvedLe
     if (typeof store?.[method] !== 'function')
       throw new InvalidOptionError('store', store, `a LedgerStore (missing ${method}())`);
   }
+  const capabilities = (store as Partial<LedgerStore<Tx>>).capabilities;
+  if (typeof capabilities !== 'object' || capabilities === null)
+    throw new InvalidOptionError('store', store, 'a LedgerStore (missing capabilities)');
   for (const method of ['resume', 'record', 'recordAlone', 'sweep', 'ready'] as const) {
     if (steps !== undefined && typeof steps?.[method] !== 'function')
       throw new InvalidOptionError('steps', steps, `a StepStore (missing ${method}())`);

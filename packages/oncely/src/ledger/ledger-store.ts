@@ -1,4 +1,5 @@
 import type { CompletedEntry, EntryVersion, InFlightEntry, LedgerEntry } from './ledger-entry.js';
+import type { DeferredCommit } from './deferred-writes.js';
 import type { SqlHandle } from './sql-handle.js';
 
 /** What one sweep did (see {@link LedgerStore.sweep}). */
@@ -44,6 +45,21 @@ export type ClaimAttempt =
  *   WAL, PostgreSQL synchronous_commit = off): what Redis-based middlewares offer with their
  *   default once-a-second fsync; the last moments may be lost on power loss.
  */
+/**
+ * What a store does beyond the contract, declared by the store: the ledger reads it once, never
+ * probes for a method (docs/design.md, "Stores: one path each").
+ */
+export interface StoreCapabilities {
+  /**
+   * Commits a deferred effect's receipt and writes at once, without a claim (deferred-writes.ts):
+   * on PostgreSQL only. Undefined elsewhere: a deferred route runs the claimed way there.
+   */
+  readonly deferredCommit: DeferredCommit | undefined;
+}
+
+/** A store that does nothing beyond the contract (memory, SQLite, the ORM executors). */
+export const NO_CAPABILITIES: StoreCapabilities = Object.freeze({ deferredCommit: undefined });
+
 export const DURABILITIES = ['durable', 'process'] as const;
 export type Durability = (typeof DURABILITIES)[number];
 
@@ -70,6 +86,8 @@ export interface LedgerStore<Tx> {
   readonly name: string;
   /** What an acknowledged write survives (memory: nothing past the process). */
   readonly durability: Durability | 'none';
+  /** What it does beyond this contract, declared (NO_CAPABILITIES for none). */
+  readonly capabilities: StoreCapabilities;
 
   /** The committed entry for (scope, key), whatever its state or age, or undefined. Never waits for a writer. */
   get(scope: string, key: string): Promise<LedgerEntry | undefined>;

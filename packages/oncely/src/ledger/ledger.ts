@@ -1,4 +1,4 @@
-import { hasDeferredCommit, type DeferredEffect } from './deferred-writes.js';
+import type { DeferredEffect } from './deferred-writes.js';
 import type { LedgerCore } from './ledger-claim.js';
 import { deferredExecutor } from './ledger-deferred.js';
 import { executeClaimed, type Effect } from './ledger-execute.js';
@@ -62,7 +62,7 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
   const core: LedgerCore<Tx> = {
     o,
     receipts: new ReceiptCache(o.receiptCacheBytes),
-    keepWritten: hasDeferredCommit(store),
+    keepWritten: store.capabilities.deferredCommit !== undefined,
   };
   const heartbeat = new LeaseHeartbeat(store, clock, o.heartbeatMs, o.leaseMs);
   const execute = (request: LedgerRequest, effect: Effect<Tx>): Promise<ExecuteResult> =>

@@ -46,6 +46,16 @@ export interface SqlHandle {
  */
 export const SQL_HANDLE: unique symbol = Symbol.for('oncely.sqlHandle');
 
+/**
+ * A transaction object that carries its SQL handle ({@link SQL_HANDLE}): the route's ORM
+ * transaction (`context.tx` on an oncely/orm store) is typed as the ORM's own transaction and
+ * this, so the SQL journal stores' `recordWithin(tx, intent)` take it as it is, and refuse, in
+ * types too, the ORM's base client.
+ */
+export interface CarriesSqlHandle {
+  readonly [SQL_HANDLE]: SqlHandle;
+}
+
 /** The SQL handle a transaction object carries ({@link SQL_HANDLE}), or undefined. */
 export function sqlHandleOf(tx: unknown): SqlHandle | undefined {
   if ((typeof tx !== 'object' && typeof tx !== 'function') || tx === null) return undefined;

@@ -2,12 +2,17 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { createIdempotencyMiddleware, type IdempotencyContext } from '../idempotency-middleware.js';
 import { webOptions, type AdapterOptions } from './adapter-options.js';
 import { parsedBodyBytes } from './parsed-body-bytes.js';
+import { setRouteContext } from './route-context.js';
 
 export type FastifyIdempotencyOptions<Tx> = AdapterOptions<Tx, FastifyRequest>;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set by oncely's plugin on a guarded request: scope, key, `sql`, `tx`, `claim.tookOver`. */
+    /**
+     * Set by oncely's plugin on a guarded request: scope, key, `sql`, `tx`, `claim.tookOver`.
+     * One declaration serves every plugin of the app, so `tx` is `unknown` here:
+     * `idempotencyOf(request, ledger)` gives the same context, `tx` typed by the ledger's store.
+     */
     idempotency?: IdempotencyContext<unknown> | undefined;
   }
 }
@@ -92,6 +97,7 @@ export function fastifyIdempotency<Tx>(options: FastifyIdempotencyOptions<Tx>): 
       }
       if (first.context === undefined) return; // passed through: the handler answers as usual
       request.idempotency = first.context as IdempotencyContext<unknown>;
+      setRouteContext(request, request.idempotency);
       pending.set(request, { captured, answer });
     });
 

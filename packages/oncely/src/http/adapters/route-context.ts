@@ -10,8 +10,8 @@ export function setRouteContext(request: object, context: IdempotencyContext<unk
 
 /**
  * The guarded request's context (scope, key, `sql`, `tx`, `claim.tookOver`, the `value` of
- * `validate`), for a route behind the Express, node:http or Fetch adapter; undefined outside the
- * ledger (a GET, a pass-through). Given the ledger too, `tx` has its store's type: on an ORM's
+ * `validate`), for a route behind the Express, Fastify, node:http or Fetch adapter; undefined
+ * outside the ledger (a GET, a pass-through). Given the ledger too, `tx` has its store's type: on an ORM's
  * store (oncely/orm), the ORM's own transaction object, such as Kysely's `Transaction<DB>`.
  * The ledger is read for its type only.
  */

@@ -4,3 +4,4 @@ export {
   type FastifyIdempotencyOptions,
 } from '../adapters/fastify-idempotency.js';
 export type { RouteIdempotency } from '../adapters/adapter-options.js';
+export { idempotencyOf } from '../adapters/route-context.js';

@@ -7,8 +7,8 @@ export {
   createOrmLedgerStore,
   type OrmLedgerStore,
   type OrmLedgerStoreOptions,
-} from './orm-ledger-store.js';
+} from '../ledger/executor/orm-ledger-store.js';
 export { transactionSql } from './transaction-sql.js';
 export type { ExecutorCapabilities, ExecutorRows, SqlExecutor } from './sql-executor.js';
 export { TransactionEndedError, StoreClosedError } from '../store-errors.js';
-export { createSqlStepStore, type SqlStepStoreOptions } from '../steps/sql-step-store.js';
+export { createSqlStepStore, type SqlStepStoreOptions } from '../ledger/steps/sql-step-store.js';

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { InvalidOptionError } from '../../contract/errors.js';
 import type { SqlDialect } from '../../ledger/sql-handle.js';
-import { isPostgresUnavailable } from '../postgres/postgres-unavailable.js';
-import { isSqliteUnavailable } from '../sqlite/sqlite-unavailable.js';
+import { isPostgresUnavailable } from '../postgres-driver/postgres-unavailable.js';
+import { isSqliteUnavailable } from '../sqlite-driver/sqlite-unavailable.js';
 import { dollarToQuestion } from './placeholders.js';
 import type { ExecutorRows, SqlExecutor } from './sql-executor.js';
 import { unavailableBy } from './unavailable-errors.js';

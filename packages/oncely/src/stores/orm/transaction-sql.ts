@@ -1,6 +1,6 @@
 import { OncelyError } from '../../contract/errors.js';
 import { sqlHandleOf, type SqlHandle } from '../../ledger/sql-handle.js';
-import { executorSql } from './executor-sql.js';
+import { executorSql } from '../ledger/executor/executor-sql.js';
 import type { SqlExecutor } from './sql-executor.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { SqlDialect } from '../../ledger/sql-handle.js';
-import { isPostgresUnavailable } from '../postgres/postgres-unavailable.js';
-import { isSqliteUnavailable } from '../sqlite/sqlite-unavailable.js';
+import { isPostgresUnavailable } from '../postgres-driver/postgres-unavailable.js';
+import { isSqliteUnavailable } from '../sqlite-driver/sqlite-unavailable.js';
 import { causes } from './sql-executor.js';
 
 /**
