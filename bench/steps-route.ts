@@ -45,9 +45,9 @@ export function benchRoute<Tx>(
   };
   const mark = `INSERT INTO ${marksTable} (id) VALUES ($1) RETURNING id`;
   const durableWrite = async (id: string): Promise<void> => {
-    if (store.commitAlone === undefined)
-      throw new Error('bench/steps: the store has no commitAlone');
-    await store.commitAlone(mark, [id]);
+    const { commitAlone } = store.capabilities;
+    if (commitAlone === undefined) throw new Error('bench/steps: the store has no commitAlone');
+    await commitAlone(mark, [id]);
   };
   const one = async (form: RouteForm, key: string): Promise<void> => {
     const result = await ledger.execute(

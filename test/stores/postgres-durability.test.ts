@@ -320,7 +320,7 @@ await describePostgres('the store durability tests', ({ url, options }) => {
       ] as const) {
         const { rec, store, effects, levelsAtCommit } = await setUp(session, durability);
         const insert = `INSERT INTO ${effects} (id) VALUES ($1) RETURNING id`;
-        const rows = await store.commitAlone!(insert, [`alone-${durability}`]);
+        const rows = await store.capabilities.commitAlone!(insert, [`alone-${durability}`]);
         assert.deepEqual(
           rows.map((r) => r['id']),
           [`alone-${durability}`],

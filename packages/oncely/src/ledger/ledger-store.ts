@@ -55,10 +55,28 @@ export interface StoreCapabilities {
    * on PostgreSQL only. Undefined elsewhere: a deferred route runs the claimed way there.
    */
   readonly deferredCommit: DeferredCommit | undefined;
+  /**
+   * Runs one data-changing statement (`$1` placeholders) on its own and resolves with the rows it
+   * returned once it is committed at the store's durability. A single statement is atomic, so it
+   * needs no transaction around it: PostgreSQL sends it alone (one round trip, no BEGIN and
+   * COMMIT), SQLite writes it into the open group-commit batch (no savepoint). Undefined on
+   * memory and the ORM executors: a caller runs the statement in `transaction` there. The steps'
+   * records use it (stores/ledger/steps/sql-step-store.ts).
+   */
+  readonly commitAlone: CommitAlone | undefined;
 }
 
+/** See {@link StoreCapabilities.commitAlone}. */
+export type CommitAlone = (
+  sql: string,
+  params: readonly unknown[],
+) => Promise<Record<string, unknown>[]>;
+
 /** A store that does nothing beyond the contract (memory, SQLite, the ORM executors). */
-export const NO_CAPABILITIES: StoreCapabilities = Object.freeze({ deferredCommit: undefined });
+export const NO_CAPABILITIES: StoreCapabilities = Object.freeze({
+  deferredCommit: undefined,
+  commitAlone: undefined,
+});
 
 export const DURABILITIES = ['durable', 'process'] as const;
 export type Durability = (typeof DURABILITIES)[number];
@@ -166,15 +184,6 @@ export interface LedgerStore<Tx> {
    * rejects with a `no_sql` error (refusingSqlHandle, sql-handle.ts).
    */
   sql(tx: Tx): SqlHandle;
-
-  /**
-   * Optional: runs one data-changing statement (`$1` placeholders) on its own and resolves with
-   * the rows it returned once it is committed at the store's durability. A single statement is
-   * atomic, so it needs no transaction around it: PostgreSQL sends it alone (one round trip, no
-   * BEGIN and COMMIT), SQLite writes it into the open group-commit batch (no savepoint). Without
-   * it, a caller runs the statement in `transaction`. The steps' records use it (step-batch.ts).
-   */
-  commitAlone?(sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>;
 
   /**
    * True when `error`, thrown inside this store's transaction (by an effect's

@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../../../contract/errors.js';
 import { DURABILITIES, type Durability, type LedgerStore } from '../../../ledger/ledger-store.js';
 import type { DeferredCommit } from '../../../ledger/deferred-writes.js';
+import type { CommitAlone } from '../../../ledger/ledger-store.js';
 import { checkIdentifier } from '../ledger-row.js';
 import type { PgPool, PgTx } from '../../postgres-driver/pg-pool.js';
 import type { DeferredGroupOptions } from './postgres-deferred-groups.js';
@@ -48,8 +49,14 @@ export interface PostgresStoreOptions {
 }
 
 export interface PostgresStore extends LedgerStore<PgTx> {
-  /** Deferred commits, shared by concurrent requests (postgres-deferred-groups.ts). */
-  readonly capabilities: { readonly deferredCommit: DeferredCommit };
+  /**
+   * Deferred commits, shared by concurrent requests (postgres-deferred-groups.ts), and a
+   * statement committed alone (one prepared round trip).
+   */
+  readonly capabilities: {
+    readonly deferredCommit: DeferredCommit;
+    readonly commitAlone: CommitAlone;
+  };
   /** The table's name as used in SQL, schema-qualified and quoted. */
   readonly table: string;
   /** The partitioned tombstone table's name, schema-qualified and quoted (postgres-tombstones.ts). */

@@ -80,9 +80,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       // with the deferred commits of concurrent requests (postgres-deferred-groups.ts).
       deferredCommit: (entry, writes) =>
         placed(entry.firstSeenAt, () => deferred.commit({ entry, writes })),
+      commitAlone: postgresCommitAlone(query, commitLevel),
     },
     sql: postgresSql,
-    commitAlone: postgresCommitAlone(query, commitLevel),
 
     async preparePartitions(fromMs, toMs) {
       await connection.setUp();

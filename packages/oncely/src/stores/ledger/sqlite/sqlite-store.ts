@@ -1,4 +1,3 @@
-import { NO_CAPABILITIES } from '../../../ledger/ledger-store.js';
 import type { LedgerEntry } from '../../../ledger/ledger-entry.js';
 import { entryValues } from '../ledger-row.js';
 import { GroupCommit } from './group-commit.js';
@@ -96,7 +95,12 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     table,
     tombstoneTable: tombstones.table,
     durability,
-    capabilities: NO_CAPABILITIES,
+    capabilities: {
+      deferredCommit: undefined,
+      // Into the open batch, beside the claims and receipts of this turn: one COMMIT for all.
+      commitAlone: (source, params) =>
+        group.write(() => allNow<Record<string, unknown>>(writerTx(conns), source, params), true),
+    },
     // A step blocks this process and holds the file's write lock: 500 rows take a few ms, and a
     // step that takes longer than 10 ms (a busy machine) makes the next one smaller.
     tuning: { sweepBatchRows: 500, sweepStepMs: 10 },
@@ -151,10 +155,6 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     housekeep: () => housekeepSqlite((fn) => group.outside(fn), connection),
     read: reads.read,
     write: (fn) => group.write(() => fn(writerTx(conns)), true),
-    // Into the open batch, beside the claims and receipts of this turn: one COMMIT for all.
-    commitAlone: (source, params) =>
-      group.write(() => allNow<Record<string, unknown>>(writerTx(conns), source, params), true),
-
     async close() {
       await group.settled();
       conns.close();

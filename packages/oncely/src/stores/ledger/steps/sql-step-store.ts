@@ -39,7 +39,7 @@ export function createSqlStepStore<Tx>(
   // A step that wrote nothing: its record is one statement, atomic on its own. A store that can
   // commit a lone statement (PostgreSQL: one round trip; SQLite: into the group commit's batch)
   // spares it a transaction; on others it runs in one.
-  const commitAlone = store.commitAlone?.bind(store);
+  const { commitAlone } = store.capabilities;
   const alone = new StepBatch(async (steps) => {
     const params = steps.flatMap(paramsOf);
     if (commitAlone !== undefined && statements !== undefined) {
