@@ -51,7 +51,8 @@ const world: CheckoutWorld<SqliteTx> = {
   async reach(order, point) {
     if (life.dieAt?.order !== order || life.dieAt.point !== point) return;
     process.stdout.write(`dying ${order} ${point}\n`);
-    await new Promise<never>(() => setInterval(() => {}, 60_000));
+    // Hangs: the listening server keeps the process alive until the parent kills it.
+    await new Promise<never>(() => {});
   },
 };
 
