@@ -31,6 +31,8 @@ export interface ChaosServerConfig {
   readonly paymentTimeoutMs: number;
   readonly leaseMs: number;
   readonly kill: KillSpec | null;
+  /** The charge outside a step, under a new key per run (as before steps): the check must fail. */
+  readonly broken: boolean;
 }
 
 export const ORDERS_TABLE = 'orders';

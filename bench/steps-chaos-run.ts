@@ -30,6 +30,8 @@ export interface StepsChaosOptions {
   readonly seed: number;
   readonly concurrency: number;
   readonly payment: PaymentFaultRates;
+  /** Servers that charge outside a step (bench/steps-chaos --broken): the check must fail. */
+  readonly broken?: boolean;
   readonly onProgress?: (line: string) => void;
 }
 
@@ -67,7 +69,13 @@ export async function runStepsChaos(options: StepsChaosOptions): Promise<StepsCh
   try {
     await setUp(admin, schema);
     const ports = [await freePort(), await freePort()];
-    const base = { pgUrl: options.pgUrl, schema, paymentUrl: payment.url, leaseMs: LEASE_MS };
+    const base = {
+      pgUrl: options.pgUrl,
+      schema,
+      paymentUrl: payment.url,
+      leaseMs: LEASE_MS,
+      broken: options.broken === true,
+    };
     servers = new ChaosServers(
       ports.map((port, i) => ({
         ...base,

@@ -33,6 +33,8 @@ Options:
   --error-rate R    the payment mock's 503 rate (default 0.03)
   --timeout-rate R  the payment mock's timeout rate (default 0.02)
   --pg URL          PostgreSQL (default $ONCELY_TEST_POSTGRES_URL)
+  --broken          the servers charge outside a step, under a new key per run (as before
+                    steps): the check must then fail
   --help            this text`;
 
 const values = readBenchArgs(NAME, USAGE, {
@@ -44,6 +46,7 @@ const values = readBenchArgs(NAME, USAGE, {
     'error-rate': { type: 'string' },
     'timeout-rate': { type: 'string' },
     pg: { type: 'string' },
+    broken: { type: 'boolean' },
     help: { type: 'boolean' },
   },
 }).values;
@@ -59,6 +62,7 @@ const result = await runStepsChaos({
     error: rate('error-rate', values['error-rate'], 0.03),
     timeout: rate('timeout-rate', values['timeout-rate'], 0.02),
   },
+  broken: values.broken === true,
   onProgress: (line) => console.error(line),
 });
 console.log(formatStepsChaos(result));
