@@ -4,6 +4,7 @@ import { runCheckoutLab } from '#cli/lab/checkout/checkout-lab.js';
 import { formatCheckoutLab } from '#cli/lab/checkout/checkout-lab-report.js';
 import { EXIT } from '#cli/cli/exit.js';
 import { runOncely } from '../../support/run-cli.js';
+import { CHECKOUT_RECORDING } from '../../../packages/cli/web/src/checkout-recording.js';
 
 test('lab checkout: SIGKILLed at each step boundary, naive charges every order twice, stepped once', async () => {
   const result = await runCheckoutLab({ seed: 7 });
@@ -45,6 +46,12 @@ test('lab checkout: SIGKILLed at each step boundary, naive charges every order t
       [[66], [53], [72]],
       [[10], [81], [30]],
     ],
+  );
+  // The page shows this run as recorded (packages/cli/web/src/checkout-recording.ts).
+  assert.deepEqual(
+    JSON.parse(JSON.stringify(result)),
+    CHECKOUT_RECORDING,
+    'the recording is stale: paste `oncely lab checkout --json` into checkout-recording.ts',
   );
   const text = formatCheckoutLab(result);
   assert.match(text, /^naive: {3}6 charges for 3 orders: 3 cards charged more than once$/m);
