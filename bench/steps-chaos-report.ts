@@ -20,6 +20,7 @@ export function formatStepsChaos(result: StepsChaosResult): string {
     `bench/steps-chaos: ${o.requests} checkouts of 3 steps (charge, order, email intent) on two servers, one PostgreSQL`,
     `  seed ${o.seed}, ${o.concurrency} in flight, oncely's client with jitter; payment mock: ${pct(o.payment.error)} 503, ${pct(o.payment.timeout)} timeouts`,
     `  time ${(result.elapsedMs / 1000).toFixed(1)} s; server lives ${result.lives}; client attempts ${result.attempts} (${result.attempts - o.requests} retries)`,
+    `  attempts by answer: ${[...result.answers].map(([answer, n]) => `${answer} ${n}`).join(', ')}`,
     `  SIGKILLs by step boundary (${result.kills.length}; planned ${o.each} of each kind, ${result.plannedLeft} not reached):`,
     ...killLines,
     `  payment calls ${p.calls}: 503 ${p.errors.before} before charging + ${p.errors.after} after; timeouts ${p.timeouts.before} before + ${p.timeouts.after} after`,

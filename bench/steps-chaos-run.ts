@@ -43,6 +43,7 @@ export interface StepsChaosResult {
   readonly crashes: readonly string[];
   readonly plannedLeft: number;
   readonly attempts: number;
+  readonly answers: ReadonlyMap<string, number>;
   readonly payment: PaymentTally;
   readonly verdict: ChaosVerdict;
   readonly stderrTail: readonly string[];
@@ -110,6 +111,7 @@ export async function runStepsChaos(options: StepsChaosOptions): Promise<StepsCh
       crashes: servers.crashes,
       plannedLeft: servers.plannedLeft,
       attempts: load.attempts,
+      answers: load.answers,
       payment: payment.tally,
       verdict,
       stderrTail: servers.stderrTail,
@@ -157,6 +159,8 @@ export interface LoadOutcome {
   readonly bodies: (string | undefined)[];
   readonly failures: string[];
   attempts: number;
+  /** Attempts by what they got: a status, or why no answer came. */
+  readonly answers: Map<string, number>;
 }
 
 async function sendAll(
@@ -177,8 +181,12 @@ async function sendAll(
     maxDelayMs: 1000,
     maxAttempts: 100,
     attemptTimeoutMs: 10_000,
+    onAttempt: (record) => {
+      const answer = String(record.status ?? record.transport?.reason ?? record.outcome);
+      outcome.answers.set(answer, (outcome.answers.get(answer) ?? 0) + 1);
+    },
   });
-  const outcome: LoadOutcome = { bodies: [], failures: [], attempts: 0 };
+  const outcome: LoadOutcome = { bodies: [], failures: [], attempts: 0, answers: new Map() };
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < options.requests) {
