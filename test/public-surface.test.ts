@@ -62,6 +62,10 @@ const EXPORTS: Record<string, readonly string[]> = {
     'jsonReceipt',
     'observeLedger',
     'ledgerSpanEvents',
+    // steps: recovery points inside a request (docs/steps.md)
+    'StepMismatchError',
+    'isStepMismatchError',
+    'stepKey',
     // the sender's journal
     'createJournal',
     'IntentConflictError',
@@ -112,13 +116,18 @@ const EXPORTS: Record<string, readonly string[]> = {
   'oncely/hono': ['idempotency'],
   'oncely/nestjs': ['OncelyModule', 'Idempotent', 'Idempotency'],
   'oncely/node': ['idempotentListener', 'idempotencyOf'],
-  'oncely/stores/memory': ['createMemoryStore', 'createMemoryJournalStore'],
+  'oncely/stores/memory': [
+    'createMemoryStore',
+    'createMemoryJournalStore',
+    'createMemoryStepStore',
+  ],
   'oncely/stores/sqlite': [
     'createSqliteStore',
     'openSqliteDatabase',
     'sqliteSql',
     'createSqliteJournalStore',
     'createSqliteRetryBudget',
+    'createSqlStepStore',
     'migrateSqliteLedger',
     'compactSqliteFile',
     'LedgerMigrationError',
@@ -133,6 +142,7 @@ const EXPORTS: Record<string, readonly string[]> = {
     'postgresSql',
     'createPostgresJournalStore',
     'createPostgresRetryBudget',
+    'createSqlStepStore',
     'migratePostgresLedger',
     'LedgerMigrationError',
     'StoreClosedError',
@@ -141,6 +151,7 @@ const EXPORTS: Record<string, readonly string[]> = {
   'oncely/orm': [
     'createOrmLedgerStore',
     'transactionSql',
+    'createSqlStepStore',
     'StoreClosedError',
     'TransactionEndedError',
   ],

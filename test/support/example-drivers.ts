@@ -127,6 +127,24 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
   },
 
   /** docs/ledger.md's core: two callers may use one key; a retry replays; no caller is a 401. */
+  'examples/steps.ts': async (script, cwd) => {
+    const dir = await mkdtemp(join(tmpdir(), 'oncely-example-'));
+    try {
+      const run = await runNode(script, cwd, { DB_FILE: join(dir, 'checkout.db') });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      const lines = run.stdout.trim().split('\n');
+      assert.match(lines[0]!, /^payment API: charged 1200 under step_/);
+      assert.deepEqual(lines.slice(1), [
+        'the attempt failed: the warehouse is unavailable',
+        'attempt 1: 500',
+        'attempt 2: 201 {"order":"order-7","chargeId":"ch_1"}',
+        'attempt 3: 201 (replayed) {"order":"order-7","chargeId":"ch_1"}',
+        'payment API calls: 1, charges: 1',
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
   'examples/ledger.ts': async (script, cwd) => {
     const dir = await mkdtemp(join(tmpdir(), 'oncely-example-'));
     const server = await startListening(script, cwd, {

@@ -6,6 +6,7 @@ import {
   type SqlHandle,
   type SqlRunResult,
 } from '../ledger/sql-handle.js';
+import type { Step } from '../ledger/steps.js';
 
 /**
  * `context.sql`: the transaction's SQL handle, plus `defer`, a write left for the commit. Deferred
@@ -54,6 +55,8 @@ abstract class DeferringSql implements GuardSql {
 /** `context.sql` of a claimed route: the transaction's handle; deferred writes wait for the answer. */
 export class ClaimedSql extends DeferringSql {
   readonly #handle: SqlHandle;
+  /** A statement was sent: the route's transaction has begun (steps must come before it). */
+  used = false;
 
   constructor(handle: SqlHandle) {
     super();
@@ -65,6 +68,7 @@ export class ClaimedSql extends DeferringSql {
   }
 
   run(sql: string, params?: readonly unknown[]): Promise<SqlRunResult> {
+    this.used = true;
     return this.#handle.run(sql, params);
   }
 
@@ -72,11 +76,31 @@ export class ClaimedSql extends DeferringSql {
     sql: string,
     params?: readonly unknown[],
   ): Promise<R | undefined> {
+    this.used = true;
     return this.#handle.get<R>(sql, params);
   }
 
   all<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<R[]> {
+    this.used = true;
     return this.#handle.all<R>(sql, params);
+  }
+
+  /**
+   * `step` for a route on this handle: refused once the route's own transaction has begun. A
+   * step commits on its own, before the receipt; begun after the route's statements it would
+   * wait for the route's transaction (on SQLite, forever: one writer) and hold its locks across
+   * the other service's call. The route's own writes come after its last step.
+   */
+  stepsBefore<Tx>(step: Step<Tx>): Step<Tx> {
+    return (name, fn) =>
+      this.used
+        ? Promise.reject(
+            new OncelyError(
+              'step_after_writes',
+              `step "${name}" after the route's own statements: call every step first, then write with context.sql (or write inside the step)`,
+            ),
+          )
+        : step(name, fn);
   }
 }
 

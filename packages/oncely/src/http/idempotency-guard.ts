@@ -183,7 +183,7 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
                 sql,
                 key,
                 claim,
-                step,
+                step: sql.stepsBefore(step),
               });
               const writes = sql.close();
               if (writes.length > 0) await runDeferredWrites(handle, writes);

@@ -132,7 +132,7 @@ export function resolveLedgerOptions<Tx>(options: LedgerOptions<Tx>): ResolvedLe
     if (typeof store?.[method] !== 'function')
       throw new InvalidOptionError('store', store, `a LedgerStore (missing ${method}())`);
   }
-  for (const method of ['resume', 'record', 'sweep', 'ready'] as const) {
+  for (const method of ['resume', 'record', 'recordAlone', 'sweep', 'ready'] as const) {
     if (steps !== undefined && typeof steps?.[method] !== 'function')
       throw new InvalidOptionError('steps', steps, `a StepStore (missing ${method}())`);
   }

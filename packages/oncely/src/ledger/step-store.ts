@@ -36,10 +36,14 @@ export interface StepStore<Tx> {
   resume(scope: string, key: string, runAt: number, expiresAt: number): Promise<StepRecord[]>;
   /**
    * Adds `step` inside `tx`. False, changing nothing, when the run already has a step at that
-   * position or of that name: another worker recorded it first (a lease taken over while both
-   * ran), or the name is used twice.
+   * position: another worker recorded it first (a lease taken over while both ran).
    */
   record(tx: Tx, step: StepRecord): Promise<boolean>;
+  /**
+   * Adds a step whose function wrote nothing in its transaction, committed on its own before it
+   * resolves; a store may write concurrent ones in one transaction. False as for `record`.
+   */
+  recordAlone(step: StepRecord): Promise<boolean>;
   /** Deletes at most `limit` steps with expiresAt <= nowMs, oldest first; how many it deleted. */
   sweep(nowMs: number, limit: number): Promise<number>;
   /** Sets up the table now (also done on first use); rejects when the database cannot be reached. */

@@ -120,7 +120,11 @@ export class StepRunner<Tx> {
     return this.#recorded;
   }
 
-  /** Runs `fn` in its own transaction with its recovery point; the JSON committed. */
+  /**
+   * Runs `fn` in its own transaction with its recovery point; the JSON committed. A step that
+   * never touched its transaction (`tx`, `sql`: a call to another service and nothing else)
+   * began none, and its record is written on its own, with those of concurrent steps.
+   */
   async #runAndRecord<T>(
     steps: StepStore<Tx>,
     position: number,
@@ -131,9 +135,10 @@ export class StepRunner<Tx> {
     const { scope, key, firstSeenAt, expiresAt } = this.#owned;
     const derived = stepKey(scope, key, name);
     await steps.ready(); // the table, set up once before the first step's transaction
-    try {
-      const record = await store.transaction(async (tx) => {
-        const value = await fn({ name, key: derived, tx, sql: store.sql(tx) });
+    const ran = await store
+      .transaction(async (tx) => {
+        const context = new LazyStepContext(name, derived, tx, store);
+        const value = await fn(context);
         const row: StepRecord = {
           scope,
           key,
@@ -144,14 +149,20 @@ export class StepRunner<Tx> {
           recordedAt: clock.now(),
           expiresAt,
         };
+        if (!context.touched) return { row, recorded: undefined };
+        // Refused: this step's writes must not commit (another worker recorded its place).
         if (!(await steps.record(tx, row))) throw new RecordedFirst();
-        return row;
+        return { row, recorded: true };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof RecordedFirst) return undefined;
+        throw error;
       });
+    const recorded = ran && (ran.recorded ?? (await steps.recordAlone(ran.row)));
+    if (ran !== undefined && recorded) {
       this.#committed = true;
-      this.#recorded?.set(position, record);
-      return record.result;
-    } catch (error) {
-      if (!(error instanceof RecordedFirst)) throw error;
+      this.#recorded?.set(position, ran.row);
+      return ran.row.result;
     }
     // Another worker (the lease ran out under this one) recorded this place first; its writes
     // committed, this one's rolled back. Go on with what it recorded, if it is this step.
@@ -163,6 +174,36 @@ export class StepRunner<Tx> {
     if (found === undefined)
       throw new OncelyError('step_lost', `step "${name}" could not be recorded; retry the request`);
     return found.result;
+  }
+}
+
+/**
+ * What a step's function is given: `tx` and `sql` are read on demand, so the runner knows
+ * whether the step used its transaction at all.
+ */
+class LazyStepContext<Tx> implements StepContext<Tx> {
+  touched = false;
+  readonly #tx: Tx;
+  readonly #store: ResolvedLedgerOptions<Tx>['store'];
+
+  constructor(
+    readonly name: string,
+    readonly key: string,
+    tx: Tx,
+    store: ResolvedLedgerOptions<Tx>['store'],
+  ) {
+    this.#tx = tx;
+    this.#store = store;
+  }
+
+  get tx(): Tx {
+    this.touched = true;
+    return this.#tx;
+  }
+
+  get sql(): SqlHandle {
+    this.touched = true;
+    return this.#store.sql(this.#tx);
   }
 }
 

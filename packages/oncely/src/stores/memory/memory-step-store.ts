@@ -16,7 +16,7 @@ interface RunRow {
  * check) and two runs never do.
  */
 export function createMemoryStepStore(store: MemoryStore): StepStore<MemoryTx> {
-  return {
+  const steps: StepStore<MemoryTx> = {
     name: 'memory',
 
     async resume(scope, key, runAt, expiresAt) {
@@ -34,7 +34,7 @@ export function createMemoryStepStore(store: MemoryStore): StepStore<MemoryTx> {
     async record(tx, step) {
       const id = runId(step.scope, step.key, step.runAt);
       const row = tx.get<RunRow>(TABLE, id) ?? { steps: [], expiresAt: step.expiresAt };
-      if (row.steps.some((s) => s.position === step.position || s.name === step.name)) return false;
+      if (row.steps.some((s) => s.position === step.position)) return false;
       const expiresAt = Math.max(row.expiresAt, step.expiresAt);
       tx.set(TABLE, id, { steps: [...row.steps, step], expiresAt });
       return true;
@@ -59,8 +59,11 @@ export function createMemoryStepStore(store: MemoryStore): StepStore<MemoryTx> {
       return deleted;
     },
 
+    recordAlone: (step) => store.transaction((tx) => steps.record(tx, step)),
+
     ready: async () => {},
   };
+  return steps;
 }
 
 /** One string per run; NUL cannot occur in a valid key. */

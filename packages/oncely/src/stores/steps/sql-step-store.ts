@@ -1,6 +1,7 @@
 import type { LedgerStore } from '../../ledger/ledger-store.js';
 import type { SqlHandle } from '../../ledger/sql-handle.js';
 import type { StepRecord, StepStore } from '../../ledger/step-store.js';
+import { StepBatch, writtenOf } from './step-batch.js';
 import { checkStepTable, stepStatements, type StepStatements } from './step-statements.js';
 
 export interface SqlStepStoreOptions {
@@ -32,6 +33,16 @@ export function createSqlStepStore<Tx>(
   let setUp: Promise<void> | undefined;
   const of = (sql: SqlHandle): StepStatements =>
     (statements ??= stepStatements(sql.dialect, table));
+  const alone = new StepBatch((steps) =>
+    store.transaction(async (tx) => {
+      const sql = store.sql(tx);
+      const returned = await sql.all<ReturnedKey>(
+        of(sql).insertMany(steps.length),
+        steps.flatMap(paramsOf),
+      );
+      return writtenOf(steps, returned);
+    }),
+  );
 
   const ready = (): Promise<void> =>
     (setUp ??= store
@@ -60,10 +71,10 @@ export function createSqlStepStore<Tx>(
 
     async record(tx, step) {
       const sql = store.sql(tx);
-      const { scope, key, runAt, position, name, result, recordedAt, expiresAt } = step;
-      const params = [scope, key, runAt, position, name, result, recordedAt, expiresAt];
-      return (await sql.run(of(sql).insert, params)).rowCount === 1;
+      return (await sql.run(of(sql).insert, paramsOf(step))).rowCount === 1;
     },
+
+    recordAlone: (step) => alone.add(step),
 
     async sweep(nowMs, limit) {
       await ready();
@@ -73,6 +84,19 @@ export function createSqlStepStore<Tx>(
       });
     },
   };
+}
+
+interface ReturnedKey {
+  readonly scope: string;
+  readonly idem_key: string;
+  readonly run_at: number | string;
+  readonly position: number | string;
+}
+
+/** The INSERT's parameters of one step, in the table's column order. */
+function paramsOf(step: StepRecord): unknown[] {
+  const { scope, key, runAt, position, name, result, recordedAt, expiresAt } = step;
+  return [scope, key, runAt, position, name, result, recordedAt, expiresAt];
 }
 
 /** A row as a record; PostgreSQL gives BIGINT columns as strings. */

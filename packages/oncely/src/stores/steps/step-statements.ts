@@ -12,10 +12,22 @@ export interface StepStatements {
   readonly extend: string;
   /** $1 scope, $2 key, $3 runAt: the run's steps by position. */
   readonly select: string;
-  /** $1..$8 the record; nothing when the position or the name is taken. */
+  /** $1..$8 the record; nothing when the position is taken. */
   readonly insert: string;
+  /** `rows` records, 8 parameters each; returns the keys of those written. */
+  insertMany(rows: number): string;
   /** $1 nowMs, $2 limit: deletes the oldest due steps. */
   readonly sweep: string;
+}
+
+const COLUMNS = 'scope, idem_key, run_at, position, name, result, recorded_at, expires_at';
+
+/** `($1, … $8), ($9, … $16) …` for `rows` records. */
+function values(rows: number): string {
+  return Array.from(
+    { length: rows },
+    (_, r) => `(${Array.from({ length: 8 }, (_, c) => `$${r * 8 + c + 1}`).join(', ')})`,
+  ).join(', ');
 }
 
 /** Checks `table` once, where the option enters. */
@@ -30,9 +42,10 @@ export function checkStepTable(table: unknown): string {
 }
 
 /**
- * The table: one row per step, named by its run (scope, key, run_at) and its position; a name
- * is unique in its run too, so the INSERT of a step recorded first by another worker, or of a
- * name used twice, changes nothing. PostgreSQL takes an advisory lock around the set-up: two
+ * The table: one row per step, named by its run (scope, key, run_at) and its position, so the
+ * INSERT of a step another worker recorded first changes nothing. A name is unique in its run
+ * by the runner's checks (a name used twice, or recorded at another position, is refused before
+ * the step runs), not by an index: one index less on every step's write. PostgreSQL takes an advisory lock around the set-up: two
  * servers starting together would otherwise race on CREATE TABLE IF NOT EXISTS.
  */
 export function stepStatements(dialect: SqlDialect, table: string): StepStatements {
@@ -43,8 +56,7 @@ export function stepStatements(dialect: SqlDialect, table: string): StepStatemen
        scope TEXT NOT NULL, idem_key TEXT NOT NULL, run_at ${int} NOT NULL,
        position INTEGER NOT NULL, name TEXT NOT NULL, result TEXT,
        recorded_at ${int} NOT NULL, expires_at ${int} NOT NULL,
-       PRIMARY KEY (scope, idem_key, run_at, position),
-       UNIQUE (scope, idem_key, run_at, name))`,
+       PRIMARY KEY (scope, idem_key, run_at, position))`,
     `CREATE INDEX IF NOT EXISTS ${index} ON ${table} (expires_at)`,
   ];
   if (dialect === 'postgres')
@@ -54,8 +66,10 @@ export function stepStatements(dialect: SqlDialect, table: string): StepStatemen
     create,
     extend: `UPDATE ${table} SET expires_at = $4 WHERE ${run} AND expires_at < $4`,
     select: `SELECT position, name, result, recorded_at, expires_at FROM ${table} WHERE ${run} ORDER BY position`,
-    insert: `INSERT INTO ${table} (scope, idem_key, run_at, position, name, result, recorded_at, expires_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+    insert: `INSERT INTO ${table} (${COLUMNS}) VALUES ${values(1)} ON CONFLICT DO NOTHING`,
+    insertMany: (rows) =>
+      `INSERT INTO ${table} (${COLUMNS}) VALUES ${values(rows)} ON CONFLICT DO NOTHING
+       RETURNING scope, idem_key, run_at, position`,
     sweep: `DELETE FROM ${table} WHERE (scope, idem_key, run_at, position) IN
               (SELECT scope, idem_key, run_at, position FROM ${table}
                WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`,
