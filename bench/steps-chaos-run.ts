@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import pg from 'pg';
 import { createClient, createJournal, isRetryError, seededRandom, type Random } from 'oncely';
 import {
@@ -6,6 +5,7 @@ import {
   createPostgresStore,
   createSqlStepStore,
 } from 'oncely/stores/postgres';
+import { freePort } from './chaos-cluster.js';
 import {
   startPaymentMock,
   type PaymentFaultRates,
@@ -211,12 +211,4 @@ async function sendAll(
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
   return outcome;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
