@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createClient, createJournal, isRetryError, seededRandom, type Random } from 'oncely';
+import { createClient, isRetryError, seededRandom, type Random } from 'oncely';
 import {
   createPostgresJournalStore,
   createPostgresStore,
@@ -133,7 +133,6 @@ async function setUp(admin: pg.Pool, schema: string): Promise<void> {
   // Set up once here: two servers creating the same tables at once would collide.
   const store = createPostgresStore({ pool: admin, schema });
   const journalStore = createPostgresJournalStore({ pool: admin, schema });
-  createJournal({ store: journalStore });
   await store.ready();
   await createSqlStepStore(store, { table: `${schema}.${STEPS_TABLE}` }).ready();
   await journalStore.ready();
