@@ -1,5 +1,5 @@
 /**
- * bench/steps-chaos: steps (issue 40) under SIGKILLs and a failing payment service. Not part of
+ * bench/steps-chaos: steps (docs/steps.md) under SIGKILLs and a failing payment service. Not part of
  * `npm test` (its short version is test/bench/steps-chaos.test.ts). The usage is the documentation.
  */
 import { exitOnBadArgs, readBenchArgs, wholeArgOrExit } from './bench-args.js';

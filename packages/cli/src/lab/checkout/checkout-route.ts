@@ -2,13 +2,13 @@ import type { SqlHandle } from 'oncely';
 import { idempotencyOf, type RouteIdempotency } from 'oncely/fetch';
 
 /**
- * The checkout of `oncely lab checkout` (issue 40): charge the card at a payment service, write
+ * The checkout of `oncely lab checkout` (docs/steps.md): charge the card at a payment service, write
  * the order, queue the confirmation email as an outbox intent. Two versions of one route, both
  * behind the ledger: the naive one does it all in the route's transaction, the stepped one makes
  * each part a recovery point with `step(name, fn)`. This file runs in Node and in the browser.
  */
 
-/** Where a server may die while it handles a checkout (the issue's step boundaries). */
+/** Where a server may die while it handles a checkout: at the step boundaries. */
 export const CHECKOUT_KILL_POINTS = ['in-charge', 'after-charge', 'before-receipt'] as const;
 export type CheckoutKillPoint = (typeof CHECKOUT_KILL_POINTS)[number];
 
