@@ -26,7 +26,6 @@ const COLUMNS: readonly [string, keyof CheckoutOrderRecording | 'retries'][] = [
   ['Charges', 'charges'],
   ['Orders', 'orders'],
   ['Emails', 'emails'],
-  ['Answer', 'status'],
 ];
 
 /**
@@ -65,9 +64,7 @@ function cell(o: CheckoutOrderRecording, key: (typeof COLUMNS)[number][1]): stri
 
 function runTable(orders: readonly CheckoutOrderRecording[]): HTMLTableElement {
   const total = (key: (typeof COLUMNS)[number][1]): string =>
-    key === 'killedAt' || key === 'status'
-      ? ''
-      : String(orders.reduce((sum, o) => sum + Number(cell(o, key)), 0));
+    key === 'killedAt' ? '' : String(orders.reduce((sum, o) => sum + Number(cell(o, key)), 0));
   return h(
     'table',
     {},
