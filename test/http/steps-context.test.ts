@@ -13,7 +13,7 @@ import {
   createSqlStepStore,
   openSqliteDatabase,
 } from '#oncely/stores/sqlite/index.js';
-import { createMemoryStore } from '#oncely/stores/memory/index.js';
+import { createMemoryStepStore, createMemoryStore } from '#oncely/stores/memory/index.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const dir = tempDir('oncely-steps-context-');
@@ -108,5 +108,48 @@ describe('context.step in the middleware', () => {
     );
     assert.equal(response.status, 500);
     assert.equal((errors[0] as { code?: string }).code, 'no_step_store');
+  });
+});
+
+describe('context.step after a timeout', () => {
+  it('an abort after the charge step (a timeout answered for the handler): the retry resumes after it', async () => {
+    const store = createMemoryStore();
+    const ledger = createLedger({ store, steps: createMemoryStepStore(store) });
+    let charges = 0;
+    let release = (): void => {};
+    let charged = (): void => {};
+    const afterCharge = new Promise<void>((resolve) => (charged = resolve));
+    let runs = 0;
+    const handle = withIdempotency(
+      createIdempotencyMiddleware({ ledger, scopeOf: () => 'alice', onError: () => {} }),
+      async (_request, context) => {
+        runs++;
+        const charge = await context!.step('charge', () => `ch-${++charges}`);
+        if (runs === 1) {
+          charged();
+          await new Promise<void>((resolve) => (release = resolve)); // the slow part times out
+        }
+        return Response.json({ charge }, { status: 201 });
+      },
+    );
+    const post = (signal?: AbortSignal) =>
+      handle(
+        new Request('http://shop.test/orders', {
+          method: 'POST',
+          headers: { 'idempotency-key': 'k-timeout' },
+          body: '{}',
+          ...(signal ? { signal } : {}),
+        }),
+      );
+    const aborter = new AbortController();
+    const first = post(aborter.signal);
+    await afterCharge;
+    aborter.abort(new Error('answered 408 by the server'));
+    release();
+    assert.equal((await first).status, 500, 'rolled back: nobody hears this answer');
+    const retry = await post();
+    assert.equal(retry.status, 201);
+    assert.deepEqual(await retry.json(), { charge: 'ch-1' });
+    assert.equal(charges, 1, 'the charge ran once');
   });
 });

@@ -140,8 +140,13 @@ export function runStepsConformance<Tx>(
       withLedger(async ({ h, ledger, calls, checkout }) => {
         let release!: () => void;
         const held = new Promise<void>((resolve) => (release = resolve));
-        const first = ledger.execute(req('k5'), checkout('k5', { holdAfter: 'charge', held }));
-        while (calls.get('charge') !== 1) await new Promise((r) => setImmediate(r));
+        let onHold!: () => void;
+        const holding = new Promise<void>((resolve) => (onHold = resolve));
+        const first = ledger.execute(
+          req('k5'),
+          checkout('k5', { holdAfter: 'charge', held, onHold }),
+        );
+        await holding; // the charge is recorded
         // Another server, whose clock is past the first one's lease (its heartbeat is stopped).
         const later = new VirtualClock({ startAt: START_AT + LEASE_MS + 1 });
         const other = createLedger({
@@ -232,6 +237,8 @@ interface CheckoutOptions {
   readonly refuseAfter?: string;
   readonly holdAfter?: string;
   readonly held?: Promise<void>;
+  /** Called when the run reaches holdAfter: that step has committed. */
+  readonly onHold?: () => void;
   readonly rename?: Readonly<Record<string, string>>;
   readonly order?: readonly string[];
 }
@@ -266,7 +273,10 @@ function checkoutOf<Tx>(h: StepHarness<Tx>, calls: Map<string, number>): Checkou
         });
         if (o.failAfter === name) throw new PassingFailure(`after ${name}`);
         if (o.refuseAfter === name) return jsonReceipt(402, { refused: name });
-        if (o.holdAfter === name) await o.held;
+        if (o.holdAfter === name) {
+          o.onHold?.();
+          await o.held;
+        }
       }
       return jsonReceipt(201, { charge: results['charge'], order: results['order'] });
     };

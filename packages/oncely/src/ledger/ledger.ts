@@ -91,7 +91,7 @@ export function createLedger<Tx>(options: LedgerOptions<Tx>): Ledger<Tx> {
     sweepProgress: () => sweeper.progress,
     ready: async () => {
       await storeReady(store);
-      await o.steps?.ready();
+      if (o.steps !== undefined) await storeReady(o.steps, 'step store');
     },
   };
 }

@@ -10,10 +10,11 @@ interface Waiting {
 }
 
 /**
- * Steps that wrote nothing of their own, recorded together: the first is written at once, and
- * those that arrive while it commits go in the next write, one statement and one commit for
- * them all (as the PostgreSQL store batches its claims). Each caller learns whether its own
- * row went in.
+ * Steps that wrote nothing of their own, recorded together: those that arrive in one turn of the
+ * event loop (after its I/O callbacks: the answers of one service to concurrent requests), and
+ * then those that arrive while a write commits, go in one statement and one commit (as SQLite's
+ * group commit gathers a turn's transactions). Writing the first at once instead split every
+ * wave of concurrent steps in two commits. Each caller learns whether its own row went in.
  */
 export class StepBatch {
   readonly #write: (steps: readonly StepRecord[]) => Promise<readonly boolean[]>;
@@ -28,12 +29,13 @@ export class StepBatch {
   add(step: StepRecord): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
       this.#waiting.push({ step, resolve, reject });
-      if (!this.#writing) void this.#drain();
+      if (this.#writing) return;
+      this.#writing = true;
+      setImmediate(() => void this.#drain());
     });
   }
 
   async #drain(): Promise<void> {
-    this.#writing = true;
     while (this.#waiting.length > 0) {
       const batch = this.#waiting.splice(0, MAX_STEP_BATCH);
       try {
