@@ -50,10 +50,7 @@ const values = readBenchArgs(NAME, USAGE, {
     help: { type: 'boolean' },
   },
 }).values;
-const pgUrl = values.pg ?? process.env['ONCELY_TEST_POSTGRES_URL'];
-if (!pgUrl) exitOnBadArgs(NAME, 'no PostgreSQL: pass --pg URL or set ONCELY_TEST_POSTGRES_URL');
-const result = await runStepsChaos({
-  pgUrl,
+const options = {
   requests: wholeArgOrExit(NAME, 'requests', values.requests, 10_000),
   each: wholeArgOrExit(NAME, 'each', values.each, 20),
   concurrency: wholeArgOrExit(NAME, 'concurrency', values.concurrency, 32),
@@ -62,6 +59,12 @@ const result = await runStepsChaos({
     error: rate('error-rate', values['error-rate'], 0.03),
     timeout: rate('timeout-rate', values['timeout-rate'], 0.02),
   },
+};
+const pgUrl = values.pg ?? process.env['ONCELY_TEST_POSTGRES_URL'];
+if (!pgUrl) exitOnBadArgs(NAME, 'no PostgreSQL: pass --pg URL or set ONCELY_TEST_POSTGRES_URL');
+const result = await runStepsChaos({
+  ...options,
+  pgUrl,
   broken: values.broken === true,
   onProgress: (line) => console.error(line),
 });
