@@ -8,6 +8,7 @@ import {
   type WorldParams,
 } from '@oncely/cli/sim/index.js';
 import { setUpBatchPanel } from './batch-panel.js';
+import { setUpCheckoutPanel } from './checkout-panel.js';
 import { setUpFleetPanel } from './fleet-panel.js';
 import { byId, h } from './dom.js';
 import { GUIDE_STEPS, guideParams } from './guide.js';
@@ -182,3 +183,4 @@ performance.mark('oncely:first-outcome');
 performance.measure('oncely:first-outcome-script', 'oncely:script-start', 'oncely:first-outcome');
 setUpBatchPanel();
 setUpFleetPanel();
+setUpCheckoutPanel();

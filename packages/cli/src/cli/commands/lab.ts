@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerLabCheckout } from './lab-checkout.js';
 import { registerLabDropbox } from './lab-dropbox.js';
 import { registerLabHook } from './lab-hook.js';
 import { registerLabNotes } from './lab-notes.js';
@@ -8,6 +9,7 @@ import { processIo, type CliIo } from '../cli-io.js';
 /** `oncely lab …`: the printed fixtures and demos of the seed documents. */
 export function registerLab(program: Command, io: CliIo = processIo): void {
   const lab = program.command('lab').description('run the printed fixtures and demos');
+  registerLabCheckout(lab, io);
   registerLabDropbox(lab, io);
   registerLabHook(lab, io);
   registerLabNotes(lab, io);
