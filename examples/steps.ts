@@ -16,6 +16,8 @@ const store = createSqliteStore({ database });
 const ledger = createLedger({ store, steps: createSqlStepStore(store) });
 const journalStore = createSqliteJournalStore({ database: () => openSqliteDatabase(file) });
 const journal = createJournal({ store: journalStore });
+// Tables first: a step's transaction must not be the one to wait for the journal's set-up.
+await Promise.all([ledger.ready(), journalStore.ready()]);
 
 // A payment API that dedupes by Idempotency-Key, as Stripe's does. It counts the calls it gets.
 const charges = new Map<string, string>();
