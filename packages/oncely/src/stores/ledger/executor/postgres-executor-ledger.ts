@@ -3,6 +3,7 @@ import type { EntryVersion, InFlightEntry } from '../../../ledger/ledger-entry.j
 import type { ClaimAttempt } from '../../../ledger/ledger-store.js';
 import { LEDGER_COLUMNS, entryValues, rowToEntry, type LedgerRow } from '../ledger-row.js';
 import { postgresClaimFunction } from '../postgres/postgres-claim.js';
+import { postgresReceiptFunction } from '../postgres/postgres-receipt-function.js';
 import { LEDGER_COLUMN_TYPES } from '../postgres/postgres-ledger-columns.js';
 import type { PgQueryable } from '../../postgres-driver/pg-pool.js';
 import { setUpPostgresLedger } from '../postgres/postgres-ledger-schema.js';
@@ -142,6 +143,7 @@ export function postgresExecutorLedger<Tx>(
   const transact = <T>(fn: (q: TransportQuery) => Promise<T>): Promise<T> =>
     executor.transaction((tx) => fn((text, values = []) => executor.queryIn(tx, text, values)));
   const claimSql = singleClaim(postgresClaimFunction(tables).name);
+  const receiptSql = postgresReceiptFunction(tables).call(o.commitLevel);
 
   let setUp: Promise<void> | undefined;
   function ready(): Promise<void> {
@@ -169,12 +171,12 @@ export function postgresExecutorLedger<Tx>(
   );
   return {
     ...ledger,
-    // The receipt's statement returns `completed` 1 or 0 (postgres-statements.ts) and sets the
-    // commit's level; the ORM commits after it, or rolls back when the ledger throws on 0.
+    // The receipt's function returns `completed` 1 or 0 (postgres-receipt-function.ts: planned
+    // once per connection, where an unnamed UPDATE is planned at every call) and the statement
+    // sets the commit's level; the ORM commits after it, or rolls back when the ledger throws on 0.
     async complete(tx, expected, next) {
       const values = [...entryValues(next), ...versionParams(expected)];
-      const { text } = statements.named('receipt', values);
-      const { rows } = await tx.query(text, values);
+      const { rows } = await tx.query(receiptSql, values);
       return (rows[0] as { completed?: unknown } | undefined)?.completed === 1;
     },
   };
