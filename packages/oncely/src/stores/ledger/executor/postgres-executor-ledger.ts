@@ -1,10 +1,9 @@
 import { DEFAULT_LEDGER_OPTIONS } from '../../../ledger/ledger-options.js';
 import type { EntryVersion, InFlightEntry } from '../../../ledger/ledger-entry.js';
 import type { ClaimAttempt } from '../../../ledger/ledger-store.js';
-import { LEDGER_COLUMNS, entryValues, rowToEntry, type LedgerRow } from '../ledger-row.js';
-import { postgresClaimFunction } from '../postgres/postgres-claim.js';
+import { entryValues, rowToEntry, type LedgerRow } from '../ledger-row.js';
 import { postgresReceiptFunction } from '../postgres/postgres-receipt-function.js';
-import { LEDGER_COLUMN_TYPES } from '../postgres/postgres-ledger-columns.js';
+import { postgresSingleClaimFunction } from '../postgres/postgres-single-claim.js';
 import type { PgQueryable } from '../../postgres-driver/pg-pool.js';
 import { setUpPostgresLedger } from '../postgres/postgres-ledger-schema.js';
 import {
@@ -142,7 +141,7 @@ export function postgresExecutorLedger<Tx>(
   const statements = postgresStatements(tables, o.commitLevel);
   const transact = <T>(fn: (q: TransportQuery) => Promise<T>): Promise<T> =>
     executor.transaction((tx) => fn((text, values = []) => executor.queryIn(tx, text, values)));
-  const claimSql = singleClaim(postgresClaimFunction(tables).name);
+  const claimSql = postgresSingleClaimFunction(tables).call;
   const receiptSql = postgresReceiptFunction(tables).call(o.commitLevel);
 
   let setUp: Promise<void> | undefined;
@@ -180,16 +179,6 @@ export function postgresExecutorLedger<Tx>(
       return (rows[0] as { completed?: unknown } | undefined)?.completed === 1;
     },
   };
-}
-
-/**
- * The claim function (postgres-claim.ts) called for one entry with scalar parameters made into
- * one-element arrays in the statement: an ORM's raw statement may not pass a JS array as one
- * value (Knex expands it into a list).
- */
-function singleClaim(functionName: string): string {
-  const args = LEDGER_COLUMNS.map((c, i) => `ARRAY[$${i + 1}::${LEDGER_COLUMN_TYPES[c]}]`);
-  return `SELECT c.* FROM ${ASYNC_COMMIT} CROSS JOIN LATERAL ${functionName}(${args.join(', ')}) AS c`;
 }
 
 export const versionParams = (v: EntryVersion): unknown[] => [v.scope, v.key, v.token, v.state];
