@@ -1,9 +1,9 @@
 import { DEFAULT_LEDGER_OPTIONS } from '../../../ledger/ledger-options.js';
 import type { EntryVersion, InFlightEntry } from '../../../ledger/ledger-entry.js';
 import type { ClaimAttempt } from '../../../ledger/ledger-store.js';
-import { LEDGER_COLUMNS, entryValues, rowToEntry, type LedgerRow } from '../ledger-row.js';
-import { postgresClaimFunction } from '../postgres/postgres-claim.js';
-import { LEDGER_COLUMN_TYPES } from '../postgres/postgres-ledger-columns.js';
+import { entryValues, rowToEntry, type LedgerRow } from '../ledger-row.js';
+import { postgresReceiptFunction } from '../postgres/postgres-receipt-function.js';
+import { postgresSingleClaimFunction } from '../postgres/postgres-single-claim.js';
 import type { PgQueryable } from '../../postgres-driver/pg-pool.js';
 import { setUpPostgresLedger } from '../postgres/postgres-ledger-schema.js';
 import {
@@ -141,7 +141,8 @@ export function postgresExecutorLedger<Tx>(
   const statements = postgresStatements(tables, o.commitLevel);
   const transact = <T>(fn: (q: TransportQuery) => Promise<T>): Promise<T> =>
     executor.transaction((tx) => fn((text, values = []) => executor.queryIn(tx, text, values)));
-  const claimSql = singleClaim(postgresClaimFunction(tables).name);
+  const claimSql = postgresSingleClaimFunction(tables).call;
+  const receiptSql = postgresReceiptFunction(tables).call(o.commitLevel);
 
   let setUp: Promise<void> | undefined;
   function ready(): Promise<void> {
@@ -169,25 +170,15 @@ export function postgresExecutorLedger<Tx>(
   );
   return {
     ...ledger,
-    // The receipt's statement returns `completed` 1 or 0 (postgres-statements.ts) and sets the
-    // commit's level; the ORM commits after it, or rolls back when the ledger throws on 0.
+    // The receipt's function returns `completed` 1 or 0 (postgres-receipt-function.ts: planned
+    // once per connection, where an unnamed UPDATE is planned at every call) and the statement
+    // sets the commit's level; the ORM commits after it, or rolls back when the ledger throws on 0.
     async complete(tx, expected, next) {
       const values = [...entryValues(next), ...versionParams(expected)];
-      const { text } = statements.named('receipt', values);
-      const { rows } = await tx.query(text, values);
+      const { rows } = await tx.query(receiptSql, values);
       return (rows[0] as { completed?: unknown } | undefined)?.completed === 1;
     },
   };
-}
-
-/**
- * The claim function (postgres-claim.ts) called for one entry with scalar parameters made into
- * one-element arrays in the statement: an ORM's raw statement may not pass a JS array as one
- * value (Knex expands it into a list).
- */
-function singleClaim(functionName: string): string {
-  const args = LEDGER_COLUMNS.map((c, i) => `ARRAY[$${i + 1}::${LEDGER_COLUMN_TYPES[c]}]`);
-  return `SELECT c.* FROM ${ASYNC_COMMIT} CROSS JOIN LATERAL ${functionName}(${args.join(', ')}) AS c`;
 }
 
 export const versionParams = (v: EntryVersion): unknown[] => [v.scope, v.key, v.token, v.state];

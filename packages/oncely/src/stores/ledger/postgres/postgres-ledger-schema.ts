@@ -1,13 +1,15 @@
 import { LedgerLayoutError } from '../ledger-layout-error.js';
 import type { PgQueryable } from '../../postgres-driver/pg-pool.js';
 import { postgresClaimFunction } from './postgres-claim.js';
+import { postgresReceiptFunction } from './postgres-receipt-function.js';
+import { postgresSingleClaimFunction } from './postgres-single-claim.js';
 import { postgresTombstoneSchema, type PostgresLedgerTables } from './postgres-tombstones.js';
 
 /**
  * The PostgreSQL ledger's tables as this oncely makes them, in order: receipts partitioned by
  * first sighting (postgres-receipt-partitions.ts; the primary key must include that column, so
  * (scope, key) is kept unique by the claim, postgres-claim.ts), their `expires_at` index, the
- * claim function, and the tombstone table (postgres-tombstones.ts). Shared by the store's set-up
+ * claim functions (batch and single) and the receipt function, and the tombstone table (postgres-tombstones.ts). Shared by the store's set-up
  * and the migration from an earlier layout.
  */
 export function postgresLedgerSchema(tables: PostgresLedgerTables): string[] {
@@ -30,6 +32,8 @@ export function postgresLedgerSchema(tables: PostgresLedgerTables): string[] {
       ) PARTITION BY RANGE (first_seen_at)`,
     `CREATE INDEX IF NOT EXISTS "${tables.liveName}_expires_at" ON ${tables.live} (expires_at)`,
     postgresClaimFunction(tables).ddl,
+    postgresSingleClaimFunction(tables).ddl,
+    postgresReceiptFunction(tables).ddl,
     ...postgresTombstoneSchema(tables),
   ];
 }
