@@ -11,6 +11,8 @@ export interface CapturedResponse {
   readonly done: Promise<AnswerBytes | CaptureFailure>;
   /** Settles `done` with a failure: the route threw, or the client went away before it answered. */
   fail(error: unknown): void;
+  /** True once `done` has its value: a later `fail` changes nothing, so need not be built. */
+  readonly settled: boolean;
   /**
    * Puts the response's own methods back. `keepHeaders`: the route's answer is sent as it set it
    * (its headers stay on `res`); else the headers the route set are dropped, so a refusal never
@@ -62,12 +64,20 @@ export function captureNodeResponse(
   const done = new Promise<AnswerBytes | CaptureFailure>((ok) => {
     resolve = ok;
   });
-  captures.set(res, { chunks: [], kept, resolve });
+  let settled = false;
+  const settle = (answer: AnswerBytes | CaptureFailure) => {
+    settled = true;
+    resolve(answer);
+  };
+  captures.set(res, { chunks: [], kept, resolve: settle });
   const putBack = divert(res);
   let restored = false;
   return {
     done,
-    fail: (error) => resolve(new CaptureFailure(error)),
+    fail: (error) => settle(new CaptureFailure(error)),
+    get settled() {
+      return settled;
+    },
     restore(keepHeaders) {
       if (restored) return;
       restored = true;

@@ -107,13 +107,15 @@ export function createNodeGuard<Tx, Req extends IncomingMessage>(
         return PASSED_THROUGH;
       }
       const captured = (capture = captureNodeResponse(res, keptHeaders));
-      incoming.onClose((finished) =>
+      incoming.onClose((finished) => {
+        // Usually the route answered already: then no error (and no stack trace) is built.
+        if (captured.settled) return;
         captured.fail(
           finished
             ? new AnsweredPastCaptureError()
             : new Error('the client went away before the route answered'),
-        ),
-      );
+        );
+      });
       try {
         await route(context);
       } catch (error) {
