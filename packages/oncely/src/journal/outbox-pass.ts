@@ -17,6 +17,7 @@ import {
 import { recordDisabledNotices } from './endpoint-notice.js';
 import { endAttemptSpan, startAttemptSpan } from './attempt-tracing.js';
 import type { AttemptResult } from './next-step.js';
+import type { WireSend } from './wire-send.js';
 
 /** One intent settled by this worker: after an attempt, or without one (deadline, budget). */
 export interface SettledEvent {
@@ -55,6 +56,8 @@ export interface OutboxPassSetup {
   readonly random: Random;
   readonly fetch: typeof globalThis.fetch;
   readonly client: ReturnType<typeof clientFor>;
+  /** The worker's own sender, when no fetch was given (wire-send.ts). */
+  readonly wire: WireSend | undefined;
   readonly leaseMs: number;
   readonly batchSize: number;
   readonly options: Pick<
@@ -126,6 +129,7 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
           signingSecret: options.signingSecret,
           endpoint: target,
           traceparent: traced?.traceparent,
+          wire: setup.wire,
         },
         setup.client,
       );

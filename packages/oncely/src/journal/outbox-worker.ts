@@ -14,7 +14,8 @@ import {
   type PassResult,
   type SettledEvent,
 } from './outbox-pass.js';
-import { clientFor } from './send-attempt.js';
+import { clientFor, MAX_RECEIPT_BYTES } from './send-attempt.js';
+import { createWireSend } from './wire-send.js';
 import type { DisabledNotice } from './endpoint-notice.js';
 import { createWakeLatch } from './wake-latch.js';
 import { PARKED_AT } from './endpoint.js';
@@ -138,6 +139,8 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     random,
     fetch: fetchImpl,
     client: clientFor({ fetch: fetchImpl, clock, timer }),
+    // Without a fetch of the caller's, http(s) sends skip the Fetch layer (wire-send.ts).
+    wire: options.fetch === undefined ? createWireSend(timer, MAX_RECEIPT_BYTES) : undefined,
     leaseMs,
     batchSize,
     options,
