@@ -10,6 +10,7 @@ import type { PgPool, PgQueryable } from './pg-pool.js';
 import { connectHeard } from './connect-heard.js';
 import { postgresJournalWake } from './postgres-journal-wake.js';
 import { hashName } from './postgres-statements.js';
+import { preparedByText } from './prepared-by-text.js';
 
 export interface PostgresJournalStoreOptions {
   /** A `pg` Pool, or a function that makes one on first use (then ended by close()). */
@@ -45,10 +46,17 @@ export function createPostgresJournalStore(
     if (closed) throw new StoreClosedError('postgres');
     return (pool ??= typeof poolOption === 'function' ? poolOption() : poolOption);
   };
+  // The store's own statements go prepared (planned once per connection: about 0.4 ms of planning
+  // a 32-intent batch otherwise); the app's client in recordWithin gets plain ones.
   const on =
-    (client: PgQueryable): JournalQuery =>
+    (client: PgQueryable, prepare = false): JournalQuery =>
     async (sql, params) => {
-      const result = await client.query(sql, params === undefined ? undefined : [...params]);
+      const result =
+        params === undefined
+          ? await client.query(sql)
+          : prepare
+            ? await client.query(preparedByText(sql, [...params]))
+            : await client.query(sql, [...params]);
       return { rows: result.rows as Record<string, unknown>[], changes: result.rowCount ?? 0 };
     };
   const transaction = async <T>(fn: (query: JournalQuery) => Promise<T>): Promise<T> => {
@@ -56,7 +64,7 @@ export function createPostgresJournalStore(
     let broken = false;
     try {
       await client.query('BEGIN');
-      const result = await fn(on(client));
+      const result = await fn(on(client, true));
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -101,7 +109,7 @@ export function createPostgresJournalStore(
         for (const statement of ddl.split(';').filter((s) => s.trim() !== ''))
           await query(statement);
       }),
-    query: (sql, params) => on(thePool())(sql, params),
+    query: (sql, params) => on(thePool(), true)(sql, params),
     transaction,
     within: on,
     // One channel per journal table: a worker hears its own journal's intents only.
