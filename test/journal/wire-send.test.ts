@@ -80,7 +80,10 @@ const intentTo = (target: string, attemptTimeoutMs = 10_000): IntentRecord => ({
 
 /** The same attempt sent both ways, each on its own timer. */
 async function bothWays(intent: IntentRecord, onTimers?: (timers: VirtualClock[]) => void) {
-  const timers = [new VirtualClock({ autoAdvance: false }), new VirtualClock({ autoAdvance: false })];
+  const timers = [
+    new VirtualClock({ autoAdvance: false }),
+    new VirtualClock({ autoAdvance: false }),
+  ];
   const context = (timer: VirtualClock): SendContext => ({
     fetch: createNodeHttpFetch(),
     clock: systemClock,
@@ -90,7 +93,10 @@ async function bothWays(intent: IntentRecord, onTimers?: (timers: VirtualClock[]
   });
   const sends = [
     sendAttempt(intent, context(timers[0]!)),
-    sendAttempt(intent, { ...context(timers[1]!), wire: createWireSend(timers[1]!, MAX_RECEIPT_BYTES) }),
+    sendAttempt(intent, {
+      ...context(timers[1]!),
+      wire: createWireSend(timers[1]!, MAX_RECEIPT_BYTES),
+    }),
   ];
   onTimers?.(timers);
   const [client, wire] = await Promise.all(sends);

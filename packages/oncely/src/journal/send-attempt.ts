@@ -55,7 +55,13 @@ export async function sendAttempt(
   if (secrets.length > 0)
     Object.assign(
       headers,
-      signWebhookWith(nodeEd25519, secrets, intent.key, nowMs, new TextDecoder().decode(intent.body)),
+      signWebhookWith(
+        nodeEd25519,
+        secrets,
+        intent.key,
+        nowMs,
+        new TextDecoder().decode(intent.body),
+      ),
     );
   const target = context.endpoint?.url ?? intent.target;
   const onWire = context.wire && wireRequest(intent, target, headers, context.clock);

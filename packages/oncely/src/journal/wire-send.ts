@@ -96,8 +96,7 @@ function readAnswer(
   // A connection closed before the whole body arrived: Node says so with 'error' (ECONNRESET,
   // "aborted") on most paths; 'close' without 'end' catches the rest.
   response.on('close', () => {
-    if (!response.complete)
-      finish(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+    if (!response.complete) finish(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
   });
   response.on('end', () => {
     const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
