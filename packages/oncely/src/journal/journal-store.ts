@@ -108,6 +108,25 @@ export interface JournalStore<Tx = unknown> {
     onlyKey?: string,
   ): Promise<ClaimedIntent[]>;
 
+  /**
+   * `claim`, and each claimed intent's next attempt started in the same write (marked `started`;
+   * an interrupted one is not), where the store can do both at once (PostgreSQL). Absent
+   * elsewhere: the worker claims, then starts.
+   */
+  claimStarting?(
+    owner: string,
+    nowMs: number,
+    leaseMs: number,
+    limit: number,
+    onlyKey?: string,
+  ): Promise<ClaimedIntent[]>;
+
+  /**
+   * Takes back attempts `claimStarting` started that were never sent (the attempt row goes, the
+   * count comes back down), while the lease holds. True for each taken back.
+   */
+  unstartAttempts?(starts: readonly AttemptStart[]): Promise<boolean[]>;
+
   /** Appends each attempt and counts it, while the lease (key, token) holds. False where it does not. */
   startAttempts(starts: readonly AttemptStart[]): Promise<boolean[]>;
 
