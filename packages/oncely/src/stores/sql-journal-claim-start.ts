@@ -2,7 +2,7 @@ import type { JournalStore } from '../journal/journal-store.js';
 import type { AttemptStart, ClaimedIntent } from '../journal/intent.js';
 import { orderedTurn } from './journal-ordering.js';
 import { rowToIntent } from './journal-row.js';
-import { START_COLUMNS } from './sql-journal-statements.js';
+import { START_COLUMNS, type journalStatements } from './sql-journal-statements.js';
 import type { JournalQuery, JournalSqlBackend } from './sql-journal-store.js';
 
 /**
@@ -37,6 +37,79 @@ export function claimStartStatements<Tx>(backend: JournalSqlBackend<Tx>) {
 }
 
 type Statements = ReturnType<typeof claimStartStatements>;
+
+/**
+ * claimStarting where one statement cannot write two tables (SQLite): the claim, the starts and
+ * the attempt rows in one transaction, so one commit (one fsync) where claim and start took two.
+ */
+export async function claimStartingInTransaction<Tx>(
+  backend: JournalSqlBackend<Tx>,
+  sql: ReturnType<typeof journalStatements>,
+  token: string,
+  args: Parameters<NonNullable<JournalStore['claimStarting']>>,
+): Promise<ClaimedIntent[]> {
+  const [owner, nowMs, leaseMs, limit, onlyKey] = args;
+  const params = [owner, token, nowMs + leaseMs, nowMs, limit];
+  return backend.transaction(async (q) => {
+    const { rows } =
+      onlyKey === undefined
+        ? await q(sql.claim, params)
+        : await q(sql.claimOne, [...params, onlyKey]);
+    const fresh = rows.filter((row) => Number(row['open_attempt']) === 0);
+    if (fresh.length > 0) {
+      const starts = JSON.stringify(
+        fresh.map((row) => ({
+          key: row['key'],
+          token,
+          attempt: Number(row['attempt_count']) + 1,
+          worker: owner,
+          started_at: nowMs,
+        })),
+      );
+      await q(sql.start, [starts]);
+      await q(sql.startRows, [starts]);
+    }
+    return rows
+      .map((row) => {
+        const started = Number(row['open_attempt']) === 0;
+        return { intent: rowToIntent(row), token, interrupted: !started, started };
+      })
+      .sort((a, b) => a.intent.nextAttemptAt - b.intent.nextAttemptAt);
+  });
+}
+
+/** unstartAttempts in one transaction (SQLite): the counts back down, then the attempt rows gone. */
+export async function unstartInTransaction<Tx>(
+  backend: JournalSqlBackend<Tx>,
+  starts: readonly AttemptStart[],
+): Promise<boolean[]> {
+  if (starts.length === 0) return [];
+  const { intents, attempts } = backend;
+  const rows = JSON.stringify(starts.map(startRow));
+  const undone = await backend.transaction(async (q) => {
+    const { rows: keys } = await q(
+      `UPDATE ${intents} AS i SET attempt_count = s.attempt - 1, open_attempt = 0 FROM ${backend.jsonRows('$1', START_COLUMNS)} WHERE i.key = s.key AND i.lease_token = s.token AND i.open_attempt = 1 AND i.attempt_count = s.attempt RETURNING ${backend.returningKey}`,
+      [rows],
+    );
+    const done = new Set(keys.map((row) => String(row['key'])));
+    const gone = JSON.stringify(starts.filter((x) => done.has(x.key)).map(startRow));
+    if (done.size > 0)
+      await q(
+        `DELETE FROM ${attempts} WHERE EXISTS (SELECT 1 FROM ${backend.jsonRows('$1', START_COLUMNS)} WHERE s.key = ${attempts}.key AND s.attempt = ${attempts}.attempt)`,
+        [gone],
+      );
+    return done;
+  });
+  return starts.map((x) => undone.has(x.key));
+}
+
+const startRow = (x: AttemptStart) => ({
+  key: x.key,
+  token: x.token,
+  attempt: x.attempt,
+  worker: x.worker,
+  started_at: x.startedAt,
+});
 
 /** claimStarting: the claimed intents as before their attempt started, each marked `started`. */
 export async function claimStartingIn(
@@ -73,14 +146,7 @@ export async function unstartIn(
   starts: readonly AttemptStart[],
 ): Promise<boolean[]> {
   if (starts.length === 0) return [];
-  const rows = starts.map((x) => ({
-    key: x.key,
-    token: x.token,
-    attempt: x.attempt,
-    worker: x.worker,
-    started_at: x.startedAt,
-  }));
-  const { rows: undone } = await query(sql.unstart, [JSON.stringify(rows)]);
+  const { rows: undone } = await query(sql.unstart, [JSON.stringify(starts.map(startRow))]);
   const keys = new Set(undone.map((row) => String(row['key'])));
   return starts.map((x) => keys.has(x.key));
 }

@@ -7,7 +7,13 @@ import { intentValues, rowToAttempt, rowToIntent, toBuffer } from './journal-row
 import { createSqlEndpointStore } from './sql-endpoint-store.js';
 import { withWake, type JournalWake, type UnwatchedJournalStore } from './journal-wake.js';
 import { orderedWrite, reopenBatch, reopenOne } from './sql-journal-reopen.js';
-import { claimStartingIn, claimStartStatements, unstartIn } from './sql-journal-claim-start.js';
+import {
+  claimStartingIn,
+  claimStartingInTransaction,
+  claimStartStatements,
+  unstartIn,
+  unstartInTransaction,
+} from './sql-journal-claim-start.js';
 
 /** One statement's result: rows for a SELECT or RETURNING, changes for a write. */
 export interface JournalQueryResult {
@@ -99,7 +105,8 @@ function sqlJournalStore<Tx>(
       throw error;
     }));
   const sql = journalStatements(backend);
-  // Claim and start in one statement where a statement can write two tables (PostgreSQL).
+  // Claim and start in one statement where a statement can write two tables (PostgreSQL), else
+  // in one transaction (SQLite).
   const claimStart = backend.writableCte ? claimStartStatements(backend) : undefined;
   const recordSql = backend.wake.recordStatement(sql.insert);
   const query: JournalQuery = async (text, params) => {
@@ -147,11 +154,17 @@ function sqlJournalStore<Tx>(
         counts[String(row['state']) as IntentState] = Number(row['n']);
       return counts;
     },
-    ...(claimStart && {
-      claimStarting: (...args) =>
-        claimStartingIn(query, claimStart, `${args[0]}#${args[1]}#${(claims += 1)}`, args),
-      unstartAttempts: (starts) => unstartIn(query, claimStart, starts),
-    }),
+    claimStarting: async (...args) => {
+      const token = `${args[0]}#${args[1]}#${(claims += 1)}`;
+      if (claimStart) return claimStartingIn(query, claimStart, token, args);
+      await ready();
+      return claimStartingInTransaction(backend, sql, token, args);
+    },
+    unstartAttempts: async (starts) => {
+      if (claimStart) return unstartIn(query, claimStart, starts);
+      await ready();
+      return unstartInTransaction(backend, starts);
+    },
     async claim(owner, nowMs, leaseMs, limit, onlyKey) {
       const token = `${owner}#${nowMs}#${(claims += 1)}`;
       const params = [owner, token, nowMs + leaseMs, nowMs, limit];

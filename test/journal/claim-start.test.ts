@@ -1,30 +1,28 @@
-import { after, it } from 'node:test';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { createJournal, createOutboxWorker } from '#oncely/journal/index.js';
+import { createJournal, createOutboxWorker, type JournalStore } from '#oncely/journal/index.js';
 import { createPostgresJournalStore } from '#oncely/stores/postgres/index.js';
+import { createSqliteJournalStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
 import { VirtualClock } from '#oncely/time/index.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const TARGET = 'http://receiver.test/hooks';
 
 /**
- * claimStarting on PostgreSQL: the claim and the attempt's start in one statement, and the
- * attempts of intents the worker then does not send given back, so a claim never counts an
- * attempt that did not leave.
+ * claimStarting: the claim and the attempt's start in one write (PostgreSQL: one statement;
+ * SQLite: one transaction), and the attempts of intents the worker then does not send given
+ * back, so a claim never counts an attempt that did not leave.
  */
-await describePostgres('PostgreSQL journal: claim and start in one write', ({ url, options }) => {
-  const schema = uniqueSchemaName('oncely_claim_start');
-  const pool = url ? new pg.Pool({ connectionString: url, max: 3 }) : undefined;
-  after(async () => {
-    if (!pool) return;
-    await pool.end();
-    await dropSchema(url!, schema);
-  });
-  let n = 0;
+function runClaimStart(
+  openStore: () => JournalStore<unknown>,
+  options: { skip?: string | boolean } = {},
+): void {
   const open = () => {
     const clock = new VirtualClock({ startAt: Date.parse('2026-12-01T00:00:00Z') });
-    const store = createPostgresJournalStore({ pool: pool!, schema, table: `cs_${++n}` });
+    const store = openStore();
     return { clock, store, journal: createJournal({ store, clock }) };
   };
 
@@ -79,4 +77,30 @@ await describePostgres('PostgreSQL journal: claim and start in one write', ({ ur
     assert.deepEqual(await store.attempts('k1'), []);
     await store.close();
   });
+}
+
+await describePostgres('PostgreSQL journal: claim and start in one write', ({ url, options }) => {
+  const schema = uniqueSchemaName('oncely_claim_start');
+  const pool = url ? new pg.Pool({ connectionString: url, max: 3 }) : undefined;
+  after(async () => {
+    if (!pool) return;
+    await pool.end();
+    await dropSchema(url!, schema);
+  });
+  let n = 0;
+  runClaimStart(
+    () => createPostgresJournalStore({ pool: pool!, schema, table: `cs_${++n}` }) as JournalStore,
+    options,
+  );
+});
+
+describe('SQLite journal: claim and start in one write', () => {
+  const dir = tempDir('oncely-claim-start-');
+  let n = 0;
+  runClaimStart(
+    () =>
+      createSqliteJournalStore({
+        database: () => openSqliteDatabase(join(dir, `cs-${++n}.db`)),
+      }) as JournalStore,
+  );
 });
