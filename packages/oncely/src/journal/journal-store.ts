@@ -154,8 +154,10 @@ export interface JournalStore<Tx = unknown> {
   /**
    * Calls `onDue` soon after an intent may have become due: recorded or reopened, in this process
    * or (PostgreSQL, through LISTEN/NOTIFY) another, once its transaction committed. Best effort:
-   * a worker still polls as the fallback. On SQLite, an intent recorded inside the caller's own
-   * transaction (`recordWithin`) is found at the next poll. Resolves once listening (or once
+   * a worker still polls as the fallback. On SQLite, another connection's commit (another
+   * process) is heard through `PRAGMA data_version`, read every millisecond while watched; an
+   * intent recorded inside the caller's own transaction on the store's own connection
+   * (`recordWithin`) is found at the next poll. Resolves once listening (or once
    * listening failed: the poll covers it) with the function that stops the calls.
    */
   watch(onDue: () => void): Promise<() => void>;

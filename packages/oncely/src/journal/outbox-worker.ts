@@ -28,9 +28,11 @@ export interface OutboxWorkerOptions {
   /** Names this worker in leases and attempt rows. @default host:pid:random */
   readonly owner?: string;
   /**
-   * Sends each attempt. The default is node:http with keep-alive (createNodeHttpFetch): it costs
-   * a fraction of globalThis.fetch's CPU time per send, follows no redirect (a 3xx is the
-   * receiver's answer) and asks for no compression. @default createNodeHttpFetch()
+   * Sends each attempt. Without one, the worker sends on node:http with keep-alive agents of its
+   * own and reads the answer off the socket (wire-send.ts), as createNodeHttpFetch would under the
+   * client, without a Response per attempt: a fraction of globalThis.fetch's CPU time per send,
+   * no redirect followed (a 3xx is the receiver's answer), no compression asked for.
+   * @default the worker's own node:http sender
    */
   readonly fetch?: typeof globalThis.fetch;
   /** Schedules attempts, stamps the journal, sleeps until the next one is due. @default systemClock */

@@ -39,6 +39,33 @@ export function claimStartStatements<Tx>(backend: JournalSqlBackend<Tx>) {
 type Statements = ReturnType<typeof claimStartStatements>;
 
 /**
+ * The store's claimStarting and unstartAttempts: in one statement where a statement can write
+ * two tables (PostgreSQL), else in one transaction (SQLite).
+ */
+export function claimStartMethods<Tx>(
+  backend: JournalSqlBackend<Tx>,
+  sql: ReturnType<typeof journalStatements>,
+  query: JournalQuery,
+  ready: () => Promise<void>,
+  leaseToken: (owner: string, nowMs: number) => string,
+): Pick<JournalStore, 'claimStarting' | 'unstartAttempts'> {
+  const oneStatement = backend.writableCte ? claimStartStatements(backend) : undefined;
+  return {
+    claimStarting: async (...args) => {
+      const token = leaseToken(args[0], args[1]);
+      if (oneStatement) return claimStartingIn(query, oneStatement, token, args);
+      await ready();
+      return claimStartingInTransaction(backend, sql, token, args);
+    },
+    unstartAttempts: async (starts) => {
+      if (oneStatement) return unstartIn(query, oneStatement, starts);
+      await ready();
+      return unstartInTransaction(backend, starts);
+    },
+  };
+}
+
+/**
  * claimStarting where one statement cannot write two tables (SQLite): the claim, the starts and
  * the attempt rows in one transaction, so one commit (one fsync) where claim and start took two.
  */

@@ -7,13 +7,7 @@ import { intentValues, rowToAttempt, rowToIntent, toBuffer } from './journal-row
 import { createSqlEndpointStore } from './sql-endpoint-store.js';
 import { withWake, type JournalWake, type UnwatchedJournalStore } from './journal-wake.js';
 import { orderedWrite, reopenBatch, reopenOne } from './sql-journal-reopen.js';
-import {
-  claimStartingIn,
-  claimStartingInTransaction,
-  claimStartStatements,
-  unstartIn,
-  unstartInTransaction,
-} from './sql-journal-claim-start.js';
+import { claimStartMethods } from './sql-journal-claim-start.js';
 
 /** One statement's result: rows for a SELECT or RETURNING, changes for a write. */
 export interface JournalQueryResult {
@@ -105,9 +99,6 @@ function sqlJournalStore<Tx>(
       throw error;
     }));
   const sql = journalStatements(backend);
-  // Claim and start in one statement where a statement can write two tables (PostgreSQL), else
-  // in one transaction (SQLite).
-  const claimStart = backend.writableCte ? claimStartStatements(backend) : undefined;
   const recordSql = backend.wake.recordStatement(sql.insert);
   const query: JournalQuery = async (text, params) => {
     await ready();
@@ -154,19 +145,9 @@ function sqlJournalStore<Tx>(
         counts[String(row['state']) as IntentState] = Number(row['n']);
       return counts;
     },
-    claimStarting: async (...args) => {
-      const token = `${args[0]}#${args[1]}#${(claims += 1)}`;
-      if (claimStart) return claimStartingIn(query, claimStart, token, args);
-      await ready();
-      return claimStartingInTransaction(backend, sql, token, args);
-    },
-    unstartAttempts: async (starts) => {
-      if (claimStart) return unstartIn(query, claimStart, starts);
-      await ready();
-      return unstartInTransaction(backend, starts);
-    },
+    ...claimStartMethods(backend, sql, query, ready, leaseToken),
     async claim(owner, nowMs, leaseMs, limit, onlyKey) {
-      const token = `${owner}#${nowMs}#${(claims += 1)}`;
+      const token = leaseToken(owner, nowMs);
       const params = [owner, token, nowMs + leaseMs, nowMs, limit];
       const { rows } =
         onlyKey === undefined
@@ -207,6 +188,8 @@ function sqlJournalStore<Tx>(
 }
 
 let claims = 0;
+/** A claim's lease token: unique in this process, and names its owner and instant. */
+const leaseToken = (owner: string, nowMs: number): string => `${owner}#${nowMs}#${(claims += 1)}`;
 
 function isSqlHandle(tx: unknown): tx is SqlHandle {
   return (

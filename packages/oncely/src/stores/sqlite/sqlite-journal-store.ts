@@ -7,8 +7,8 @@ import { endpointDdl, INTENT_ENDPOINT_COLUMN } from '../endpoint-row.js';
 import { checkIdentifier } from '../ledger-row.js';
 import { StoreClosedError } from '../store-errors.js';
 import { createSqlJournalStore, type JournalQuery } from '../sql-journal-store.js';
-import type { SqliteDatabase, SqliteStatement, SqliteTx } from './sqlite-database.js';
-import { withDataVersionWake } from './data-version-wake.js';
+import type { SqliteDatabase, SqliteTx } from './sqlite-database.js';
+import { dataVersionOf, withDataVersionWake } from './data-version-wake.js';
 import { inWriteTransaction } from './write-lock.js';
 import { systemClock, type Clock } from '../../time/clock.js';
 import { resolve } from 'node:path';
@@ -72,7 +72,6 @@ export function createSqliteJournalStore(
   const cache = new Map<string, Statement>();
   let db: SqliteDatabase | undefined;
   let closed = false;
-  let versionOf: { db: SqliteDatabase; statement: SqliteStatement } | undefined;
 
   const connection = (): SqliteDatabase => {
     if (closed) throw new StoreClosedError('sqlite');
@@ -116,16 +115,12 @@ export function createSqliteJournalStore(
 
   return createSqlJournalStore<SqliteJournalTx>({
     name: 'sqlite',
-    wake: withDataVersionWake(inProcessWake(sharedChannel(database, table)), () => {
+    wake: withDataVersionWake(
+      inProcessWake(sharedChannel(database, table)),
       // Only a connection already open is read: a watch alone opens nothing.
-      if (db === undefined || closed) return undefined;
-      try {
-        if (versionOf?.db !== db) versionOf = { db, statement: db.prepare('PRAGMA data_version') };
-        return (versionOf.statement.get() as { data_version: number }).data_version;
-      } catch {
-        return undefined; // a connection closed under the store: the poll stays the fallback
-      }
-    }),
+      dataVersionOf(() => (closed ? undefined : db)),
+      clock,
+    ),
     intents: table,
     attempts: `${table}_attempts`,
     endpoints: `${table}_endpoints`,
