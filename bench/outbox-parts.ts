@@ -57,7 +57,9 @@ function outboxPartOf(frame: Frame): string | undefined {
   if (has(frame, '/journal/next-step')) return 'settle (next step, SQL)';
   if (has(frame, '/client/node-http-fetch', 'node:internal/webstreams', 'internal/deps/undici'))
     return "HTTP: oncely's Fetch adapter (Response, Headers, web streams)";
-  if (has(frame, 'node:_http', 'node:internal/http')) return 'HTTP: node:http request and response';
+  if (has(frame, 'node:_http', 'node:internal/http', '/journal/wire-send', '/journal/wire-attempt'))
+    return 'HTTP: node:http request and response';
+  if (has(frame, '/journal/deadline-sweep')) return 'abort signals, timers';
   if (has(frame, 'abort_controller', 'node:timers', 'internal/timers') || name === 'DOMException')
     return 'abort signals, timers';
   if (has(frame, '/client/', '/policy/', '/time/', '/journal/send-attempt'))

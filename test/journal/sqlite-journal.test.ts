@@ -89,6 +89,26 @@ describe('SQLite journal store', () => {
   });
 });
 
+describe('SQLite journal store, wake across processes', () => {
+  it("a watching worker's store hears an intent another connection recorded (data_version)", {
+    timeout: 30_000,
+  }, async () => {
+    const file = join(dir, `journal-${++n}.db`);
+    // Two stores opened by factory share no in-process channel: as two processes would.
+    const worker = createSqliteJournalStore({ database: () => openSqliteDatabase(file) });
+    const app = createSqliteJournalStore({ database: () => openSqliteDatabase(file) });
+    await worker.ready();
+    let woken!: () => void;
+    const wake = new Promise<void>((resolve) => (woken = resolve));
+    const stop = await worker.watch(() => woken());
+    await createJournal({ store: app }).record({ key: 'k1', target: 'https://example.test/h' });
+    await wake; // without the data_version poll, nothing would wake it: the test times out
+    stop();
+    await app.close();
+    await worker.close();
+  });
+});
+
 describe('SQLite journal store, endpoints', () => {
   it('a journal made before endpoints gains the column and the table on ready()', async () => {
     const file = join(dir, `journal-${++n}.db`);

@@ -36,20 +36,32 @@ export async function captureResponse(
   return { bytes, captured: boundedResponse(response.headers, bytes) };
 }
 
-/** The bounded copy of a response's headers and body. */
-export function boundedResponse(headers: Headers, bytes: Uint8Array): AttemptResponse {
+/**
+ * The bounded copy of a response's headers (a `Headers`, or name-value pairs with lower-case
+ * names) and body.
+ */
+export function boundedResponse(
+  headers: Iterable<readonly [string, string]>,
+  bytes: Uint8Array,
+): AttemptResponse {
   const kept: Record<string, string> = {};
   let truncated = bytes.byteLength > ATTEMPT_BODY_BYTES;
   let count = 0;
-  headers.forEach((value, name) => {
-    if (count >= ATTEMPT_HEADER_COUNT) {
+  for (const [name, value] of headers) {
+    if (count >= ATTEMPT_HEADER_COUNT && !(name in kept)) {
       truncated = true;
-      return;
+      continue;
     }
     const whole = name in kept ? `${kept[name]}, ${value}` : value;
     if (!(name in kept)) count += 1;
     if (whole.length > ATTEMPT_HEADER_VALUE_CHARS) truncated = true;
     kept[name] = whole.slice(0, ATTEMPT_HEADER_VALUE_CHARS);
-  });
+  }
   return { headers: kept, body: bytes.slice(0, ATTEMPT_BODY_BYTES), truncated };
+}
+
+/** Node's `rawHeaders` (names and values alternating) as pairs with lower-case names. */
+export function* rawHeaderPairs(rawHeaders: readonly string[]): Generator<[string, string]> {
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2)
+    yield [rawHeaders[i]!.toLowerCase(), rawHeaders[i + 1]!];
 }

@@ -112,6 +112,11 @@ export interface ClaimedIntent {
   readonly token: string;
   /** Its last attempt was started and never settled: the worker that sent it is gone. */
   readonly interrupted: boolean;
+  /**
+   * Set by `claimStarting`: attempt `intent.attemptCount + 1` was started with the claim (by the
+   * claiming owner, at the claim's instant), so the worker sends it without `startAttempts`.
+   */
+  readonly started?: boolean;
 }
 
 /** What a worker writes after an attempt (or instead of one): the attempt's end and what comes next. */

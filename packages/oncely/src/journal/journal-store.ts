@@ -108,6 +108,25 @@ export interface JournalStore<Tx = unknown> {
     onlyKey?: string,
   ): Promise<ClaimedIntent[]>;
 
+  /**
+   * `claim`, and each claimed intent's next attempt started in the same write (marked `started`;
+   * an interrupted one is not), where the store can do both at once (PostgreSQL). Absent
+   * elsewhere: the worker claims, then starts.
+   */
+  claimStarting?(
+    owner: string,
+    nowMs: number,
+    leaseMs: number,
+    limit: number,
+    onlyKey?: string,
+  ): Promise<ClaimedIntent[]>;
+
+  /**
+   * Takes back attempts `claimStarting` started that were never sent (the attempt row goes, the
+   * count comes back down), while the lease holds. True for each taken back.
+   */
+  unstartAttempts?(starts: readonly AttemptStart[]): Promise<boolean[]>;
+
   /** Appends each attempt and counts it, while the lease (key, token) holds. False where it does not. */
   startAttempts(starts: readonly AttemptStart[]): Promise<boolean[]>;
 
@@ -135,8 +154,10 @@ export interface JournalStore<Tx = unknown> {
   /**
    * Calls `onDue` soon after an intent may have become due: recorded or reopened, in this process
    * or (PostgreSQL, through LISTEN/NOTIFY) another, once its transaction committed. Best effort:
-   * a worker still polls as the fallback. On SQLite, an intent recorded inside the caller's own
-   * transaction (`recordWithin`) is found at the next poll. Resolves once listening (or once
+   * a worker still polls as the fallback. On SQLite, another connection's commit (another
+   * process) is heard through `PRAGMA data_version`, read every millisecond while watched; an
+   * intent recorded inside the caller's own transaction on the store's own connection
+   * (`recordWithin`) is found at the next poll. Resolves once listening (or once
    * listening failed: the poll covers it) with the function that stops the calls.
    */
   watch(onDue: () => void): Promise<() => void>;

@@ -1,7 +1,13 @@
 import type { Outcome } from '../contract/status-class.js';
 import type { Clock } from '../time/clock.js';
 import type { Random } from '../time/random.js';
-import type { ClaimedIntent, IntentRecord, IntentState, Settlement } from './intent.js';
+import type {
+  AttemptStart,
+  ClaimedIntent,
+  IntentRecord,
+  IntentState,
+  Settlement,
+} from './intent.js';
 import type { JournalStore } from './journal-store.js';
 import { INTERRUPTED, settleAttempt, stopBeforeAttempt } from './next-step.js';
 import type { OutboxWorkerOptions } from './outbox-worker.js';
@@ -17,6 +23,7 @@ import {
 import { recordDisabledNotices } from './endpoint-notice.js';
 import { endAttemptSpan, startAttemptSpan } from './attempt-tracing.js';
 import type { AttemptResult } from './next-step.js';
+import type { WireSend } from './wire-send.js';
 
 /** One intent settled by this worker: after an attempt, or without one (deadline, budget). */
 export interface SettledEvent {
@@ -55,6 +62,8 @@ export interface OutboxPassSetup {
   readonly random: Random;
   readonly fetch: typeof globalThis.fetch;
   readonly client: ReturnType<typeof clientFor>;
+  /** The worker's own sender, when no fetch was given (wire-send.ts). */
+  readonly wire: WireSend | undefined;
   readonly leaseMs: number;
   readonly batchSize: number;
   readonly options: Pick<
@@ -72,7 +81,9 @@ interface ToSend {
 /** Claims one batch of due intents, sends them, writes down every attempt and what follows. */
 export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult> {
   const { store, owner, clock, random, options } = setup;
-  const claimed = await store.claim(
+  // Where the store can, each claimed intent's attempt starts with its claim (one write a batch).
+  const claimed = await (store.claimStarting ?? store.claim).call(
+    store,
     owner,
     clock.now(),
     setup.leaseMs,
@@ -83,21 +94,18 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
   const intents = new Map(claimed.map(({ intent }) => [intent.key, intent]));
   const settleSome = (some: Settlement[], durations?: Map<string, number>) =>
     writeSettlements(setup, some, intents, durations);
-  if (early.length > 0) await settleSome(early);
   // Missing secrets: the lease simply runs out; nothing is sent without the header.
+  const skipped = new Set([...early.map((x) => x.key), ...missingSecrets]);
+  await giveBackStarts(setup, claimed, skipped);
+  if (early.length > 0) await settleSome(early);
   // Endpoints hold some back (paused, throttled, breaker open): pending again, nothing spent.
   const { admitted, held } = await gateEndpoints(store.endpoints, toSend, clock.now());
+  await giveBackStarts(setup, claimed, new Set(held.map((x) => x.key)));
   if (held.length > 0) await settleSome(held);
-  const started = await store.startAttempts(
-    admitted.map(({ claim }) => ({
-      key: claim.intent.key,
-      token: claim.token,
-      attempt: claim.intent.attemptCount + 1,
-      worker: owner,
-      startedAt: clock.now(),
-    })),
-  );
-  const sending = admitted.filter((_, i) => started[i] === true);
+  const toStart = admitted.filter(({ claim }) => claim.started !== true);
+  const started = await store.startAttempts(toStart.map(({ claim }) => startOf(setup, claim)));
+  const startedNow = new Set(toStart.filter((_, i) => started[i] === true).map((x) => x.claim));
+  const sending = admitted.filter(({ claim }) => claim.started === true || startedNow.has(claim));
   // Throttle slots are taken now, just before sending: a slow start cannot bunch the sends.
   const slots = await slotsFor(store.endpoints, sending, clock.now());
   const answers: { endpoint: string; result: AttemptResult; endedAt: number }[] = [];
@@ -126,6 +134,7 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
           signingSecret: options.signingSecret,
           endpoint: target,
           traceparent: traced?.traceparent,
+          wire: setup.wire,
         },
         setup.client,
       );
@@ -149,6 +158,29 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
   const disabled = await observeEndpoints(store.endpoints, answers, clock.now());
   await recordDisabledNotices(store, options.disabledNotice, disabled, clock.now());
   return { claimed: claimed.length, sent: sending.length, missingSecrets };
+}
+
+/** The start of a claimed intent's next attempt, by this worker, now. */
+function startOf(setup: OutboxPassSetup, claim: ClaimedIntent): AttemptStart {
+  return {
+    key: claim.intent.key,
+    token: claim.token,
+    attempt: claim.intent.attemptCount + 1,
+    worker: setup.owner,
+    startedAt: setup.clock.now(),
+  };
+}
+
+/** Takes back the attempts started with the claim (claimStarting) of intents not sent after all. */
+async function giveBackStarts(
+  setup: OutboxPassSetup,
+  claimed: readonly ClaimedIntent[],
+  keys: ReadonlySet<string>,
+): Promise<void> {
+  if (keys.size === 0) return;
+  const unsent = claimed.filter((claim) => claim.started === true && keys.has(claim.intent.key));
+  if (unsent.length > 0)
+    await setup.store.unstartAttempts?.(unsent.map((claim) => startOf(setup, claim)));
 }
 
 /**

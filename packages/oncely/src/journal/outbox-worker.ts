@@ -14,7 +14,8 @@ import {
   type PassResult,
   type SettledEvent,
 } from './outbox-pass.js';
-import { clientFor } from './send-attempt.js';
+import { clientFor, MAX_RECEIPT_BYTES } from './send-attempt.js';
+import { createWireSend } from './wire-send.js';
 import type { DisabledNotice } from './endpoint-notice.js';
 import { createWakeLatch } from './wake-latch.js';
 import { PARKED_AT } from './endpoint.js';
@@ -27,9 +28,11 @@ export interface OutboxWorkerOptions {
   /** Names this worker in leases and attempt rows. @default host:pid:random */
   readonly owner?: string;
   /**
-   * Sends each attempt. The default is node:http with keep-alive (createNodeHttpFetch): it costs
-   * a fraction of globalThis.fetch's CPU time per send, follows no redirect (a 3xx is the
-   * receiver's answer) and asks for no compression. @default createNodeHttpFetch()
+   * Sends each attempt. Without one, the worker sends on node:http with keep-alive agents of its
+   * own and reads the answer off the socket (wire-send.ts), as createNodeHttpFetch would under the
+   * client, without a Response per attempt: a fraction of globalThis.fetch's CPU time per send,
+   * no redirect followed (a 3xx is the receiver's answer), no compression asked for.
+   * @default the worker's own node:http sender
    */
   readonly fetch?: typeof globalThis.fetch;
   /** Schedules attempts, stamps the journal, sleeps until the next one is due. @default systemClock */
@@ -138,6 +141,8 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     random,
     fetch: fetchImpl,
     client: clientFor({ fetch: fetchImpl, clock, timer }),
+    // Without a fetch of the caller's, http(s) sends skip the Fetch layer (wire-send.ts).
+    wire: options.fetch === undefined ? createWireSend(timer, MAX_RECEIPT_BYTES) : undefined,
     leaseMs,
     batchSize,
     options,

@@ -9,6 +9,8 @@ import { captureResponse } from './attempt-response.js';
 import type { Clock } from '../time/clock.js';
 import type { IntentRecord } from './intent.js';
 import type { AttemptResult } from './next-step.js';
+import { sendOnWire, wireRequest } from './wire-attempt.js';
+import type { WireSend } from './wire-send.js';
 
 /** The longest receipt body kept in the journal; a longer one is cut (the status is what counts). */
 export const MAX_RECEIPT_BYTES = 64 * 1024;
@@ -25,6 +27,11 @@ export interface SendContext {
   readonly endpoint?: { readonly url: string; readonly secrets: readonly string[] } | undefined;
   /** The attempt span's W3C `traceparent` (attempt-tracing.ts); none when not traced. */
   readonly traceparent?: string | undefined;
+  /**
+   * The worker's own node:http sender (wire-send.ts), used when no `fetch` was given: the same
+   * request and the same reading of its answer, without a Response made for it.
+   */
+  readonly wire?: WireSend | undefined;
 }
 
 /**
@@ -38,7 +45,6 @@ export async function sendAttempt(
   context: SendContext,
   client: Client = clientFor(context),
 ): Promise<AttemptResult> {
-  const bodyText = new TextDecoder().decode(intent.body);
   const headers: Record<string, string> = {
     ...intent.headers,
     ...context.secretHeaders,
@@ -48,21 +54,34 @@ export async function sendAttempt(
   const nowMs = context.clock.now();
   const secrets = signingSecretsOf(context, nowMs);
   if (secrets.length > 0)
-    Object.assign(headers, signWebhookWith(nodeEd25519, secrets, intent.key, nowMs, bodyText));
+    Object.assign(
+      headers,
+      signWebhookWith(
+        nodeEd25519,
+        secrets,
+        intent.key,
+        nowMs,
+        new TextDecoder().decode(intent.body),
+      ),
+    );
+  const target = context.endpoint?.url ?? intent.target;
+  const onWire = context.wire && wireRequest(intent, target, headers, context.clock);
   const sentAt = context.clock.now();
-  const result = await requestOnce(intent, context, client, headers);
+  const result = onWire
+    ? await sendOnWire(context.wire!, onWire)
+    : await requestOnce(intent, target, client, headers);
   return { ...result, durationMs: context.clock.now() - sentAt };
 }
 
-/** The request itself, its answer (or failure) classified, its response captured. */
+/** The request itself through the client, its answer (or failure) classified, its response captured. */
 async function requestOnce(
   intent: IntentRecord,
-  context: SendContext,
+  target: string,
   client: Client,
   headers: Record<string, string>,
 ): Promise<AttemptResult> {
   try {
-    const { response } = await client.request(context.endpoint?.url ?? intent.target, {
+    const { response } = await client.request(target, {
       method: intent.method,
       headers,
       ...(intent.method === 'GET' || intent.method === 'HEAD'

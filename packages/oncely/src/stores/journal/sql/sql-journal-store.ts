@@ -8,6 +8,7 @@ import { createSqlEndpointStore } from './sql-endpoint-store.js';
 import { withWake, type JournalWake, type UnwatchedJournalStore } from '../journal-wake.js';
 import { orderedWrite, reopenBatch, reopenOne } from './sql-journal-reopen.js';
 import { attemptLogValues } from './attempt-log-columns.js';
+import { claimStartMethods } from './sql-journal-claim-start.js';
 
 /** One statement's result: rows for a SELECT or RETURNING, changes for a write. */
 export interface JournalQueryResult {
@@ -145,8 +146,9 @@ function sqlJournalStore<Tx>(
         counts[String(row['state']) as IntentState] = Number(row['n']);
       return counts;
     },
+    ...claimStartMethods(backend, sql, query, ready, leaseToken),
     async claim(owner, nowMs, leaseMs, limit, onlyKey) {
-      const token = `${owner}#${nowMs}#${(claims += 1)}`;
+      const token = leaseToken(owner, nowMs);
       const params = [owner, token, nowMs + leaseMs, nowMs, limit];
       const { rows } =
         onlyKey === undefined
@@ -187,6 +189,8 @@ function sqlJournalStore<Tx>(
 }
 
 let claims = 0;
+/** A claim's lease token: unique in this process, and names its owner and instant. */
+const leaseToken = (owner: string, nowMs: number): string => `${owner}#${nowMs}#${(claims += 1)}`;
 
 function isSqlHandle(tx: unknown): tx is SqlHandle {
   return (

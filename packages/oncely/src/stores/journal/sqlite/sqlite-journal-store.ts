@@ -11,6 +11,7 @@ import { checkIdentifier } from '../../ledger/ledger-row.js';
 import { StoreClosedError } from '../../store-errors.js';
 import { createSqlJournalStore, type JournalQuery } from '../sql/sql-journal-store.js';
 import type { SqliteDatabase, SqliteTx } from '../../sqlite-driver/sqlite-database.js';
+import { dataVersionOf, withDataVersionWake } from './data-version-wake.js';
 import { inWriteTransaction } from '../../sqlite-driver/write-lock.js';
 import { systemClock, type Clock } from '../../../time/clock.js';
 import { resolve } from 'node:path';
@@ -117,7 +118,12 @@ export function createSqliteJournalStore(
 
   return createSqlJournalStore<SqliteJournalTx>({
     name: 'sqlite',
-    wake: inProcessWake(sharedChannel(database, table)),
+    wake: withDataVersionWake(
+      inProcessWake(sharedChannel(database, table)),
+      // Only a connection already open is read: a watch alone opens nothing.
+      dataVersionOf(() => (closed ? undefined : db)),
+      clock,
+    ),
     intents: table,
     attempts: `${table}_attempts`,
     endpoints: `${table}_endpoints`,
