@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { InvalidOptionError, type EndpointPatch } from 'oncely';
+import { OncelyError, type EndpointPatch } from 'oncely';
 import type { CliIo } from '../cli-io.js';
 import {
   definedOnly,
@@ -19,35 +19,46 @@ interface UpdateFlags extends JournalFlags, SubscriptionFlags, EndpointSettingFl
   url?: string;
 }
 
-/** The flags given, as an endpoint patch: a flag not given leaves its field as it is. */
-function patchFromFlags(flags: UpdateFlags): EndpointPatch {
+/**
+ * The flags given, as an endpoint patch: a flag not given leaves its field as it is. None given
+ * is bad input, told in one line that names the flags `changeFlags` (the command's own).
+ */
+function patchFromFlags(
+  id: string,
+  flags: UpdateFlags,
+  changeFlags: readonly string[],
+): EndpointPatch {
   const patch = definedOnly({
     url: flags.url,
     ...settingsFromFlags(flags, true),
     ...subscriptionFromFlags(flags),
   });
   if (Object.keys(patch).length === 0)
-    throw new InvalidOptionError(
-      'update',
-      '(no flag)',
-      'at least one of --url, --rate, --breaker-*, --auto-disable-after, --event-type, --channel, --every-*',
+    throw new OncelyError(
+      'invalid_option',
+      `endpoint update ${id}: nothing to change; give one or more of ${changeFlags.join(', ')}`,
     );
   return patch as EndpointPatch;
 }
 
 /** `oncely outbox endpoint update|delete|enable`: edits beside add, pause and resume. */
 export function registerEndpointEdit(endpoint: Command, io: CliIo): void {
-  journalOptions(
+  const update = subscriptionOptions(
     endpointSettingOptions(
-      subscriptionOptions(endpoint.command('update'), true)
+      endpoint
+        .command('update')
         .description('edit an endpoint: the flags given change, the rest stays')
         .argument('<name>')
         .option('--url <url>', 'where its intents go from now on (pending ones included)'),
       true,
     ),
-  ).action((id: string, flags: UpdateFlags) =>
+    true,
+  );
+  // Taken before journalOptions adds the flags that say where, not what to change.
+  const changeFlags = update.options.map((option) => option.long ?? option.flags);
+  journalOptions(update).action((id: string, flags: UpdateFlags) =>
     withJournal(flags, async (journal) => {
-      const e = await journal.endpoints.update(id, patchFromFlags(flags));
+      const e = await journal.endpoints.update(id, patchFromFlags(id, flags, changeFlags));
       io.out(`updated: ${formatEndpointLine(e)}\n`);
     }),
   );
