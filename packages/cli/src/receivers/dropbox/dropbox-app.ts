@@ -125,23 +125,9 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
     });
   });
 
-  app.get('/submissions/:key', requireCaller, async (c) => {
-    const key = c.req.param('key');
-    try {
-      validateKey(key);
-    } catch (error) {
-      if (isInvalidKeyError(error)) return problemResponse('invalid_key', error.message);
-      throw error;
-    }
-    const result = await ledger.lookup(c.get('caller'), key);
-    if (result.kind === 'unavailable') {
-      onError(result.cause, c.req.raw);
-      return problemResponse('ledger_unavailable', 'the idempotency ledger cannot be reached', {
-        retryAfterMs: 1000,
-      });
-    }
-    return lookupResponse(key, result);
-  });
+  app.get('/submissions/:key', requireCaller, (c) =>
+    statusLookup(ledger, onError, c.get('caller'), c.req.param('key'), c.req.raw),
+  );
 
   app.get('/store', requireCaller, async (c) => {
     const caller = c.get('caller');
@@ -173,6 +159,30 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
   });
 
   return app as unknown as Hono;
+}
+
+/** `GET /submissions/:key`: the caller's key looked up in the ledger (a malformed key is 400). */
+async function statusLookup<Tx>(
+  ledger: DropboxAppDeps<Tx>['ledger'],
+  onError: (error: unknown, request: Request) => void,
+  caller: string,
+  key: string,
+  request: Request,
+): Promise<Response> {
+  try {
+    validateKey(key);
+  } catch (error) {
+    if (isInvalidKeyError(error)) return problemResponse('invalid_key', error.message);
+    throw error;
+  }
+  const result = await ledger.lookup(caller, key);
+  if (result.kind === 'unavailable') {
+    onError(result.cause, request);
+    return problemResponse('ledger_unavailable', 'the idempotency ledger cannot be reached', {
+      retryAfterMs: 1000,
+    });
+  }
+  return lookupResponse(key, result);
 }
 
 /** The status lookup as HTTP: the ledger's answer, with instants as RFC 3339 text. */
