@@ -16,6 +16,7 @@ import {
   type HeaderPairs,
 } from './receipt-response.js';
 import type { AdmittedRequest } from './request-validation.js';
+import type { SqlHandle } from '../ledger/sql-handle.js';
 import { sqlHandleOf } from './sql-handle-of.js';
 import { ClaimedSql, DeferredOnlySql, noTransaction, type GuardSql } from './guard-sql.js';
 
@@ -164,31 +165,7 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
         return receipt;
       };
       const request = { scope, key, fingerprint };
-      const result =
-        o.writes === 'deferred'
-          ? await o.ledger.executeDeferred(request, async (claim) => {
-              const sql = new DeferredOnlySql(o.ledger.store.name);
-              const receipt = await respond(new DeferredContext(admitted, sql, key, claim));
-              return { receipt, writes: sql.close() };
-            })
-          : await o.ledger.execute(request, async (tx, claim, step) => {
-              const handle = sqlOf(tx);
-              const sql = new ClaimedSql(handle);
-              // Named fields, one fixed shape (a spread of `admitted` made a new one each time).
-              const receipt = await respond({
-                scope: admitted.scope,
-                body: admitted.body,
-                value: admitted.value,
-                tx,
-                sql,
-                key,
-                claim,
-                step: sql.stepsBefore(step),
-              });
-              const writes = sql.close();
-              if (writes.length > 0) await runDeferredWrites(handle, writes);
-              return receipt;
-            });
+      const result = await executeInLedger(o, sqlOf, request, admitted, respond);
       return answerOf(o, problem, result, handlerHeaders, incoming);
     } catch (error) {
       if (!incoming.aborted) o.onError(error, incoming.request());
@@ -200,6 +177,44 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
   }
 
   return guard;
+}
+
+/**
+ * Steps 5 and 6: the handler run by the ledger under the claim, its SQL in the claim's transaction;
+ * with `writes: 'deferred'`, its writes kept and run in the commit's.
+ */
+function executeInLedger<Tx, V>(
+  o: ResolvedIdempotencyOptions<Tx, V>,
+  sqlOf: (tx: Tx) => SqlHandle,
+  request: Parameters<ResolvedIdempotencyOptions<Tx, V>['ledger']['execute']>[0],
+  admitted: AdmittedRequest<V>,
+  respond: (context: IdempotencyContext<Tx, V>) => Promise<Receipt>,
+): Promise<ExecuteResult> {
+  const { key } = request;
+  return o.writes === 'deferred'
+    ? o.ledger.executeDeferred(request, async (claim) => {
+        const sql = new DeferredOnlySql(o.ledger.store.name);
+        const receipt = await respond(new DeferredContext(admitted, sql, key, claim));
+        return { receipt, writes: sql.close() };
+      })
+    : o.ledger.execute(request, async (tx, claim, step) => {
+        const handle = sqlOf(tx);
+        const sql = new ClaimedSql(handle);
+        // Named fields, one fixed shape (a spread of `admitted` made a new one each time).
+        const receipt = await respond({
+          scope: admitted.scope,
+          body: admitted.body,
+          value: admitted.value,
+          tx,
+          sql,
+          key,
+          claim,
+          step: sql.stepsBefore(step),
+        });
+        const writes = sql.close();
+        if (writes.length > 0) await runDeferredWrites(handle, writes);
+        return receipt;
+      });
 }
 
 /**
