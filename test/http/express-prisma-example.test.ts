@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { freePort } from '../support/free-port.js';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -17,18 +17,6 @@ import { describePostgres, uniqueSchemaName } from '../stores/postgres-env.js';
 
 const README = 'examples/express-prisma/README.md';
 const blocks = parseBlocks(REPO_ROOT, README).filter((b) => b.marker.kind === 'run');
-
-/** A port nobody listens on now (the app takes a number). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** The README's block in a fresh copy of the app; resolves with its folder once it exited 0. */
 async function runReadme(name: string, env: NodeJS.ProcessEnv): Promise<string> {

@@ -8,6 +8,7 @@ import { after, describe, it } from 'node:test';
 import {
   Body,
   Controller,
+  Get,
   Header,
   Module,
   NotFoundException,
@@ -90,8 +91,18 @@ function shopModule(oncely: DynamicModule, held: { gate?: ReturnType<typeof gate
   );
   decorateMethod(ShopController, 'open', [Post('open')], [[Body()]]);
   decorateMethod(ShopController, 'echo', [Post('echo'), Idempotent()], [[Body()]]);
+  /** Marked whole: its GET, a method the guard does not take, runs as it is. */
+  class CatalogController {
+    list() {
+      return { items: ['tea'] };
+    }
+  }
+  decorateClass(CatalogController, [Controller('catalog'), Idempotent()]);
+  decorateMethod(CatalogController, 'list', [Get()]);
   class ShopModule {}
-  decorateClass(ShopModule, [Module({ imports: [oncely], controllers: [ShopController] })]);
+  decorateClass(ShopModule, [
+    Module({ imports: [oncely], controllers: [ShopController, CatalogController] }),
+  ]);
   return ShopModule;
 }
 
@@ -153,6 +164,16 @@ for (const [platform, adapter] of platforms) {
       assert.equal(reused.status, 422);
       assert.equal(reused.headers.get('cache-control'), 'no-store', 'and on a refusal');
       assert.deepEqual(await orders(), ['tea'], 'committed once, with its receipt');
+    });
+
+    it('a GET on a controller marked whole runs without a key, and the ledger is not asked', async () => {
+      const { url } = await started;
+      const asked = decisions.length;
+      const listed = await fetch(`${url}/catalog`);
+      assert.equal(listed.status, 200);
+      assert.deepEqual(await listed.json(), { items: ['tea'] });
+      assert.equal(listed.headers.get('idempotent-replayed'), null);
+      assert.equal(decisions.length, asked);
     });
 
     it('a thrown HttpException is answered by Nest as it is, and rolled back rather than stored', async () => {

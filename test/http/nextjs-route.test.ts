@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
+import { freePort } from '../support/free-port.js';
 import { repoPath } from '../support/repo-path.js';
 
 const NEXT = repoPath('node_modules', 'next', 'dist', 'bin', 'next');
@@ -38,18 +38,6 @@ function runNext(
     ),
   );
   return { child, done, ready: Promise.race([readyPromise, done.then(() => {})]) };
-}
-
-/** A port nobody listens on now (`next start` takes a number, not 0). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 describe('examples/nextjs: a Next.js route handler behind oncely/fetch', () => {

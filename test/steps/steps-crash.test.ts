@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +15,7 @@ import {
   type KillPoint,
 } from '../fixtures/steps-checkout.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
+import { spawnUntilReady } from '../support/ready-child.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /**
@@ -56,22 +55,10 @@ class PaymentMock {
 
 async function runAndKill(target: FixtureTarget, point: KillPoint, key: string, url: string) {
   const args = [CHILD, JSON.stringify(target), point, String(START_AT), key, url];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-    child.on('exit', (_code, signal) => resolve(signal)),
-  );
-  let ready: string | undefined;
-  for await (const line of createInterface({ input: child.stdout })) {
-    if (line.startsWith('ready')) {
-      ready = line;
-      break;
-    }
-  }
-  child.kill('SIGKILL');
-  assert.equal(ready, `ready ${point}`, stderr);
-  assert.equal(await exited, 'SIGKILL');
+  const child = await spawnUntilReady(args);
+  const died = child.kill();
+  assert.equal(child.ready, `ready ${point}`, child.stderr());
+  assert.equal(await died, 'SIGKILL');
 }
 
 /** The steps the retry must run, after a kill at each point. */

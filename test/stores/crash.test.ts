@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +11,7 @@ import {
   uniqueSchemaName,
   type PostgresTests,
 } from './postgres-env.js';
+import { spawnUntilReady } from '../support/ready-child.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /**
@@ -36,31 +35,22 @@ async function runAndKill(
   key: string,
   beforeKill: (ready: string) => Promise<void> = async () => {},
 ): Promise<string> {
-  const child = spawn(
-    process.execPath,
-    [CHILD, JSON.stringify(target), killPoint, String(START_AT), key],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-    child.on('exit', (_code, signal) => resolve(signal)),
-  );
-  const lines = createInterface({ input: child.stdout });
-  let ready: string | undefined;
-  for await (const line of lines) {
-    if (line.startsWith('ready')) {
-      ready = line;
-      break;
-    }
-  }
-  if (ready === undefined) assert.fail(`the child never got ready: ${stderr}`);
+  const child = await spawnUntilReady([
+    CHILD,
+    JSON.stringify(target),
+    killPoint,
+    String(START_AT),
+    key,
+  ]);
+  const { ready } = child;
+  if (ready === undefined) assert.fail(`the child never got ready: ${child.stderr()}`);
+  let died: Promise<NodeJS.Signals | null>;
   try {
     await beforeKill(ready);
   } finally {
-    child.kill('SIGKILL');
+    died = child.kill();
   }
-  assert.equal(await exited, 'SIGKILL');
+  assert.equal(await died, 'SIGKILL');
   return ready;
 }
 

@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLedger, DEFAULT_LEDGER_OPTIONS, jsonReceipt } from '#oncely/ledger/index.js';
 import { createOrmLedgerStore } from '#oncely/stores/orm/index.js';
 import { VirtualClock } from '#oncely/time/index.js';
+import { spawnUntilReady } from '../support/ready-child.js';
 import { tempDir } from '../support/temp-dir.js';
 import {
   forEachPostgresOrm,
@@ -26,26 +25,17 @@ const START_AT = 1_700_000_000_000;
 const LEASE_MS = DEFAULT_LEDGER_OPTIONS.leaseMs;
 
 async function runAndKill(orm: Orm, target: OrmTarget, killPoint: string, key: string) {
-  const child = spawn(
-    process.execPath,
-    [CHILD, orm, JSON.stringify(target), killPoint, String(START_AT), key],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-    child.on('exit', (_code, signal) => resolve(signal)),
-  );
-  let ready: string | undefined;
-  for await (const line of createInterface({ input: child.stdout })) {
-    if (line.startsWith('ready')) {
-      ready = line;
-      break;
-    }
-  }
-  child.kill('SIGKILL');
-  assert.equal(await exited, 'SIGKILL');
-  if (ready === undefined) assert.fail(`the child never got ready: ${stderr}`);
+  const child = await spawnUntilReady([
+    CHILD,
+    orm,
+    JSON.stringify(target),
+    killPoint,
+    String(START_AT),
+    key,
+  ]);
+  assert.equal(await child.kill(), 'SIGKILL');
+  const { ready } = child;
+  if (ready === undefined) assert.fail(`the child never got ready: ${child.stderr()}`);
   return ready;
 }
 

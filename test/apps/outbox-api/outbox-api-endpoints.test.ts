@@ -2,21 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { describePostgres } from '../../stores/postgres-env.js';
 import { tempDir } from '../../support/temp-dir.js';
-import { BOB, assertProblem, openApi, type ApiFixture } from './outbox-api-fixture.js';
+import { BOB, assertProblem, openApi, type ApiFixture, withApiOf } from './outbox-api-fixture.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const dir = tempDir('oncely-outbox-api-endpoints-');
 
 function suite(name: string, open: () => Promise<ApiFixture>, options: { skip?: string } = {}) {
   describe(`outbox API endpoints: ${name}`, options, () => {
-    const withApi = (fn: (api: ApiFixture) => Promise<void>) => async () => {
-      const api = await open();
-      try {
-        await fn(api);
-      } finally {
-        await api.close();
-      }
-    };
+    const withApi = withApiOf(open);
     /** Every endpoint as the API lists it: what "nothing changed" compares. */
     const listing = async (api: ApiFixture) => (await api.ask('/v1/endpoints')).text();
 

@@ -135,6 +135,18 @@ export async function openApi(kind: 'sqlite' | 'postgres', dirOrUrl: string): Pr
 }
 
 /** A problem+json answer with this status and code. */
+/** A test body run against a fresh API from `open`, closed after it whatever happens. */
+export function withApiOf(open: () => Promise<ApiFixture>) {
+  return (fn: (api: ApiFixture) => Promise<void>) => async () => {
+    const api = await open();
+    try {
+      await fn(api);
+    } finally {
+      await api.close();
+    }
+  };
+}
+
 export async function assertProblem(response: Response, status: number, code: string) {
   const text = await response.text();
   assert.equal(response.status, status, text);

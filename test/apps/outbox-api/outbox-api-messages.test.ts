@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { describePostgres } from '../../stores/postgres-env.js';
 import { tempDir } from '../../support/temp-dir.js';
-import { assertProblem, openApi, startReceiver, type ApiFixture } from './outbox-api-fixture.js';
+import {
+  assertProblem,
+  openApi,
+  startReceiver,
+  type ApiFixture,
+  withApiOf,
+} from './outbox-api-fixture.js';
 
 const dir = tempDir('oncely-outbox-api-messages-');
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -22,14 +28,7 @@ interface MessageJson {
 
 function suite(name: string, open: () => Promise<ApiFixture>, options: { skip?: string } = {}) {
   describe(`outbox API messages: ${name}`, options, () => {
-    const withApi = (fn: (api: ApiFixture) => Promise<void>) => async () => {
-      const api = await open();
-      try {
-        await fn(api);
-      } finally {
-        await api.close();
-      }
-    };
+    const withApi = withApiOf(open);
     const message = async (api: ApiFixture, key: string) =>
       ((await (await api.ask(`/v1/messages/${key}`)).json()) as { message: MessageJson }).message;
 

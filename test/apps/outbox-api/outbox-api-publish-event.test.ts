@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { describePostgres } from '../../stores/postgres-env.js';
 import { tempDir } from '../../support/temp-dir.js';
-import { assertProblem, openApi, startReceiver, type ApiFixture } from './outbox-api-fixture.js';
+import {
+  assertProblem,
+  openApi,
+  startReceiver,
+  type ApiFixture,
+  withApiOf,
+} from './outbox-api-fixture.js';
 
 const dir = tempDir('oncely-outbox-api-event-');
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -28,14 +34,7 @@ async function subscribe(api: ApiFixture): Promise<void> {
 
 function suite(name: string, open: () => Promise<ApiFixture>, options: { skip?: string } = {}) {
   describe(`outbox API, publish by event type: ${name}`, options, () => {
-    const withApi = (fn: (api: ApiFixture) => Promise<void>) => async () => {
-      const api = await open();
-      try {
-        await fn(api);
-      } finally {
-        await api.close();
-      }
-    };
+    const withApi = withApiOf(open);
 
     it(
       'fans out to the subscribed endpoints, once, under its Idempotency-Key and its id',

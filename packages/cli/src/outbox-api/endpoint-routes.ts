@@ -10,6 +10,7 @@ import {
   checkRotation,
 } from './api-checks.js';
 import { endpointJson } from './endpoint-json.js';
+import { isEndpointId } from './endpoint-id.js';
 
 /**
  * `/v1/endpoints`: create, list, read, edit, delete, pause, resume, disable, enable, rotate the
@@ -23,8 +24,7 @@ export function endpointRoutes({ journal, write }: ApiDeps, clock: Clock): Hono<
   const onEndpoint =
     (fn: (c: Context<ApiEnv>, id: string) => Promise<Response>) => async (c: Context<ApiEnv>) => {
       const id = c.req.param('id') ?? '';
-      if (!/^[A-Za-z0-9._-]{1,64}$/.test(id) || !(await journal.endpoints.get(id)))
-        return endpointNotFound(id);
+      if (!isEndpointId(id) || !(await journal.endpoints.get(id))) return endpointNotFound(id);
       return fn(c, id).catch(journalProblem);
     };
 

@@ -9,9 +9,14 @@ import {
   type Journal,
 } from 'oncely';
 import { problemResponse } from 'oncely/http';
-import { attemptJson, intentDetail, intentSummary } from '../outbox-ui/intent-json.js';
+import {
+  attemptJson,
+  intentDetail,
+  intentSummary,
+  replayResultJson,
+} from '../outbox-ui/intent-json.js';
 import { listFilter } from '../outbox-ui/outbox-api.js';
-import { parseReplayRequest, type ReplayRequest } from '../outbox-ui/replay-request.js';
+import { checkReplayFields, type ReplayRequest } from '../outbox-ui/replay-request.js';
 import { checked, noStore, type ApiDeps, type ApiEnv } from './api-env.js';
 import { jsonBody } from './api-body.js';
 import { API_PROBLEMS, journalProblem, messageNotFound } from './api-problems.js';
@@ -106,16 +111,7 @@ export function messageRoutes({ journal, write }: ApiDeps): Hono<ApiEnv> {
           options.dryRun ? (await journal.get(k))! : journal.retry(k, options),
         );
       const result = await journal.replay(filter, options);
-      return c.json(
-        {
-          dryRun: options.dryRun,
-          selected: result.selected.map(intentSummary),
-          reopened: result.reopened,
-          skipped: result.skipped,
-        },
-        200,
-        noStore,
-      );
+      return c.json(replayResultJson(result, options.dryRun), 200, noStore);
     } catch (error) {
       return journalProblem(error);
     }
@@ -139,7 +135,7 @@ async function oneMessage(
 
 /** The outbox view's replay request; its refusals as the API's 422. */
 function replayRequest(fields: Readonly<Record<string, unknown>>): ReplayRequest {
-  const parsed = parseReplayRequest(JSON.stringify(fields));
+  const parsed = checkReplayFields(fields);
   if (typeof parsed === 'string') throw new OncelyError('invalid_request', parsed);
   return parsed;
 }

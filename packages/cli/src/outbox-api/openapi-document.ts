@@ -1,3 +1,4 @@
+import { endpointIdSchema } from './endpoint-id.js';
 import { OPENAPI_SCHEMAS } from './openapi-schemas.js';
 
 /**
@@ -235,7 +236,7 @@ export const OPENAPI_DOCUMENT = {
         name: 'id',
         in: 'path',
         required: true,
-        schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
+        schema: endpointIdSchema,
       },
       MessageKey: { name: 'key', in: 'path', required: true, schema: { type: 'string' } },
     },

@@ -1,7 +1,8 @@
+import { endpointIdSchema as endpointId } from './endpoint-id.js';
+
 /** JSON Schemas (2020-12, as OpenAPI 3.1 takes them) of the outbox API's bodies. */
 const iso = { type: 'string', format: 'date-time' } as const;
 const nullableIso = { type: ['string', 'null'], format: 'date-time' } as const;
-const endpointId = { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' } as const;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 const breaker = {

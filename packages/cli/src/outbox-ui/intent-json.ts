@@ -1,4 +1,4 @@
-import { PARKED_AT, type AttemptEntry, type IntentRecord } from 'oncely';
+import { PARKED_AT, type AttemptEntry, type IntentRecord, type ReplayResult } from 'oncely';
 import { responseJson } from './attempt-json.js';
 
 const iso = (ms: number | null | undefined): string | null =>
@@ -68,5 +68,15 @@ export function intentDetail(intent: IntentRecord, attempts: readonly AttemptEnt
     payloadBytes: intent.body.byteLength,
     receipt: preview(intent.outcome?.body ?? null),
     attemptList: attempts.map(attemptJson),
+  };
+}
+
+/** A replay's answer, the same from the outbox view and the outbox API. */
+export function replayResultJson(result: ReplayResult, dryRun: boolean) {
+  return {
+    dryRun,
+    selected: result.selected.map(intentSummary),
+    reopened: result.reopened,
+    skipped: result.skipped,
   };
 }

@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { InvalidOptionError, type IntentFilter, type IntentState, type Journal } from 'oncely';
 import { defineProblem, problemResponse } from 'oncely/http';
-import { intentDetail, intentSummary } from './intent-json.js';
+import { intentDetail, intentSummary, replayResultJson } from './intent-json.js';
 import { parseInstant, parseReplayRequest } from './replay-request.js';
 
 export const OUTBOX_PROBLEMS = {
@@ -68,20 +68,11 @@ async function replay(c: Context, journal: Journal<unknown>): Promise<Response> 
           `intent ${key} is ${intent.state}: only a refused, given-up, unknown or cancelled intent can be replayed`,
         );
       const reopened = options.dryRun ? [] : [(await journal.retry(key, options)).key];
-      return c.json({
-        dryRun: options.dryRun,
-        selected: [intentSummary(intent)],
-        reopened,
-        skipped: [],
-      });
+      return c.json(
+        replayResultJson({ selected: [intent], reopened, skipped: [] }, options.dryRun),
+      );
     }
-    const result = await journal.replay(filter, options);
-    return c.json({
-      dryRun: options.dryRun,
-      selected: result.selected.map(intentSummary),
-      reopened: result.reopened,
-      skipped: result.skipped,
-    });
+    return c.json(replayResultJson(await journal.replay(filter, options), options.dryRun));
   } catch (error) {
     if (error instanceof InvalidOptionError)
       return problemResponse(OUTBOX_PROBLEMS.invalidReplay, error.message);

@@ -34,7 +34,13 @@ export function parseReplayRequest(text: string): ReplayRequest | string {
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     return 'the body must be a JSON object';
-  const fields = body as Record<string, unknown>;
+  return checkReplayFields(body as Record<string, unknown>);
+}
+
+/** The fields of a replay request's JSON object, checked: the request, or why it is refused. */
+export function checkReplayFields(
+  fields: Readonly<Record<string, unknown>>,
+): ReplayRequest | string {
   const unknown = Object.keys(fields).filter((name) => !FIELDS.has(name));
   if (unknown.length > 0)
     return `unknown field(s) ${unknown.join(', ')}; allowed: ${[...FIELDS].join(', ')}`;

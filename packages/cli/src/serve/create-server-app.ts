@@ -8,7 +8,7 @@ import {
   type Clock,
   observeLedger,
 } from 'oncely';
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import {
   type ConnectionControl,
@@ -128,20 +128,7 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
 
   app.get('/healthz', () => healthCheck(backend));
 
-  app.get('/ledger/receipts', async (c) => {
-    const caller = scopeOf(c.req.raw);
-    if (caller === undefined) return unauthenticatedResponse();
-    const asked = readRowLimit(new URL(c.req.url));
-    if (asked.kind === 'refused') return asked.response;
-    const { receipts, total } = await listReceipts(backend.db, backend, caller, asked.limit);
-    // The retention sweep's progress is the server's, not the caller's: counts only, no keys.
-    const sweep = ledger.sweepProgress();
-    return c.json(
-      { caller, ...rowPage(total, asked.limit, receipts.length), receipts, sweep },
-      200,
-      { 'cache-control': 'no-store' },
-    );
-  });
+  app.get('/ledger/receipts', (c) => receiptsAnswer(c, backend, ledger, scopeOf));
 
   app.get('/metrics', () => metrics.respond());
 
@@ -200,6 +187,25 @@ export async function createServerApp<Tx>(deps: ServerAppDeps<Tx>): Promise<Serv
 
   const fetch = log.wrap((request, connection) => app.fetch(request, { connection }));
   return { fetch, hono: app as unknown as Hono, ledger, hooks };
+}
+
+/** `GET /ledger/receipts`: the caller's own receipts, a page of them, and the sweep's counts. */
+async function receiptsAnswer<Tx>(
+  c: Context<ServerEnv>,
+  backend: Backend<Tx>,
+  ledger: Ledger<Tx>,
+  scopeOf: ScopeOf,
+): Promise<Response> {
+  const caller = scopeOf(c.req.raw);
+  if (caller === undefined) return unauthenticatedResponse();
+  const asked = readRowLimit(new URL(c.req.url));
+  if (asked.kind === 'refused') return asked.response;
+  const { receipts, total } = await listReceipts(backend.db, backend, caller, asked.limit);
+  // The retention sweep's progress is the server's, not the caller's: counts only, no keys.
+  const sweep = ledger.sweepProgress();
+  return c.json({ caller, ...rowPage(total, asked.limit, receipts.length), receipts, sweep }, 200, {
+    'cache-control': 'no-store',
+  });
 }
 
 // Cache-Control: no-store on every answer under the caller-scoped routes, first answers and

@@ -2,7 +2,6 @@ import { HEADER } from '../contract/headers.js';
 import type { Receipt } from '../contract/receipt.js';
 import type { Claim, ExecuteResult } from '../ledger/ledger-result.js';
 import type { Step } from '../ledger/steps.js';
-import { runDeferredWrites } from '../ledger/deferred-writes.js';
 import { requestWithBody } from './common-responses.js';
 import { LazyFingerprintInput, LazyValidationInput } from './guard-inputs.js';
 import type { ResolvedIdempotencyOptions } from './idempotency-options.js';
@@ -17,7 +16,8 @@ import {
 } from './receipt-response.js';
 import type { AdmittedRequest } from './request-validation.js';
 import { sqlHandleOf } from './sql-handle-of.js';
-import { ClaimedSql, DeferredOnlySql, noTransaction, type GuardSql } from './guard-sql.js';
+import { executeInLedger } from './guard-ledger-run.js';
+import type { GuardSql } from './guard-sql.js';
 
 /**
  * What a guarded handler is given besides the request: the admitted request, its key, and the
@@ -164,31 +164,7 @@ export function createIdempotencyGuard<Tx, V, I extends Incoming>(
         return receipt;
       };
       const request = { scope, key, fingerprint };
-      const result =
-        o.writes === 'deferred'
-          ? await o.ledger.executeDeferred(request, async (claim) => {
-              const sql = new DeferredOnlySql(o.ledger.store.name);
-              const receipt = await respond(new DeferredContext(admitted, sql, key, claim));
-              return { receipt, writes: sql.close() };
-            })
-          : await o.ledger.execute(request, async (tx, claim, step) => {
-              const handle = sqlOf(tx);
-              const sql = new ClaimedSql(handle);
-              // Named fields, one fixed shape (a spread of `admitted` made a new one each time).
-              const receipt = await respond({
-                scope: admitted.scope,
-                body: admitted.body,
-                value: admitted.value,
-                tx,
-                sql,
-                key,
-                claim,
-                step: sql.stepsBefore(step),
-              });
-              const writes = sql.close();
-              if (writes.length > 0) await runDeferredWrites(handle, writes);
-              return receipt;
-            });
+      const result = await executeInLedger(o, sqlOf, request, admitted, respond);
       return answerOf(o, problem, result, handlerHeaders, incoming);
     } catch (error) {
       if (!incoming.aborted) o.onError(error, incoming.request());
@@ -216,36 +192,6 @@ function asAnswer(answer: Response | AnswerBytes): GuardAnswer {
   if (answer instanceof Response) return answer;
   const { status, headers, body } = answer;
   return { kind: 'first', receipt: { status, headers, body }, headers };
-}
-
-/**
- * A deferred route's context: no transaction is open while its handler runs, so reading `tx`
- * throws, saying why. A class: its getter lives on the prototype, so a handler that spreads its
- * context does not trip over it, and the object keeps one shape.
- */
-class DeferredContext<Tx, V> implements IdempotencyContext<Tx, V> {
-  readonly scope: string;
-  readonly body: Uint8Array;
-  readonly value: V;
-
-  constructor(
-    admitted: AdmittedRequest<V>,
-    readonly sql: GuardSql,
-    readonly key: string,
-    readonly claim: Claim,
-  ) {
-    this.scope = admitted.scope;
-    this.body = admitted.body;
-    this.value = admitted.value;
-  }
-
-  get tx(): Tx {
-    throw noTransaction();
-  }
-
-  step(): Promise<never> {
-    return Promise.reject(noTransaction());
-  }
 }
 
 /** Step 5's answers: the receipt to send, or the problem the ledger's result calls for. */

@@ -22,14 +22,9 @@ export async function gateEndpoints<T extends { readonly claim: ClaimedIntent }>
 ): Promise<{ admitted: Admitted<T>[]; held: Settlement[] }> {
   const admitted: Admitted<T>[] = [];
   const held: Settlement[] = [];
-  const groups = new Map<string, T[]>();
-  for (const item of items) {
-    const id = item.claim.intent.endpoint;
-    if (id === null || id === undefined) admitted.push({ ...item, endpoint: undefined });
-    else if (groups.has(id)) groups.get(id)!.push(item);
-    else groups.set(id, [item]);
-  }
-  for (const [id, group] of groups) {
+  const idOf = (item: T) => item.claim.intent.endpoint;
+  for (const item of items) if (idOf(item) == null) admitted.push({ ...item, endpoint: undefined });
+  for (const [id, group] of byEndpoint(items, idOf)) {
     const gated = await store?.update(id, (current) => {
       const [next, admission] = admit(current, nowMs, group.length);
       return [next, { admission, endpoint: next ?? current }] as const;
@@ -44,6 +39,22 @@ export async function gateEndpoints<T extends { readonly claim: ClaimedIntent }>
   return { admitted, held };
 }
 
+/** The items by their endpoint's id, each group in the items' order; those without one left out. */
+function byEndpoint<T>(
+  items: readonly T[],
+  idOf: (item: T) => string | null | undefined,
+): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const id = idOf(item);
+    if (id === null || id === undefined) continue;
+    const group = groups.get(id);
+    if (group) group.push(item);
+    else groups.set(id, [item]);
+  }
+  return groups;
+}
+
 /**
  * The instant each started intent may be sent: throttle slots taken on its endpoint's row (one
  * locked update per endpoint), now for an intent without one.
@@ -54,12 +65,10 @@ export async function slotsFor(
   nowMs: number,
 ): Promise<number[]> {
   const sendAt = items.map(() => nowMs);
-  const groups = new Map<string, number[]>();
-  items.forEach(({ endpoint }, i) => {
-    if (!endpoint) return;
-    if (groups.has(endpoint.id)) groups.get(endpoint.id)!.push(i);
-    else groups.set(endpoint.id, [i]);
-  });
+  const groups = byEndpoint(
+    items.map((_, i) => i),
+    (i) => items[i]!.endpoint?.id,
+  );
   for (const [id, indexes] of groups) {
     const slots = await store?.update(id, (current) =>
       reserveSlots(current, nowMs, indexes.length),

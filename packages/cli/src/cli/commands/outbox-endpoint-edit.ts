@@ -1,7 +1,12 @@
 import type { Command } from 'commander';
-import { InvalidOptionError, type EndpointPatch } from 'oncely';
+import { OncelyError, type EndpointPatch } from 'oncely';
 import type { CliIo } from '../cli-io.js';
-import { parseDurationMs, parsePositiveInt } from './deliver-options.js';
+import {
+  definedOnly,
+  endpointSettingOptions,
+  settingsFromFlags,
+  type EndpointSettingFlags,
+} from './endpoint-flags.js';
 import { journalOptions, type JournalFlags, withJournal } from './journal-options.js';
 import {
   subscriptionFromFlags,
@@ -10,71 +15,50 @@ import {
 } from './outbox-publish.js';
 import { formatEndpointLine } from './outbox-endpoint.js';
 
-interface UpdateFlags extends JournalFlags, SubscriptionFlags {
+interface UpdateFlags extends JournalFlags, SubscriptionFlags, EndpointSettingFlags {
   url?: string;
-  rate?: string;
-  breakerRatio?: string;
-  breakerMin?: string;
-  breakerWindow?: string;
-  breakerCoolDown?: string;
-  autoDisableAfter?: string;
 }
 
-function positiveNumber(option: string, text: string): number {
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || n <= 0)
-    throw new InvalidOptionError(option, text, 'a number > 0');
-  return n;
-}
-
-/** The flags given, as an endpoint patch: a flag not given leaves its field as it is. */
-function patchFromFlags(flags: UpdateFlags): EndpointPatch {
-  const given = <T>(text: string | undefined, parse: (text: string) => T) =>
-    text === undefined ? undefined : parse(text);
-  const breaker = Object.fromEntries(
-    Object.entries({
-      failureRatio: given(flags.breakerRatio, (t) => positiveNumber('--breaker-ratio', t)),
-      minRequests: given(flags.breakerMin, (t) => parsePositiveInt('--breaker-min', t)),
-      windowMs: given(flags.breakerWindow, (t) => parseDurationMs('--breaker-window', t)),
-      coolDownMs: given(flags.breakerCoolDown, (t) => parseDurationMs('--breaker-cool-down', t)),
-    }).filter(([, value]) => value !== undefined),
-  );
-  const patch: Record<string, unknown> = {
+/**
+ * The flags given, as an endpoint patch: a flag not given leaves its field as it is. None given
+ * is bad input, told in one line that names the flags `changeFlags` (the command's own).
+ */
+function patchFromFlags(
+  id: string,
+  flags: UpdateFlags,
+  changeFlags: readonly string[],
+): EndpointPatch {
+  const patch = definedOnly({
     url: flags.url,
-    // `none` lifts the limit.
-    ratePerSecond: given(flags.rate, (t) => (t === 'none' ? null : positiveNumber('--rate', t))),
-    autoDisableAfterMs: given(flags.autoDisableAfter, (t) =>
-      parseDurationMs('--auto-disable-after', t),
-    ),
-    breaker: Object.keys(breaker).length > 0 ? breaker : undefined,
+    ...settingsFromFlags(flags, true),
     ...subscriptionFromFlags(flags),
-  };
-  const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
-  if (Object.keys(defined).length === 0)
-    throw new InvalidOptionError(
-      'update',
-      '(no flag)',
-      'at least one of --url, --rate, --breaker-*, --auto-disable-after, --event-type, --channel, --every-*',
+  });
+  if (Object.keys(patch).length === 0)
+    throw new OncelyError(
+      'invalid_option',
+      `endpoint update ${id}: nothing to change; give one or more of ${changeFlags.join(', ')}`,
     );
-  return defined as EndpointPatch;
+  return patch as EndpointPatch;
 }
 
 /** `oncely outbox endpoint update|delete|enable`: edits beside add, pause and resume. */
 export function registerEndpointEdit(endpoint: Command, io: CliIo): void {
-  journalOptions(
-    subscriptionOptions(endpoint.command('update'), true)
-      .description('edit an endpoint: the flags given change, the rest stays')
-      .argument('<name>')
-      .option('--url <url>', 'where its intents go from now on (pending ones included)')
-      .option('--rate <n>', 'messages per second across every worker, or none')
-      .option('--breaker-ratio <r>', 'open the breaker at this failure ratio')
-      .option('--breaker-min <n>', 'requests in a window before the breaker judges')
-      .option('--breaker-window <duration>', "the breaker's window")
-      .option('--breaker-cool-down <duration>', 'open this long before one probe')
-      .option('--auto-disable-after <duration>', 'disable after only failures this long'),
-  ).action((id: string, flags: UpdateFlags) =>
+  const update = subscriptionOptions(
+    endpointSettingOptions(
+      endpoint
+        .command('update')
+        .description('edit an endpoint: the flags given change, the rest stays')
+        .argument('<name>')
+        .option('--url <url>', 'where its intents go from now on (pending ones included)'),
+      true,
+    ),
+    true,
+  );
+  // Taken before journalOptions adds the flags that say where, not what to change.
+  const changeFlags = update.options.map((option) => option.long ?? option.flags);
+  journalOptions(update).action((id: string, flags: UpdateFlags) =>
     withJournal(flags, async (journal) => {
-      const e = await journal.endpoints.update(id, patchFromFlags(flags));
+      const e = await journal.endpoints.update(id, patchFromFlags(id, flags, changeFlags));
       io.out(`updated: ${formatEndpointLine(e)}\n`);
     }),
   );

@@ -14,6 +14,11 @@ import { checkEndpointByDryRun } from '../../shared/scratch-journal.js';
 import { registerEndpointEdit } from './outbox-endpoint-edit.js';
 import { parseDurationMs, parsePositiveInt } from './deliver-options.js';
 import {
+  endpointSettingOptions,
+  settingsFromFlags,
+  type EndpointSettingFlags,
+} from './endpoint-flags.js';
+import {
   subscriptionFromFlags,
   subscriptionOptions,
   type SubscriptionFlags,
@@ -33,15 +38,9 @@ import {
 import { signingKeysFromEnv } from './webhook-key-flags.js';
 import { showOnce } from './shown-once.js';
 
-interface AddFlags extends JournalFlags, RetryFlags, SubscriptionFlags {
+interface AddFlags extends JournalFlags, RetryFlags, SubscriptionFlags, EndpointSettingFlags {
   maxAttempts?: string;
-  rate?: string;
   secretEnv?: string;
-  breakerRatio?: string;
-  breakerMin?: string;
-  breakerWindow?: string;
-  breakerCoolDown?: string;
-  autoDisableAfter?: string;
 }
 
 /** One endpoint on one line: name, state, breaker, rate, URL, why it is not active. */
@@ -67,13 +66,6 @@ export function parseDisabledNotice(text: string | undefined): DisabledNotice | 
     // reported below
   }
   throw new InvalidOptionError('--notify-disabled', text, 'an http(s) URL or endpoint:NAME');
-}
-
-function positiveNumber(option: string, text: string): number {
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n) || n <= 0)
-    throw new InvalidOptionError(option, text, 'a number > 0');
-  return n;
 }
 
 /** `oncely outbox endpoint …`: the receivers intents may name. */
@@ -133,22 +125,16 @@ export function registerOutboxEndpoint(outbox: Command, io: CliIo): void {
 function registerAdd(endpoint: Command, io: CliIo): void {
   journalOptions(
     retryOptions(
-      subscriptionOptions(endpoint.command('add'), false)
-        .description('add an endpoint; intents name it with `outbox add --endpoint NAME`')
-        .argument('<name>', 'letters, digits, . _ -')
-        .argument('<url>', 'where its intents are sent')
-        .option('--rate <n>', 'messages per second, across every worker (default: no limit)')
+      endpointSettingOptions(
+        subscriptionOptions(endpoint.command('add'), false)
+          .description('add an endpoint; intents name it with `outbox add --endpoint NAME`')
+          .argument('<name>', 'letters, digits, . _ -')
+          .argument('<url>', 'where its intents are sent'),
+        false,
+      )
         .option(
           '--secret-env <VAR>',
           'its signing keys (whsec_ or whsk_), space-separated, from this variable (default: a fresh whsec_ secret, printed once)',
-        )
-        .option('--breaker-ratio <r>', 'open the breaker at this failure ratio (default: 0.5)')
-        .option('--breaker-min <n>', 'requests in a window before the breaker judges (default: 10)')
-        .option('--breaker-window <duration>', "the breaker's window (default: 30s)")
-        .option('--breaker-cool-down <duration>', 'open this long before one probe (default: 10s)')
-        .option(
-          '--auto-disable-after <duration>',
-          'disable after only failures this long (default: 5d)',
         )
         .option(
           '-n, --max-attempts <n>',
@@ -176,28 +162,7 @@ function registerAdd(endpoint: Command, io: CliIo): void {
             ? {}
             : { maxAttempts: parsePositiveInt('--max-attempts', flags.maxAttempts) }),
         },
-        ...(flags.rate === undefined
-          ? {}
-          : { ratePerSecond: positiveNumber('--rate', flags.rate) }),
-        breaker: {
-          ...(flags.breakerRatio === undefined
-            ? {}
-            : { failureRatio: positiveNumber('--breaker-ratio', flags.breakerRatio) }),
-          ...(flags.breakerMin === undefined
-            ? {}
-            : { minRequests: parsePositiveInt('--breaker-min', flags.breakerMin) }),
-          ...(flags.breakerWindow === undefined
-            ? {}
-            : { windowMs: parseDurationMs('--breaker-window', flags.breakerWindow) }),
-          ...(flags.breakerCoolDown === undefined
-            ? {}
-            : { coolDownMs: parseDurationMs('--breaker-cool-down', flags.breakerCoolDown) }),
-        },
-        ...(flags.autoDisableAfter === undefined
-          ? {}
-          : {
-              autoDisableAfterMs: parseDurationMs('--auto-disable-after', flags.autoDisableAfter),
-            }),
+        ...settingsFromFlags(flags, false),
       };
       // A fresh secret is shown before the endpoint exists: never one made with a lost secret.
       // Input the journal would refuse is refused first, so no secret is shown for nothing.

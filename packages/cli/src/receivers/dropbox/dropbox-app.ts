@@ -1,5 +1,5 @@
 import { Hono, type MiddlewareHandler } from 'hono';
-import { HEADER, isInvalidKeyError, validateKey, type LookupResult } from 'oncely';
+import { HEADER } from 'oncely';
 import {
   methodNotAllowedResponse,
   unauthenticatedResponse,
@@ -17,6 +17,7 @@ import {
   type DropboxFault,
 } from './dropbox-options.js';
 import { DROPBOX_PROBLEMS } from './dropbox-problems.js';
+import { statusLookup } from './dropbox-lookup.js';
 import { insertSubmission, listSubmissionsPage } from './dropbox-table.js';
 import { submissionFingerprint, submissionValidator, type Submission } from './submission.js';
 
@@ -125,23 +126,9 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
     });
   });
 
-  app.get('/submissions/:key', requireCaller, async (c) => {
-    const key = c.req.param('key');
-    try {
-      validateKey(key);
-    } catch (error) {
-      if (isInvalidKeyError(error)) return problemResponse('invalid_key', error.message);
-      throw error;
-    }
-    const result = await ledger.lookup(c.get('caller'), key);
-    if (result.kind === 'unavailable') {
-      onError(result.cause, c.req.raw);
-      return problemResponse('ledger_unavailable', 'the idempotency ledger cannot be reached', {
-        retryAfterMs: 1000,
-      });
-    }
-    return lookupResponse(key, result);
-  });
+  app.get('/submissions/:key', requireCaller, (c) =>
+    statusLookup(ledger, onError, c.get('caller'), c.req.param('key'), c.req.raw),
+  );
 
   app.get('/store', requireCaller, async (c) => {
     const caller = c.get('caller');
@@ -173,70 +160,6 @@ export function createDropboxApp<Tx>(deps: DropboxAppDeps<Tx>): Hono {
   });
 
   return app as unknown as Hono;
-}
-
-/** The status lookup as HTTP: the ledger's answer, with instants as RFC 3339 text. */
-function lookupResponse(
-  key: string,
-  result: Exclude<LookupResult, { kind: 'unavailable' }>,
-): Response {
-  const iso = (ms: number): string => new Date(ms).toISOString();
-  const headers = { 'cache-control': 'no-store' };
-  switch (result.kind) {
-    case 'found':
-      return Response.json(
-        {
-          key,
-          lookup: 'found',
-          status: result.receipt.status,
-          receipt: receiptBody(result.receipt.body),
-          firstSeenAt: iso(result.firstSeenAt),
-          completedAt: iso(result.completedAt),
-          expiresAt: iso(result.expiresAt),
-        },
-        { headers },
-      );
-    case 'in_flight':
-      return Response.json(
-        {
-          key,
-          lookup: 'in_flight',
-          firstSeenAt: iso(result.firstSeenAt),
-          leaseExpiresAt: iso(result.leaseExpiresAt),
-          leaseExpired: result.leaseExpired,
-        },
-        { headers },
-      );
-    case 'expired':
-      // Seen, and its receipt is gone: resending may repeat it (the notes story's (docs/origins.md) "expired" is not "never seen").
-      return problemResponse(
-        DROPBOX_PROBLEMS.receipt_expired,
-        `the receipt of ${key} expired at ${iso(result.expiredAt)}; resending it may repeat it`,
-        {
-          extensions: {
-            key,
-            lookup: 'expired',
-            firstSeenAt: iso(result.firstSeenAt),
-            expiredAt: iso(result.expiredAt),
-          },
-        },
-      );
-    case 'never_seen':
-      return problemResponse(
-        DROPBOX_PROBLEMS.never_seen,
-        `no submission with key ${JSON.stringify(key)} was seen from this caller`,
-        { extensions: { key, lookup: 'never_seen' } },
-      );
-  }
-}
-
-function receiptBody(body: Uint8Array): unknown {
-  const text = new TextDecoder().decode(body);
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
 
 /** GET routes: the caller, or 401 (POST resolves it in the middleware, once). */

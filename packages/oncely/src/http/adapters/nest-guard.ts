@@ -43,10 +43,10 @@ export interface NestExchange<Req> {
   readonly heldHeaders: OutgoingHttpHeaders | undefined;
 }
 
-export type NestGuard<Tx, Req> = ((
+export type NestGuard<Tx, Req> = (
   exchange: NestExchange<Req>,
   route: NestRoute<Tx>,
-) => Promise<void>) & { readonly methodSet: ReadonlySet<string> };
+) => Promise<void>;
 
 /** The route threw: thrown into the ledger, which rolls the writes back and frees the key. */
 class RouteThrew {}
@@ -157,7 +157,7 @@ export function createNestGuard<Tx, Req>(options: AdapterOptions<Tx, Req>): Nest
       res.destroy(error instanceof Error ? error : undefined);
     }
   };
-  return Object.assign(guard, { methodSet: o.methodSet });
+  return guard;
 }
 
 /**

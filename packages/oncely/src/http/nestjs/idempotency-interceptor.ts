@@ -50,8 +50,7 @@ export class IdempotencyInterceptor<Tx, Req> implements NestInterceptor {
     const guard = this.#guardFor(routeOptions);
     const http = context.switchToHttp();
     const request = http.getRequest<PlatformRequest>();
-    const method = (request.raw ?? (request as IncomingMessage)).method ?? 'GET';
-    if (!guard.methodSet.has(method.toUpperCase())) return next.handle(); // GET on a marked controller
+    // A method the guard does not take (GET on a marked controller) it runs as is.
     const exchange = exchangeOf<Req>(request, http.getResponse<PlatformResponse>());
     const answersItself = this.#routeAnswersItself(context);
     return new Observable((subscriber) => {

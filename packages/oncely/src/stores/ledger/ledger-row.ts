@@ -113,10 +113,7 @@ export function rowToEntry(row: LedgerRow): LedgerEntry {
         ...base,
         state,
         expiredAt: Number(row.expired_at),
-        completedAt:
-          row.completed_at === null || row.completed_at === undefined
-            ? undefined
-            : Number(row.completed_at),
+        completedAt: optionalMillis(row.completed_at),
       };
     default:
       throw new TypeError(
@@ -137,4 +134,9 @@ export function checkIdentifier(option: string, value: unknown): string {
     );
   }
   return value;
+}
+
+/** A nullable BIGINT instant column (a driver may give a string, or leave it out) as a number. */
+export function optionalMillis(value: unknown): number | undefined {
+  return value === null || value === undefined ? undefined : Number(value);
 }

@@ -1,5 +1,6 @@
 import type { EntryVersion, ExpiredEntry } from '../../ledger/ledger-entry.js';
 import { fingerprintFromBytes, fingerprintToBytes } from './fingerprint-bytes.js';
+import { optionalMillis } from './ledger-row.js';
 
 /**
  * Tombstones live in a table of their own, with only what a lookup answers ("expired", with the
@@ -60,9 +61,6 @@ export function rowToTombstone(row: TombstoneRow): ExpiredEntry {
     firstSeenAt: Number(row.first_seen_at),
     expiredAt,
     expiresAt: Number(row.expires_at),
-    completedAt:
-      row.completed_at === null || row.completed_at === undefined
-        ? undefined
-        : Number(row.completed_at),
+    completedAt: optionalMillis(row.completed_at),
   };
 }

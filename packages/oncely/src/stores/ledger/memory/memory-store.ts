@@ -95,17 +95,7 @@ export function createMemoryStore(): MemoryStore {
       return true;
     },
 
-    transaction(fn) {
-      const tx = new MemoryTransaction(data);
-      return fn(tx)
-        .then((result) => {
-          tx.commit();
-          return result;
-        })
-        .finally(() => {
-          tx.active = false;
-        });
-    },
+    transaction: (fn) => inTransaction(data, fn),
 
     async complete(tx, expected, next) {
       const t = asTransaction(tx);
@@ -118,11 +108,7 @@ export function createMemoryStore(): MemoryStore {
     sweep: async (nowMs, tombstoneMs, limit = Infinity) =>
       sweepMemory(ledger, nowMs, tombstoneMs, limit),
 
-    async backlog(nowMs) {
-      let n = 0;
-      for (const entry of ledger.values()) if (entry.expiresAt <= nowMs) n++;
-      return n;
-    },
+    backlog: async (nowMs) => countExpired(ledger, nowMs),
 
     read<T>(name: string, id: string): T | undefined {
       const v = tables.get(name)?.get(id);
@@ -136,14 +122,34 @@ export function createMemoryStore(): MemoryStore {
     async close() {},
   };
 
-  function asTransaction(tx: MemoryTx): MemoryTransaction {
-    const t = tx as MemoryTransaction;
-    if (!(t instanceof MemoryTransaction)) throw new TypeError('not a memory store transaction');
-    if (!t.active) throw new TransactionEndedError('memory');
-    return t;
-  }
-
   return store;
+}
+
+/** Runs `fn` in a new transaction, committed (its checks made) when `fn` resolves. */
+function inTransaction<T>(data: MemoryData, fn: (tx: MemoryTx) => Promise<T>): Promise<T> {
+  const tx = new MemoryTransaction(data);
+  return fn(tx)
+    .then((result) => {
+      tx.commit();
+      return result;
+    })
+    .finally(() => {
+      tx.active = false;
+    });
+}
+
+function asTransaction(tx: MemoryTx): MemoryTransaction {
+  const t = tx as MemoryTransaction;
+  if (!(t instanceof MemoryTransaction)) throw new TypeError('not a memory store transaction');
+  if (!t.active) throw new TransactionEndedError('memory');
+  return t;
+}
+
+/** How many entries have expired by `nowMs`: the sweep's backlog. */
+function countExpired(ledger: ReadonlyMap<string, LedgerEntry>, nowMs: number): number {
+  let n = 0;
+  for (const entry of ledger.values()) if (entry.expiresAt <= nowMs) n++;
+  return n;
 }
 
 /** One string per (scope, key); NUL cannot occur in a valid key, so the pair is unambiguous. */

@@ -72,7 +72,7 @@ export function deferredGroups(
 
   function startAll(): void {
     while (running < inFlight && waiting.length > 0) {
-      const group = nextGroup();
+      const group = takeGroup(waiting, onTheirWay, maxRequests);
       if (group.length === 0) return; // every waiting member's key is on its way
       running++;
       for (const w of group) onTheirWay.add(w.identity);
@@ -82,32 +82,6 @@ export function deferredGroups(
         startAll();
       });
     }
-  }
-
-  /** Takes from `waiting`, in arrival order, the members that may go together now. */
-  function nextGroup(): Waiting[] {
-    const group: Waiting[] = [];
-    const inGroup = new Set<string>();
-    for (let i = 0; i < waiting.length && group.length < maxRequests; ) {
-      const w = waiting[i]!;
-      if (onTheirWay.has(w.identity) || inGroup.has(w.identity)) {
-        w.alone = true;
-        i++;
-        continue;
-      }
-      if (w.alone) {
-        if (group.length > 0) {
-          i++;
-          continue;
-        }
-        waiting.splice(i, 1);
-        return [w];
-      }
-      waiting.splice(i, 1);
-      group.push(w);
-      inGroup.add(w.identity);
-    }
-    return group;
   }
 
   async function run(group: readonly Waiting[]): Promise<void> {
@@ -148,6 +122,39 @@ export function deferredGroups(
         queueStart();
       }),
   };
+}
+
+/**
+ * Takes from `waiting`, in arrival order, the members that may go together now: at most
+ * `maxRequests`, none whose key is on its way or already in the group (those go alone, later).
+ */
+function takeGroup(
+  waiting: Waiting[],
+  onTheirWay: ReadonlySet<string>,
+  maxRequests: number,
+): Waiting[] {
+  const group: Waiting[] = [];
+  const inGroup = new Set<string>();
+  for (let i = 0; i < waiting.length && group.length < maxRequests; ) {
+    const w = waiting[i]!;
+    if (onTheirWay.has(w.identity) || inGroup.has(w.identity)) {
+      w.alone = true;
+      i++;
+      continue;
+    }
+    if (w.alone) {
+      if (group.length > 0) {
+        i++;
+        continue;
+      }
+      waiting.splice(i, 1);
+      return [w];
+    }
+    waiting.splice(i, 1);
+    group.push(w);
+    inGroup.add(w.identity);
+  }
+  return group;
 }
 
 function whole(

@@ -42,41 +42,18 @@ export { READER_CACHE_KIB } from './sqlite-connections.js';
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const o = resolveSqliteStoreOptions(options);
   const { table, durability } = o;
-  const conns = sqliteConnections(o);
-  const { connection, onWriter } = conns;
-  const sql = ledgerStatements(table);
-  const insertRow = (entry: LedgerEntry) => onWriter(sql.insert).run(...entryValues(entry)).changes;
-  const claims = new PendingClaims({ inFlight: insertRow, receipt: insertRow });
-  const group = new GroupCommit(
+  const {
+    conns,
     connection,
     onWriter,
-    () => beginImmediate(connection, o.clock, o.busyTimeoutMs),
-    {
-      beforeCommit: () => claims.writeBeforeCommit(),
-      dropped: () => claims.dropUnwritten(),
-      sectionEnded: (kept) => claims.sectionEnded(kept),
-    },
-  );
-  const tombstones = sqliteTombstones(table, connection, onWriter);
-  const readerTombstones = sqliteTombstones(
-    table,
-    () => conns.reader() ?? connection(),
-    conns.onReader,
-  );
-  const reads = sqliteReads(conns, group, sql.get, {
-    writer: tombstones,
-    reader: readerTombstones,
-  });
-  const claimParts = { group, claims, reads, onWriter, sql };
-  const sweeper = sqliteSweep(
-    {
-      ledgerTable: table,
-      tombstoneTable: tombstones.table,
-      synchronous: durability === 'durable' ? 'FULL' : 'NORMAL',
-    },
-    connection,
-    onWriter,
-  );
+    sql,
+    claims,
+    group,
+    tombstones,
+    reads,
+    claimParts,
+    sweeper,
+  } = sqliteStoreParts(o);
 
   /**
    * A compare-and-swap write. It resolves once committed (a takeover, a release, a purge: rare,
@@ -159,6 +136,61 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       await group.settled();
       conns.close();
     },
+  };
+}
+
+/**
+ * The store's working parts over its two connections: the writer's group commit with the claims
+ * it writes just before COMMIT, the tombstones, the reads (writer or reader), the sweep.
+ */
+function sqliteStoreParts(o: ReturnType<typeof resolveSqliteStoreOptions>) {
+  const { table, durability } = o;
+  const conns = sqliteConnections(o);
+  const { connection, onWriter } = conns;
+  const sql = ledgerStatements(table);
+  const insertRow = (entry: LedgerEntry) => onWriter(sql.insert).run(...entryValues(entry)).changes;
+  const claims = new PendingClaims({ inFlight: insertRow, receipt: insertRow });
+  const group = new GroupCommit(
+    connection,
+    onWriter,
+    () => beginImmediate(connection, o.clock, o.busyTimeoutMs),
+    {
+      beforeCommit: () => claims.writeBeforeCommit(),
+      dropped: () => claims.dropUnwritten(),
+      sectionEnded: (kept) => claims.sectionEnded(kept),
+    },
+  );
+  const tombstones = sqliteTombstones(table, connection, onWriter);
+  const readerTombstones = sqliteTombstones(
+    table,
+    () => conns.reader() ?? connection(),
+    conns.onReader,
+  );
+  const reads = sqliteReads(conns, group, sql.get, {
+    writer: tombstones,
+    reader: readerTombstones,
+  });
+  const claimParts = { group, claims, reads, onWriter, sql };
+  const sweeper = sqliteSweep(
+    {
+      ledgerTable: table,
+      tombstoneTable: tombstones.table,
+      synchronous: durability === 'durable' ? 'FULL' : 'NORMAL',
+    },
+    connection,
+    onWriter,
+  );
+  return {
+    conns,
+    connection,
+    onWriter,
+    sql,
+    claims,
+    group,
+    tombstones,
+    reads,
+    claimParts,
+    sweeper,
   };
 }
 
