@@ -7,7 +7,7 @@ import {
   type SharedRetryBudgetOptions,
 } from './shared-retry-budget.js';
 import type { SqliteDatabase, SqliteStatement } from '../sqlite-driver/sqlite-database.js';
-import { checkBusyTimeoutMs, checkSqliteDatabase } from '../ledger/sqlite/sqlite-store-options.js';
+import { checkBusyTimeoutMs, checkSqliteDatabase } from '../sqlite-driver/sqlite-driver-options.js';
 import { inWriteTransaction } from '../sqlite-driver/write-lock.js';
 
 export interface SqliteRetryBudgetOptions extends SharedRetryBudgetOptions {

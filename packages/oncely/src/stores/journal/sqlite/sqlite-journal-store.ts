@@ -1,7 +1,7 @@
 import {
   checkBusyTimeoutMs,
   checkSqliteDatabase,
-} from '../../ledger/sqlite/sqlite-store-options.js';
+} from '../../sqlite-driver/sqlite-driver-options.js';
 import type { JournalStore } from '../../../journal/journal-store.js';
 import type { CarriesSqlHandle, SqlHandle } from '../../../ledger/sql-handle.js';
 import { AsyncMutex } from '../../async-mutex.js';

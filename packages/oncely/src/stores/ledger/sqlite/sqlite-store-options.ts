@@ -3,6 +3,10 @@ import { DURABILITIES, type Durability, type LedgerStore } from '../../../ledger
 import { systemClock, type Clock } from '../../../time/clock.js';
 import { checkIdentifier } from '../ledger-row.js';
 import type { SqliteDatabase, SqliteTx } from '../../sqlite-driver/sqlite-database.js';
+import {
+  checkBusyTimeoutMs,
+  checkSqliteDatabase,
+} from '../../sqlite-driver/sqlite-driver-options.js';
 import type { SqliteHousekeepingReport } from './sqlite-housekeeping.js';
 
 export interface SqliteStoreOptions {
@@ -67,38 +71,12 @@ export function resolveSqliteStoreOptions(options: SqliteStoreOptions): Resolved
     throw new InvalidOptionError('options', options, 'an object with a database');
   const database = checkSqliteDatabase(options.database);
   const table = checkIdentifier('table', options.table ?? DEFAULT_SQLITE_STORE_OPTIONS.table);
-  const busyTimeoutMs = checkBusyTimeoutMs(options.busyTimeoutMs);
+  const busyTimeoutMs = checkBusyTimeoutMs(
+    options.busyTimeoutMs,
+    DEFAULT_SQLITE_STORE_OPTIONS.busyTimeoutMs,
+  );
   const durability = options.durability ?? DEFAULT_SQLITE_STORE_OPTIONS.durability;
   if (!DURABILITIES.includes(durability))
     throw new InvalidOptionError('durability', durability, DURABILITIES.join(' or '));
   return { database, table, busyTimeoutMs, clock: options.clock ?? systemClock, durability };
-}
-
-/** A better-sqlite3 connection or a factory of one (the SQLite ledger and journal stores). */
-export function checkSqliteDatabase<D extends SqliteDatabase | (() => SqliteDatabase)>(
-  database: D,
-): D {
-  if (typeof database !== 'function' && typeof database?.prepare !== 'function') {
-    throw new InvalidOptionError(
-      'database',
-      database,
-      'a better-sqlite3 Database or a function returning one',
-    );
-  }
-  return database;
-}
-
-/** How long a write waits for another process's lock: whole ms >= 0. */
-export function checkBusyTimeoutMs(
-  value: number | undefined,
-  fallback: number = DEFAULT_SQLITE_STORE_OPTIONS.busyTimeoutMs,
-): number {
-  const busyTimeoutMs = value ?? fallback;
-  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0)
-    throw new InvalidOptionError(
-      'busyTimeoutMs',
-      busyTimeoutMs,
-      'a whole number of milliseconds >= 0',
-    );
-  return busyTimeoutMs;
 }
