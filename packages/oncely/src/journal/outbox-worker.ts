@@ -120,19 +120,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const timer = options.timer ?? systemClock;
   const random = options.random ?? systemRandom;
   const fetchImpl = options.fetch ?? createNodeHttpFetch();
-  const owner = options.owner ?? `${hostname()}:${process.pid}:${newKey().slice(0, 8)}`;
-  const leaseMs = options.leaseMs ?? DEFAULT_OUTBOX_WORKER_OPTIONS.leaseMs;
-  const batchSize = options.batchSize ?? DEFAULT_OUTBOX_WORKER_OPTIONS.batchSize;
-  const pollMs = options.pollMs ?? DEFAULT_OUTBOX_WORKER_OPTIONS.pollMs;
-  if (!Number.isSafeInteger(leaseMs) || leaseMs < 1)
-    throw new InvalidOptionError('leaseMs', leaseMs, 'a whole number of milliseconds >= 1');
-  if (!Number.isSafeInteger(batchSize) || batchSize < 1)
-    throw new InvalidOptionError('batchSize', batchSize, 'a whole number >= 1');
-  if (!Number.isSafeInteger(pollMs) || pollMs < 1)
-    throw new InvalidOptionError('pollMs', pollMs, 'a whole number of milliseconds >= 1');
-  checkSigningSecrets(options.signingSecret);
-  if (options.tracer !== undefined && typeof options.tracer?.startSpan !== 'function')
-    throw new InvalidOptionError('tracer', options.tracer, "a tracer: trace.getTracer('oncely')");
+  const { owner, leaseMs, batchSize, pollMs } = checkedWorkerOptions(options);
   const setup: OutboxPassSetup = {
     store,
     owner,
@@ -216,4 +204,22 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
       await waitForWork(signal, true).catch(() => undefined);
     }
   }
+}
+
+/** The worker's own numbers and name, defaults filled in; bad options refused before it starts. */
+function checkedWorkerOptions(options: OutboxWorkerOptions) {
+  const owner = options.owner ?? `${hostname()}:${process.pid}:${newKey().slice(0, 8)}`;
+  const leaseMs = options.leaseMs ?? DEFAULT_OUTBOX_WORKER_OPTIONS.leaseMs;
+  const batchSize = options.batchSize ?? DEFAULT_OUTBOX_WORKER_OPTIONS.batchSize;
+  const pollMs = options.pollMs ?? DEFAULT_OUTBOX_WORKER_OPTIONS.pollMs;
+  if (!Number.isSafeInteger(leaseMs) || leaseMs < 1)
+    throw new InvalidOptionError('leaseMs', leaseMs, 'a whole number of milliseconds >= 1');
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1)
+    throw new InvalidOptionError('batchSize', batchSize, 'a whole number >= 1');
+  if (!Number.isSafeInteger(pollMs) || pollMs < 1)
+    throw new InvalidOptionError('pollMs', pollMs, 'a whole number of milliseconds >= 1');
+  checkSigningSecrets(options.signingSecret);
+  if (options.tracer !== undefined && typeof options.tracer?.startSpan !== 'function')
+    throw new InvalidOptionError('tracer', options.tracer, "a tracer: trace.getTracer('oncely')");
+  return { owner, leaseMs, batchSize, pollMs };
 }
