@@ -68,12 +68,15 @@ test('filters by endpoint, shows a response, pauses and disables an endpoint', {
       .querySelector('#endpoints tr[data-endpoint="shop"] td.state')
       ?.textContent?.startsWith('paused'),
   );
+  await page.fill('#endpoint-reason', 'receiver migrating');
   await page.click('#endpoints tr[data-endpoint="shop"] button[data-action="disable"]');
   await page.waitForFunction(() =>
     document
       .querySelector('#endpoints tr[data-endpoint="shop"] td.state')
       ?.textContent?.startsWith('disabled'),
   );
+  assert.equal(await endpointState(page, 'shop'), 'disabled (receiver migrating)');
+  assert.equal(await page.inputValue('#endpoint-reason'), '', 'the reason is sent once');
   assert.equal(
     await page.isVisible('#endpoints tr[data-endpoint="shop"] button[data-action="resume"]'),
     false,

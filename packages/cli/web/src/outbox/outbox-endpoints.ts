@@ -61,7 +61,7 @@ function endpointRow(token: string, e: EndpointJson, after: () => Promise<void>)
 async function act(token: string, id: string, action: string, after: () => Promise<void>) {
   const result = byId('endpoint-result');
   try {
-    await call(token, `/api/endpoints/${encodeURIComponent(id)}/${action}`, {});
+    await call(token, `/api/endpoints/${encodeURIComponent(id)}/${action}`, actionBody(action));
     result.textContent = `${id}: ${action} done.`;
     result.className = 'notice';
   } catch (error) {
@@ -70,4 +70,13 @@ async function act(token: string, id: string, action: string, after: () => Promi
   }
   result.hidden = false;
   await after();
+}
+
+/** Pause and disable keep the reason typed beside the table (an empty field sends none). */
+function actionBody(action: string): { reason?: string } {
+  const input = byId<HTMLInputElement>('endpoint-reason');
+  const reason = input.value.trim();
+  if (reason === '' || (action !== 'pause' && action !== 'disable')) return {};
+  input.value = '';
+  return { reason };
 }
