@@ -132,7 +132,7 @@ export function withDataVersionWake(
       await inner.written(kind);
       // The commit is visible now: another process's watch hears the touch and looks at once.
       const wal = source.walFile();
-      if (typeof wal === 'string') signal.touch(wal);
+      if (typeof wal === 'string') signal.touch(wal, clock.now());
     },
     async watch(onDue) {
       const unwatchInner = await inner.watch(onDue);

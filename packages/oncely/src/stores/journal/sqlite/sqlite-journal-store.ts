@@ -9,7 +9,11 @@ import { journalDdl } from '../sql/journal-row.js';
 import { endpointDdl, INTENT_ENDPOINT_COLUMN } from '../sql/endpoint-row.js';
 import { checkIdentifier } from '../../ledger/ledger-row.js';
 import { StoreClosedError } from '../../store-errors.js';
-import { createSqlJournalStore, type JournalSqlBackend } from '../sql/sql-journal-store.js';
+import {
+  createSqlJournalStore,
+  type JournalSqlBackend,
+  type JsonColumn,
+} from '../sql/sql-journal-store.js';
 import type { SqliteDatabase, SqliteTx } from '../../sqlite-driver/sqlite-database.js';
 import { dataVersionOf, withDataVersionWake } from './data-version-wake.js';
 import { inWriteTransaction } from '../../sqlite-driver/write-lock.js';
@@ -143,27 +147,8 @@ export function createSqliteJournalStore(
 
   /** The backend whose writes commit at `sync`: one connection, mutex and wake for both. */
   const backendAt = (sync: CommitSync): JournalSqlBackend<SqliteJournalTx> => ({
-    name: 'sqlite',
+    ...sqliteDialect(table),
     wake,
-    intents: table,
-    attempts: `${table}_attempts`,
-    endpoints: `${table}_endpoints`,
-    ddl: `${journalDdl(table, `${table}_attempts`, {
-      bigint: 'INTEGER',
-      bytes: 'BLOB',
-      serial: 'INTEGER PRIMARY KEY AUTOINCREMENT',
-      addColumn: 'ADD COLUMN',
-    })};
-ALTER TABLE ${table} ADD COLUMN ${INTENT_ENDPOINT_COLUMN.name} ${INTENT_ENDPOINT_COLUMN.type};
-${endpointDdl(`${table}_endpoints`, 'INTEGER')};`,
-    nextSeq: `(SELECT MAX(seq) + 1 FROM ${table})`,
-    lockClause: '',
-    rowLockClause: '',
-    jsonRows: (param, columns) =>
-      `(SELECT ${columns.map((c) => `json_extract(value, '$.${c.name}') AS ${c.name}`).join(', ')} FROM json_each(${param})) AS s`,
-    writableCte: false,
-    returningKey: 'key',
-    fromHex: (expression) => `unhex(${expression})`,
     // Both backends' stores ask: the DDL runs once.
     setup: (ddl) =>
       (setUp ??= mutex
@@ -205,6 +190,32 @@ ${endpointDdl(`${table}_endpoints`, 'INTEGER')};`,
   const worker = createSqlJournalStore(backendAt('no-fsync'));
   const workerWrites = Object.fromEntries(WORKER_WRITES.map((name) => [name, worker[name]]));
   return { ...store, ...workerWrites };
+}
+
+/** The journal's statements in SQLite's words: what needs no connection. */
+function sqliteDialect(table: string) {
+  return {
+    name: 'sqlite',
+    intents: table,
+    attempts: `${table}_attempts`,
+    endpoints: `${table}_endpoints`,
+    ddl: `${journalDdl(table, `${table}_attempts`, {
+      bigint: 'INTEGER',
+      bytes: 'BLOB',
+      serial: 'INTEGER PRIMARY KEY AUTOINCREMENT',
+      addColumn: 'ADD COLUMN',
+    })};
+ALTER TABLE ${table} ADD COLUMN ${INTENT_ENDPOINT_COLUMN.name} ${INTENT_ENDPOINT_COLUMN.type};
+${endpointDdl(`${table}_endpoints`, 'INTEGER')};`,
+    nextSeq: `(SELECT MAX(seq) + 1 FROM ${table})`,
+    lockClause: '',
+    rowLockClause: '',
+    jsonRows: (param: string, columns: readonly JsonColumn[]) =>
+      `(SELECT ${columns.map((c) => `json_extract(value, '$.${c.name}') AS ${c.name}`).join(', ')} FROM json_each(${param})) AS s`,
+    writableCte: false,
+    returningKey: 'key',
+    fromHex: (expression: string) => `unhex(${expression})`,
+  } as const;
 }
 
 /** The options checked once, at the edge, with the defaults filled in. */

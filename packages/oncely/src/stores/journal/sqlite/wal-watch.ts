@@ -3,8 +3,8 @@ import { utimesSync, watch } from 'node:fs';
 /** How a SQLite journal's processes tell each other of a commit through its WAL file. */
 export interface WalSignal {
   readonly watch: WatchFile;
-  /** Marks the file written (a commit made visible), so the other processes' watches hear it. */
-  touch(path: string): void;
+  /** Marks the file written (a commit made visible) at `atMs`, so other processes' watches hear it. */
+  touch(path: string, atMs: number): void;
 }
 
 /**
@@ -44,14 +44,13 @@ export const watchFileWrites: WatchFile = (path, onWrite, onGone) => {
 };
 
 /**
- * The WAL file's times set to now: an attribute change, which every watch of the file hears
+ * The WAL file's times set to `atMs`: an attribute change, which every watch of the file hears
  * (inotify's IN_ATTRIB). SQLite reads neither time. Best effort: a file that cannot be touched
  * leaves the other processes their poll.
  */
-export function touchFile(path: string): void {
+export function touchFile(path: string, atMs: number): void {
   try {
-    const now = new Date();
-    utimesSync(path, now, now);
+    utimesSync(path, atMs / 1000, atMs / 1000);
   } catch {
     // gone, or not ours to change: the looks at data_version remain
   }
