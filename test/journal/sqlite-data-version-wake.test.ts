@@ -135,16 +135,16 @@ describe('SQLite journal wake: data_version looks and the WAL watch', () => {
 
 describe('in-process wake with a channel known late', () => {
   it('stores on one channel hear each other once their channel is known', async () => {
-    let known: string | undefined;
-    const worker = inProcessWake(() => known);
-    const app = inProcessWake(() => known);
+    const channel: { known?: string } = {};
+    const worker = inProcessWake(() => channel.known);
+    const app = inProcessWake(() => channel.known);
     let heard = 0;
     const stop = await worker.watch(() => (heard += 1));
     await app.written('record');
     assert.equal(heard, 0, 'unknown channel: a store hears its own writes only');
     await worker.written('record');
     assert.equal(heard, 1);
-    known = 'sqlite:/j.db:t';
+    channel.known = 'sqlite:/j.db:t';
     worker.ensure(); // the worker's poll, once its connection is open
     await app.written('record');
     assert.equal(heard, 2, 'the app store wakes the worker store');
