@@ -17,6 +17,7 @@ const BENCHMARKS = [
   'outbox',
   'replay',
   'lock-wait',
+  'journal-wake',
   'sim',
 ] as const;
 

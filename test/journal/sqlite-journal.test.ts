@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -9,6 +10,7 @@ import { runJournalConformance, type JournalFixture } from './journal-conformanc
 import { runEndpointConformance } from './endpoint-conformance.js';
 import { turnsUntil } from '../support/turns-until.js';
 import { tempDir } from '../support/temp-dir.js';
+import { CLI } from '../support/repo-path.js';
 
 const dir = tempDir('oncely-journal-');
 let n = 0;
@@ -89,22 +91,74 @@ describe('SQLite journal store', () => {
   });
 });
 
+/** `oncely outbox add` in a process of its own: another process records an intent. */
+function recordElsewhere(file: string, key: string): Promise<number | null> {
+  const args = [CLI, 'outbox', 'add', 'https://example.test/h', '-d', '{}', '--journal', file];
+  args.push('--key', key);
+  const child = spawn(process.execPath, args, { stdio: 'ignore' });
+  return new Promise((resolve) => child.on('exit', resolve));
+}
+
+/** A store's watch: `woken` resolves at its first wake. */
+async function firstWake(store: ReturnType<typeof createSqliteJournalStore>) {
+  let woken!: () => void;
+  const heard = new Promise<void>((resolve) => (woken = resolve));
+  const stop = await store.watch(() => woken());
+  return { heard, stop };
+}
+
 describe('SQLite journal store, wake across processes', () => {
-  it("a watching worker's store hears an intent another connection recorded (data_version)", {
+  it("a watching worker's store hears an intent another process recorded", {
     timeout: 30_000,
   }, async () => {
     const file = join(dir, `journal-${++n}.db`);
-    // Two stores opened by factory share no in-process channel: as two processes would.
     const worker = createSqliteJournalStore({ database: () => openSqliteDatabase(file) });
-    const app = createSqliteJournalStore({ database: () => openSqliteDatabase(file) });
     await worker.ready();
-    let woken!: () => void;
-    const wake = new Promise<void>((resolve) => (woken = resolve));
-    const stop = await worker.watch(() => woken());
-    await createJournal({ store: app }).record({ key: 'k1', target: 'https://example.test/h' });
-    await wake; // without the data_version poll, nothing would wake it: the test times out
-    stop();
-    await app.close();
+    const wake = await firstWake(worker);
+    assert.equal(await recordElsewhere(file, 'k1'), 0);
+    await wake.heard; // nothing in this process was told: the test times out unless it is heard
+    wake.stop();
+    await worker.close();
+  });
+
+  it('with its clock standing still, the watch on the WAL file hears the recorder at once', {
+    timeout: 30_000,
+  }, async () => {
+    const file = join(dir, `journal-${++n}.db`);
+    // Its looks are background sleeps on a clock nobody moves: only the file's watch can wake it.
+    const clock = new VirtualClock({ autoAdvance: false });
+    const worker = createSqliteJournalStore({ database: () => openSqliteDatabase(file), clock });
+    await worker.ready();
+    const wake = await firstWake(worker);
+    assert.equal(await recordElsewhere(file, 'k1'), 0);
+    await wake.heard; // the recorder touched the WAL after its commit
+    assert.equal(clock.now(), 0);
+    wake.stop();
+    await worker.close();
+  });
+
+  it("an intent recorded in the app's own transaction on another connection is heard", {
+    timeout: 30_000,
+  }, async () => {
+    const file = join(dir, `journal-${++n}.db`);
+    const worker = createSqliteJournalStore({ database: () => openSqliteDatabase(file) });
+    await worker.ready();
+    const app = openSqliteDatabase(file);
+    app.pragma('busy_timeout = 5000');
+    // A store of the app's that never commits by itself: the app's COMMIT tells no one.
+    const appStore = createSqliteJournalStore({ database: () => openSqliteDatabase(file) });
+    await appStore.ready();
+    const wake = await firstWake(worker);
+    app.exec('BEGIN IMMEDIATE');
+    await createJournal({ store: appStore }).recordWithin(app, {
+      key: 'in-tx',
+      target: 'https://example.test/h',
+    });
+    app.exec('COMMIT');
+    await wake.heard; // its write to the WAL, then the looks at data_version 1 ms apart
+    wake.stop();
+    app.close();
+    await appStore.close();
     await worker.close();
   });
 });

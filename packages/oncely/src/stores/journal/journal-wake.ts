@@ -66,38 +66,60 @@ export function withWake<Tx>(
   };
 }
 
-/** Listeners by channel, for every in-process wake of this process. */
+/** The wakes of this process by channel: each member wakes the listeners of its store. */
 const channels = new Map<string, Set<() => void>>();
-/** Names the channels of stores that share with none. */
-let unshared = 0;
 
 /**
- * The wake of a store in this process. Stores given the same `channel` (the same SQLite file and
- * table) share their listeners; without one, the store's listeners are its own.
+ * The wake of a store in this process. Stores on the same `channel` (the same SQLite file and
+ * table) share their listeners; without one, the store's listeners are its own. A function gives
+ * the channel once it is known (a database opened on first use): until then the store's own
+ * listeners hear its own writes, and it joins the channel at its first write or poll after.
  */
-export function inProcessWake(channel?: string): JournalWake {
-  const name = channel ?? `\0unshared-${(unshared += 1)}`;
-  const listeners = (): Set<() => void> => {
-    let set = channels.get(name);
-    if (set === undefined) channels.set(name, (set = new Set()));
-    return set;
+export function inProcessWake(channel?: string | (() => string | undefined)): JournalWake {
+  const channelNow = typeof channel === 'function' ? channel : () => channel;
+  const listeners = new Set<() => void>();
+  const member = (): void => {
+    for (const onDue of listeners) onDue();
+  };
+  let joined: string | undefined;
+  const join = (): void => {
+    if (joined !== undefined || listeners.size === 0) return;
+    const name = channelNow();
+    if (name === undefined) return;
+    joined = name;
+    let members = channels.get(name);
+    if (members === undefined) channels.set(name, (members = new Set()));
+    members.add(member);
+  };
+  const leave = (): void => {
+    if (joined === undefined) return;
+    const members = channels.get(joined);
+    members?.delete(member);
+    if (members?.size === 0) channels.delete(joined);
+    joined = undefined;
   };
   return {
     recordStatement: (insert) => insert,
-    ensure() {},
+    ensure: join,
     async written() {
-      for (const onDue of channels.get(name) ?? []) onDue();
+      join();
+      const name = joined ?? channelNow();
+      const members = name === undefined ? undefined : channels.get(name);
+      if (members === undefined) member();
+      else for (const wake of [...members]) wake();
     },
     async watch(onDue) {
       // A listener of its own each time, so one function watched twice is stopped twice.
       const listener = (): void => onDue();
-      listeners().add(listener);
+      listeners.add(listener);
+      join();
       return () => {
-        const set = channels.get(name);
-        set?.delete(listener);
-        if (set?.size === 0) channels.delete(name);
+        listeners.delete(listener);
+        if (listeners.size === 0) leave();
       };
     },
-    async close() {},
+    async close() {
+      leave();
+    },
   };
 }

@@ -17,6 +17,31 @@ import type { SqliteDatabase } from './sqlite-database.js';
 /** How long the writer waits between two tries for a lock another process holds. */
 export const LOCK_POLL_MS = 1;
 
+/**
+ * How a write transaction commits: `'fsync'` at the connection's own `synchronous` level, or
+ * `'no-fsync'`: at `synchronous = NORMAL` for this transaction only, which in WAL mode writes the
+ * commit to the log without an fsync, so it survives a crash of the process but may be lost on
+ * power loss (https://www.sqlite.org/pragma.html#pragma_synchronous). The level is lowered right
+ * before BEGIN and restored right after COMMIT or ROLLBACK, in the same synchronous stretch of
+ * JavaScript, so no other commit on the connection is ever made at the lowered level.
+ */
+export type CommitSync = 'fsync' | 'no-fsync';
+
+/** SQLite's `synchronous` levels: NORMAL is 1; FULL (2) and EXTRA (3) fsync each commit. */
+const NORMAL = 1;
+
+/** Lowers the connection to NORMAL for one transaction: the function that restores it, if lowered. */
+function lowerSync(db: SqliteDatabase, sync: CommitSync): (() => void) | undefined {
+  // Inside the caller's own transaction SQLite refuses the change: BEGIN then fails as before.
+  if (sync === 'fsync' || db.inTransaction) return undefined;
+  const level = Number(db.pragma('synchronous', { simple: true }));
+  if (!(level > NORMAL)) return undefined;
+  db.exec('PRAGMA synchronous = NORMAL');
+  return () => {
+    if (!db.inTransaction) db.exec(`PRAGMA synchronous = ${level}`);
+  };
+}
+
 /** BEGIN IMMEDIATE if the write lock is free now: false when another connection holds it. */
 export function tryBeginImmediate(db: SqliteDatabase): boolean {
   try {
@@ -29,6 +54,25 @@ export function tryBeginImmediate(db: SqliteDatabase): boolean {
 }
 
 /**
+ * tryBeginImmediate at the commit level asked for: the function that restores the connection's
+ * level once the transaction ends, or false when another connection holds the lock (the level
+ * restored already).
+ */
+function tryBeginAt(db: SqliteDatabase, sync: CommitSync): (() => void) | false {
+  const restore = lowerSync(db, sync);
+  try {
+    if (tryBeginImmediate(db)) return restore ?? noRestore;
+  } catch (error) {
+    restore?.();
+    throw error;
+  }
+  restore?.();
+  return false;
+}
+
+const noRestore = (): void => undefined;
+
+/**
  * BEGIN IMMEDIATE, waiting for another process's write lock in short sleeps on `clock` (the event
  * loop runs in between) for at most `timeoutMs`; then it throws SQLite's own SQLITE_BUSY error.
  * Undefined when the lock was free at once: the common path allocates nothing.
@@ -38,37 +82,51 @@ export function beginImmediate(
   clock: Clock,
   timeoutMs: number,
 ): Promise<void> | undefined {
-  return tryBeginImmediate(db()) ? undefined : waitForLock(db, clock, timeoutMs);
+  return tryBeginImmediate(db())
+    ? undefined
+    : waitForLock(db, clock, timeoutMs, 'fsync').then(noRestore);
 }
 
+/** Waits for the lock as beginImmediate does; resolves with the function that restores the level. */
 async function waitForLock(
   db: () => SqliteDatabase,
   clock: Clock,
   timeoutMs: number,
-): Promise<void> {
+  sync: CommitSync,
+): Promise<() => void> {
   const giveUpAt = clock.now() + timeoutMs;
   for (;;) {
     if (clock.now() >= giveUpAt) {
-      db().exec('BEGIN IMMEDIATE'); // busy_timeout = 0: SQLITE_BUSY at once, or the lock if just freed
-      return;
+      // busy_timeout = 0: SQLITE_BUSY at once, or the lock if just freed
+      const restore = lowerSync(db(), sync) ?? noRestore;
+      try {
+        db().exec('BEGIN IMMEDIATE');
+      } catch (error) {
+        restore();
+        throw error;
+      }
+      return restore;
     }
     await clock.sleep(LOCK_POLL_MS);
-    if (tryBeginImmediate(db())) return;
+    const began = tryBeginAt(db(), sync);
+    if (began !== false) return began;
   }
 }
 
 /**
  * BEGIN IMMEDIATE (another process's lock waited for in the event loop, at most `timeoutMs`),
  * `fn`, then COMMIT; if `fn` throws, ROLLBACK (unless SQLite already ended the transaction).
+ * `sync`: whether the COMMIT fsyncs (CommitSync).
  */
 export async function inWriteTransaction<T>(
   db: () => SqliteDatabase,
   clock: Clock,
   timeoutMs: number,
   fn: (conn: SqliteDatabase) => T | Promise<T>,
+  sync: CommitSync = 'fsync',
 ): Promise<T> {
-  const waiting = beginImmediate(db, clock, timeoutMs);
-  if (waiting !== undefined) await waiting;
+  const began = tryBeginAt(db(), sync);
+  const restore = began !== false ? began : await waitForLock(db, clock, timeoutMs, sync);
   const conn = db();
   try {
     const result = await fn(conn);
@@ -77,6 +135,8 @@ export async function inWriteTransaction<T>(
   } catch (error) {
     if (conn.inTransaction) conn.exec('ROLLBACK');
     throw error;
+  } finally {
+    restore();
   }
 }
 

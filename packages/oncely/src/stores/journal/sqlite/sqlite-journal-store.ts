@@ -9,13 +9,20 @@ import { journalDdl } from '../sql/journal-row.js';
 import { endpointDdl, INTENT_ENDPOINT_COLUMN } from '../sql/endpoint-row.js';
 import { checkIdentifier } from '../../ledger/ledger-row.js';
 import { StoreClosedError } from '../../store-errors.js';
-import { createSqlJournalStore, type JournalQuery } from '../sql/sql-journal-store.js';
+import {
+  createSqlJournalStore,
+  type JournalSqlBackend,
+  type JsonColumn,
+} from '../sql/sql-journal-store.js';
 import type { SqliteDatabase, SqliteTx } from '../../sqlite-driver/sqlite-database.js';
 import { dataVersionOf, withDataVersionWake } from './data-version-wake.js';
 import { inWriteTransaction } from '../../sqlite-driver/write-lock.js';
 import { systemClock, type Clock } from '../../../time/clock.js';
 import { resolve } from 'node:path';
 import { inProcessWake } from '../journal-wake.js';
+import { DURABILITIES, type Durability } from '../../../ledger/ledger-store.js';
+import { InvalidOptionError } from '../../../contract/errors.js';
+import type { CommitSync } from '../../sqlite-driver/write-lock.js';
 
 export interface SqliteJournalStoreOptions {
   /** A better-sqlite3@12 connection, or a function that opens one on first use (then closed by close()). */
@@ -26,6 +33,14 @@ export interface SqliteJournalStoreOptions {
   readonly busyTimeoutMs?: number;
   /** What a write waiting for that lock sleeps on between tries (write-lock.ts). @default the system clock */
   readonly clock?: Clock;
+  /**
+   * What the worker's writes (claims, attempt starts, settlements) survive. A record is always
+   * durable (`synchronous = FULL`). 'process': the worker's commits skip the fsync
+   * (`synchronous = NORMAL` for those transactions only) and survive a crash of the process, not
+   * a power cut; what a power cut may undo is sent again under the same idempotency key
+   * (docs/outbox.md, "What a power cut undoes"). 'durable': every commit fsyncs. @default 'process'
+   */
+  readonly workerDurability?: Durability;
 }
 
 /** The caller's transaction for `recordWithin`: the ledger's SqliteTx, or the raw connection inside BEGIN. */
@@ -46,35 +61,47 @@ const named = (params: readonly unknown[] = []): unknown[] =>
   params.length === 0 ? [] : [Object.fromEntries(params.map((p, i) => [i + 1, p]))];
 
 /**
- * The journal on SQLite (the default): WAL, `synchronous = FULL`, so every claim, attempt start
- * and settlement has reached the disk when it resolves (docs/origins.md, "The dropbox's swallowed ack": "you need a disk and a
- * write-ahead log"). Every write takes the file's lock first (BEGIN IMMEDIATE, waited for in the
- * event loop, at most busyTimeoutMs), so two workers never lease one intent. In this process, one async
- * mutex keeps transactions from interleaving on the single connection.
- */
-/**
  * The wake channel of a journal on a SQLite file: stores opened on one file and table in this
- * process wake each other's workers. A database given as a factory, or one in memory, is known
- * only to its own store.
+ * process wake each other's workers. Known once the connection is open (a database given as a
+ * factory opens on first use); a database in memory is known only to its own store.
  */
-function sharedChannel(
-  database: SqliteDatabase | (() => SqliteDatabase),
-  table: string,
-): string | undefined {
-  const file = typeof database === 'function' ? undefined : database.name;
-  return file === undefined || file === '' || file === ':memory:'
-    ? undefined
-    : `sqlite:${resolve(file)}:${table}`;
+function sharedChannel(connection: () => SqliteDatabase | undefined, table: string) {
+  let channel: string | undefined;
+  return (): string | undefined => {
+    if (channel !== undefined) return channel;
+    const file = connection()?.name;
+    if (file === undefined || file === '' || file === ':memory:') return undefined;
+    return (channel = `sqlite:${resolve(file)}:${table}`);
+  };
 }
 
+/** The store's methods that only a worker calls: their transactions commit at `workerDurability`. */
+const WORKER_WRITES = [
+  'claim',
+  'claimStarting',
+  'startAttempts',
+  'unstartAttempts',
+  'settle',
+] as const satisfies readonly (keyof JournalStore)[];
+
+/**
+ * The journal on SQLite (the default): WAL; a record commits at `synchronous = FULL`, so it has
+ * reached the disk when it resolves (docs/origins.md, "The dropbox's swallowed ack": "you need a
+ * disk and a write-ahead log"), and so do a reopening, a cancel and an endpoint's change. The
+ * worker's claims, attempt starts and settlements commit at `workerDurability` ('process' by
+ * default: no fsync). Every write takes the file's lock first (BEGIN IMMEDIATE, waited for in the
+ * event loop, at most busyTimeoutMs), so two workers never lease one intent. In this process, one
+ * async mutex keeps transactions from interleaving on the single connection.
+ */
 export function createSqliteJournalStore(
   options: SqliteJournalStoreOptions,
 ): JournalStore<SqliteJournalTx | SqlHandle | CarriesSqlHandle> {
-  const { database, table, busyTimeoutMs, clock } = checkedOptions(options);
+  const { database, table, busyTimeoutMs, clock, workerDurability } = checkedOptions(options);
   const mutex = new AsyncMutex();
   const cache = new Map<string, Statement>();
   let db: SqliteDatabase | undefined;
   let closed = false;
+  let setUp: Promise<void> | undefined;
 
   const connection = (): SqliteDatabase => {
     if (closed) throw new StoreClosedError('sqlite');
@@ -87,6 +114,8 @@ export function createSqliteJournalStore(
     db.pragma('busy_timeout = 0');
     return db;
   };
+  /** The connection if one is open: a watch alone opens nothing. */
+  const opened = (): SqliteDatabase | undefined => (closed ? undefined : db);
   const prepare = (conn: { prepare(sql: string): unknown }, text: string, cached: boolean) => {
     let statement = cached ? cache.get(text) : undefined;
     if (!statement) {
@@ -106,47 +135,37 @@ export function createSqliteJournalStore(
     cached = true,
   ) => runStatement(prepare(conn, numbered(sql), cached), params);
   /** Runs `fn` in BEGIN IMMEDIATE ... COMMIT, the lock waited for in the event loop. */
-  const writing = <T>(fn: (conn: SqliteDatabase) => T | Promise<T>): Promise<T> =>
-    inWriteTransaction(connection, clock, busyTimeoutMs, fn);
-  const onConnection: JournalQuery = async (sql, params) =>
-    mutex.run(() => {
-      const statement = prepare(connection(), numbered(sql), true);
-      return statement.readonly
-        ? runStatement(statement, params)
-        : writing(() => runStatement(statement, params));
-    });
+  const writing = <T>(
+    fn: (conn: SqliteDatabase) => T | Promise<T>,
+    sync: CommitSync = 'fsync',
+  ): Promise<T> => inWriteTransaction(connection, clock, busyTimeoutMs, fn, sync);
+  const wake = withDataVersionWake(
+    inProcessWake(sharedChannel(opened, table)),
+    dataVersionOf(opened),
+    clock,
+  );
 
-  return createSqlJournalStore<SqliteJournalTx>({
-    name: 'sqlite',
-    wake: withDataVersionWake(
-      inProcessWake(sharedChannel(database, table)),
-      // Only a connection already open is read: a watch alone opens nothing.
-      dataVersionOf(() => (closed ? undefined : db)),
-      clock,
-    ),
-    intents: table,
-    attempts: `${table}_attempts`,
-    endpoints: `${table}_endpoints`,
-    ddl: `${journalDdl(table, `${table}_attempts`, {
-      bigint: 'INTEGER',
-      bytes: 'BLOB',
-      serial: 'INTEGER PRIMARY KEY AUTOINCREMENT',
-      addColumn: 'ADD COLUMN',
-    })};
-ALTER TABLE ${table} ADD COLUMN ${INTENT_ENDPOINT_COLUMN.name} ${INTENT_ENDPOINT_COLUMN.type};
-${endpointDdl(`${table}_endpoints`, 'INTEGER')};`,
-    nextSeq: `(SELECT MAX(seq) + 1 FROM ${table})`,
-    lockClause: '',
-    rowLockClause: '',
-    jsonRows: (param, columns) =>
-      `(SELECT ${columns.map((c) => `json_extract(value, '$.${c.name}') AS ${c.name}`).join(', ')} FROM json_each(${param})) AS s`,
-    writableCte: false,
-    returningKey: 'key',
-    fromHex: (expression) => `unhex(${expression})`,
-    setup: (ddl) => mutex.run(() => writing((conn) => applyDdl(conn, ddl))),
-    query: onConnection,
+  /** The backend whose writes commit at `sync`: one connection, mutex and wake for both. */
+  const backendAt = (sync: CommitSync): JournalSqlBackend<SqliteJournalTx> => ({
+    ...sqliteDialect(table),
+    wake,
+    // Both backends' stores ask: the DDL runs once.
+    setup: (ddl) =>
+      (setUp ??= mutex
+        .run(() => writing((conn) => applyDdl(conn, ddl)))
+        .catch((error) => {
+          setUp = undefined;
+          throw error;
+        })),
+    query: (sql, params) =>
+      mutex.run(() => {
+        const statement = prepare(connection(), numbered(sql), true);
+        return statement.readonly
+          ? runStatement(statement, params)
+          : writing(() => runStatement(statement, params), sync);
+      }),
     transaction: (fn) =>
-      mutex.run(() => writing((conn) => fn(async (sql, params) => run(conn, sql, params)))),
+      mutex.run(() => writing((conn) => fn(async (sql, params) => run(conn, sql, params)), sync)),
     // The caller's connection may not be ours: prepare on it, uncached.
     within: (tx) => async (sql, params) => {
       if ('prepare' in tx) return run(tx, sql, params, tx === db);
@@ -165,6 +184,38 @@ ${endpointDdl(`${table}_endpoints`, 'INTEGER')};`,
         db = undefined;
       }),
   });
+
+  const store = createSqlJournalStore(backendAt('fsync'));
+  if (workerDurability === 'durable') return store;
+  const worker = createSqlJournalStore(backendAt('no-fsync'));
+  const workerWrites = Object.fromEntries(WORKER_WRITES.map((name) => [name, worker[name]]));
+  return { ...store, ...workerWrites };
+}
+
+/** The journal's statements in SQLite's words: what needs no connection. */
+function sqliteDialect(table: string) {
+  return {
+    name: 'sqlite',
+    intents: table,
+    attempts: `${table}_attempts`,
+    endpoints: `${table}_endpoints`,
+    ddl: `${journalDdl(table, `${table}_attempts`, {
+      bigint: 'INTEGER',
+      bytes: 'BLOB',
+      serial: 'INTEGER PRIMARY KEY AUTOINCREMENT',
+      addColumn: 'ADD COLUMN',
+    })};
+ALTER TABLE ${table} ADD COLUMN ${INTENT_ENDPOINT_COLUMN.name} ${INTENT_ENDPOINT_COLUMN.type};
+${endpointDdl(`${table}_endpoints`, 'INTEGER')};`,
+    nextSeq: `(SELECT MAX(seq) + 1 FROM ${table})`,
+    lockClause: '',
+    rowLockClause: '',
+    jsonRows: (param: string, columns: readonly JsonColumn[]) =>
+      `(SELECT ${columns.map((c) => `json_extract(value, '$.${c.name}') AS ${c.name}`).join(', ')} FROM json_each(${param})) AS s`,
+    writableCte: false,
+    returningKey: 'key',
+    fromHex: (expression: string) => `unhex(${expression})`,
+  } as const;
 }
 
 /** The options checked once, at the edge, with the defaults filled in. */
@@ -173,7 +224,10 @@ function checkedOptions(options: SqliteJournalStoreOptions) {
   const table = checkIdentifier('table', options.table ?? 'oncely_intents');
   const busyTimeoutMs = checkBusyTimeoutMs(options.busyTimeoutMs, 5000);
   const clock = options.clock ?? systemClock;
-  return { database, table, busyTimeoutMs, clock };
+  const workerDurability = options.workerDurability ?? 'process';
+  if (!DURABILITIES.includes(workerDurability))
+    throw new InvalidOptionError('workerDurability', workerDurability, DURABILITIES.join(' or '));
+  return { database, table, busyTimeoutMs, clock, workerDurability };
 }
 
 /**
