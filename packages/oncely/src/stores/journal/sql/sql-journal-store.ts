@@ -8,7 +8,7 @@ import { createSqlEndpointStore } from './sql-endpoint-store.js';
 import { withWake, type JournalWake, type UnwatchedJournalStore } from '../journal-wake.js';
 import { orderedWrite, reopenBatch, reopenOne } from './sql-journal-reopen.js';
 import { attemptLogValues } from './attempt-log-columns.js';
-import { claimStartMethods } from './sql-journal-claim-start.js';
+import { claimStartCapability } from './sql-journal-claim-start.js';
 
 /** One statement's result: rows for a SELECT or RETURNING, changes for a write. */
 export interface JournalQueryResult {
@@ -108,6 +108,9 @@ function sqlJournalStore<Tx>(
 
   return {
     name: backend.name,
+    capabilities: {
+      claimStarting: claimStartCapability(backend, sql, query, ready, leaseToken),
+    },
     endpoints: createSqlEndpointStore(backend, query, ready),
     ready,
     record: async (intent) =>
@@ -146,7 +149,6 @@ function sqlJournalStore<Tx>(
         counts[String(row['state']) as IntentState] = Number(row['n']);
       return counts;
     },
-    ...claimStartMethods(backend, sql, query, ready, leaseToken),
     async claim(owner, nowMs, leaseMs, limit, onlyKey) {
       const token = leaseToken(owner, nowMs);
       const params = [owner, token, nowMs + leaseMs, nowMs, limit];
