@@ -120,6 +120,7 @@ export function createPostgresJournalStore(
     jsonRows: (param, columns) =>
       `json_to_recordset(${param}::json) AS s(${columns.map((c) => `${c.name} ${c.type}`).join(', ')})`,
     writableCte: true,
+    lateralLookup: true,
     returningKey: 'i.key AS key',
     fromHex: (expression) => `decode(${expression}, 'hex')`,
     setup: (ddl) =>

@@ -61,6 +61,8 @@ export interface JournalSqlBackend<Tx> {
    * whose single writer already does (journal-ordering.ts).
    */
   readonly orderingLock?: string;
+  /** Batch rows find theirs by a LATERAL lookup joined on ctid (PostgreSQL; sql-journal-statements.ts). */
+  readonly lateralLookup?: boolean;
   /** A `seq` above every other: where a reopened intent with an ordering key goes. */
   readonly nextSeq: string;
   /** RETURNING the updated row's key in an UPDATE … FROM (SQLite allows only the target's own, unqualified columns). */
