@@ -26,10 +26,10 @@ function runClaimStart(
     return { clock, store, journal: createJournal({ store, clock }) };
   };
 
-  it('claimStarting starts each attempt; unstartAttempts takes one back', options, async () => {
+  it('claimStarting starts each attempt; unstart takes one back', options, async () => {
     const { clock, store, journal } = open();
     for (const key of ['k1', 'k2']) await journal.record({ key, target: TARGET, body: '{}' });
-    const claimed = await store.claimStarting!('w1', clock.now(), 60_000, 10);
+    const claimed = await store.capabilities.claimStarting!.claim('w1', clock.now(), 60_000, 10);
     assert.deepEqual(
       claimed.map((c) => [c.intent.key, c.started, c.interrupted, c.intent.attemptCount]),
       [
@@ -44,8 +44,12 @@ function runClaimStart(
 
     const k2 = claimed[1]!;
     const start = { key: 'k2', token: k2.token, attempt: 1, worker: 'w1', startedAt: clock.now() };
-    assert.deepEqual(await store.unstartAttempts!([start]), [true]);
-    assert.deepEqual(await store.unstartAttempts!([start]), [false], 'only once');
+    assert.deepEqual(await store.capabilities.claimStarting!.unstart([start]), [true]);
+    assert.deepEqual(
+      await store.capabilities.claimStarting!.unstart([start]),
+      [false],
+      'only once',
+    );
     assert.equal((await store.get('k2'))?.attemptCount, 0);
     assert.deepEqual(await store.attempts('k2'), []);
     await store.close();
@@ -54,9 +58,9 @@ function runClaimStart(
   it('an attempt started and never settled is interrupted at the next claim', options, async () => {
     const { clock, store, journal } = open();
     await journal.record({ key: 'k1', target: TARGET, body: '{}' });
-    await store.claimStarting!('w1', clock.now(), 1000, 10);
+    await store.capabilities.claimStarting!.claim('w1', clock.now(), 1000, 10);
     await clock.advance(1001); // w1 died: its lease runs out
-    const [again] = await store.claimStarting!('w2', clock.now(), 1000, 10);
+    const [again] = await store.capabilities.claimStarting!.claim('w2', clock.now(), 1000, 10);
     assert.deepEqual(
       [again?.interrupted, again?.started, again?.intent.attemptCount],
       [true, false, 1],

@@ -154,6 +154,7 @@ export {
   type ReplayOptions,
   type ReplayResult,
   type JournalStore,
+  type JournalCapabilities,
   type IntentInput,
   type IntentState,
   type IntentRecord,

@@ -16,6 +16,7 @@ export {
 } from './intent.js';
 export type {
   JournalStore,
+  JournalCapabilities,
   IntentFilter,
   Reopening,
   BatchReopening,

@@ -58,6 +58,34 @@ export interface BatchReopening {
 }
 
 /**
+ * What a journal store does beyond {@link JournalStore}'s contract, declared by the store (as a
+ * ledger store's `capabilities`): the worker reads it once when it is made.
+ */
+export interface JournalCapabilities {
+  /**
+   * `claim`, and each claimed intent's next attempt started in the same write (marked `started`;
+   * an interrupted one is not), where the store can do both at once (PostgreSQL: one statement;
+   * SQLite: one transaction). Undefined on memory: the worker claims, then starts.
+   */
+  readonly claimStarting:
+    | {
+        claim(
+          owner: string,
+          nowMs: number,
+          leaseMs: number,
+          limit: number,
+          onlyKey?: string,
+        ): Promise<ClaimedIntent[]>;
+        /**
+         * Takes back attempts `claim` started that were never sent (the attempt row goes, the
+         * count comes back down), while the lease holds. True for each taken back.
+         */
+        unstart(starts: readonly AttemptStart[]): Promise<boolean[]>;
+      }
+    | undefined;
+}
+
+/**
  * Where the sender keeps its intents (the journal): on the ledger's backends, memory, SQLite and
  * PostgreSQL. Like the ledger's store it is dumb on purpose: it inserts, claims under a lease and
  * writes what the worker decided; every retry rule lives in the worker and the policy.
@@ -71,6 +99,9 @@ export interface BatchReopening {
 export interface JournalStore<Tx = unknown> {
   /** 'memory', 'sqlite', 'postgres'. */
   readonly name: string;
+
+  /** What it does beyond this contract, declared: the worker reads it once, never probes. */
+  readonly capabilities: JournalCapabilities;
 
   /** The endpoints intents may name, in the same database; absent on a store without them. */
   readonly endpoints?: EndpointStore;
@@ -107,25 +138,6 @@ export interface JournalStore<Tx = unknown> {
     limit: number,
     onlyKey?: string,
   ): Promise<ClaimedIntent[]>;
-
-  /**
-   * `claim`, and each claimed intent's next attempt started in the same write (marked `started`;
-   * an interrupted one is not), where the store can do both at once (PostgreSQL). Absent
-   * elsewhere: the worker claims, then starts.
-   */
-  claimStarting?(
-    owner: string,
-    nowMs: number,
-    leaseMs: number,
-    limit: number,
-    onlyKey?: string,
-  ): Promise<ClaimedIntent[]>;
-
-  /**
-   * Takes back attempts `claimStarting` started that were never sent (the attempt row goes, the
-   * count comes back down), while the lease holds. True for each taken back.
-   */
-  unstartAttempts?(starts: readonly AttemptStart[]): Promise<boolean[]>;
 
   /** Appends each attempt and counts it, while the lease (key, token) holds. False where it does not. */
   startAttempts(starts: readonly AttemptStart[]): Promise<boolean[]>;

@@ -8,7 +8,7 @@ import type {
   IntentState,
   Settlement,
 } from './intent.js';
-import type { JournalStore } from './journal-store.js';
+import type { JournalCapabilities, JournalStore } from './journal-store.js';
 import { INTERRUPTED, settleAttempt, stopBeforeAttempt } from './next-step.js';
 import type { OutboxWorkerOptions } from './outbox-worker.js';
 import { sendAttempt, type clientFor } from './send-attempt.js';
@@ -56,6 +56,8 @@ export interface PassResult {
 /** What a pass works with: the worker's options, resolved and checked once. */
 export interface OutboxPassSetup {
   readonly store: JournalStore<unknown>;
+  /** The store's claim-and-start, read once from its capabilities (undefined: claim, then start). */
+  readonly claimStarting: JournalCapabilities['claimStarting'];
   readonly owner: string;
   readonly clock: Clock;
   readonly timer: Clock;
@@ -82,8 +84,7 @@ interface ToSend {
 export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult> {
   const { store, owner, clock, random, options } = setup;
   // Where the store can, each claimed intent's attempt starts with its claim (one write a batch).
-  const claimed = await (store.claimStarting ?? store.claim).call(
-    store,
+  const claimed = await (setup.claimStarting?.claim ?? store.claim.bind(store))(
     owner,
     clock.now(),
     setup.leaseMs,
@@ -180,7 +181,7 @@ async function giveBackStarts(
   if (keys.size === 0) return;
   const unsent = claimed.filter((claim) => claim.started === true && keys.has(claim.intent.key));
   if (unsent.length > 0)
-    await setup.store.unstartAttempts?.(unsent.map((claim) => startOf(setup, claim)));
+    await setup.claimStarting?.unstart(unsent.map((claim) => startOf(setup, claim)));
 }
 
 /**

@@ -123,6 +123,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
   const { owner, leaseMs, batchSize, pollMs } = checkedWorkerOptions(options);
   const setup: OutboxPassSetup = {
     store,
+    claimStarting: store.capabilities.claimStarting,
     owner,
     clock,
     timer,
@@ -218,6 +219,9 @@ function checkedWorkerOptions(options: OutboxWorkerOptions) {
     throw new InvalidOptionError('batchSize', batchSize, 'a whole number >= 1');
   if (!Number.isSafeInteger(pollMs) || pollMs < 1)
     throw new InvalidOptionError('pollMs', pollMs, 'a whole number of milliseconds >= 1');
+  const capabilities = (options.store as Partial<JournalStore> | undefined)?.capabilities;
+  if (typeof capabilities !== 'object' || capabilities === null)
+    throw new InvalidOptionError('store', options.store, 'a JournalStore (missing capabilities)');
   checkSigningSecrets(options.signingSecret);
   if (options.tracer !== undefined && typeof options.tracer?.startSpan !== 'function')
     throw new InvalidOptionError('tracer', options.tracer, "a tracer: trace.getTracer('oncely')");

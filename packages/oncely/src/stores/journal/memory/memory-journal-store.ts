@@ -26,6 +26,7 @@ export function createMemoryJournalStore(): JournalStore<unknown> {
 
   const store: UnwatchedJournalStore<unknown> = {
     name: 'memory',
+    capabilities: { claimStarting: undefined },
     endpoints: createMemoryEndpointStore(open, {
       wake: (id, nowMs) => wakeParked(rows, id, nowMs),
       cancelPending: (id, final, nowMs) =>

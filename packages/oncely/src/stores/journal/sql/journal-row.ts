@@ -46,6 +46,11 @@ export interface JournalColumnTypes {
   readonly addColumn: string;
 }
 
+/**
+ * The claim's index is the claim's order, (next_attempt_at, seq), over pending rows only: a claim
+ * of N reads N entries from where it starts (claim-mark.ts), never sorts the whole queue. The
+ * index of next_attempt_at alone that earlier versions made goes.
+ */
 export function journalDdl(intents: string, attempts: string, types: JournalColumnTypes): string {
   const { bigint, bytes, serial, addColumn } = types;
   return `CREATE TABLE IF NOT EXISTS ${intents} (
@@ -75,7 +80,8 @@ export function journalDdl(intents: string, attempts: string, types: JournalColu
     final_detail TEXT,
     finished_at ${bigint}
   );
-  CREATE INDEX IF NOT EXISTS ${indexName(intents, 'due')} ON ${intents} (next_attempt_at) WHERE state = 'pending';
+  CREATE INDEX IF NOT EXISTS ${indexName(intents, 'due_order')} ON ${intents} (next_attempt_at, seq) WHERE state = 'pending';
+  DROP INDEX IF EXISTS ${indexName(intents, 'due', true)};
   CREATE TABLE IF NOT EXISTS ${attempts} (
     key TEXT NOT NULL,
     attempt INTEGER NOT NULL,
@@ -92,10 +98,14 @@ export function journalDdl(intents: string, attempts: string, types: JournalColu
   ${attemptLogDdl(attempts, types)};`;
 }
 
-/** An index name derived from a possibly schema-qualified, quoted table name. */
-function indexName(table: string, suffix: string): string {
-  const bare = table.split('.').pop()!.replaceAll('"', '');
-  return `"${bare}_${suffix}"`;
+/**
+ * An index name derived from a possibly schema-qualified, quoted table name; `qualified`: in the
+ * table's schema (as DROP INDEX names it), else bare (as CREATE INDEX names it).
+ */
+function indexName(table: string, suffix: string, qualified = false): string {
+  const parts = table.split('.');
+  const bare = `"${parts.pop()!.replaceAll('"', '')}_${suffix}"`;
+  return qualified && parts.length > 0 ? `${parts.join('.')}.${bare}` : bare;
 }
 
 export function intentValues(intent: NewIntent): unknown[] {

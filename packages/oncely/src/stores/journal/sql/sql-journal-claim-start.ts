@@ -1,7 +1,8 @@
-import type { JournalStore } from '../../../journal/journal-store.js';
+import type { JournalCapabilities } from '../../../journal/journal-store.js';
 import type { AttemptStart, ClaimedIntent } from '../../../journal/intent.js';
 import { orderedTurn } from './journal-ordering.js';
 import { rowToIntent } from './journal-row.js';
+import { createClaimMark, type ClaimMark } from './claim-mark.js';
 import { START_COLUMNS, type journalStatements } from './sql-journal-statements.js';
 import type { JournalQuery, JournalSqlBackend } from './sql-journal-store.js';
 
@@ -22,42 +23,51 @@ import type { JournalQuery, JournalSqlBackend } from './sql-journal-store.js';
 export function claimStartStatements<Tx>(backend: JournalSqlBackend<Tx>) {
   const { intents, attempts } = backend;
   const turn = orderedTurn(intents, intents);
+  // The picked rows are joined by their row version's address: one TID fetch each, where a join
+  // on the key could be planned as a hash join over the whole table. A row updated and committed
+  // between the snapshot and its lock is not seen at that address: left for the next claim.
   const claimed = (picked: string): string =>
-    `WITH claimed AS (UPDATE ${intents} AS i SET lease_owner = $1, lease_token = $2, lease_expires_at = $3, attempt_count = i.attempt_count + 1 - p.was_open, open_attempt = 1 FROM (${picked}${backend.lockClause}) AS p WHERE i.key = p.key RETURNING i.*, p.was_open AS was_open), started AS (INSERT INTO ${attempts} (key, attempt, worker, started_at) SELECT key, attempt_count, $1, $4 FROM claimed WHERE was_open = 0) SELECT * FROM claimed`;
+    `claimed AS (UPDATE ${intents} AS i SET lease_owner = $1, lease_token = $2, lease_expires_at = $3, attempt_count = i.attempt_count + 1 - p.was_open, open_attempt = 1 FROM (${picked}${backend.lockClause}) AS p WHERE i.ctid = p.row_id RETURNING i.*, p.was_open AS was_open), started AS (INSERT INTO ${attempts} (key, attempt, worker, started_at) SELECT key, attempt_count, $1, $4 FROM claimed WHERE was_open = 0)`;
   const due = `state = 'pending' AND next_attempt_at <= $4 AND (lease_expires_at IS NULL OR lease_expires_at <= $4) AND ${turn}`;
+  const from = `(next_attempt_at, seq) >= ($6, $7)`;
+  // The lowest pending row at or after where the claim began, whatever its lease (claim-mark.ts).
+  const lowest = `lowest AS (SELECT next_attempt_at AS mark_at, seq AS mark_seq FROM ${intents} WHERE state = 'pending' AND ${from} ORDER BY next_attempt_at, seq LIMIT 1)`;
   return {
-    claimStart: claimed(
-      `SELECT key, open_attempt AS was_open FROM ${intents} WHERE ${due} ORDER BY next_attempt_at, seq LIMIT $5`,
-    ),
-    claimStartOne: claimed(
-      `SELECT key, open_attempt AS was_open FROM ${intents} WHERE key = $6 AND ${due} LIMIT $5`,
-    ),
+    // One row per claimed intent with the mark beside it; one row of NULLs but the mark when none.
+    claimStart: `WITH ${claimed(
+      `SELECT ctid AS row_id, open_attempt AS was_open FROM ${intents} WHERE ${from} AND ${due} ORDER BY next_attempt_at, seq LIMIT $5`,
+    )}, ${lowest} SELECT claimed.*, lowest.* FROM (SELECT 1) AS one LEFT JOIN claimed ON true LEFT JOIN lowest ON true`,
+    claimStartOne: `WITH ${claimed(
+      `SELECT ctid AS row_id, open_attempt AS was_open FROM ${intents} WHERE key = $6 AND ${due} LIMIT $5`,
+    )} SELECT * FROM claimed`,
     unstart: `WITH undone AS (UPDATE ${intents} AS i SET attempt_count = s.attempt - 1, open_attempt = 0 FROM ${backend.jsonRows('$1', START_COLUMNS)} WHERE i.key = s.key AND i.lease_token = s.token AND i.open_attempt = 1 AND i.attempt_count = s.attempt RETURNING i.key AS key, s.attempt AS attempt) DELETE FROM ${attempts} AS a USING undone AS u WHERE a.key = u.key AND a.attempt = u.attempt RETURNING a.key AS key`,
   };
 }
 
 type Statements = ReturnType<typeof claimStartStatements>;
+type ClaimArgs = Parameters<NonNullable<JournalCapabilities['claimStarting']>['claim']>;
 
 /**
- * The store's claimStarting and unstartAttempts: in one statement where a statement can write
- * two tables (PostgreSQL), else in one transaction (SQLite).
+ * The store's claimStarting capability: in one statement where a statement can write two tables
+ * (PostgreSQL), else in one transaction (SQLite).
  */
-export function claimStartMethods<Tx>(
+export function claimStartCapability<Tx>(
   backend: JournalSqlBackend<Tx>,
   sql: ReturnType<typeof journalStatements>,
   query: JournalQuery,
   ready: () => Promise<void>,
   leaseToken: (owner: string, nowMs: number) => string,
-): Pick<JournalStore, 'claimStarting' | 'unstartAttempts'> {
+): NonNullable<JournalCapabilities['claimStarting']> {
   const oneStatement = backend.writableCte ? claimStartStatements(backend) : undefined;
+  const mark = createClaimMark();
   return {
-    claimStarting: async (...args) => {
+    claim: async (...args) => {
       const token = leaseToken(args[0], args[1]);
-      if (oneStatement) return claimStartingIn(query, oneStatement, token, args);
+      if (oneStatement) return claimStartingIn(query, oneStatement, mark, token, args);
       await ready();
       return claimStartingInTransaction(backend, sql, token, args);
     },
-    unstartAttempts: async (starts) => {
+    unstart: async (starts) => {
       if (oneStatement) return unstartIn(query, oneStatement, starts);
       await ready();
       return unstartInTransaction(backend, starts);
@@ -73,7 +83,7 @@ export async function claimStartingInTransaction<Tx>(
   backend: JournalSqlBackend<Tx>,
   sql: ReturnType<typeof journalStatements>,
   token: string,
-  args: Parameters<NonNullable<JournalStore['claimStarting']>>,
+  args: ClaimArgs,
 ): Promise<ClaimedIntent[]> {
   const [owner, nowMs, leaseMs, limit, onlyKey] = args;
   const params = [owner, token, nowMs + leaseMs, nowMs, limit];
@@ -142,15 +152,25 @@ const startRow = (x: AttemptStart) => ({
 export async function claimStartingIn(
   query: JournalQuery,
   sql: Statements,
+  mark: ClaimMark,
   token: string,
-  args: Parameters<NonNullable<JournalStore['claimStarting']>>,
+  args: ClaimArgs,
 ): Promise<ClaimedIntent[]> {
   const [owner, nowMs, leaseMs, limit, onlyKey] = args;
   const params = [owner, token, nowMs + leaseMs, nowMs, limit];
-  const { rows } =
-    onlyKey === undefined
-      ? await query(sql.claimStart, params)
-      : await query(sql.claimStartOne, [...params, onlyKey]);
+  let rows: Record<string, unknown>[];
+  if (onlyKey !== undefined) rows = (await query(sql.claimStartOne, [...params, onlyKey])).rows;
+  else {
+    const from = mark.startFor(nowMs);
+    rows = (await query(sql.claimStart, [...params, from.at, from.seq])).rows;
+    const first = rows[0];
+    const lowest =
+      first === undefined || first['mark_at'] == null
+        ? undefined
+        : { at: Number(first['mark_at']), seq: Number(first['mark_seq']) };
+    mark.advance(nowMs, from, lowest);
+    rows = rows.filter((row) => row['key'] != null);
+  }
   return rows
     .map((row) => {
       const started = Number(row['was_open']) === 0;

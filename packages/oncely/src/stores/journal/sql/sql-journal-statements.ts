@@ -52,7 +52,9 @@ export function journalStatements<Tx>(backend: JournalSqlBackend<Tx>) {
   // has not come (journal-ordering.ts).
   const turn = orderedTurn(intents, intents);
   const insertSql = `INSERT INTO ${intents} (${INTENT_INSERT_COLUMNS.join(', ')}) VALUES (${INTENT_INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT (key) DO NOTHING`;
-  const settleSql = `UPDATE ${intents} AS i SET state = s.state, next_attempt_at = COALESCE(s.next_at, i.next_attempt_at), previous_delay_ms = COALESCE(s.previous_delay, i.previous_delay_ms), saw_unknown = s.saw_unknown, stop_reason = s.stop_reason, final_status = s.final_status, final_body = ${backend.fromHex('s.final_body')}, final_detail = s.final_detail, finished_at = s.finished_at, open_attempt = 0, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL FROM ${backend.jsonRows('$1', SETTLE_COLUMNS)} WHERE i.key = s.key AND i.lease_token = s.token RETURNING ${backend.returningKey}`;
+  const intentOf = rowsByKey(backend, intents, 'i', 'key = s.key AND lease_token = s.token');
+  const attemptOf = rowsByKey(backend, attempts, 'a', 'key = s.key AND attempt = s.attempt');
+  const settleSql = `UPDATE ${intents} AS i SET state = s.state, next_attempt_at = COALESCE(s.next_at, i.next_attempt_at), previous_delay_ms = COALESCE(s.previous_delay, i.previous_delay_ms), saw_unknown = s.saw_unknown, stop_reason = s.stop_reason, final_status = s.final_status, final_body = ${backend.fromHex('s.final_body')}, final_detail = s.final_detail, finished_at = s.finished_at, open_attempt = 0, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL FROM ${backend.jsonRows('$1', SETTLE_COLUMNS)}${intentOf.from} WHERE ${intentOf.where} RETURNING ${backend.returningKey}`;
   return {
     insert: insertSql,
     get: `SELECT * FROM ${intents} WHERE key = $1`,
@@ -68,11 +70,34 @@ export function journalStatements<Tx>(backend: JournalSqlBackend<Tx>) {
     startRows: `INSERT INTO ${attempts} (key, attempt, worker, started_at) SELECT s.key, s.attempt, s.worker, s.started_at FROM ${backend.jsonRows('$1', START_COLUMNS)}`,
     settle: settleSql,
     startCte: `WITH started AS (UPDATE ${intents} AS i SET attempt_count = s.attempt, open_attempt = 1 FROM ${backend.jsonRows('$1', START_COLUMNS)} WHERE i.key = s.key AND i.lease_token = s.token AND i.open_attempt = 0 RETURNING i.key AS key, s.attempt AS attempt, s.worker AS worker, s.started_at AS started_at) INSERT INTO ${attempts} (key, attempt, worker, started_at) SELECT key, attempt, worker, started_at FROM started RETURNING key`,
-    settleCte: `WITH settled AS (${settleSql}), ended AS (UPDATE ${attempts} AS a SET ended_at = s.ended_at, outcome = s.outcome, status = s.status, detail = s.detail, delay_ms = s.delay_ms, ${attemptLogSet} FROM ${backend.jsonRows('$2', END_COLUMNS)} WHERE a.key = s.key AND a.attempt = s.attempt AND a.key IN (SELECT key FROM settled)) SELECT key FROM settled`,
+    settleCte: `WITH settled AS (${settleSql}), ended AS (UPDATE ${attempts} AS a SET ended_at = s.ended_at, outcome = s.outcome, status = s.status, detail = s.detail, delay_ms = s.delay_ms, ${attemptLogSet} FROM ${backend.jsonRows('$2', END_COLUMNS)}${attemptOf.from} WHERE ${attemptOf.where} AND a.key IN (SELECT key FROM settled)) SELECT key FROM settled`,
     endRows: `UPDATE ${attempts} AS a SET ended_at = s.ended_at, outcome = s.outcome, status = s.status, detail = s.detail, delay_ms = s.delay_ms, ${attemptLogSet} FROM ${backend.jsonRows('$1', END_COLUMNS)} WHERE a.key = s.key AND a.attempt = s.attempt`,
     cancel: `UPDATE ${intents} SET state = 'cancelled', stop_reason = $2, final_detail = $3, finished_at = $4, open_attempt = 0, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL WHERE key = $1 AND state = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $4)`,
     reopen: `UPDATE ${intents} SET ${reopenedSeq(backend.nextSeq)}, state = 'pending', policy = $2, deadline_at = $3, next_attempt_at = $4, previous_delay_ms = 0, stop_reason = NULL, final_status = NULL, final_body = NULL, final_detail = NULL, finished_at = NULL WHERE key = $1 AND state NOT IN ('pending', 'delivered')`,
     reopenMany: `UPDATE ${intents} AS i SET state = 'pending', policy = s.policy, deadline_at = s.deadline_at, next_attempt_at = s.next_at, previous_delay_ms = 0, stop_reason = NULL, final_status = NULL, final_body = NULL, final_detail = NULL, finished_at = NULL FROM ${backend.jsonRows('$1', REOPEN_COLUMNS)} WHERE i.key = s.key AND i.attempt_count = s.attempt_count AND i.state NOT IN ('pending', 'delivered') AND i.ordering_key IS NULL RETURNING ${backend.returningKey}`,
     nextDue: `SELECT MIN(CASE WHEN lease_expires_at IS NOT NULL AND lease_expires_at > next_attempt_at THEN lease_expires_at ELSE next_attempt_at END) AS at FROM ${intents} WHERE state = 'pending' AND ${turn}`,
+  };
+}
+
+/**
+ * How a batch statement finds each of its rows in `table` (aliased `alias`) by `match` against the
+ * batch relation `s`: on PostgreSQL one index lookup per batch row, joined by the row's address
+ * (a row updated since the lookup's snapshot is not at it: the statement leaves it, as a lost lease),
+ * as a planner that cannot count a JSON batch's rows may hash the whole table instead (a drain's
+ * settle read every row of its table); elsewhere a plain join.
+ */
+function rowsByKey<Tx>(
+  backend: JournalSqlBackend<Tx>,
+  table: string,
+  alias: string,
+  match: string,
+): { from: string; where: string } {
+  if (!backend.lateralLookup)
+    return { from: '', where: match.replaceAll(/(^|AND )(\w+) =/g, `$1${alias}.$2 =`) };
+  const k = `${alias}_row`;
+  // OFFSET 0 keeps the subquery apart: one lookup for each batch row, never a join of the table.
+  return {
+    from: ` CROSS JOIN LATERAL (SELECT ctid AS row_id FROM ${table} WHERE ${match} OFFSET 0) AS ${k}`,
+    where: `${alias}.ctid = ${k}.row_id`,
   };
 }

@@ -8,7 +8,7 @@ import { createSqlEndpointStore } from './sql-endpoint-store.js';
 import { withWake, type JournalWake, type UnwatchedJournalStore } from '../journal-wake.js';
 import { orderedWrite, reopenBatch, reopenOne } from './sql-journal-reopen.js';
 import { attemptLogValues } from './attempt-log-columns.js';
-import { claimStartMethods } from './sql-journal-claim-start.js';
+import { claimStartCapability } from './sql-journal-claim-start.js';
 
 /** One statement's result: rows for a SELECT or RETURNING, changes for a write. */
 export interface JournalQueryResult {
@@ -61,6 +61,8 @@ export interface JournalSqlBackend<Tx> {
    * whose single writer already does (journal-ordering.ts).
    */
   readonly orderingLock?: string;
+  /** Batch rows find theirs by a LATERAL lookup joined on ctid (PostgreSQL; sql-journal-statements.ts). */
+  readonly lateralLookup?: boolean;
   /** A `seq` above every other: where a reopened intent with an ordering key goes. */
   readonly nextSeq: string;
   /** RETURNING the updated row's key in an UPDATE … FROM (SQLite allows only the target's own, unqualified columns). */
@@ -108,6 +110,9 @@ function sqlJournalStore<Tx>(
 
   return {
     name: backend.name,
+    capabilities: {
+      claimStarting: claimStartCapability(backend, sql, query, ready, leaseToken),
+    },
     endpoints: createSqlEndpointStore(backend, query, ready),
     ready,
     record: async (intent) =>
@@ -146,7 +151,6 @@ function sqlJournalStore<Tx>(
         counts[String(row['state']) as IntentState] = Number(row['n']);
       return counts;
     },
-    ...claimStartMethods(backend, sql, query, ready, leaseToken),
     async claim(owner, nowMs, leaseMs, limit, onlyKey) {
       const token = leaseToken(owner, nowMs);
       const params = [owner, token, nowMs + leaseMs, nowMs, limit];
