@@ -99,7 +99,7 @@ describe('SQLite journal: what the worker writes survive (workerDurability)', ()
     const other = openSqliteDatabase(file); // another process holds the write lock
     other.exec('BEGIN IMMEDIATE');
     levels.length = 0;
-    const claim = store.claimStarting!('w', clock.now(), 60_000, 16);
+    const claim = store.capabilities.claimStarting!.claim('w', clock.now(), 60_000, 16);
     await turnsUntil(() => clock.pendingCount === 1); // asleep between two tries
     assert.equal(level(), FULL, 'lowered only from BEGIN to COMMIT, not while waiting');
     other.exec('COMMIT');

@@ -76,12 +76,12 @@ function sharedChannel(connection: () => SqliteDatabase | undefined, table: stri
 }
 
 /** The store's methods that only a worker calls: their transactions commit at `workerDurability`. */
+// `capabilities` carries the worker's claim-and-start and its take-back (JournalCapabilities).
 const WORKER_WRITES = [
   'claim',
-  'claimStarting',
   'startAttempts',
-  'unstartAttempts',
   'settle',
+  'capabilities',
 ] as const satisfies readonly (keyof JournalStore)[];
 
 /**
@@ -189,7 +189,7 @@ export function createSqliteJournalStore(
   if (workerDurability === 'durable') return store;
   const worker = createSqlJournalStore(backendAt('no-fsync'));
   const workerWrites = Object.fromEntries(WORKER_WRITES.map((name) => [name, worker[name]]));
-  return { ...store, ...workerWrites };
+  return { ...store, ...workerWrites } as typeof store;
 }
 
 /** The journal's statements in SQLite's words: what needs no connection. */
