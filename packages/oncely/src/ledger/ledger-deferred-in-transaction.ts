@@ -6,7 +6,10 @@ import type { CompletedEntry } from './ledger-entry.js';
 import type { ExecuteResult, LedgerRequest } from './ledger-result.js';
 
 type InTransaction = NonNullable<DeferredCommit['inTransaction']>;
-type ClaimedWay<Tx> = (request: LedgerRequest, effect: DeferredEffect<Tx>) => Promise<ExecuteResult>;
+type ClaimedWay<Tx> = (
+  request: LedgerRequest,
+  effect: DeferredEffect<Tx>,
+) => Promise<ExecuteResult>;
 
 /** A deferred run of this process whose transaction is open: what its duplicates are told. */
 interface Running {

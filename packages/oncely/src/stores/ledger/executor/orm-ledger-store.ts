@@ -1,9 +1,5 @@
 import { InvalidOptionError, OncelyError } from '../../../contract/errors.js';
-import {
-  DURABILITIES,
-  type Durability,
-  type LedgerStore,
-} from '../../../ledger/ledger-store.js';
+import { DURABILITIES, type Durability, type LedgerStore } from '../../../ledger/ledger-store.js';
 import { SQL_DIALECTS, type CarriesSqlHandle } from '../../../ledger/sql-handle.js';
 import { checkIdentifier } from '../ledger-row.js';
 import {
