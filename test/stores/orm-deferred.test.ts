@@ -156,6 +156,42 @@ function deferredSuite(orm: Orm, name: string, target: () => OrmTarget, skip?: s
       }
     });
 
+    it("a key another process holds in flight the claimed way: 409, and the route's write rolls back", async () => {
+      const { backend, store, ledger } = await open(orm, target());
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => (started = resolve));
+      try {
+        // Another ledger (another process) claims the key and holds it, writing nothing yet.
+        const claimedRoute = withIdempotency(
+          createIdempotencyMiddleware({ ledger: createLedger({ store }), scopeOf: () => 'alice' }),
+          async () => {
+            started();
+            await gate;
+            return Response.json({ claimed: true }, { status: 201 });
+          },
+        );
+        const claimed = claimedRoute(
+          new Request('http://shop.test/orders', {
+            method: 'POST',
+            headers: { 'idempotency-key': 'k-6', 'content-type': 'application/json' },
+            body: JSON.stringify({ tag: 'deferred' }),
+          }),
+        );
+        await running;
+        const post = route(ledger, effectRoute(backend), []);
+        const duplicate = await post('k-6', { tag: 'deferred' });
+        assert.equal(duplicate.status, 409);
+        assert.equal(await backend.countEffects('k-6/deferred'), 0);
+        release();
+        assert.equal((await claimed).status, 201);
+      } finally {
+        release();
+        await backend.close();
+      }
+    });
+
     it('a route with steps is told to take writes: claimed; nothing is stored', async () => {
       const { backend, ledger } = await open(orm, target());
       try {

@@ -77,7 +77,8 @@ async function runInTransaction<Tx>(
       let made: Awaited<ReturnType<typeof runUnclaimed>>;
       try {
         made = await runUnclaimed(core, request, (claim) => effect(claim, tx));
-        if ('entry' in made) await runDeferredWrites(store.sql(tx), made.writes);
+        if ('entry' in made && made.writes.length > 0)
+          await runDeferredWrites(store.sql(tx), made.writes);
       } catch (error) {
         throw new RolledBack('effect_failed', error);
       }
