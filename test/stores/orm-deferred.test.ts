@@ -6,6 +6,7 @@ import {
   type IdempotentHandler,
 } from '#oncely/http/index.js';
 import { createLedger, jsonReceipt, type Ledger } from '#oncely/ledger/index.js';
+import type { CompletedEntry } from '#oncely/ledger/ledger-entry.js';
 import { createOrmLedgerStore, type OrmLedgerStore } from '#oncely/stores/orm/index.js';
 import { tempDir } from '../support/temp-dir.js';
 import {
@@ -188,6 +189,37 @@ function deferredSuite(orm: Orm, name: string, target: () => OrmTarget, skip?: s
         assert.equal((await claimed).status, 201);
       } finally {
         release();
+        await backend.close();
+      }
+    });
+
+    it('deferredCommit called alone: the writes and the row in one transaction, nothing when the key has a row', async () => {
+      const { backend, store } = await open(orm, target());
+      try {
+        const commit = store.capabilities.deferredCommit!;
+        const entry = (key: string): CompletedEntry => ({
+          scope: 's',
+          key,
+          fingerprint: 'f'.repeat(64),
+          state: 'completed',
+          token: `t-${key}`,
+          firstSeenAt: 7_000,
+          completedAt: 7_001,
+          expiresAt: 100_000,
+          receipt: { status: 201, headers: [], body: new Uint8Array([2]) },
+        });
+        const write = (id: string) => [
+          { sql: 'INSERT INTO effects (id, n) VALUES ($1, 1)', params: [id] },
+        ];
+        // A first sighting whose partition does not exist yet (PostgreSQL) is made first.
+        assert.equal(await commit(entry('free'), write('free')), true);
+        assert.equal(await commit(entry('free'), write('free-again')), false);
+        assert.deepEqual(
+          [await backend.countEffects('free'), await backend.countEffects('free-again')],
+          [1, 0],
+        );
+        assert.equal((await store.get('s', 'free'))?.state, 'completed');
+      } finally {
         await backend.close();
       }
     });

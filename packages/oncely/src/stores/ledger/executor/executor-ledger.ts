@@ -30,6 +30,8 @@ export interface ExecutorLedger
    * a partition missing), and the ledger then rolls back and goes the claimed way.
    */
   commitDeferred(tx: InTransaction, entry: CompletedEntry): Promise<boolean>;
+  /** Before a transaction that will end with a row first seen at `firstSeenAt`: its partition made (PostgreSQL). */
+  placeRow(firstSeenAt: number): Promise<void>;
 }
 
 /** Statements inside one transaction. */

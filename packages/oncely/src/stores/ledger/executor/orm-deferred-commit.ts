@@ -18,9 +18,12 @@ export function ormDeferredCommit<H>(
   transaction: <T>(fn: (tx: H) => Promise<T>) => Promise<T>,
   sqlOf: (tx: H) => SqlHandle,
   rowIn: (tx: H, entry: CompletedEntry) => Promise<boolean>,
+  placeRow: (firstSeenAt: number) => Promise<void>,
 ): DeferredCommit {
   const inTransaction = (tx: unknown, entry: CompletedEntry) => rowIn(tx as H, entry);
   async function commit(entry: CompletedEntry, writes: Parameters<DeferredCommit>[1]) {
+    // The row's partition first, so that false says the key had a row, nothing else.
+    await placeRow(entry.firstSeenAt);
     try {
       return await transaction(async (tx) => {
         await runDeferredWrites(sqlOf(tx), writes);

@@ -97,8 +97,11 @@ export function createOrmLedgerStore<Tx>(options: OrmLedgerStoreOptions<Tx>): Or
     capabilities: {
       // A route with writes: 'deferred' runs in the ORM's transaction, with no claim committed
       // before it; the key's row ends the transaction (orm-deferred-commit.ts).
-      deferredCommit: ormDeferredCommit(transaction, sql, (tx, entry) =>
-        ledger.commitDeferred(ours(tx), entry),
+      deferredCommit: ormDeferredCommit(
+        transaction,
+        sql,
+        (tx, entry) => ledger.commitDeferred(ours(tx), entry),
+        (firstSeenAt) => open(() => ledger.placeRow(firstSeenAt)),
       ),
       commitAlone: undefined,
     },

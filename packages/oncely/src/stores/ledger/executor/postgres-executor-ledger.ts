@@ -51,7 +51,7 @@ type TransportQuery = (text: string, values?: unknown[]) => Promise<TransportRow
 
 /** The PostgreSQL ledger, and the partitions its caller's own writes go into. */
 export interface PostgresLedger {
-  readonly ledger: Omit<ExecutorLedger, 'complete' | 'commitDeferred'>;
+  readonly ledger: Omit<ExecutorLedger, 'complete' | 'commitDeferred' | 'placeRow'>;
   /** Runs a write of a row first seen at a time in that time's partition, made if missing. */
   readonly placed: ReturnType<typeof placedInPartition>;
   readonly receipts: ReturnType<typeof postgresReceiptPartitions>;
@@ -160,7 +160,7 @@ export function postgresExecutorLedger<Tx>(
     return setUp;
   }
 
-  const { ledger } = postgresLedger(
+  const { ledger, receipts } = postgresLedger(
     {
       ready,
       send: ({ text, values }) => executor.query(text, values),
@@ -184,6 +184,10 @@ export function postgresExecutorLedger<Tx>(
     // The row under the key's advisory lock (postgres-deferred-function.ts), setting the commit's
     // level like the receipt. A first sighting with no partition yet fails the statement (and the
     // transaction): false, and the claimed way's claim makes the partition (placedInPartition).
+    async placeRow(firstSeenAt) {
+      await ready();
+      await receipts.ensure([firstSeenAt]);
+    },
     async commitDeferred(tx, entry) {
       try {
         const { rows } = await tx.query(deferredSql, entryValues(entry));

@@ -108,6 +108,7 @@ export function sqliteExecutorLedger<Tx>(
     },
     // The claim's own INSERT, of the completed row: the connection's write lock, held by the
     // transaction since its first write, keeps every other writer out until COMMIT.
+    placeRow: () => ready(),
     async commitDeferred(tx, entry) {
       return (await tx.query(sql.insert, entryValues(entry))).rowCount === 1;
     },
