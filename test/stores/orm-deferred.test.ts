@@ -7,6 +7,7 @@ import {
 } from '#oncely/http/index.js';
 import { createLedger, jsonReceipt, type Ledger } from '#oncely/ledger/index.js';
 import type { CompletedEntry } from '#oncely/ledger/ledger-entry.js';
+import { VirtualClock } from '#oncely/time/virtual-clock.js';
 import { createOrmLedgerStore, type OrmLedgerStore } from '#oncely/stores/orm/index.js';
 import { tempDir } from '../support/temp-dir.js';
 import {
@@ -97,7 +98,7 @@ function deferredSuite(orm: Orm, name: string, target: () => OrmTarget, skip?: s
     it('commits the write with the row; a replay and a conflict write nothing; a throw and a 5xx roll back', async () => {
       const { backend, store, ledger } = await open(orm, target());
       try {
-        assert.equal(typeof store.capabilities.deferredCommit?.inTransaction, 'function');
+        assert.equal(typeof store.capabilities.deferredCommit?.inTransaction?.commit, 'function');
         const errors: unknown[] = [];
         const post = route(ledger, effectRoute(backend), errors);
         const first = await post('k-1', { tag: 'a' });
@@ -224,6 +225,32 @@ function deferredSuite(orm: Orm, name: string, target: () => OrmTarget, skip?: s
       }
     });
 
+    it('a receipt past retention, not yet swept: the route rolls back, 409 at once, and its retry runs', async () => {
+      const { backend, store } = await open(orm, target());
+      try {
+        const clock = new VirtualClock({ startAt: 1_000_000_000 });
+        const post = route(
+          createLedger({ store, clock, retentionMs: 60_000 }),
+          effectRoute(backend),
+          [],
+        );
+        assert.equal((await post('k-7', { tag: 'first' })).status, 201);
+        await clock.advance(61_000);
+        // The route cannot run twice for one request: the key is given back, the client retries.
+        const spent = await post('k-7', { tag: 'again' });
+        assert.equal(spent.status, 409);
+        assert.ok(spent.headers.get('retry-after'));
+        assert.equal(await backend.countEffects('k-7/again'), 0);
+        assert.equal((await post('k-7', { tag: 'again' })).status, 201);
+        assert.deepEqual(
+          [await backend.countEffects('k-7/first'), await backend.countEffects('k-7/again')],
+          [1, 1],
+        );
+      } finally {
+        await backend.close();
+      }
+    });
+
     it('a route with steps is told to take writes: claimed; nothing is stored', async () => {
       const { backend, ledger } = await open(orm, target());
       try {
@@ -248,16 +275,6 @@ function deferredSuite(orm: Orm, name: string, target: () => OrmTarget, skip?: s
       const { backend, store } = await open(orm, target());
       try {
         const ledgers = Array.from({ length: LEDGERS }, () => createLedger({ store }));
-        // On PostgreSQL the first row of a time partition finds no partition: that run goes the
-        // claimed way, whose claim makes it (then other processes' runs get 409 while it runs).
-        const first = await ledgers[0]!.executeDeferred(
-          { scope: 'race', key: 'first', fingerprint: 'fp-race' },
-          async (_claim, tx) => {
-            await backend.writeEffect(tx, 'first');
-            return { receipt: jsonReceipt(201, {}), writes: [] };
-          },
-        );
-        assert.equal(first.kind, 'executed');
         for (let round = 0; round < ROUNDS; round++) {
           const key = `race-${round}`;
           const results = await Promise.all(
@@ -281,7 +298,7 @@ function deferredSuite(orm: Orm, name: string, target: () => OrmTarget, skip?: s
             `round ${round}: ${kinds}`,
           );
         }
-        const ids = (await backend.effectIds()).filter((id) => id !== 'first');
+        const ids = await backend.effectIds();
         assert.equal(ids.length, ROUNDS, 'one effect per key');
         assert.equal(new Set(ids).size, ROUNDS);
       } finally {

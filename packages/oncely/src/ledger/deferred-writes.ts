@@ -78,11 +78,23 @@ export interface DeferredCommit {
   (entry: CompletedEntry, writes: readonly DeferredWrite[]): Promise<boolean>;
   /**
    * The same commit at the end of a transaction the effect ran in (the ORM stores, whose handle
-   * the route writes through): inside `tx`, a handle of the store's `transaction`, after the
-   * effect and its deferred writes, adds `entry`'s row when (scope, key) has none, as its last
-   * statement: true. False when the key has a row (or the row cannot go in now): nothing was
-   * added, and the ledger rolls the transaction back and goes the claimed way. Undefined where
-   * the effect runs apart from any transaction (PostgreSQL's store, whose commits are grouped).
+   * the route writes through). Undefined where the effect runs apart from any transaction
+   * (PostgreSQL's store, whose commits are grouped).
    */
-  readonly inTransaction?: (tx: unknown, entry: CompletedEntry) => Promise<boolean>;
+  readonly inTransaction?: DeferredCommitInTransaction;
+}
+
+/** See {@link DeferredCommit.inTransaction}. */
+export interface DeferredCommitInTransaction {
+  /**
+   * Before the transaction: makes ready what a row first seen at `firstSeenAt` needs (PostgreSQL:
+   * its time partition), so that `commit` fails only when the key has a row. Usually at once.
+   */
+  prepare(firstSeenAt: number): Promise<void>;
+  /**
+   * Inside `tx`, a handle of the store's `transaction`, after the effect and its deferred writes:
+   * adds `entry`'s row when (scope, key) has none, as the transaction's last statement: true.
+   * False when the key has a row: nothing was added, and the ledger rolls the transaction back.
+   */
+  commit(tx: unknown, entry: CompletedEntry): Promise<boolean>;
 }

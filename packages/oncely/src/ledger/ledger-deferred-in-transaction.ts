@@ -1,11 +1,14 @@
-import { runDeferredWrites, type DeferredCommit, type DeferredEffect } from './deferred-writes.js';
+import {
+  runDeferredWrites,
+  type DeferredCommitInTransaction,
+  type DeferredEffect,
+} from './deferred-writes.js';
 import { completedAnswer } from './ledger-answers.js';
 import { heldAnswer, type LedgerCore } from './ledger-claim.js';
 import { runUnclaimed } from './run-unclaimed.js';
 import type { CompletedEntry } from './ledger-entry.js';
 import type { ExecuteResult, LedgerRequest } from './ledger-result.js';
 
-type InTransaction = NonNullable<DeferredCommit['inTransaction']>;
 type ClaimedWay<Tx> = (
   request: LedgerRequest,
   effect: DeferredEffect<Tx>,
@@ -16,6 +19,9 @@ interface Running {
   readonly fingerprint: string;
   readonly firstSeenAt: number;
 }
+
+/** Thrown by the claimed way's effect when it would run the route a second time; never escapes. */
+const RUN_AGAIN = Symbol('run the route again');
 
 /** Thrown inside the transaction only to roll it back; never escapes. */
 class RolledBack {
@@ -31,8 +37,7 @@ class RolledBack {
  * store's transaction, given its handle; its deferred writes follow, and the key's row is the
  * transaction's last statement, added only if the key has none; then one commit. When the key
  * had a row (another process answered it, or holds it in flight) the transaction rolls back,
- * every write of the effect with it, and the claimed way answers: a replay, 422, 409, or, for an
- * expired key, the effect run again under a claim.
+ * every write of the effect with it, and the claimed way answers: a replay, 422 or 409.
  *
  * A duplicate in this process while the transaction is open is answered at once as the claimed
  * way would answer it under a lease (409 in flight, 422 with another payload): this process's
@@ -42,7 +47,7 @@ class RolledBack {
  */
 export function deferredInTransaction<Tx>(
   core: LedgerCore<Tx>,
-  inTransaction: InTransaction,
+  inTransaction: DeferredCommitInTransaction,
   claimedWay: ClaimedWay<Tx>,
 ): ClaimedWay<Tx> {
   const running = new Map<string, Running>();
@@ -53,30 +58,57 @@ export function deferredInTransaction<Tx>(
     const identity = `${request.scope}\u001f${request.key}`;
     const first = running.get(identity);
     if (first !== undefined) return duplicateAnswer(core, request, first);
-    running.set(identity, { fingerprint: request.fingerprint, firstSeenAt: core.o.clock.now() });
+    const firstSeenAt = core.o.clock.now();
+    running.set(identity, { fingerprint: request.fingerprint, firstSeenAt });
     try {
-      const answer = await runInTransaction(core, inTransaction, request, effect);
-      return answer ?? (await claimedWay(request, effect));
+      const answer = await runInTransaction(core, inTransaction, request, effect, firstSeenAt);
+      return answer ?? (await answerFromRow(core, claimedWay, request));
     } finally {
       running.delete(identity);
     }
   };
 }
 
+/**
+ * The claimed way for a key that had a row: a replay, 422 or 409. The route ran once already (its
+ * request's body is read, its response begun) and cannot run again: when the claimed way would run
+ * it (the row was spent: a receipt past retention not yet swept, a lease that ran out), the key is
+ * given back and the request answered 409 with no delay; its retry runs on the free key.
+ */
+async function answerFromRow<Tx>(
+  core: LedgerCore<Tx>,
+  claimedWay: ClaimedWay<Tx>,
+  request: LedgerRequest,
+): Promise<ExecuteResult> {
+  try {
+    return await claimedWay(request, () => Promise.reject(RUN_AGAIN));
+  } catch (error) {
+    if (error !== RUN_AGAIN) throw error;
+    const nowMs = core.o.clock.now();
+    return { kind: 'in_flight', retryAfterMs: 0, leaseExpiresAt: nowMs, firstSeenAt: nowMs };
+  }
+}
+
 /** One transaction: the effect, its writes, the row. Undefined when the key had a row. */
 async function runInTransaction<Tx>(
   core: LedgerCore<Tx>,
-  inTransaction: InTransaction,
+  inTransaction: DeferredCommitInTransaction,
   request: LedgerRequest,
   effect: DeferredEffect<Tx>,
+  firstSeenAt: number,
 ): Promise<ExecuteResult | undefined> {
   const { store } = core.o;
   let entry: CompletedEntry;
   try {
+    await inTransaction.prepare(firstSeenAt);
+  } catch (cause) {
+    return { kind: 'unavailable', stage: 'claim', cause };
+  }
+  try {
     entry = await store.transaction(async (tx) => {
       let made: Awaited<ReturnType<typeof runUnclaimed>>;
       try {
-        made = await runUnclaimed(core, request, (claim) => effect(claim, tx));
+        made = await runUnclaimed(core, request, (claim) => effect(claim, tx), firstSeenAt);
         if ('entry' in made && made.writes.length > 0)
           await runDeferredWrites(store.sql(tx), made.writes);
       } catch (error) {
@@ -84,7 +116,7 @@ async function runInTransaction<Tx>(
       }
       // Not stored (a 5xx): its writes roll back, as on the claimed way.
       if ('answer' in made) throw new RolledBack('answered', made.answer);
-      if (!(await inTransaction(tx, made.entry))) throw new RolledBack('found');
+      if (!(await inTransaction.commit(tx, made.entry))) throw new RolledBack('found');
       return made.entry;
     });
   } catch (error) {

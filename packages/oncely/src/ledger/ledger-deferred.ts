@@ -34,12 +34,10 @@ export function deferredExecutor<Tx>(
   // Declared by the store (StoreCapabilities), read once, not asked per request.
   const { deferredCommit } = store.capabilities;
   const inTransaction = deferredCommit?.inTransaction;
-  // The effect gets the claimed transaction's handle only where the deferred one gives it too
-  // (an ORM store): elsewhere a deferred effect never sees a handle, whichever way it runs.
+  // A deferred effect run the claimed way never sees the handle: its writes are deferred.
   const claimedWay = (request: LedgerRequest, effect: DeferredEffect<Tx>) =>
     executeClaimed(request, async (tx, claimed) => {
-      const outcome = await effect(claimed, inTransaction === undefined ? undefined : tx);
-      const { receipt, writes } = checkDeferredOutcome(outcome);
+      const { receipt, writes } = checkDeferredOutcome(await effect(claimed, undefined));
       return withWrites(tx, writes, receipt);
     });
   async function withWrites(tx: Tx, writes: readonly DeferredWrite[], receipt: Receipt) {

@@ -9,12 +9,12 @@ export async function runUnclaimed<Tx>(
   { o }: LedgerCore<Tx>,
   request: LedgerRequest,
   effect: (claim: Claim) => DeferredOutcome | Promise<DeferredOutcome>,
+  firstSeenAt: number = o.clock.now(),
 ): Promise<
   | { readonly entry: CompletedEntry; readonly writes: readonly DeferredWrite[] }
   | { readonly answer: ExecuteResult }
 > {
   const { scope, key, fingerprint } = request;
-  const firstSeenAt = o.clock.now();
   // Objects of one fixed shape, the request's fields named (a spread copies whatever the
   // caller's object holds, and makes a new shape when it holds more).
   const { receipt, writes } = checkDeferredOutcome(

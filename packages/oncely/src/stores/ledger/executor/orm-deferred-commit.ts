@@ -20,7 +20,10 @@ export function ormDeferredCommit<H>(
   rowIn: (tx: H, entry: CompletedEntry) => Promise<boolean>,
   placeRow: (firstSeenAt: number) => Promise<void>,
 ): DeferredCommit {
-  const inTransaction = (tx: unknown, entry: CompletedEntry) => rowIn(tx as H, entry);
+  const inTransaction = {
+    prepare: placeRow,
+    commit: (tx: unknown, entry: CompletedEntry) => rowIn(tx as H, entry),
+  };
   async function commit(entry: CompletedEntry, writes: Parameters<DeferredCommit>[1]) {
     // The row's partition first, so that false says the key had a row, nothing else.
     await placeRow(entry.firstSeenAt);
