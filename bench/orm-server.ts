@@ -4,8 +4,10 @@
  *   /bare  no oncely: the order through the ORM's base client, one INSERT committed by itself;
  *   /tx    no oncely: the order in a transaction of the ORM's own (BEGIN, INSERT, COMMIT), the
  *          shape the guarded route's transaction has, without the claim and the receipt;
- *   /orm   oncely/node on createOrmLedgerStore: the order through the ORM's transaction object,
- *          committed with the receipt;
+ *   /claimed   oncely/node on createOrmLedgerStore: the key claimed (committed alone), then the
+ *          order through the ORM's transaction object, committed with the receipt;
+ *   /deferred  the same route with `writes: 'deferred'`: no claim, the order through the ORM's
+ *          transaction object, the key's row the transaction's last statement, one commit;
  *   /sql   oncely/node on the built-in store (createPostgresStore, createSqliteStore): the order
  *          through `context.sql`, committed with the receipt.
  * Every commit is durable (PostgreSQL synchronous_commit on; SQLite WAL with synchronous FULL).
@@ -97,12 +99,17 @@ const inTransaction = unguarded((order) =>
 );
 
 const options = { scopeOf: () => 'bench', onError: (error: unknown) => console.error(error) };
-const orm = idempotentListener({ ...options, ledger: ormLedger }, async (req, res) => {
+const throughOrm = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
   const context = idempotencyOf(req)!;
   const order = orderOf(context.key, context.body);
   await app.insertIn(context.tx, order);
   answer(res, order);
-});
+};
+const claimed = idempotentListener({ ...options, ledger: ormLedger }, throughOrm);
+const deferred = idempotentListener(
+  { ...options, ledger: ormLedger, writes: 'deferred' },
+  throughOrm,
+);
 const sql = idempotentListener({ ...options, ledger: sqlLedger }, async (req, res) => {
   const context = idempotencyOf(req)!;
   const order = orderOf(context.key, context.body);
@@ -116,7 +123,8 @@ const sql = idempotentListener({ ...options, ledger: sqlLedger }, async (req, re
 });
 
 const server = createServer((req, res) => {
-  if (req.url === '/orm') void orm(req, res);
+  if (req.url === '/claimed') void claimed(req, res);
+  else if (req.url === '/deferred') void deferred(req, res);
   else if (req.url === '/sql') void sql(req, res);
   else if (req.url === '/tx') void inTransaction(req, res);
   else void bare(req, res);

@@ -4,7 +4,8 @@
  * transaction, against the same route without oncely (the order through the same ORM, one INSERT
  * committed by itself), at the same durability (every commit fsynced). Beside them: the order in
  * the ORM's own transaction without oncely (the guarded route's transaction shape, without its
- * claim and receipt), and the guarded route on oncely's built-in store through `context.sql`.
+ * claim and receipt), the guarded route with `writes: 'deferred'` (no claim; the key's row ends
+ * the ORM's transaction), and the guarded route on oncely's built-in store through `context.sql`.
  * Routes interleaved round by round; medians, the lowest and highest round, and the ratios
  * (median of the rounds' ratios, with their spread), by req/s and by requests per CPU-second of
  * the server and its PostgreSQL backends. Each pair's server runs in a child process
@@ -35,7 +36,10 @@ import { forkServer, loadRoute, type RouteRun } from './route-load.js';
 const ROUTES = {
   bare: 'no oncely: the order through the ORM, committed by itself',
   tx: "no oncely: the order in the ORM's own transaction (BEGIN, INSERT, COMMIT)",
-  orm: 'oncely on the ORM: the order through its transaction, with the receipt',
+  claimed:
+    'oncely on the ORM: the key claimed, then the order through its transaction, with the receipt',
+  deferred:
+    "oncely on the ORM, writes: 'deferred': the order through its transaction, the key's row last, one commit",
   sql: "oncely's built-in store: the order through context.sql, with the receipt",
 } as const;
 type Route = keyof typeof ROUTES;
@@ -144,7 +148,7 @@ async function benchPair(orm: BenchOrm, target: BenchTarget): Promise<Runs> {
   };
   try {
     for (const route of routes) await load(route, 1); // warm-up
-    const runs: Runs = { bare: [], tx: [], orm: [], sql: [] };
+    const runs: Runs = { bare: [], tx: [], claimed: [], deferred: [], sql: [] };
     for (let round = 0; round < rounds; round++)
       for (const route of routes) runs[route].push(await load(route, seconds));
     return runs;
@@ -167,35 +171,40 @@ const reqCell = (runs: Run[]): string => {
   return `${fixed(median(xs)).padStart(5)} (${fixed(Math.min(...xs))}–${fixed(Math.max(...xs))})`;
 };
 
+/** One block per pair: a line per route, its ratios to bare, tx and the built-in store's route. */
 function printPair(name: string, runs: Runs): void {
-  const cpu = (route: Route) => fixed(median(runs[route].map(cpuOf)));
   const failed = (Object.keys(ROUTES) as Route[]).reduce(
     (sum, route) => sum + runs[route].reduce((s, r) => s + r.failed, 0),
     0,
   );
-  console.log(
-    [
-      name.padEnd(17),
-      reqCell(runs.bare).padEnd(18),
-      reqCell(runs.tx).padEnd(18),
-      reqCell(runs.orm).padEnd(18),
-      reqCell(runs.sql).padEnd(18),
-      ratioCell(ratios(runs.orm, runs.bare)).padEnd(19),
-      ratioCell(ratios(runs.orm, runs.tx)).padEnd(19),
-      ratioCell(ratios(runs.orm, runs.sql)).padEnd(19),
-      ratioCell(cpuRatios(runs.orm, runs.bare)).padEnd(19),
-      `${cpu('bare')}/${cpu('tx')}/${cpu('orm')}/${cpu('sql')}`.padEnd(19),
-      String(failed),
-    ].join(' '),
-  );
+  console.log(`\n${name} (failed: ${failed})`);
+  for (const route of Object.keys(ROUTES) as Route[]) {
+    const guarded = route === 'claimed' || route === 'deferred';
+    const cells = [
+      `  ${route.padEnd(9)}`,
+      reqCell(runs[route]).padEnd(18),
+      fixed(median(runs[route].map(cpuOf))).padStart(6),
+    ];
+    if (route !== 'bare')
+      cells.push(
+        ratioCell(ratios(runs[route], runs.bare)).padEnd(19),
+        ratioCell(cpuRatios(runs[route], runs.bare)).padEnd(19),
+      );
+    if (guarded)
+      cells.push(
+        ratioCell(ratios(runs[route], runs.tx)).padEnd(19),
+        ratioCell(ratios(runs[route], runs.sql)).padEnd(19),
+      );
+    console.log(cells.join(' '));
+  }
 }
 
 console.log(
   `bench/orm: POST /orders through oncely/node, a new key per request; autocannon, ${connections} connections, ${seconds} s per run, ${rounds} round(s), routes interleaved; each ORM × database's server in a child process; every commit durable`,
 );
-for (const [route, what] of Object.entries(ROUTES)) console.log(`  ${route.padEnd(5)} ${what}`);
+for (const [route, what] of Object.entries(ROUTES)) console.log(`  ${route.padEnd(9)} ${what}`);
 console.log(
-  `\n${'pair'.padEnd(17)} ${'bare req/s'.padEnd(18)} ${'tx req/s'.padEnd(18)} ${'orm req/s'.padEnd(18)} ${'sql req/s'.padEnd(18)} ${'orm/bare'.padEnd(19)} ${'orm/tx'.padEnd(19)} ${'orm/sql'.padEnd(19)} ${'orm/bare per CPU'.padEnd(19)} ${'cpu µs b/t/o/s'.padEnd(19)} failed`,
+  `\n  ${'route'.padEnd(9)} ${'req/s'.padEnd(18)} ${'cpu µs'.padStart(6)} ${'×bare'.padEnd(19)} ${'×bare per CPU'.padEnd(19)} ${'×tx'.padEnd(19)} ×sql`,
 );
 try {
   for (const db of dbs as BenchDatabase[])
@@ -218,5 +227,5 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 console.log(
-  'req/s: median (lowest–highest round). ratios: median of the rounds’ ratios (lowest–highest); target orm/bare ≥ 0.90. orm/bare per CPU: requests per CPU-second of the server and its PostgreSQL backends (SQLite: the server alone), orm over bare. cpu: that CPU, user + system, µs per request (bare/tx/orm/sql). failed: non-2xx, errors and timeouts over every run.',
+  '\nreq/s: median (lowest–highest round). cpu µs: CPU per request of the server and its PostgreSQL backends (SQLite: the server alone), user + system, median. ×bare, ×tx, ×sql: req/s over that route’s, median of the rounds’ ratios (lowest–highest); target ×bare ≥ 0.90. ×bare per CPU: requests per CPU-second over bare’s. failed: non-2xx, errors and timeouts over every run.',
 );

@@ -1,3 +1,4 @@
+import { OncelyError } from '../contract/errors.js';
 import type { Receipt } from '../contract/receipt.js';
 import { runDeferredWrites } from '../ledger/deferred-writes.js';
 import type { Claim, ExecuteResult } from '../ledger/ledger-result.js';
@@ -20,9 +21,15 @@ export function executeInLedger<Tx, V>(
 ): Promise<ExecuteResult> {
   const { key } = request;
   return o.writes === 'deferred'
-    ? o.ledger.executeDeferred(request, async (claim) => {
-        const sql = new DeferredOnlySql(o.ledger.store.name);
-        const receipt = await respond(new DeferredContext(admitted, sql, key, claim));
+    ? o.ledger.executeDeferred(request, async (claim, tx) => {
+        // An ORM store runs the handler in its transaction (tx): its statements are live there.
+        const sql =
+          tx === undefined ? new DeferredOnlySql(o.ledger.store.name) : new ClaimedSql(sqlOf(tx));
+        const context =
+          tx === undefined
+            ? new DeferredContext<Tx, V>(admitted, sql, key, claim)
+            : new InTransactionContext(admitted, sql, key, claim, tx);
+        const receipt = await respond(context);
         return { receipt, writes: sql.close() };
       })
     : o.ledger.execute(request, async (tx, claim, step) => {
@@ -72,5 +79,36 @@ class DeferredContext<Tx, V> implements IdempotencyContext<Tx, V> {
 
   step(): Promise<never> {
     return Promise.reject(noTransaction());
+  }
+}
+
+/**
+ * A deferred route's context on a store that runs it in its transaction (an ORM store): `tx` and
+ * `sql` are live, but no key is claimed, so there is no step to resume from.
+ */
+class InTransactionContext<Tx, V> implements IdempotencyContext<Tx, V> {
+  readonly scope: string;
+  readonly body: Uint8Array;
+  readonly value: V;
+
+  constructor(
+    admitted: AdmittedRequest<V>,
+    readonly sql: GuardSql,
+    readonly key: string,
+    readonly claim: Claim,
+    readonly tx: Tx,
+  ) {
+    this.scope = admitted.scope;
+    this.body = admitted.body;
+    this.value = admitted.value;
+  }
+
+  step(): Promise<never> {
+    return Promise.reject(
+      new OncelyError(
+        'steps_need_claim',
+        "context.step() needs a claimed key; this route defers its writes (writes: 'deferred'): give a route with steps writes: 'claimed'",
+      ),
+    );
   }
 }

@@ -63,11 +63,16 @@ export interface IdempotencyTuning {
    * - `'claimed'`: the key is claimed (and leased) before the handler runs; the handler writes
    *   through `context.sql` or `context.tx` in the transaction of the receipt, awaiting results,
    *   and may call anything else (a duplicate in flight gets 409 and never runs it).
-   * - `'deferred'`: the handler writes only with `context.sql.defer()` and does nothing else that
-   *   leaves a trace (no HTTP call, no message, no awaited statement: those reject). No claim, no
-   *   lease: the handler runs at once, and its receipt and writes commit in one transaction only
-   *   if the key is still free (on PostgreSQL shared with concurrent requests); a duplicate arriving meanwhile
-   *   runs the handler too, its writes never commit, and it answers as a replay.
+   * - `'deferred'`: no claim, no lease: the handler runs at once, and its receipt and writes
+   *   commit in one transaction only if the key is still free; else they roll back and the key
+   *   answers as it would have (replay, 422, 409). So the handler does nothing that leaves a
+   *   trace outside that transaction (no HTTP call, no message), and takes no step. On the
+   *   PostgreSQL store it writes only with `context.sql.defer()` (no transaction is open while it
+   *   runs; the commit is shared with concurrent requests) and a duplicate arriving meanwhile
+   *   runs the handler too, its writes never commit, and it answers as a replay. On an ORM store
+   *   (createOrmLedgerStore) it runs in the ORM's transaction and writes through `context.tx` or
+   *   `context.sql`, awaiting results; a duplicate in the same process gets 409 (docs/orm.md).
+   *   Elsewhere it runs the claimed way.
    * @default 'claimed'
    */
   readonly writes: WriteMode;

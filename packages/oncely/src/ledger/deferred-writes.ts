@@ -23,9 +23,15 @@ export interface DeferredOutcome {
  * An effect that writes only through deferred writes and has no other side effect: it may run
  * for a duplicate that then loses the key (its writes never commit), so that the first request
  * needs no lease, and on PostgreSQL its receipt and writes commit in one transaction shared with
- * concurrent requests.
+ * concurrent requests. On a store whose deferred commit ends the effect's own transaction (the
+ * ORM stores, {@link DeferredCommit.inTransaction}) it also gets that transaction's handle, `tx`,
+ * and may write through it, awaiting results: those writes commit with its receipt or not at
+ * all. Elsewhere `tx` is undefined.
  */
-export type DeferredEffect = (claim: Claim) => DeferredOutcome | Promise<DeferredOutcome>;
+export type DeferredEffect<Tx = unknown> = (
+  claim: Claim,
+  tx: Tx | undefined,
+) => DeferredOutcome | Promise<DeferredOutcome>;
 
 /** A deferred write that failed at commit: the effect's own error (a constraint, a typo), not the store's. */
 export class DeferredWriteError extends OncelyError {
@@ -58,15 +64,37 @@ export async function runDeferredWrites(
  * has no row: true. False when it has one (in any state): nothing was written, and the ledger
  * goes the claimed way. Rejects with DeferredWriteError when a write failed (rolled back).
  *
- * Only PostgreSQL declares it. Why it is kept: there a claimed request costs a claim statement,
- * BEGIN with the first write, the receipt and COMMIT, while deferred requests commit their rows
- * and writes together, many requests to one transaction and one WAL flush
+ * PostgreSQL's store and the ORM stores declare it. Why it is kept: on PostgreSQL's store a
+ * claimed request costs a claim statement, BEGIN with the first write, the receipt and COMMIT,
+ * while deferred requests commit their rows and writes together, many requests to one transaction and one WAL flush
  * (postgres-deferred-groups.ts); at 10 connections that measured about twice the claimed path's
- * throughput (bench/ledger, docs/performance.md). On SQLite and memory a deferred effect simply
- * runs the claimed way: their group commit already shares the flush, and they have no round trip
- * to save.
+ * throughput (bench/ledger, docs/performance.md). On an ORM store the effect's transaction ends
+ * with the row instead of beginning after a claim committed alone: one commit per request (one
+ * fsync on SQLite) instead of two, and one statement less (bench/orm, docs/orm.md). On the
+ * built-in SQLite store and memory a deferred effect simply runs the claimed way: their group
+ * commit already shares the flush, and they have no round trip to save.
  */
-export type DeferredCommit = (
-  entry: CompletedEntry,
-  writes: readonly DeferredWrite[],
-) => Promise<boolean>;
+export interface DeferredCommit {
+  (entry: CompletedEntry, writes: readonly DeferredWrite[]): Promise<boolean>;
+  /**
+   * The same commit at the end of a transaction the effect ran in (the ORM stores, whose handle
+   * the route writes through). Undefined where the effect runs apart from any transaction
+   * (PostgreSQL's store, whose commits are grouped).
+   */
+  readonly inTransaction?: DeferredCommitInTransaction;
+}
+
+/** See {@link DeferredCommit.inTransaction}. */
+export interface DeferredCommitInTransaction {
+  /**
+   * Before the transaction: makes ready what a row first seen at `firstSeenAt` needs (PostgreSQL:
+   * its time partition), so that `commit` fails only when the key has a row. Usually at once.
+   */
+  prepare(firstSeenAt: number): Promise<void>;
+  /**
+   * Inside `tx`, a handle of the store's `transaction`, after the effect and its deferred writes:
+   * adds `entry`'s row when (scope, key) has none, as the transaction's last statement: true.
+   * False when the key has a row: nothing was added, and the ledger rolls the transaction back.
+   */
+  commit(tx: unknown, entry: CompletedEntry): Promise<boolean>;
+}

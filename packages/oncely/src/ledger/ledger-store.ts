@@ -52,7 +52,8 @@ export type ClaimAttempt =
 export interface StoreCapabilities {
   /**
    * Commits a deferred effect's receipt and writes at once, without a claim (deferred-writes.ts):
-   * on PostgreSQL only. Undefined elsewhere: a deferred route runs the claimed way there.
+   * on PostgreSQL and the ORM stores (theirs ends the effect's own transaction). Undefined
+   * elsewhere: a deferred route runs the claimed way there.
    */
   readonly deferredCommit: DeferredCommit | undefined;
   /**
@@ -72,7 +73,7 @@ export type CommitAlone = (
   params: readonly unknown[],
 ) => Promise<Record<string, unknown>[]>;
 
-/** A store that does nothing beyond the contract (memory, SQLite, the ORM executors). */
+/** A store that does nothing beyond the contract (memory, SQLite). */
 export const NO_CAPABILITIES: StoreCapabilities = Object.freeze({
   deferredCommit: undefined,
   commitAlone: undefined,

@@ -36,7 +36,7 @@ export interface Ledger<Tx> {
    * replay. When the key has a row, and on other stores, it goes the claimed way of `execute`,
    * the writes run in the claimed transaction.
    */
-  executeDeferred(request: LedgerRequest, effect: DeferredEffect): Promise<ExecuteResult>;
+  executeDeferred(request: LedgerRequest, effect: DeferredEffect<Tx>): Promise<ExecuteResult>;
   /** The read-only status lookup by (scope, key). Purges what it finds expired. */
   lookup(scope: string, key: string): Promise<LookupResult>;
   /**

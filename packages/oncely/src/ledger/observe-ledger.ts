@@ -70,7 +70,7 @@ export function observeLedger<Tx>(ledger: Ledger<Tx>, observer: LedgerObserver):
     // A deferred effect's time is its handler's: its writes run at the commit, after it.
     executeDeferred: (request, effect) =>
       watch(request, (time) =>
-        ledger.executeDeferred(request, (claim) => time(claim, () => effect(claim))),
+        ledger.executeDeferred(request, (claim, tx) => time(claim, () => effect(claim, tx))),
       ),
   };
 }

@@ -24,6 +24,14 @@ export interface ExecutorLedger
   > {
   /** The receipt in `tx` (the request's transaction); true when it replaced the in-flight row. */
   complete(tx: InTransaction, expected: EntryVersion, next: CompletedEntry): Promise<boolean>;
+  /**
+   * The deferred commit's row in `tx`, its last statement (DeferredCommit.inTransaction): adds
+   * `entry` when its key has no row, true; false when it has one (or the row cannot go in now,
+   * a partition missing), and the ledger then rolls back and goes the claimed way.
+   */
+  commitDeferred(tx: InTransaction, entry: CompletedEntry): Promise<boolean>;
+  /** Before a transaction that will end with a row first seen at `firstSeenAt`: its partition made (PostgreSQL). */
+  placeRow(firstSeenAt: number): Promise<void>;
 }
 
 /** Statements inside one transaction. */

@@ -1,10 +1,5 @@
 import { InvalidOptionError, OncelyError } from '../../../contract/errors.js';
-import {
-  DURABILITIES,
-  NO_CAPABILITIES,
-  type Durability,
-  type LedgerStore,
-} from '../../../ledger/ledger-store.js';
+import { DURABILITIES, type Durability, type LedgerStore } from '../../../ledger/ledger-store.js';
 import { SQL_DIALECTS, type CarriesSqlHandle } from '../../../ledger/sql-handle.js';
 import { checkIdentifier } from '../ledger-row.js';
 import {
@@ -16,6 +11,7 @@ import { postgresLedgerTables } from '../postgres/postgres-tombstones.js';
 import { StoreClosedError } from '../../store-errors.js';
 import type { ExecutorLedger, ExecutorLedgerOptions } from './executor-ledger.js';
 import { executorSql } from './executor-sql.js';
+import { ormDeferredCommit } from './orm-deferred-commit.js';
 import { OrmTransaction } from './orm-transaction.js';
 import { postgresExecutorLedger } from './postgres-executor-ledger.js';
 import type { SqlExecutor } from '../../orm/sql-executor.js';
@@ -76,12 +72,39 @@ export function createOrmLedgerStore<Tx>(options: OrmLedgerStoreOptions<Tx>): Or
   }
   const open = <T>(fn: () => Promise<T>): Promise<T> =>
     closed ? Promise.reject(new StoreClosedError(executor.name)) : fn();
+  const sql = (tx: Tx & CarriesSqlHandle) => executorSql(executor.dialect, ours(tx));
+
+  async function transaction<T>(fn: (tx: Tx & CarriesSqlHandle) => Promise<T>): Promise<T> {
+    await open(() => ledger.ready());
+    const transaction = new OrmTransaction(executor);
+    transactions.set(transaction.handle as object, transaction);
+    let result;
+    try {
+      // The handle answers SQL_HANDLE (orm-transaction.ts).
+      result = await fn(transaction.handle as Tx & CarriesSqlHandle);
+    } catch (error) {
+      await transaction.settle({ ok: false, error });
+      throw error;
+    }
+    await transaction.settle({ ok: true });
+    return result;
+  }
 
   return {
     name: `${executor.name}-${executor.dialect}`,
     executor,
     durability: o.durability,
-    capabilities: NO_CAPABILITIES,
+    capabilities: {
+      // A route with writes: 'deferred' runs in the ORM's transaction, with no claim committed
+      // before it; the key's row ends the transaction (orm-deferred-commit.ts).
+      deferredCommit: ormDeferredCommit(
+        transaction,
+        sql,
+        (tx, entry) => ledger.commitDeferred(ours(tx), entry),
+        (firstSeenAt) => open(() => ledger.placeRow(firstSeenAt)),
+      ),
+      commitAlone: undefined,
+    },
     tuning: ledger.tuning,
     ready: () => open(() => ledger.ready()),
     get: (scope, key) => open(() => ledger.get(scope, key)),
@@ -93,24 +116,10 @@ export function createOrmLedgerStore<Tx>(options: OrmLedgerStoreOptions<Tx>): Or
     backlog: (nowMs) => open(() => ledger.backlog(nowMs)),
     housekeep: () => ledger.housekeep(),
 
-    async transaction(fn) {
-      await open(() => ledger.ready());
-      const transaction = new OrmTransaction(executor);
-      transactions.set(transaction.handle as object, transaction);
-      let result;
-      try {
-        // The handle answers SQL_HANDLE (orm-transaction.ts).
-        result = await fn(transaction.handle as Tx & CarriesSqlHandle);
-      } catch (error) {
-        await transaction.settle({ ok: false, error });
-        throw error;
-      }
-      await transaction.settle({ ok: true });
-      return result;
-    },
+    transaction,
 
     complete: (tx, expected, next) => ledger.complete(ours(tx), expected, next),
-    sql: (tx) => executorSql(executor.dialect, ours(tx)),
+    sql,
     isUnavailable: (error) => executor.isUnavailable(error),
     async close() {
       closed = true;

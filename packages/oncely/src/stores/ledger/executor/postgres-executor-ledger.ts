@@ -6,7 +6,9 @@ import { postgresReceiptFunction } from '../postgres/postgres-receipt-function.j
 import { postgresSingleClaimFunction } from '../postgres/postgres-single-claim.js';
 import type { PgQueryable } from '../../postgres-driver/pg-pool.js';
 import { setUpPostgresLedger } from '../postgres/postgres-ledger-schema.js';
+import { postgresDeferredFunction } from '../postgres/postgres-deferred-function.js';
 import {
+  NO_PARTITION,
   placedInPartition,
   postgresReceiptPartitions,
 } from '../postgres/postgres-receipt-partitions.js';
@@ -14,7 +16,7 @@ import { ASYNC_COMMIT, postgresStatements } from '../postgres/postgres-statement
 import { postgresSweep } from '../postgres/postgres-sweep.js';
 import { postgresTombstoneWrites } from '../postgres/postgres-tombstones.js';
 import type { ExecutorLedger, ExecutorLedgerOptions } from './executor-ledger.js';
-import type { SqlExecutor } from '../../orm/sql-executor.js';
+import { causes, type SqlExecutor } from '../../orm/sql-executor.js';
 
 /**
  * How the PostgreSQL ledger's statements reach the server: the pg store's own pool
@@ -49,7 +51,7 @@ type TransportQuery = (text: string, values?: unknown[]) => Promise<TransportRow
 
 /** The PostgreSQL ledger, and the partitions its caller's own writes go into. */
 export interface PostgresLedger {
-  readonly ledger: Omit<ExecutorLedger, 'complete'>;
+  readonly ledger: Omit<ExecutorLedger, 'complete' | 'commitDeferred' | 'placeRow'>;
   /** Runs a write of a row first seen at a time in that time's partition, made if missing. */
   readonly placed: ReturnType<typeof placedInPartition>;
   readonly receipts: ReturnType<typeof postgresReceiptPartitions>;
@@ -143,6 +145,7 @@ export function postgresExecutorLedger<Tx>(
     executor.transaction((tx) => fn((text, values = []) => executor.queryIn(tx, text, values)));
   const claimSql = postgresSingleClaimFunction(tables).call;
   const receiptSql = postgresReceiptFunction(tables).call(o.commitLevel);
+  const deferredSql = postgresDeferredFunction(tables).call(o.commitLevel);
 
   let setUp: Promise<void> | undefined;
   function ready(): Promise<void> {
@@ -157,7 +160,7 @@ export function postgresExecutorLedger<Tx>(
     return setUp;
   }
 
-  const { ledger } = postgresLedger(
+  const { ledger, receipts } = postgresLedger(
     {
       ready,
       send: ({ text, values }) => executor.query(text, values),
@@ -178,6 +181,22 @@ export function postgresExecutorLedger<Tx>(
       const { rows } = await tx.query(receiptSql, values);
       return (rows[0] as { completed?: unknown } | undefined)?.completed === 1;
     },
+    // The row under the key's advisory lock (postgres-deferred-function.ts), setting the commit's
+    // level like the receipt. A first sighting with no partition yet fails the statement (and the
+    // transaction): false, and the claimed way's claim makes the partition (placedInPartition).
+    async placeRow(firstSeenAt) {
+      await ready();
+      await receipts.ensure([firstSeenAt]);
+    },
+    async commitDeferred(tx, entry) {
+      try {
+        const { rows } = await tx.query(deferredSql, entryValues(entry));
+        return Number((rows[0] as { found?: unknown } | undefined)?.found) === 0;
+      } catch (error) {
+        if (sqlStateOf(error) === NO_PARTITION) return false;
+        throw error;
+      }
+    },
   };
 }
 
@@ -194,4 +213,13 @@ export async function casWrite(write: () => Promise<{ rowCount: number }>): Prom
     if ((error as { code?: string }).code === '40001') return false;
     throw error;
   }
+}
+
+/** The SQLSTATE of `error` or of an error it wraps (an ORM's wrapper around the driver's). */
+function sqlStateOf(error: unknown): string | undefined {
+  for (const e of causes(error)) {
+    const code = (e as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
 }

@@ -106,6 +106,12 @@ export function sqliteExecutorLedger<Tx>(
       ]);
       return rowCount === 1;
     },
+    // The claim's own INSERT, of the completed row: the connection's write lock, held by the
+    // transaction since its first write, keeps every other writer out until COMMIT.
+    placeRow: () => ready(),
+    async commitDeferred(tx, entry) {
+      return (await tx.query(sql.insert, entryValues(entry))).rowCount === 1;
+    },
     async sweep(nowMs, tombstoneMs, limit) {
       await ready();
       return sweep.step(nowMs, tombstoneMs, limit);

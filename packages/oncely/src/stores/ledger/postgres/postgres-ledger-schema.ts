@@ -1,6 +1,7 @@
 import { LedgerLayoutError } from '../ledger-layout-error.js';
 import type { PgQueryable } from '../../postgres-driver/pg-pool.js';
 import { postgresClaimFunction } from './postgres-claim.js';
+import { postgresDeferredFunction } from './postgres-deferred-function.js';
 import { postgresReceiptFunction } from './postgres-receipt-function.js';
 import { postgresSingleClaimFunction } from './postgres-single-claim.js';
 import { postgresTombstoneSchema, type PostgresLedgerTables } from './postgres-tombstones.js';
@@ -34,6 +35,7 @@ export function postgresLedgerSchema(tables: PostgresLedgerTables): string[] {
     postgresClaimFunction(tables).ddl,
     postgresSingleClaimFunction(tables).ddl,
     postgresReceiptFunction(tables).ddl,
+    postgresDeferredFunction(tables).ddl,
     ...postgresTombstoneSchema(tables),
   ];
 }

@@ -139,7 +139,7 @@ export function postgresReceiptPartitions(
 }
 
 /** SQLSTATE of "no partition of relation ... found for row" (check_violation). */
-const NO_PARTITION = '23514';
+export const NO_PARTITION = '23514';
 
 /**
  * A receipt write that lands in its time partition: the store set up and the row's partition
