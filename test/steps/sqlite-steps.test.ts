@@ -1,3 +1,5 @@
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import {
   createSqliteStore,
@@ -5,6 +7,7 @@ import {
   openSqliteDatabase,
   type SqliteTx,
 } from '#oncely/stores/sqlite/index.js';
+import type { StepRecord } from '#oncely/ledger/step-store.js';
 import { runStepsConformance } from './steps-conformance.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -26,4 +29,44 @@ runStepsConformance<SqliteTx>('sqlite', async () => {
       ),
     close: () => store.close(),
   };
+});
+
+const step = (position: number, name: string): StepRecord => ({
+  scope: 'alice',
+  key: 'k1',
+  runAt: 1,
+  position,
+  name,
+  result: JSON.stringify(name),
+  recordedAt: 2,
+  expiresAt: 3,
+});
+
+it('a lone step whose place is taken is refused alone: its batch commits the rest', async () => {
+  const store = createSqliteStore({ database: () => openSqliteDatabase(join(dir, 'taken.db')) });
+  const steps = createSqlStepStore(store);
+  try {
+    await steps.ready();
+    assert.equal(await steps.recordAlone(step(0, 'charge')), true);
+    // Two workers record the same place in one batch (a lease taken over while both ran):
+    // the first wins; the second is told so, and the batch still commits the other step.
+    const [first, second, other] = await Promise.all([
+      steps.recordAlone(step(1, 'reserve')),
+      steps.recordAlone(step(1, 'reserve-again')),
+      steps.recordAlone(step(2, 'email')),
+    ]);
+    assert.deepEqual([first, second, other], [true, false, true]);
+    assert.equal(await steps.recordAlone(step(0, 'charge')), false);
+    const rows = await steps.resume('alice', 'k1', 1, 3);
+    assert.deepEqual(
+      rows.map((row) => [row.position, row.name]),
+      [
+        [0, 'charge'],
+        [1, 'reserve'],
+        [2, 'email'],
+      ],
+    );
+  } finally {
+    await store.close();
+  }
 });

@@ -14,6 +14,11 @@ export interface StepStatements {
   readonly select: string;
   /** $1..$8 the record; nothing when the position is taken. */
   readonly insert: string;
+  /**
+   * $1..$8 the record, nothing returned: a place already taken fails on the primary key. SQLite
+   * records a lone step this way (one RETURNING row cost more than the INSERT).
+   */
+  readonly insertOrFail: string;
   /** `rows` records, 8 parameters each; returns the keys of those written. */
   insertMany(rows: number): string;
   /** $1 nowMs, $2 limit: deletes the oldest due steps. */
@@ -69,6 +74,7 @@ export function stepStatements(dialect: SqlDialect, table: string): StepStatemen
     extend: `UPDATE ${table} SET expires_at = $4 WHERE ${run} AND expires_at < $4`,
     select: `SELECT position, name, result, recorded_at, expires_at FROM ${table} WHERE ${run} ORDER BY position`,
     insert: `INSERT INTO ${table} (${COLUMNS}) VALUES ${values(1)} ON CONFLICT DO NOTHING`,
+    insertOrFail: `INSERT INTO ${table} (${COLUMNS}) VALUES ${values(1)}`,
     insertMany: (rows) =>
       (insertTexts[rows] ??= `INSERT INTO ${table} (${COLUMNS}) VALUES ${values(rows)}
        ON CONFLICT DO NOTHING RETURNING scope, idem_key, run_at, position`),
