@@ -8,6 +8,7 @@ import {
   type SqliteTx,
 } from '#oncely/stores/sqlite/index.js';
 import type { StepRecord } from '#oncely/ledger/step-store.js';
+import { createLedger, jsonReceipt } from '#oncely/ledger/index.js';
 import { runStepsConformance } from './steps-conformance.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -65,6 +66,43 @@ it('a lone step whose place is taken is refused alone: its batch commits the res
         [1, 'reserve'],
         [2, 'email'],
       ],
+    );
+  } finally {
+    await store.close();
+  }
+});
+
+it('a step after the request wrote through its own tx is refused (step_after_writes), not hung', async () => {
+  const store = createSqliteStore({ database: () => openSqliteDatabase(join(dir, 'after.db')) });
+  await store.write((tx) => tx.exec('CREATE TABLE orders (id TEXT NOT NULL)'));
+  const ledger = createLedger({ store, steps: createSqlStepStore(store) });
+  try {
+    let refused: unknown;
+    const result = await ledger.execute(
+      { scope: 'alice', key: 'k1', fingerprint: 'fp' },
+      async (tx, _claim, step) => {
+        // A step before the request's own statements runs and commits on its own.
+        assert.equal(await step('charge', () => 'ch'), 'ch');
+        await tx.begin();
+        tx.run('INSERT INTO orders (id) VALUES (?)', 'o1');
+        refused = await step('email', () => 'sent').catch((error: unknown) => error);
+        return jsonReceipt(201, { ok: true });
+      },
+    );
+    assert.equal((refused as { code?: string }).code, 'step_after_writes');
+    assert.match(String(refused), /step "email" after the request's own statements/);
+    // The request went on: its write commits with the receipt; the refused step left nothing.
+    assert.equal(result.kind, 'executed');
+    const orders = await store.read(
+      (tx) => tx.get<{ n: number }>('SELECT count(*) AS n FROM orders')!.n,
+    );
+    assert.equal(orders, 1);
+    const steps = await store.read((tx) =>
+      tx.all<{ name: string }>('SELECT name FROM oncely_steps'),
+    );
+    assert.deepEqual(
+      steps.map((row) => row.name),
+      ['charge'],
     );
   } finally {
     await store.close();

@@ -64,6 +64,13 @@ export interface StoreCapabilities {
    * records use it (stores/ledger/steps/sql-step-store.ts).
    */
   readonly commitAlone: CommitAlone | undefined;
+  /**
+   * True when `tx`, a transaction of this store, has begun and holds the store's only writer
+   * until it ends (SQLite): a statement committed on its own meanwhile would wait for it, so a
+   * step called after the request's own statements would wait forever. The step runner refuses
+   * such a step (`step_after_writes`). Absent where transactions run side by side.
+   */
+  readonly holdsWriter?: ((tx: unknown) => boolean) | undefined;
 }
 
 /** See {@link StoreCapabilities.commitAlone}. */

@@ -54,6 +54,8 @@ export class StepRunner<Tx> {
   #running: string | undefined;
   readonly #names = new Set<string>();
   #committed = false;
+  /** The request's own transaction, whose receipt comes after every step. */
+  #requestTx: { readonly tx: Tx } | undefined;
 
   constructor(o: ResolvedLedgerOptions<Tx>, owned: InFlightEntry, tookOver: boolean) {
     this.#o = o;
@@ -67,6 +69,12 @@ export class StepRunner<Tx> {
    */
   get mayHaveSteps(): boolean {
     return this.#o.steps !== undefined && (this.#committed || this.#tookOver);
+  }
+
+  /** `step` for a request whose own transaction is `tx` (the effect's). */
+  beside(tx: Tx): Step<Tx> {
+    this.#requestTx = { tx };
+    return this.step;
   }
 
   readonly step: Step<Tx> = async <T>(
@@ -101,6 +109,14 @@ export class StepRunner<Tx> {
       throw new OncelyError(
         'no_step_store',
         `step "${name}": this ledger keeps no steps; create it with a step store (createLedger({ store, steps }), docs/steps.md)`,
+      );
+    // The request's transaction has begun (a statement through `tx`) on a store with one writer:
+    // the step's record would wait for it, and it waits for the step. Refused, not hung.
+    const request = this.#requestTx;
+    if (request !== undefined && this.#o.store.capabilities.holdsWriter?.(request.tx) === true)
+      throw new OncelyError(
+        'step_after_writes',
+        `step "${name}" after the request's own statements (its tx): on ${this.#o.store.name} they hold the only writer until the receipt, so the step would wait forever; call every step first, then write (or write inside the step)`,
       );
     if (this.#running !== undefined)
       throw new OncelyError(
