@@ -59,9 +59,10 @@ export interface StoreCapabilities {
    * Runs one data-changing statement (`$1` placeholders) on its own and resolves with the rows it
    * returned once it is committed at the store's durability. A single statement is atomic, so it
    * needs no transaction around it: PostgreSQL sends it alone (one round trip, no BEGIN and
-   * COMMIT), SQLite writes it into the open group-commit batch (no savepoint). Undefined on
-   * memory and the ORM executors: a caller runs the statement in `transaction` there. The steps'
-   * records use it (stores/ledger/steps/sql-step-store.ts).
+   * COMMIT), SQLite writes it into the open group-commit batch (no savepoint), an ORM store
+   * sends it through its executor's own query (orm-commit-alone.ts). Undefined on memory: a
+   * caller runs the statement in `transaction` there. The steps' records use it
+   * (stores/ledger/steps/sql-step-store.ts).
    */
   readonly commitAlone: CommitAlone | undefined;
   /**

@@ -16,6 +16,7 @@ import { postgresLedgerTables } from '../postgres/postgres-tombstones.js';
 import { StoreClosedError } from '../../store-errors.js';
 import type { ExecutorLedger, ExecutorLedgerOptions } from './executor-ledger.js';
 import { executorSql } from './executor-sql.js';
+import { ormCommitAlone } from './orm-commit-alone.js';
 import { OrmTransaction } from './orm-transaction.js';
 import { postgresExecutorLedger } from './postgres-executor-ledger.js';
 import type { SqlExecutor } from '../../orm/sql-executor.js';
@@ -81,7 +82,8 @@ export function createOrmLedgerStore<Tx>(options: OrmLedgerStoreOptions<Tx>): Or
     name: `${executor.name}-${executor.dialect}`,
     executor,
     durability: o.durability,
-    capabilities: NO_CAPABILITIES,
+    // A lone statement (a step's record) through the executor's own query: orm-commit-alone.ts.
+    capabilities: { ...NO_CAPABILITIES, commitAlone: ormCommitAlone(executor, o.commitLevel) },
     tuning: ledger.tuning,
     ready: () => open(() => ledger.ready()),
     get: (scope, key) => open(() => ledger.get(scope, key)),
