@@ -9,9 +9,9 @@ import type { SqlExecutor } from '../../orm/sql-executor.js';
  * runs one statement on its own, committed by itself, with no ORM transaction around it (a step
  * that wrote nothing is then one statement, not a BEGIN, an INSERT and a COMMIT through the ORM).
  * On PostgreSQL it is wrapped as the built-in store's is (postgres-sql.ts), so its implicit
- * transaction commits at the store's durability (`commitLevel`). On SQLite the executor runs it
- * once no transaction holds the app's one connection, committed as that connection is set to
- * (the durability the store declares).
+ * transaction commits at the store's durability (`commitLevel`). On SQLite it goes as a claim
+ * does (`query`, never inside another request's transaction), committed as the app's connection
+ * is set to (the durability the store declares).
  */
 export function ormCommitAlone<Tx>(executor: SqlExecutor<Tx>, commitLevel: string): CommitAlone {
   if (executor.dialect === 'postgres')
