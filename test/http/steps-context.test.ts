@@ -12,6 +12,7 @@ import {
   createSqliteStore,
   createSqlStepStore,
   openSqliteDatabase,
+  type SqliteTx,
 } from '#oncely/stores/sqlite/index.js';
 import { createMemoryStepStore, createMemoryStore } from '#oncely/stores/memory/index.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -74,6 +75,24 @@ describe('context.step in the middleware', () => {
       const response = await s.post('k2');
       assert.equal(response.status, 500);
       assert.match(String(s.errors[0]), /after the route's own statements/);
+      assert.equal(await s.orders(), 0, 'rolled back');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('refuses a step after statements sent through context.tx itself, instead of waiting forever', async () => {
+    const s = await shop(async (_request, context) => {
+      const tx = context!.tx as SqliteTx;
+      await tx.begin();
+      tx.run('INSERT INTO orders (id) VALUES (?)', 'early');
+      await context!.step('charge', () => 'ch');
+      return new Response('done', { status: 201 });
+    });
+    try {
+      const response = await s.post('k2tx');
+      assert.equal(response.status, 500);
+      assert.equal((s.errors[0] as { code?: string }).code, 'step_after_writes');
       assert.equal(await s.orders(), 0, 'rolled back');
     } finally {
       await s.close();

@@ -1,4 +1,5 @@
-import { after } from 'node:test';
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
 import { createOrmLedgerStore, createSqlStepStore } from '#oncely/stores/orm/index.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -31,11 +32,65 @@ async function harness(
 for (const orm of ORMS)
   runStepsConformance(`${orm} on sqlite`, () => harness(orm, sqliteTarget(dir, `${orm}-${++n}`)));
 
+/**
+ * The store's commitAlone (a step's record when the step wrote nothing): one statement through
+ * the ORM's own query, committed by itself; its RETURNING rows come back, and a statement that
+ * fails rejects and leaves nothing.
+ */
+function commitAloneTests(
+  orm: (typeof ORMS)[number],
+  target: () => OrmTarget,
+  options: { readonly skip?: string | undefined } = {},
+): void {
+  it(
+    `${orm}: commitAlone commits one statement on its own and returns its rows`,
+    options,
+    async () => {
+      const backend = await openOrmBackend(orm, target());
+      try {
+        const store = createOrmLedgerStore({ executor: backend.executor });
+        await store.ready();
+        const { commitAlone } = store.capabilities;
+        assert.ok(commitAlone !== undefined);
+        const rows = await commitAlone(
+          'INSERT INTO effects (id, n) VALUES ($1, $2) RETURNING id, n',
+          ['alone', 7],
+        );
+        assert.deepEqual(
+          rows.map((row) => [row['id'], Number(row['n'])]),
+          [['alone', 7]],
+        );
+        assert.equal(await backend.countEffects('alone'), 1);
+        await assert.rejects(
+          commitAlone('INSERT INTO effects (id, n) VALUES ($1, NULL) RETURNING id', ['refused']),
+        );
+        assert.equal(await backend.countEffects('refused'), 0);
+      } finally {
+        await backend.close();
+      }
+    },
+  );
+}
+
+describe('commitAlone on ORM stores over sqlite', () => {
+  for (const orm of ORMS) commitAloneTests(orm, () => sqliteTarget(dir, `${orm}-alone-${++n}`));
+});
+
 await describePostgres('the steps conformance suite through ORMs', ({ url, options }) => {
   const schemas: string[] = [];
   after(async () => {
     for (const schema of schemas) await dropSchema(url, schema);
   });
+  for (const orm of ORMS)
+    commitAloneTests(
+      orm,
+      () => {
+        const schema = uniqueSchemaName(`oncely_orm_alone_${orm}`);
+        schemas.push(schema);
+        return { db: 'postgres', url, schema };
+      },
+      options,
+    );
   for (const orm of ORMS)
     runStepsConformance(
       `${orm} on postgres`,

@@ -47,7 +47,7 @@ export async function executeClaimed<Tx>(
   const steps = new StepRunner(core.o, owned, outcome.tookOver);
   try {
     const completed = await core.o.store.transaction((tx) =>
-      runEffect(core, tx, owned, outcome.tookOver, (t, claim) => effect(t, claim, steps.step)),
+      runEffect(core, tx, owned, outcome.tookOver, (t, claim) => effect(t, claim, steps.beside(t))),
     );
     if (core.keepWritten) core.receipts.put(completed); // else kept once a retry reads it
     return completedAnswer('executed', completed);

@@ -60,11 +60,19 @@ export interface StoreCapabilities {
    * Runs one data-changing statement (`$1` placeholders) on its own and resolves with the rows it
    * returned once it is committed at the store's durability. A single statement is atomic, so it
    * needs no transaction around it: PostgreSQL sends it alone (one round trip, no BEGIN and
-   * COMMIT), SQLite writes it into the open group-commit batch (no savepoint). Undefined on
-   * memory and the ORM executors: a caller runs the statement in `transaction` there. The steps'
-   * records use it (stores/ledger/steps/sql-step-store.ts).
+   * COMMIT), SQLite writes it into the open group-commit batch (no savepoint), an ORM store
+   * sends it through its executor's own query (orm-commit-alone.ts). Undefined on memory: a
+   * caller runs the statement in `transaction` there. The steps' records use it
+   * (stores/ledger/steps/sql-step-store.ts).
    */
   readonly commitAlone: CommitAlone | undefined;
+  /**
+   * True when `tx`, a transaction of this store, has begun and holds the store's only writer
+   * until it ends (SQLite): a statement committed on its own meanwhile would wait for it, so a
+   * step called after the request's own statements would wait forever. The step runner refuses
+   * such a step (`step_after_writes`). Absent where transactions run side by side.
+   */
+  readonly holdsWriter?: ((tx: unknown) => boolean) | undefined;
 }
 
 /** See {@link StoreCapabilities.commitAlone}. */

@@ -1,9 +1,9 @@
 import { InvalidOptionError, OncelyError } from '../contract/errors.js';
-import { stepKey } from '../contract/step-key.js';
 import type { InFlightEntry } from './ledger-entry.js';
 import type { ResolvedLedgerOptions } from './ledger-options.js';
 import type { SqlHandle } from './sql-handle.js';
 import { StepMismatchError } from './step-errors.js';
+import { stepKeyOnNode } from './step-key-node.js';
 import type { StepRecord, StepStore } from './step-store.js';
 
 /** What a step's function is given. */
@@ -32,6 +32,9 @@ export type Step<Tx> = <T>(
   fn: (step: StepContext<Tx>) => T | Promise<T>,
 ) => Promise<T>;
 
+/** Any UTF-16 surrogate (a name with one is checked at once: see #admit). */
+const SURROGATE = /[\ud800-\udfff]/;
+
 /** The longest step name, in characters. */
 export const MAX_STEP_NAME_LENGTH = 200;
 
@@ -51,6 +54,8 @@ export class StepRunner<Tx> {
   #running: string | undefined;
   readonly #names = new Set<string>();
   #committed = false;
+  /** The request's own transaction, whose receipt comes after every step. */
+  #requestTx: { readonly tx: Tx } | undefined;
 
   constructor(o: ResolvedLedgerOptions<Tx>, owned: InFlightEntry, tookOver: boolean) {
     this.#o = o;
@@ -64,6 +69,12 @@ export class StepRunner<Tx> {
    */
   get mayHaveSteps(): boolean {
     return this.#o.steps !== undefined && (this.#committed || this.#tookOver);
+  }
+
+  /** `step` for a request whose own transaction is `tx` (the effect's). */
+  beside(tx: Tx): Step<Tx> {
+    this.#requestTx = { tx };
+    return this.step;
   }
 
   readonly step: Step<Tx> = async <T>(
@@ -99,11 +110,22 @@ export class StepRunner<Tx> {
         'no_step_store',
         `step "${name}": this ledger keeps no steps; create it with a step store (createLedger({ store, steps }), docs/steps.md)`,
       );
+    // The request's transaction has begun (a statement through `tx`) on a store with one writer:
+    // the step's record would wait for it, and it waits for the step. Refused, not hung.
+    const request = this.#requestTx;
+    if (request !== undefined && this.#o.store.capabilities.holdsWriter?.(request.tx) === true)
+      throw new OncelyError(
+        'step_after_writes',
+        `step "${name}" after the request's own statements (its tx): on ${this.#o.store.name} they hold the only writer until the receipt, so the step would wait forever; call every step first, then write (or write inside the step)`,
+      );
     if (this.#running !== undefined)
       throw new OncelyError(
         'steps_overlap',
         `step "${name}" began while step "${this.#running}" runs: await each step before the next`,
       );
+    // The key is derived lazily, but a name it cannot be derived from (a lone surrogate, which
+    // JSON's canonical form has no text for) is refused before the step runs, as it always was.
+    if (SURROGATE.test(name)) stepKeyOnNode(this.#owned.scope, this.#owned.key, name);
     if (this.#names.has(name))
       throw new OncelyError(
         'step_repeated',
@@ -133,11 +155,10 @@ export class StepRunner<Tx> {
   ): Promise<T> {
     const { store, clock } = this.#o;
     const { scope, key, firstSeenAt, expiresAt } = this.#owned;
-    const derived = stepKey(scope, key, name);
     await steps.ready(); // the table, set up once before the first step's transaction
     const ran = await store
       .transaction(async (tx) => {
-        const context = new LazyStepContext(name, derived, tx, store);
+        const context = new LazyStepContext(name, this.#owned, tx, store);
         const value = await fn(context);
         const row: StepRecord = {
           scope,
@@ -179,21 +200,28 @@ export class StepRunner<Tx> {
 
 /**
  * What a step's function is given: `tx` and `sql` are read on demand, so the runner knows
- * whether the step used its transaction at all.
+ * whether the step used its transaction at all; `key` is derived when first read (a hash).
  */
 class LazyStepContext<Tx> implements StepContext<Tx> {
   touched = false;
+  readonly #owned: InFlightEntry;
   readonly #tx: Tx;
   readonly #store: ResolvedLedgerOptions<Tx>['store'];
+  #key: string | undefined;
 
   constructor(
     readonly name: string,
-    readonly key: string,
+    owned: InFlightEntry,
     tx: Tx,
     store: ResolvedLedgerOptions<Tx>['store'],
   ) {
+    this.#owned = owned;
     this.#tx = tx;
     this.#store = store;
+  }
+
+  get key(): string {
+    return (this.#key ??= stepKeyOnNode(this.#owned.scope, this.#owned.key, this.name));
   }
 
   get tx(): Tx {

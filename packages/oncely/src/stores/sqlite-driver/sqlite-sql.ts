@@ -82,8 +82,16 @@ export function sqliteSql(tx: SqliteTx): SqlHandle {
   return new SqliteSqlHandle(tx);
 }
 
-/** The rows `sql` returns, run now on a writer already held (a synchronous section). */
+/**
+ * The rows `sql` returns, run now on a writer already held (a synchronous section). A statement
+ * without RETURNING returns none: it is run, not read (better-sqlite3's all() refuses it), and a
+ * RETURNING row costs SQLite and better-sqlite3 more than the INSERT it reports (bench/steps).
+ */
 export function allNow<R>(tx: SqliteTx, sql: string, params: readonly unknown[]): R[] {
   const text = sqliteText(sql);
+  if (!text.returning) {
+    tx.run(text.source, ...bind(text, params));
+    return [];
+  }
   return tx.all<R>(text.source, ...bind(text, params));
 }

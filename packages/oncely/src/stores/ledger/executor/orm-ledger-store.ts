@@ -11,6 +11,7 @@ import { postgresLedgerTables } from '../postgres/postgres-tombstones.js';
 import { StoreClosedError } from '../../store-errors.js';
 import type { ExecutorLedger, ExecutorLedgerOptions } from './executor-ledger.js';
 import { executorSql } from './executor-sql.js';
+import { ormCommitAlone } from './orm-commit-alone.js';
 import { ormDeferredCommit } from './orm-deferred-commit.js';
 import { OrmTransaction } from './orm-transaction.js';
 import { postgresExecutorLedger } from './postgres-executor-ledger.js';
@@ -103,7 +104,8 @@ export function createOrmLedgerStore<Tx>(options: OrmLedgerStoreOptions<Tx>): Or
         (tx, entry) => ledger.commitDeferred(ours(tx), entry),
         (firstSeenAt) => open(() => ledger.placeRow(firstSeenAt)),
       ),
-      commitAlone: undefined,
+      // A lone statement (a step's record) through the executor's own query: orm-commit-alone.ts.
+      commitAlone: ormCommitAlone(executor, o.commitLevel),
     },
     tuning: ledger.tuning,
     ready: () => open(() => ledger.ready()),

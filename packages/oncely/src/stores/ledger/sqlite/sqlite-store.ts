@@ -20,7 +20,7 @@ import {
 } from './sqlite-store-options.js';
 import { sqliteSweep, type BacklogCursor } from './sqlite-sweep.js';
 import { sqliteTombstones } from './sqlite-tombstones.js';
-import { sqliteTransaction } from './sqlite-transaction.js';
+import { holdsWriter, sqliteTransaction } from './sqlite-transaction.js';
 import { beginImmediate } from '../../sqlite-driver/write-lock.js';
 
 export {
@@ -77,6 +77,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       // Into the open batch, beside the claims and receipts of this turn: one COMMIT for all.
       commitAlone: (source, params) =>
         group.write(() => allNow<Record<string, unknown>>(writerTx(conns), source, params), true),
+      // A begun transaction holds the one writer until it ends: a step after it would wait forever.
+      holdsWriter,
     },
     // A step blocks this process and holds the file's write lock: 500 rows take a few ms, and a
     // step that takes longer than 10 ms (a busy machine) makes the next one smaller.

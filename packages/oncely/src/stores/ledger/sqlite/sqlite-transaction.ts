@@ -34,6 +34,14 @@ class LazySqliteTx implements SqliteTx {
     private readonly writer: SqliteWriter,
   ) {}
 
+  /**
+   * True from `begin()` until the transaction ends: it holds the store's one writer (or waits
+   * for it, first in line), so nothing else this process writes can commit before it ends.
+   */
+  get holdsWriter(): boolean {
+    return this.#active && this.#beginning !== undefined;
+  }
+
   begin(): Promise<void> {
     if (this.#beginning !== undefined) return this.#beginning;
     // The writer free and a batch open (the common case): taken at once, no promise made.
@@ -97,6 +105,14 @@ class LazySqliteTx implements SqliteTx {
     this.#section?.rollBack();
     return undefined;
   }
+}
+
+/**
+ * True when `tx` is a transaction of this store that has begun: a statement committed on its
+ * own (a step's record) would wait for it to end (StoreCapabilities.holdsWriter).
+ */
+export function holdsWriter(tx: unknown): boolean {
+  return tx instanceof LazySqliteTx && tx.holdsWriter;
 }
 
 /** What begin() answers once the writer was taken at once. */

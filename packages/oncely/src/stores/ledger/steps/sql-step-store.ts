@@ -30,16 +30,17 @@ export function createSqlStepStore<Tx>(
 ): StepStore<Tx> {
   const table = checkStepTable(options.table ?? 'oncely_steps');
   let statements: StepStatements | undefined;
-  let dialect: SqlHandle['dialect'] | undefined;
   let setUp: Promise<void> | undefined;
   const of = (sql: SqlHandle): StepStatements => {
-    dialect = sql.dialect;
     return (statements ??= stepStatements(sql.dialect, table));
   };
   // A step that wrote nothing: its record is one statement, atomic on its own. A store that can
   // commit a lone statement (PostgreSQL: one round trip; SQLite: into the group commit's batch)
   // spares it a transaction; on others it runs in one.
   const { commitAlone } = store.capabilities;
+  // The built-in SQLite store, whose commitAlone writes into its open batch and whose errors
+  // are better-sqlite3's (an ORM's SQLite store goes the batched way, as PostgreSQL does).
+  const joinsOpenBatch = store.name === 'sqlite';
   const alone = new StepBatch(async (steps) => {
     const params = steps.flatMap(paramsOf);
     if (commitAlone !== undefined && statements !== undefined) {
@@ -85,9 +86,12 @@ export function createSqlStepStore<Tx>(
     // SQLite's commitAlone joins the group commit's open batch, which commits once a turn: each
     // step goes in at once. Gathered first (a turn more), the steps of concurrent requests fell
     // into two alternating waves, each with its own COMMIT (0.32 commits a request, 0.26 now).
+    // Without RETURNING: a place taken first fails the INSERT alone (SQLite undoes that one
+    // statement, not its batch), which is rare (a lease taken over) where reading a returned row
+    // was paid by every step.
     recordAlone: (step) =>
-      commitAlone !== undefined && statements !== undefined && dialect === 'sqlite'
-        ? commitAlone(statements.insertMany(1), paramsOf(step)).then((rows) => rows.length === 1)
+      joinsOpenBatch && commitAlone !== undefined && statements !== undefined
+        ? commitAlone(statements.insertOrFail, paramsOf(step)).then(() => true, placeTaken)
         : alone.add(step),
 
     async sweep(nowMs, limit) {
@@ -98,6 +102,15 @@ export function createSqlStepStore<Tx>(
       });
     },
   };
+}
+
+/**
+ * False when `error` is SQLite's refusal of a second row for a step's place (its primary key):
+ * another worker recorded it first. Any other error is thrown on.
+ */
+function placeTaken(error: unknown): false {
+  if ((error as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return false;
+  throw error;
 }
 
 interface ReturnedKey {
