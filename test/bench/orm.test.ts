@@ -40,9 +40,6 @@ describe('bench/orm', () => {
       return line.match(/\d+\.\d\d× \(\d+\.\d\d–\d+\.\d\d\)/g)?.length ?? 0;
     };
     // ×bare and ×bare per CPU; the guarded routes also ×tx and ×sql.
-    assert.deepEqual(
-      ['bare', 'tx', 'claimed', 'deferred', 'sql'].map(ratioCount),
-      [0, 2, 4, 4, 2],
-    );
+    assert.deepEqual(['bare', 'tx', 'claimed', 'deferred', 'sql'].map(ratioCount), [0, 2, 4, 4, 2]);
   });
 });
