@@ -52,12 +52,8 @@ export function executeInLedger<Tx, V>(
       });
 }
 
-/**
- * A deferred route's context: no transaction is open while its handler runs, so reading `tx`
- * throws, saying why. A class: its getter lives on the prototype, so a handler that spreads its
- * context does not trip over it, and the object keeps one shape.
- */
-class DeferredContext<Tx, V> implements IdempotencyContext<Tx, V> {
+/** What every deferred route's context holds: the admitted request, its key, its claim, `sql`. */
+abstract class UnclaimedContext<V> {
   readonly scope: string;
   readonly body: Uint8Array;
   readonly value: V;
@@ -72,7 +68,14 @@ class DeferredContext<Tx, V> implements IdempotencyContext<Tx, V> {
     this.body = admitted.body;
     this.value = admitted.value;
   }
+}
 
+/**
+ * A deferred route's context: no transaction is open while its handler runs, so reading `tx`
+ * throws, saying why. A class: its getter lives on the prototype, so a handler that spreads its
+ * context does not trip over it, and the object keeps one shape.
+ */
+class DeferredContext<Tx, V> extends UnclaimedContext<V> implements IdempotencyContext<Tx, V> {
   get tx(): Tx {
     throw noTransaction();
   }
@@ -86,21 +89,15 @@ class DeferredContext<Tx, V> implements IdempotencyContext<Tx, V> {
  * A deferred route's context on a store that runs it in its transaction (an ORM store): `tx` and
  * `sql` are live, but no key is claimed, so there is no step to resume from.
  */
-class InTransactionContext<Tx, V> implements IdempotencyContext<Tx, V> {
-  readonly scope: string;
-  readonly body: Uint8Array;
-  readonly value: V;
-
+class InTransactionContext<Tx, V> extends UnclaimedContext<V> implements IdempotencyContext<Tx, V> {
   constructor(
     admitted: AdmittedRequest<V>,
-    readonly sql: GuardSql,
-    readonly key: string,
-    readonly claim: Claim,
+    sql: GuardSql,
+    key: string,
+    claim: Claim,
     readonly tx: Tx,
   ) {
-    this.scope = admitted.scope;
-    this.body = admitted.body;
-    this.value = admitted.value;
+    super(admitted, sql, key, claim);
   }
 
   step(): Promise<never> {
