@@ -8,10 +8,12 @@ const UNAVAILABLE_STATES = /^(08|53|57P0[123])/;
 const SOCKET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
 /**
  * node-postgres raises these as plain Errors, without a code: the connection ended under a query,
- * and every query sent on that client afterwards (lib/client.js).
+ * and every query sent on that client afterwards (lib/client.js); pg-pool, a pool that could not
+ * hand out a connection within its connect timeout (every one busy, or the server slow to
+ * accept), and a pool already ended, as while a server drains (pg-pool/index.js).
  */
 const CLIENT_GONE =
-  /^(Connection terminated|Client has encountered a connection error|Client was closed)/;
+  /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect|Cannot use a pool after calling end on the pool)/;
 
 /** True when `error` from a statement says the PostgreSQL server went away or ran out of room. */
 export function isPostgresUnavailable(error: unknown): boolean {
