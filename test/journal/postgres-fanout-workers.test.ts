@@ -100,6 +100,9 @@ await describePostgres('fan-out to five endpoints, four worker processes', ({ ur
             id: `e${e}`,
             url: `${base}/e${e}`,
             eventTypes: ['order.*'],
+            // Seconds, not the day-long default: under load a 1 s lease can run out mid-send,
+            // and each interruption then costs a wait of the schedule before the next attempt.
+            retry: { schedule: [500, 1000], maxAttempts: 20 },
           });
         for (let m = 0; m < MESSAGES; m++)
           await journal.publish({ id: `m${m}`, type: 'order.created', data: { order: m } });
