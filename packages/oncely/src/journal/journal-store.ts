@@ -69,13 +69,8 @@ export interface JournalCapabilities {
    */
   readonly claimStarting:
     | {
-        claim(
-          owner: string,
-          nowMs: number,
-          leaseMs: number,
-          limit: number,
-          onlyKey?: string,
-        ): Promise<ClaimedIntent[]>;
+        /** As the store's `claim`, each intent's next attempt started too. */
+        readonly claim: JournalStore['claim'];
         /**
          * Takes back attempts `claim` started that were never sent (the attempt row goes, the
          * count comes back down), while the lease holds. True for each taken back.
