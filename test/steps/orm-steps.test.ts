@@ -1,6 +1,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createOrmLedgerStore, createSqlStepStore } from '#oncely/stores/orm/index.js';
+import { createLedger, jsonReceipt } from '#oncely/ledger/index.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
 import { tempDir } from '../support/temp-dir.js';
 import { ORMS, openOrmBackend, sqliteTarget, type OrmTarget } from '../support/orm-backends.js';
@@ -71,6 +72,45 @@ function commitAloneTests(
     },
   );
 }
+
+/**
+ * On SQLite the app's one connection is held by the route's transaction from its first
+ * statement to the receipt, so a step after it would wait forever for its own record's turn.
+ */
+describe('a step after the route wrote through its tx, ORM stores over sqlite', () => {
+  for (const orm of ORMS)
+    it(`${orm}: refused (step_after_writes), not hung; the write commits with the receipt`, async () => {
+      const backend = await openOrmBackend(orm, sqliteTarget(dir, `${orm}-after-${++n}`));
+      try {
+        const store = createOrmLedgerStore({ executor: backend.executor });
+        const steps = createSqlStepStore(store);
+        const ledger = createLedger({ store, steps });
+        let refused: unknown;
+        const result = await ledger.execute(
+          { scope: 'alice', key: 'k1', fingerprint: 'fp' },
+          async (tx, _claim, step) => {
+            // A step before the route's own statements runs and commits on its own.
+            assert.equal(await step('charge', () => 'ch'), 'ch');
+            await backend.writeEffect(tx, 'order-1');
+            refused = await step('email', () => 'sent').catch((error: unknown) => error);
+            return jsonReceipt(201, { ok: true });
+          },
+        );
+        assert.equal((refused as { code?: string }).code, 'step_after_writes');
+        // The request went on: its write committed with the receipt; the refused step left
+        // no record (only the first step's).
+        assert.equal(result.kind, 'executed');
+        assert.equal(await backend.countEffects('order-1'), 1);
+        const { rows } = await backend.executor.query('SELECT name FROM oncely_steps', []);
+        assert.deepEqual(
+          rows.map((row) => row['name']),
+          ['charge'],
+        );
+      } finally {
+        await backend.close();
+      }
+    });
+});
 
 describe('commitAlone on ORM stores over sqlite', () => {
   for (const orm of ORMS) commitAloneTests(orm, () => sqliteTarget(dir, `${orm}-alone-${++n}`));

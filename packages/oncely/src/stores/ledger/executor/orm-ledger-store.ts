@@ -106,6 +106,12 @@ export function createOrmLedgerStore<Tx>(options: OrmLedgerStoreOptions<Tx>): Or
       ),
       // A lone statement (a step's record) through the executor's own query: orm-commit-alone.ts.
       commitAlone: ormCommitAlone(executor, o.commitLevel),
+      // SQLite: the app's one connection is held by a begun transaction until its receipt, so a
+      // step committed on its own after the route's statements would wait forever: refused.
+      holdsWriter:
+        executor.dialect === 'sqlite'
+          ? (tx) => transactions.get(tx as object)?.begun === true
+          : undefined,
     },
     tuning: ledger.tuning,
     ready: () => open(() => ledger.ready()),

@@ -31,6 +31,15 @@ export class OrmTransaction<Tx> {
     this.handle = this.makeHandle();
   }
 
+  /**
+   * True from the first statement (the ORM's BEGIN asked for) until the transaction ends: on
+   * SQLite it holds, or waits first in line for, the one connection every other statement of
+   * the store waits for (StoreCapabilities.holdsWriter).
+   */
+  get begun(): boolean {
+    return this.opening !== undefined && this.state !== 'ended';
+  }
+
   /** The ORM's transaction object, beginning it if it has not begun. */
   open(): Promise<Tx> {
     if (this.state === 'ended')
