@@ -12,6 +12,7 @@ runStepsConformance<MemoryTx>('memory', async () => {
     steps: createMemoryStepStore(store),
     write: async ({ tx }, id) => tx.set('effects', id, (tx.get<number>('effects', id) ?? 0) + 1),
     count: async (id) => store.read<number>('effects', id) ?? 0,
+    forgets: true,
     close: () => store.close(),
   };
 });

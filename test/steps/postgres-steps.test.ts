@@ -34,6 +34,7 @@ await describePostgres('the steps conformance suite', ({ url, options }) => {
             (await pool!.query(`SELECT count(*) AS n FROM ${effects} WHERE id = $1`, [id])).rows[0]
               .n,
           ),
+        forgets: false,
         close: () => store.close(),
       };
     },

@@ -16,6 +16,8 @@ export interface StepHarness<Tx> {
   write(step: StepContext<Tx>, id: string): Promise<void>;
   /** Committed rows `id`. */
   count(id: string): Promise<number>;
+  /** The step store drops a run's records with its receipt (StepStore.forget). */
+  readonly forgets: boolean;
   close(): Promise<void>;
 }
 
@@ -121,6 +123,24 @@ export function runStepsConformance<Tx>(
         assert.equal(lookup.kind, 'in_flight');
         if (lookup.kind === 'in_flight') assert.equal(lookup.leaseExpired, true);
         assert.equal((await ledger.execute(req('k3'), checkout('k3'))).kind, 'executed');
+      }));
+
+    it("a run's records after its receipt: dropped where the store forgets, kept once taken over", () =>
+      withLedger(async ({ h, ledger, checkout }) => {
+        const recorded = (key: string) =>
+          h.steps.resume('alice', key, START_AT, START_AT + RETENTION_MS);
+        // One claim held the run from its start: no other worker can record one of its steps.
+        assert.equal((await ledger.execute(req('k8'), checkout('k8'))).kind, 'executed');
+        assert.equal((await recorded('k8')).length, h.forgets ? 0 : 3);
+        // Resumed after a failure: an earlier owner may still run, and its next step must meet
+        // the record (first writer wins), so every store keeps them until the key's retention.
+        await assert.rejects(ledger.execute(req('k9'), checkout('k9', { failAfter: 'order' })));
+        assert.equal((await ledger.execute(req('k9'), checkout('k9'))).kind, 'executed');
+        assert.deepEqual(
+          (await recorded('k9')).map((step) => step.name),
+          ['charge', 'order', 'email'],
+        );
+        assert.equal((await ledger.execute(req('k8'), checkout('k8'))).kind, 'replayed');
       }));
 
     it('a retry while the first run still holds its lease gets in_flight, and runs nothing', () =>

@@ -47,7 +47,9 @@ export async function executeClaimed<Tx>(
   const steps = new StepRunner(core.o, owned, outcome.tookOver);
   try {
     const completed = await core.o.store.transaction((tx) =>
-      runEffect(core, tx, owned, outcome.tookOver, (t, claim) => effect(t, claim, steps.beside(t))),
+      runEffect(core, tx, owned, outcome.tookOver, steps, (t, claim) =>
+        effect(t, claim, steps.beside(t)),
+      ),
     );
     if (core.keepWritten) core.receipts.put(completed); // else kept once a retry reads it
     return completedAnswer('executed', completed);
@@ -66,6 +68,7 @@ async function runEffect<Tx>(
   tx: Tx,
   owned: InFlightEntry,
   tookOver: boolean,
+  steps: StepRunner<Tx>,
   effect: (tx: Tx, claim: Claim) => Receipt | Promise<Receipt>,
 ): Promise<CompletedEntry> {
   const claim: Claim = {
@@ -84,6 +87,8 @@ async function runEffect<Tx>(
   }
   if (typeof produced === 'string') throw new Rollback('effect_failed', new TypeError(produced));
   if (!o.shouldStore(produced)) throw new Rollback('not_stored', produced);
+  // The run's recovery points go (or stay, by the store) with the receipt that ends it.
+  await steps.beforeReceipt(tx);
   const nowMs = o.clock.now();
   const entry: CompletedEntry = {
     scope: owned.scope,

@@ -15,7 +15,10 @@ export interface StepRecord {
   /** The step's result as JSON text, or null for `undefined`. */
   readonly result: string | null;
   readonly recordedAt: number;
-  /** When the sweep may delete it: the end of the key's retention (extended when a retry resumes). */
+  /**
+   * When the sweep may delete it: the end of the key's retention (extended when a retry
+   * resumes). A store may delete it sooner, with the request's receipt (StepStore.forget).
+   */
   readonly expiresAt: number;
 }
 
@@ -44,6 +47,18 @@ export interface StepStore<Tx> {
    * resolves; a store may write concurrent ones in one transaction. False as for `record`.
    */
   recordAlone(step: StepRecord): Promise<boolean>;
+  /**
+   * Inside the request's own transaction, just before its receipt: the run is over (a retry is
+   * answered from the receipt and never reads its steps again). Called only for a run that one
+   * claim held from its start (none taken over): no other worker can still record one of its
+   * steps, so no record is needed as a fence against a second effect. A store may delete the run's
+   * steps here, so they commit gone with the receipt, or leave them to the sweep. SQLite and
+   * memory delete them: their table then holds only runs that can still be resumed, so each
+   * step's record touches a few hot pages (a third of the WAL a step wrote when every run was
+   * kept). PostgreSQL keeps them for the sweep: one statement more in every request's
+   * transaction cost more than the rows.
+   */
+  forget(tx: Tx, scope: string, key: string, runAt: number): Promise<void>;
   /** Deletes at most `limit` steps with expiresAt <= nowMs, oldest first; how many it deleted. */
   sweep(nowMs: number, limit: number): Promise<number>;
   /** Sets up the table now (also done on first use); rejects when the database cannot be reached. */

@@ -71,6 +71,20 @@ export class StepRunner<Tx> {
     return this.#o.steps !== undefined && (this.#committed || this.#tookOver);
   }
 
+  /**
+   * Just before the receipt, in the request's transaction `tx`: the run is over, and its steps
+   * are the store's to drop (StepStore.forget), but only when this claim began the run. A run
+   * taken over may still have its earlier owner running, whose next step must conflict with the
+   * record already there (first writer wins) and roll back, not find the place free and run
+   * its effect a second time; those records are left to the sweep.
+   */
+  beforeReceipt(tx: Tx): Promise<void> | undefined {
+    const steps = this.#o.steps;
+    if (steps === undefined || !this.#committed || this.#tookOver) return undefined;
+    const { scope, key, firstSeenAt } = this.#owned;
+    return steps.forget(tx, scope, key, firstSeenAt);
+  }
+
   /** `step` for a request whose own transaction is `tx` (the effect's). */
   beside(tx: Tx): Step<Tx> {
     this.#requestTx = { tx };

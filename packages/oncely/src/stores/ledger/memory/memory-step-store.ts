@@ -40,6 +40,12 @@ export function createMemoryStepStore(store: MemoryStore): StepStore<MemoryTx> {
       return true;
     },
 
+    // Memory is the process's own: a finished run's steps are dropped with its receipt.
+    async forget(tx, scope, key, runAt) {
+      const id = runId(scope, key, runAt);
+      if (tx.get<RunRow>(TABLE, id) !== undefined) tx.delete(TABLE, id);
+    },
+
     async sweep(nowMs, limit) {
       const due = store
         .entries<RunRow>(TABLE)
