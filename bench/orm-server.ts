@@ -20,19 +20,12 @@ import { idempotencyOf, idempotentListener } from 'oncely/node';
 import { createOrmLedgerStore } from 'oncely/orm';
 import { createPostgresStore } from 'oncely/stores/postgres';
 import { createSqliteStore } from 'oncely/stores/sqlite';
-import {
-  benchPool,
-  benchSqlite,
-  ORDERS_DDL,
-  openOrmApp,
-  type BenchOrm,
-  type BenchTarget,
-  type Order,
-} from './orm-apps.js';
+import { ORDERS_DDL, openOrmApp, type Order } from './orm-apps.js';
+import { openSqlite, schemaPool, type Orm, type OrmTarget } from './orm-clients.js';
 
 export interface BenchServerSetup {
-  readonly orm: BenchOrm;
-  readonly target: BenchTarget;
+  readonly orm: Orm;
+  readonly target: OrmTarget;
   /** The SQLite file of the built-in store's route (its own file, its own writer). */
   readonly sqlFile?: string;
   readonly poolSize: number;
@@ -45,11 +38,11 @@ const app = await openOrmApp(setup.orm, target, poolSize);
 /** The built-in store of the same database, at the same durability, with its own tables. */
 async function builtInStore(): Promise<LedgerStore<unknown>> {
   if (target.db === 'postgres') {
-    const pool = benchPool(target.url, target.schema, poolSize);
+    const pool = schemaPool(target.url, target.schema, poolSize);
     await pool.query(ORDERS_DDL);
     return createPostgresStore({ pool, schema: target.schema, table: 'sql_ledger' });
   }
-  const database = benchSqlite(setup.sqlFile!);
+  const database = openSqlite(setup.sqlFile!, { durable: true });
   database.exec(ORDERS_DDL);
   return createSqliteStore({ database, table: 'sql_ledger' });
 }

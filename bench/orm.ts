@@ -21,13 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { exitOnBadArgs, readBenchArgs, wholeArgOrExit } from './bench-args.js';
-import {
-  BENCH_DATABASES,
-  BENCH_ORMS,
-  type BenchDatabase,
-  type BenchOrm,
-  type BenchTarget,
-} from './orm-apps.js';
+import { ORM_DATABASES, ORMS, type Orm, type OrmDatabase, type OrmTarget } from './orm-clients.js';
 import type { BenchServerSetup } from './orm-server.js';
 import { databaseBackends } from './ledger-cpu.js';
 import { median } from './outbox-report.js';
@@ -51,8 +45,8 @@ const USAGE = `usage: node dist/bench/orm.js [options]
   --seconds N       length of each measured run (default 3)
   --rounds N        rounds, routes interleaved in each; medians kept (default 3)
   --connections N   autocannon connections (default 10); PostgreSQL pools get as many
-  --orms A,B        from ${BENCH_ORMS.join(', ')} (default all)
-  --dbs A,B         from ${BENCH_DATABASES.join(', ')} (default both)
+  --orms A,B        from ${ORMS.join(', ')} (default all)
+  --dbs A,B         from ${ORM_DATABASES.join(', ')} (default both)
   --pg URL          PostgreSQL (default $ONCELY_TEST_POSTGRES_URL; none: its pairs are skipped)
   --cpu-prof DIR    profile each server process (node --cpu-prof) into DIR
   --help            this text`;
@@ -72,8 +66,8 @@ const { values } = readBenchArgs('orm', USAGE, {
 const seconds = wholeArgOrExit('orm', 'seconds', values.seconds, 3);
 const rounds = wholeArgOrExit('orm', 'rounds', values.rounds, 3);
 const connections = wholeArgOrExit('orm', 'connections', values.connections, 10);
-const orms = listArg('orms', values.orms, BENCH_ORMS);
-const dbs = listArg('dbs', values.dbs, BENCH_DATABASES);
+const orms = listArg('orms', values.orms, ORMS);
+const dbs = listArg('dbs', values.dbs, ORM_DATABASES);
 const pgUrl = values.pg ?? (process.env['ONCELY_TEST_POSTGRES_URL'] || undefined);
 const profileDir = values['cpu-prof'];
 
@@ -117,7 +111,7 @@ const named = (url: string): string => {
   return withName.href;
 };
 
-async function benchPair(orm: BenchOrm, target: BenchTarget): Promise<Runs> {
+async function benchPair(orm: Orm, target: OrmTarget): Promise<Runs> {
   const setup: BenchServerSetup = {
     orm,
     target: target.db === 'postgres' ? { ...target, url: named(target.url) } : target,
@@ -207,7 +201,7 @@ console.log(
   `\n  ${'route'.padEnd(9)} ${'req/s'.padEnd(18)} ${'cpu µs'.padStart(6)} ${'×bare'.padEnd(19)} ${'×bare per CPU'.padEnd(19)} ${'×tx'.padEnd(19)} ×sql`,
 );
 try {
-  for (const db of dbs as BenchDatabase[])
+  for (const db of dbs as OrmDatabase[])
     for (const orm of orms) {
       const name = `${orm} ${db}`;
       if (db === 'postgres') {

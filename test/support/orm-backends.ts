@@ -1,40 +1,34 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import knexFactory, { type Knex } from 'knex';
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { drizzle as drizzleSqlite } from 'drizzle-orm/better-sqlite3';
+import type { Knex } from 'knex';
+import type { Transaction } from 'kysely';
 import { sql } from 'drizzle-orm';
 import { integer, pgTable, text as pgText } from 'drizzle-orm/pg-core';
 import { integer as sqliteInteger, sqliteTable, text as sqliteText } from 'drizzle-orm/sqlite-core';
 import pg from 'pg';
 import type { SqlExecutor } from '#oncely/stores/orm/index.js';
-import { kyselyExecutor } from '#oncely/stores/orm/kysely/index.js';
-import { knexExecutor } from '#oncely/stores/orm/knex/index.js';
-import { drizzlePgExecutor, drizzleSqliteExecutor } from '#oncely/stores/orm/drizzle/index.js';
-import { prismaExecutor, type PrismaLike } from '#oncely/stores/orm/prisma/index.js';
-import { typeormExecutor } from '#oncely/stores/orm/typeorm/index.js';
-import { DataSource, EntitySchema, type EntityManager } from 'typeorm';
-import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import { pathToFileURL } from 'node:url';
-import { prismaClientModule } from './prisma-client.js';
+import { EntitySchema, type EntityManager } from 'typeorm';
 import { after } from 'node:test';
+import {
+  openDrizzle,
+  openKnex,
+  openKysely,
+  openPrisma,
+  openTypeorm,
+  ORMS,
+  type OpenOptions,
+  type Orm,
+  type OrmTarget,
+  type PrismaClientLike,
+} from '../../bench/orm-clients.js';
+import { prismaClientModule } from './prisma-client.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
 
-export const ORMS = ['kysely', 'knex', 'drizzle', 'prisma', 'typeorm'] as const;
-export type Orm = (typeof ORMS)[number];
-export type Database_ = 'postgres' | 'sqlite';
-
-/** Where one backend's tables go: a SQLite file, or a PostgreSQL URL and a schema of its own. */
-export type OrmTarget =
-  | { readonly db: 'sqlite'; readonly file: string }
-  | { readonly db: 'postgres'; readonly url: string; readonly schema: string };
+export { ORMS, type Orm, type OrmTarget };
 
 /**
- * One ORM on one database, as an app sets it up: the ORM's own client (the only pool), an
- * executor over it, and the effect written through the ORM's own transaction object, by the
- * ORM's own query builder, into a table `effects` (id, n).
+ * One ORM on one database, as an app sets it up (bench/orm-clients.ts): the ORM's own client
+ * (the only pool), an executor over it, and the effect written through the ORM's own transaction
+ * object, by the ORM's own query builder, into a table `effects` (id, n).
  */
 export interface OrmBackend {
   /** The ORM's own client (Kysely instance, Knex instance, Drizzle database). */
@@ -61,24 +55,6 @@ const EFFECTS_DDL = {
     'CREATE TABLE IF NOT EXISTS effects (pk SERIAL PRIMARY KEY, id TEXT NOT NULL, n INTEGER NOT NULL)',
 };
 
-function sqliteFile(file: string): Database.Database {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 5000');
-  return db;
-}
-
-/** A pool whose every connection works in `schema` (created first by {@link openOrmBackend}). */
-function pgPool(url: string, schema: string, max: number): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${schema}` });
-  // As node-postgres asks of every app (docs/orm.md): a client whose connection ends emits
-  // 'error', on the pool while idle and on itself while checked out, and an 'error' nobody hears
-  // ends the process. The query in flight still rejects with it.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
-  return pool;
-}
-
 export async function openOrmBackend(
   orm: Orm,
   target: OrmTarget,
@@ -90,25 +66,19 @@ export async function openOrmBackend(
     await admin.query(`CREATE SCHEMA IF NOT EXISTS "${target.schema}"`);
     await admin.end();
   }
-  const backend = await OPENERS[orm](target, poolSize);
+  const backend = await OPENERS[orm](target, { poolSize });
   await backend.executor.query(EFFECTS_DDL[target.db], []);
   return backend;
 }
 
 const count = (rows: Array<Record<string, unknown>>): number => Number(rows[0]?.['n'] ?? 0);
 
-const OPENERS: Record<Orm, (t: OrmTarget, poolSize: number) => Promise<OrmBackend>> = {
-  async kysely(target, poolSize) {
-    const db = new Kysely<EffectsDb>({
-      dialect:
-        target.db === 'sqlite'
-          ? new SqliteDialect({ database: sqliteFile(target.file) })
-          : new PostgresDialect({ pool: pgPool(target.url, target.schema, poolSize) }),
-    });
-    const executor = kyselyExecutor(db, { dialect: target.db });
+const OPENERS: Record<Orm, (t: OrmTarget, options: OpenOptions) => Promise<OrmBackend>> = {
+  async kysely(target, options) {
+    const opened = openKysely<EffectsDb>(target, options);
+    const db = opened.client;
     return {
-      client: db,
-      executor: executor as SqlExecutor<unknown>,
+      ...opened,
       writeEffect: async (tx, id) =>
         void (await (tx as Transaction<EffectsDb>)
           .insertInto('effects')
@@ -126,81 +96,76 @@ const OPENERS: Record<Orm, (t: OrmTarget, poolSize: number) => Promise<OrmBacken
         ),
       effectIds: async () =>
         (await db.selectFrom('effects').select('id').execute()).map((r) => r.id),
-      close: () => db.destroy(),
     };
   },
 
-  async knex(target, poolSize) {
-    const knex: Knex =
-      target.db === 'sqlite'
-        ? knexFactory({
-            client: 'better-sqlite3',
-            connection: { filename: target.file },
-            useNullAsDefault: true,
-            pool: {
-              afterCreate: (conn: Database.Database, done: (e: unknown, c: unknown) => void) => {
-                conn.pragma('journal_mode = WAL');
-                conn.pragma('busy_timeout = 5000');
-                done(null, conn);
-              },
-            },
-          })
-        : knexFactory({
-            client: 'pg',
-            connection: { connectionString: target.url },
-            searchPath: [target.schema],
-            pool: { min: 0, max: poolSize },
-          });
-    const executor = knexExecutor(knex);
+  async knex(target, options) {
+    const opened = openKnex(target, options);
+    const knex = opened.client;
     return {
-      client: knex,
-      executor: executor as SqlExecutor<unknown>,
+      ...opened,
       writeEffect: async (tx, id) =>
         void (await (tx as Knex.Transaction)('effects').insert({ id, n: 1 })),
       countEffects: async (id) => count(await knex('effects').where({ id }).count({ n: '*' })),
       effectIds: async () =>
         ((await knex('effects').select('id')) as Array<{ id: string }>).map((r) => r.id),
-      close: () => knex.destroy(),
     };
   },
 
-  async drizzle(target, poolSize) {
-    if (target.db === 'sqlite') {
+  async drizzle(target, options) {
+    const opened = openDrizzle(target, options);
+    if (opened.dialect === 'sqlite') {
       const effects = sqliteTable('effects', {
         id: sqliteText('id').notNull(),
         n: sqliteInteger('n').notNull(),
       });
-      const client = sqliteFile(target.file);
-      const db = drizzleSqlite(client);
-      const executor = drizzleSqliteExecutor(db);
+      const db = opened.client;
       return {
-        client: db,
-        executor: executor as SqlExecutor<unknown>,
+        ...opened,
         writeEffect: async (tx, id) =>
           void (await (tx as typeof db).insert(effects).values({ id, n: 1 })),
         countEffects: async (id) =>
           count(db.all(sql`SELECT count(*) AS n FROM effects WHERE id = ${id}`)),
         effectIds: async () => (await db.select({ id: effects.id }).from(effects)).map((r) => r.id),
-        close: async () => void client.close(),
       };
     }
     const effects = pgTable('effects', { id: pgText('id').notNull(), n: integer('n').notNull() });
-    const pool = pgPool(target.url, target.schema, poolSize);
-    const db = drizzlePg(pool);
-    const executor = drizzlePgExecutor(db);
+    const db = opened.client;
     type Tx = Parameters<Parameters<typeof db.transaction>[0]>[0];
     return {
-      client: db,
-      executor: executor as SqlExecutor<unknown>,
+      ...opened,
       writeEffect: async (tx, id) => void (await (tx as Tx).insert(effects).values({ id, n: 1 })),
       countEffects: async (id) =>
         count((await db.execute(sql`SELECT count(*) AS n FROM effects WHERE id = ${id}`)).rows),
       effectIds: async () => (await db.select({ id: effects.id }).from(effects)).map((r) => r.id),
-      close: () => pool.end(),
     };
   },
-  prisma: openPrisma,
-  typeorm: openTypeorm,
+
+  async typeorm(target, options) {
+    const opened = await openTypeorm(target, options, [TypeormEffect]);
+    const effects = opened.client.getRepository(TypeormEffect);
+    return {
+      ...opened,
+      writeEffect: async (tx, id) =>
+        void (await (tx as EntityManager).insert(TypeormEffect, { id, n: 1 })),
+      countEffects: (id) => effects.countBy({ id }),
+      effectIds: async () => (await effects.find({ select: { id: true } })).map((r) => r.id),
+    };
+  },
+
+  async prisma(target, options) {
+    const module = await prismaClientModule(target.db === 'sqlite' ? 'sqlite' : 'postgresql');
+    const opened = await openPrisma<TestPrisma>(module, target, options);
+    const prisma = opened.client;
+    return {
+      ...opened,
+      writeEffect: async (tx, id) =>
+        void (await (tx as TestPrisma).effect.create({ data: { id, n: 1 } })),
+      countEffects: (id) => prisma.effect.count({ where: { id } }),
+      effectIds: async () =>
+        (await prisma.effect.findMany({ select: { id: true } })).map((r) => r.id),
+    };
+  },
 };
 
 /** The effects table as TypeORM maps it, without decorators. */
@@ -214,76 +179,13 @@ const TypeormEffect = new EntitySchema<{ pk: number; id: string; n: number }>({
   },
 });
 
-async function openTypeorm(target: OrmTarget, poolSize: number): Promise<OrmBackend> {
-  const dataSource = new DataSource(
-    target.db === 'sqlite'
-      ? {
-          type: 'better-sqlite3',
-          database: target.file,
-          entities: [TypeormEffect],
-          prepareDatabase: (db: Database.Database) => {
-            db.pragma('journal_mode = WAL');
-            db.pragma('busy_timeout = 5000');
-          },
-        }
-      : {
-          type: 'postgres',
-          url: target.url,
-          schema: target.schema,
-          entities: [TypeormEffect],
-          extra: { max: poolSize, options: `-c search_path=${target.schema}` },
-        },
-  );
-  await dataSource.initialize();
-  // TypeORM hears its pool's and its clients' 'error' itself (PostgresDriver, PostgresQueryRunner).
-  const effects = dataSource.getRepository(TypeormEffect);
-  return {
-    client: dataSource,
-    executor: typeormExecutor(dataSource) as SqlExecutor<unknown>,
-    writeEffect: async (tx, id) =>
-      void (await (tx as EntityManager).insert(TypeormEffect, { id, n: 1 })),
-    countEffects: (id) => effects.countBy({ id }),
-    effectIds: async () => (await effects.find({ select: { id: true } })).map((r) => r.id),
-    close: () => dataSource.destroy(),
-  };
-}
-
 /** The generated client's model API the tests use (the client is generated at run time). */
 interface EffectModel {
   create(args: { data: { id: string; n: number } }): Promise<unknown>;
   count(args: { where: { id: string } }): Promise<number>;
   findMany(args: { select: { id: true } }): Promise<Array<{ id: string }>>;
 }
-type TestPrisma = PrismaLike & { effect: EffectModel; $disconnect(): Promise<void> };
-
-async function openPrisma(target: OrmTarget, poolSize: number): Promise<OrmBackend> {
-  const file = await prismaClientModule(target.db === 'sqlite' ? 'sqlite' : 'postgresql');
-  const { PrismaClient } = (await import(pathToFileURL(file).href)) as {
-    PrismaClient: new (options: { adapter: unknown }) => TestPrisma;
-  };
-  const adapter =
-    target.db === 'sqlite'
-      ? new PrismaBetterSqlite3({ url: `file:${target.file}` })
-      : new PrismaPg(
-          {
-            connectionString: target.url,
-            max: poolSize,
-            options: `-c search_path=${target.schema}`,
-          },
-          { schema: target.schema },
-        );
-  const prisma = new PrismaClient({ adapter });
-  return {
-    client: prisma,
-    executor: prismaExecutor(prisma, { dialect: target.db }) as SqlExecutor<unknown>,
-    writeEffect: async (tx, id) =>
-      void (await (tx as TestPrisma).effect.create({ data: { id, n: 1 } })),
-    countEffects: (id) => prisma.effect.count({ where: { id } }),
-    effectIds: async () =>
-      (await prisma.effect.findMany({ select: { id: true } })).map((r) => r.id),
-    close: () => prisma.$disconnect(),
-  };
-}
+type TestPrisma = PrismaClientLike & { effect: EffectModel };
 
 /** A SQLite file for one backend, in `dir`. */
 export const sqliteTarget = (dir: string, name: string): OrmTarget => ({
