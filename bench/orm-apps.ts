@@ -61,7 +61,7 @@ interface OrdersDb {
 
 const OPENERS: Record<Orm, (t: OrmTarget, options: OpenOptions) => Promise<OrmApp>> = {
   async kysely(target, options) {
-    const { client: db, executor, close } = openKysely<OrdersDb>(target, options);
+    const { client: db, executor, close } = await openKysely<OrdersDb>(target, options);
     return {
       executor,
       insert: async (order) => void (await db.insertInto('orders').values(order).execute()),
@@ -72,7 +72,7 @@ const OPENERS: Record<Orm, (t: OrmTarget, options: OpenOptions) => Promise<OrmAp
   },
 
   async knex(target, options) {
-    const { client: knex, executor, close } = openKnex(target, options);
+    const { client: knex, executor, close } = await openKnex(target, options);
     return {
       executor,
       insert: async (order) => void (await knex('orders').insert(order)),
@@ -82,7 +82,7 @@ const OPENERS: Record<Orm, (t: OrmTarget, options: OpenOptions) => Promise<OrmAp
   },
 
   async drizzle(target, options) {
-    const opened = openDrizzle(target, options);
+    const opened = await openDrizzle(target, options);
     if (opened.dialect === 'sqlite') {
       const orders = sqliteTable(
         'orders',

@@ -4,21 +4,18 @@
  * (test/support/orm-backends.ts) open their ORMs here, and each puts its own table on top.
  */
 import { pathToFileURL } from 'node:url';
-import Database from 'better-sqlite3';
-import { drizzle as drizzlePg, type NodePgDatabase } from 'drizzle-orm/node-postgres';
-import { drizzle as drizzleSqlite, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import knexFactory, { type Knex } from 'knex';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
-import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import type Database from 'better-sqlite3';
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import type { Knex } from 'knex';
+import type { Kysely } from 'kysely';
+import type pg from 'pg';
 import type { SqlExecutor } from 'oncely/orm';
-import { drizzlePgExecutor, drizzleSqliteExecutor } from 'oncely/orm/drizzle';
-import { knexExecutor } from 'oncely/orm/knex';
-import { kyselyExecutor } from 'oncely/orm/kysely';
-import { prismaExecutor, type PrismaLike } from 'oncely/orm/prisma';
-import { typeormExecutor } from 'oncely/orm/typeorm';
-import { DataSource, type EntitySchema } from 'typeorm';
+import type { PrismaLike } from 'oncely/orm/prisma';
+import type { DataSource, EntitySchema } from 'typeorm';
+
+// Each ORM (its package, its executor's module) is imported by its opener only: a test's crash
+// child opens one ORM, and loading all five cost it about 0.4 CPU-seconds more.
 
 export const ORMS = ['kysely', 'knex', 'drizzle', 'prisma', 'typeorm'] as const;
 export type Orm = (typeof ORMS)[number];
@@ -54,14 +51,19 @@ export function prepareSqlite(db: Database.Database, { durable = false } = {}): 
   if (durable) db.pragma('synchronous = FULL');
 }
 
-export function openSqlite(file: string, { durable = false } = {}): Database.Database {
+export async function openSqlite(
+  file: string,
+  { durable = false } = {},
+): Promise<Database.Database> {
+  const { default: Database } = await import('better-sqlite3');
   const db = new Database(file);
   prepareSqlite(db, { durable });
   return db;
 }
 
 /** A pool whose every connection works in `schema` (which must exist). */
-export function schemaPool(url: string, schema: string, max: number): pg.Pool {
+export async function schemaPool(url: string, schema: string, max: number): Promise<pg.Pool> {
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${schema}` });
   // As node-postgres asks of every app (docs/orm.md): a client whose connection ends emits
   // 'error', on the pool while idle and on itself while checked out, and an 'error' nobody hears
@@ -71,12 +73,19 @@ export function schemaPool(url: string, schema: string, max: number): pg.Pool {
   return pool;
 }
 
-export function openKysely<DB>(target: OrmTarget, options: OpenOptions): OrmClient<Kysely<DB>> {
+export async function openKysely<DB>(
+  target: OrmTarget,
+  options: OpenOptions,
+): Promise<OrmClient<Kysely<DB>>> {
+  const { Kysely, PostgresDialect, SqliteDialect } = await import('kysely');
+  const { kyselyExecutor } = await import('oncely/orm/kysely');
   const db = new Kysely<DB>({
     dialect:
       target.db === 'sqlite'
-        ? new SqliteDialect({ database: openSqlite(target.file, options) })
-        : new PostgresDialect({ pool: schemaPool(target.url, target.schema, options.poolSize) }),
+        ? new SqliteDialect({ database: await openSqlite(target.file, options) })
+        : new PostgresDialect({
+            pool: await schemaPool(target.url, target.schema, options.poolSize),
+          }),
   });
   return {
     client: db,
@@ -85,7 +94,9 @@ export function openKysely<DB>(target: OrmTarget, options: OpenOptions): OrmClie
   };
 }
 
-export function openKnex(target: OrmTarget, options: OpenOptions): OrmClient<Knex> {
+export async function openKnex(target: OrmTarget, options: OpenOptions): Promise<OrmClient<Knex>> {
+  const { default: knexFactory } = await import('knex');
+  const { knexExecutor } = await import('oncely/orm/knex');
   const knex: Knex =
     target.db === 'sqlite'
       ? knexFactory({
@@ -117,9 +128,11 @@ export type DrizzleClient =
   | (OrmClient<BetterSQLite3Database> & { readonly dialect: 'sqlite' })
   | (OrmClient<NodePgDatabase> & { readonly dialect: 'postgres' });
 
-export function openDrizzle(target: OrmTarget, options: OpenOptions): DrizzleClient {
+export async function openDrizzle(target: OrmTarget, options: OpenOptions): Promise<DrizzleClient> {
+  const { drizzlePgExecutor, drizzleSqliteExecutor } = await import('oncely/orm/drizzle');
   if (target.db === 'sqlite') {
-    const connection = openSqlite(target.file, options);
+    const { drizzle: drizzleSqlite } = await import('drizzle-orm/better-sqlite3');
+    const connection = await openSqlite(target.file, options);
     const db = drizzleSqlite(connection);
     return {
       dialect: 'sqlite',
@@ -128,7 +141,8 @@ export function openDrizzle(target: OrmTarget, options: OpenOptions): DrizzleCli
       close: async () => void connection.close(),
     };
   }
-  const pool = schemaPool(target.url, target.schema, options.poolSize);
+  const { drizzle: drizzlePg } = await import('drizzle-orm/node-postgres');
+  const pool = await schemaPool(target.url, target.schema, options.poolSize);
   const db = drizzlePg(pool);
   return {
     dialect: 'postgres',
@@ -144,6 +158,8 @@ export async function openTypeorm(
   options: OpenOptions,
   entities: readonly EntitySchema[],
 ): Promise<OrmClient<DataSource>> {
+  const { DataSource } = await import('typeorm');
+  const { typeormExecutor } = await import('oncely/orm/typeorm');
   const dataSource = new DataSource(
     target.db === 'sqlite'
       ? {
@@ -185,10 +201,13 @@ export async function openPrisma<C extends PrismaClientLike>(
   const { PrismaClient } = (await import(pathToFileURL(clientModule).href)) as {
     PrismaClient: new (options: { adapter: unknown }) => C;
   };
+  const { prismaExecutor } = await import('oncely/orm/prisma');
   const adapter =
     target.db === 'sqlite'
-      ? new PrismaBetterSqlite3({ url: `file:${target.file}` })
-      : new PrismaPg(
+      ? new (await import('@prisma/adapter-better-sqlite3')).PrismaBetterSqlite3({
+          url: `file:${target.file}`,
+        })
+      : new (await import('@prisma/adapter-pg')).PrismaPg(
           {
             connectionString: target.url,
             max: options.poolSize,

@@ -38,11 +38,11 @@ const app = await openOrmApp(setup.orm, target, poolSize);
 /** The built-in store of the same database, at the same durability, with its own tables. */
 async function builtInStore(): Promise<LedgerStore<unknown>> {
   if (target.db === 'postgres') {
-    const pool = schemaPool(target.url, target.schema, poolSize);
+    const pool = await schemaPool(target.url, target.schema, poolSize);
     await pool.query(ORDERS_DDL);
     return createPostgresStore({ pool, schema: target.schema, table: 'sql_ledger' });
   }
-  const database = openSqlite(setup.sqlFile!, { durable: true });
+  const database = await openSqlite(setup.sqlFile!, { durable: true });
   database.exec(ORDERS_DDL);
   return createSqliteStore({ database, table: 'sql_ledger' });
 }

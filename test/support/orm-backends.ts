@@ -1,12 +1,8 @@
 import { join } from 'node:path';
 import type { Knex } from 'knex';
 import type { Transaction } from 'kysely';
-import { sql } from 'drizzle-orm';
-import { integer, pgTable, text as pgText } from 'drizzle-orm/pg-core';
-import { integer as sqliteInteger, sqliteTable, text as sqliteText } from 'drizzle-orm/sqlite-core';
-import pg from 'pg';
 import type { SqlExecutor } from '#oncely/stores/orm/index.js';
-import { EntitySchema, type EntityManager } from 'typeorm';
+import type { EntityManager, EntitySchema } from 'typeorm';
 import { after } from 'node:test';
 import {
   openDrizzle,
@@ -24,6 +20,8 @@ import { prismaClientModule } from './prisma-client.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
 
 export { ORMS, type Orm, type OrmTarget };
+
+// As in bench/orm-clients.ts, each ORM is imported by its opener only: a crash child loads one.
 
 /**
  * One ORM on one database, as an app sets it up (bench/orm-clients.ts): the ORM's own client
@@ -61,6 +59,7 @@ export async function openOrmBackend(
   { poolSize = 8 } = {},
 ): Promise<OrmBackend> {
   if (target.db === 'postgres') {
+    const { default: pg } = await import('pg');
     const admin = new pg.Client({ connectionString: target.url });
     await admin.connect();
     await admin.query(`CREATE SCHEMA IF NOT EXISTS "${target.schema}"`);
@@ -75,7 +74,7 @@ const count = (rows: Array<Record<string, unknown>>): number => Number(rows[0]?.
 
 const OPENERS: Record<Orm, (t: OrmTarget, options: OpenOptions) => Promise<OrmBackend>> = {
   async kysely(target, options) {
-    const opened = openKysely<EffectsDb>(target, options);
+    const opened = await openKysely<EffectsDb>(target, options);
     const db = opened.client;
     return {
       ...opened,
@@ -100,7 +99,7 @@ const OPENERS: Record<Orm, (t: OrmTarget, options: OpenOptions) => Promise<OrmBa
   },
 
   async knex(target, options) {
-    const opened = openKnex(target, options);
+    const opened = await openKnex(target, options);
     const knex = opened.client;
     return {
       ...opened,
@@ -113,11 +112,13 @@ const OPENERS: Record<Orm, (t: OrmTarget, options: OpenOptions) => Promise<OrmBa
   },
 
   async drizzle(target, options) {
-    const opened = openDrizzle(target, options);
+    const opened = await openDrizzle(target, options);
+    const { sql } = await import('drizzle-orm');
     if (opened.dialect === 'sqlite') {
+      const { integer, sqliteTable, text } = await import('drizzle-orm/sqlite-core');
       const effects = sqliteTable('effects', {
-        id: sqliteText('id').notNull(),
-        n: sqliteInteger('n').notNull(),
+        id: text('id').notNull(),
+        n: integer('n').notNull(),
       });
       const db = opened.client;
       return {
@@ -129,7 +130,8 @@ const OPENERS: Record<Orm, (t: OrmTarget, options: OpenOptions) => Promise<OrmBa
         effectIds: async () => (await db.select({ id: effects.id }).from(effects)).map((r) => r.id),
       };
     }
-    const effects = pgTable('effects', { id: pgText('id').notNull(), n: integer('n').notNull() });
+    const { integer, pgTable, text } = await import('drizzle-orm/pg-core');
+    const effects = pgTable('effects', { id: text('id').notNull(), n: integer('n').notNull() });
     const db = opened.client;
     type Tx = Parameters<Parameters<typeof db.transaction>[0]>[0];
     return {
@@ -142,6 +144,7 @@ const OPENERS: Record<Orm, (t: OrmTarget, options: OpenOptions) => Promise<OrmBa
   },
 
   async typeorm(target, options) {
+    const TypeormEffect = await typeormEffect();
     const opened = await openTypeorm(target, options, [TypeormEffect]);
     const effects = opened.client.getRepository(TypeormEffect);
     return {
@@ -168,16 +171,22 @@ const OPENERS: Record<Orm, (t: OrmTarget, options: OpenOptions) => Promise<OrmBa
   },
 };
 
-/** The effects table as TypeORM maps it, without decorators. */
-const TypeormEffect = new EntitySchema<{ pk: number; id: string; n: number }>({
-  name: 'Effect',
-  tableName: 'effects',
-  columns: {
-    pk: { type: Number, primary: true, generated: true },
-    id: { type: String },
-    n: { type: Number },
-  },
-});
+type TypeormEffectRow = { pk: number; id: string; n: number };
+let typeormEffectSchema: EntitySchema<TypeormEffectRow> | undefined;
+
+/** The effects table as TypeORM maps it, without decorators (made once TypeORM is loaded). */
+async function typeormEffect(): Promise<EntitySchema<TypeormEffectRow>> {
+  const { EntitySchema } = await import('typeorm');
+  return (typeormEffectSchema ??= new EntitySchema<TypeormEffectRow>({
+    name: 'Effect',
+    tableName: 'effects',
+    columns: {
+      pk: { type: Number, primary: true, generated: true },
+      id: { type: String },
+      n: { type: Number },
+    },
+  }));
+}
 
 /** The generated client's model API the tests use (the client is generated at run time). */
 interface EffectModel {

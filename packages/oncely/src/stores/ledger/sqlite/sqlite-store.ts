@@ -42,18 +42,9 @@ export { READER_CACHE_KIB } from './sqlite-connections.js';
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const o = resolveSqliteStoreOptions(options);
   const { table, durability } = o;
-  const {
-    conns,
-    connection,
-    onWriter,
-    sql,
-    claims,
-    group,
-    tombstones,
-    reads,
-    claimParts,
-    sweeper,
-  } = sqliteStoreParts(o);
+  const { conns, tombstones, claimParts, sweeper } = sqliteStoreParts(o);
+  const { connection } = conns;
+  const { group, claims, reads, onWriter, sql } = claimParts;
 
   /**
    * A compare-and-swap write. It resolves once committed (a takeover, a release, a purge: rare,
@@ -143,7 +134,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
 /**
  * The store's working parts over its two connections: the writer's group commit with the claims
- * it writes just before COMMIT, the tombstones, the reads (writer or reader), the sweep.
+ * it writes just before COMMIT and the reads (writer or reader), in `claimParts`, which claiming
+ * needs (sqlite-claims.ts); the tombstones; the sweep.
  */
 function sqliteStoreParts(o: ReturnType<typeof resolveSqliteStoreOptions>) {
   const { table, durability } = o;
@@ -182,18 +174,7 @@ function sqliteStoreParts(o: ReturnType<typeof resolveSqliteStoreOptions>) {
     connection,
     onWriter,
   );
-  return {
-    conns,
-    connection,
-    onWriter,
-    sql,
-    claims,
-    group,
-    tombstones,
-    reads,
-    claimParts,
-    sweeper,
-  };
+  return { conns, tombstones, claimParts, sweeper };
 }
 
 /** The due rows, counted in chunks on committed rows with requests running in between. */
