@@ -11,6 +11,10 @@ export interface DeadlineSweep {
   watch(limitMs: number, expire: () => void): () => void;
 }
 
+/** Runs `fn` once the event loop has turned (after pending I/O callbacks). */
+const nextTurn = (fn: () => void): void =>
+  void (typeof setImmediate === 'function' ? setImmediate(fn) : setTimeout(fn, 0));
+
 /**
  * The outbox worker's attempt timeouts. A batch sends its intents together with the same limit,
  * so one sleep on `timer`, armed for the earliest limit, serves all of them: at each wake-up the
@@ -52,11 +56,23 @@ export function createDeadlineSweep(timer: Clock): DeadlineSweep {
     if (next !== Number.POSITIVE_INFINITY) arm(next);
   };
 
+  // The sleep is armed on the next turn of the event loop, not at once: sends answered within
+  // the turn (a `deliver` hook's, say) come and go without a timer, an AbortController and its
+  // abort each. A limit counts from its watch either way.
+  let wantAt = Number.POSITIVE_INFINITY;
+  const armLater = (): void => {
+    const at = wantAt;
+    wantAt = Number.POSITIVE_INFINITY;
+    if (watched.size > 0) arm(at);
+  };
   return {
     watch(limitMs, expire) {
       const entry: Watched = { at: timer.now() + limitMs, expire };
       watched.add(entry);
-      arm(entry.at);
+      if (armed === undefined || armed.at > entry.at) {
+        if (wantAt === Number.POSITIVE_INFINITY) nextTurn(armLater);
+        wantAt = Math.min(wantAt, entry.at);
+      }
       return () => {
         watched.delete(entry);
         if (watched.size === 0) disarm();
