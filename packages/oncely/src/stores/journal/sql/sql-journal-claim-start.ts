@@ -175,9 +175,11 @@ export async function claimStartingIn(
     .map((row) => {
       const started = Number(row['was_open']) === 0;
       // The intent as a plain claim returns it: its attempt count before this attempt.
-      const count = Number(row['attempt_count']) - (started ? 1 : 0);
+      // The driver's row is this call's own: changed in place rather than copied for each intent.
+      row['attempt_count'] = Number(row['attempt_count']) - (started ? 1 : 0);
+      row['open_attempt'] = started ? 0 : 1;
       return {
-        intent: rowToIntent({ ...row, attempt_count: count, open_attempt: started ? 0 : 1 }),
+        intent: rowToIntent(row),
         token,
         interrupted: !started,
         started,
