@@ -1,4 +1,5 @@
 import type { Clock } from '../time/clock.js';
+import { afterThisTurn } from '../time/next-turn.js';
 
 interface Watched {
   readonly at: number;
@@ -10,10 +11,6 @@ export interface DeadlineSweep {
   /** Calls `expire` once `limitMs` have passed on the timer, unless the returned function runs first. */
   watch(limitMs: number, expire: () => void): () => void;
 }
-
-/** Runs `fn` once the event loop has turned (after pending I/O callbacks). */
-const nextTurn = (fn: () => void): void =>
-  void (typeof setImmediate === 'function' ? setImmediate(fn) : setTimeout(fn, 0));
 
 /**
  * The outbox worker's attempt timeouts. A batch sends its intents together with the same limit,
@@ -70,7 +67,7 @@ export function createDeadlineSweep(timer: Clock): DeadlineSweep {
       const entry: Watched = { at: timer.now() + limitMs, expire };
       watched.add(entry);
       if (armed === undefined || armed.at > entry.at) {
-        if (wantAt === Number.POSITIVE_INFINITY) nextTurn(armLater);
+        if (wantAt === Number.POSITIVE_INFINITY) afterThisTurn(armLater);
         wantAt = Math.min(wantAt, entry.at);
       }
       return () => {
