@@ -51,8 +51,9 @@ export async function createSender(config: WorkerConfig, onHandled: OnHandled): 
 
 /**
  * oncely: one outbox worker per set, its options at their defaults but `batchSize` (the harness
- * gives every batching sender the same). No-op sends answer 200 without a socket: what is left is
- * the claim, startAttempts and settle loop.
+ * gives every batching sender the same). No-op sends go to a `deliver` hook that answers 200, in
+ * place of the HTTP request (as graphile-worker's no-op job does nothing): what is left is the
+ * claim with its attempts' starts, the policy's reading of the answer and the settlement.
  */
 function oncelySender(
   config: WorkerConfig,
@@ -81,7 +82,8 @@ function oncelySender(
     }
     return store;
   };
-  const noopFetch: typeof fetch = async () => new Response(null, { status: 200 });
+  const delivered = { status: 200 } as const;
+  const noopDeliver = async (): Promise<typeof delivered> => delivered;
   return {
     prepare: (set) => storeOf(set).ready(),
     async start(set) {
@@ -91,7 +93,7 @@ function oncelySender(
         batchSize: config.batchSize,
         ...(noop
           ? {
-              fetch: noopFetch,
+              deliver: noopDeliver,
               onSettled: (event) => void (event.state === 'delivered' && onHandled(event.key)),
             }
           : {}),

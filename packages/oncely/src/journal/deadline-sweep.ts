@@ -1,4 +1,5 @@
 import type { Clock } from '../time/clock.js';
+import { afterThisTurn } from '../time/next-turn.js';
 
 interface Watched {
   readonly at: number;
@@ -52,11 +53,23 @@ export function createDeadlineSweep(timer: Clock): DeadlineSweep {
     if (next !== Number.POSITIVE_INFINITY) arm(next);
   };
 
+  // The sleep is armed on the next turn of the event loop, not at once: sends answered within
+  // the turn (a `deliver` hook's, say) come and go without a timer, an AbortController and its
+  // abort each. A limit counts from its watch either way.
+  let wantAt = Number.POSITIVE_INFINITY;
+  const armLater = (): void => {
+    const at = wantAt;
+    wantAt = Number.POSITIVE_INFINITY;
+    if (watched.size > 0) arm(at);
+  };
   return {
     watch(limitMs, expire) {
       const entry: Watched = { at: timer.now() + limitMs, expire };
       watched.add(entry);
-      arm(entry.at);
+      if (armed === undefined || armed.at > entry.at) {
+        if (wantAt === Number.POSITIVE_INFINITY) afterThisTurn(armLater);
+        wantAt = Math.min(wantAt, entry.at);
+      }
       return () => {
         watched.delete(entry);
         if (watched.size === 0) disarm();

@@ -68,6 +68,7 @@ export {
   type PassResult,
   type SettledEvent,
 } from './outbox-worker.js';
+export type { OutboxDeliver, OutboxDelivery, OutboxDeliveryAnswer } from './outbox-deliver.js';
 export {
   settleAttempt,
   stopBeforeAttempt,

@@ -27,13 +27,22 @@ export const INTERRUPTED: Observation = {
 /** The refusals: the receiver answered for good, so the intent is refused, not given up. */
 const REFUSALS: readonly StopReason[] = ['fatal_status', 'unlisted_status', 'operation_failed'];
 
-/** The intent's own policy with its deadline: the same decide() the client runs, across restarts. */
+/** The last policy resolved for each intent policy object, and the deadline it was resolved with. */
+const resolved = new WeakMap<object, { deadlineAt: number; policy: RetryPolicyOptions }>();
+
+/**
+ * The intent's own policy with its deadline: the same decide() the client runs, across restarts.
+ * Resolved once per policy object and deadline: a journal's rows share one policy object per
+ * distinct text (policyFromJson), and a batch asks twice per intent (before and after its attempt).
+ */
 export function intentPolicy(intent: IntentRecord): RetryPolicyOptions {
-  const { attemptTimeoutMs: _timeout, ...policy } = intent.policy;
-  return resolveRetryPolicy({
-    ...policy,
-    deadlineAt: intent.deadlineAt ?? Number.POSITIVE_INFINITY,
-  });
+  const deadlineAt = intent.deadlineAt ?? Number.POSITIVE_INFINITY;
+  const known = resolved.get(intent.policy);
+  if (known !== undefined && known.deadlineAt === deadlineAt) return known.policy;
+  const { attemptTimeoutMs: _timeout, ...given } = intent.policy;
+  const policy = Object.freeze(resolveRetryPolicy({ ...given, deadlineAt }));
+  resolved.set(intent.policy, { deadlineAt, policy });
+  return policy;
 }
 
 /**

@@ -24,6 +24,7 @@ import { recordDisabledNotices } from './endpoint-notice.js';
 import { endAttemptSpan, startAttemptSpan } from './attempt-tracing.js';
 import type { AttemptResult } from './next-step.js';
 import type { WireSend } from './wire-send.js';
+import type { HookSend } from './outbox-deliver.js';
 
 /** One intent settled by this worker: after an attempt, or without one (deadline, budget). */
 export interface SettledEvent {
@@ -66,6 +67,8 @@ export interface OutboxPassSetup {
   readonly client: ReturnType<typeof clientFor>;
   /** The worker's own sender, when no fetch was given (wire-send.ts). */
   readonly wire: WireSend | undefined;
+  /** The caller's `deliver` hook, in place of HTTP (outbox-deliver.ts). */
+  readonly deliver: HookSend | undefined;
   readonly leaseMs: number;
   readonly batchSize: number;
   readonly options: Pick<
@@ -136,6 +139,7 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
           endpoint: target,
           traceparent: traced?.traceparent,
           wire: setup.wire,
+          deliver: setup.deliver,
         },
         setup.client,
       );

@@ -122,11 +122,22 @@ export function resolveOutboxPolicy(
  * neither `schedule` nor `retryAfterJitterRatio`, and keep the client's behaviour they had.
  */
 export function policyFromJson(text: string): IntentPolicy {
-  const policy = JSON.parse(text) as IntentPolicy & { maxRetryAfterMs: number | null };
-  return policy.maxRetryAfterMs === null
-    ? { ...policy, maxRetryAfterMs: Number.POSITIVE_INFINITY }
-    : policy;
+  let policy = policiesByText.get(text);
+  if (policy === undefined) {
+    const read = JSON.parse(text) as IntentPolicy & { maxRetryAfterMs: number | null };
+    const whole =
+      read.maxRetryAfterMs === null ? { ...read, maxRetryAfterMs: Number.POSITIVE_INFINITY } : read;
+    if (Array.isArray(whole.schedule)) Object.freeze(whole.schedule);
+    // Frozen: one object serves every row with this text (a batch reads one text many times).
+    policy = Object.freeze(whole);
+    if (policiesByText.size >= MAX_POLICY_TEXTS) policiesByText.clear();
+    policiesByText.set(text, policy);
+  }
+  return policy;
 }
+
+const policiesByText = new Map<string, IntentPolicy>();
+const MAX_POLICY_TEXTS = 256;
 
 /** The settings given, as an object without undefined values. */
 type Given = { -readonly [K in keyof OutboxRetryInput]?: Exclude<OutboxRetryInput[K], undefined> };

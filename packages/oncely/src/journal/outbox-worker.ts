@@ -16,6 +16,7 @@ import {
 } from './outbox-pass.js';
 import { clientFor, MAX_RECEIPT_BYTES } from './send-attempt.js';
 import { createWireSend } from './wire-send.js';
+import { createHookSend, type OutboxDeliver } from './outbox-deliver.js';
 import type { DisabledNotice } from './endpoint-notice.js';
 import { createWakeLatch } from './wake-latch.js';
 import { PARKED_AT } from './endpoint.js';
@@ -35,6 +36,14 @@ export interface OutboxWorkerOptions {
    * @default the worker's own node:http sender
    */
   readonly fetch?: typeof globalThis.fetch;
+  /**
+   * Delivers each attempt in place of the HTTP request (outbox-deliver.ts): another transport, or
+   * a test or benchmark without a receiver. The worker still claims under a lease, writes each
+   * attempt down before and after, signs and keys it, and reads the answer as an HTTP one (a
+   * throw: no answer, retried under the same key). Not with `fetch`.
+   * @default none: the HTTP request
+   */
+  readonly deliver?: OutboxDeliver;
   /** Schedules attempts, stamps the journal, sleeps until the next one is due. @default systemClock */
   readonly clock?: Clock;
   /** Times each attempt out (real I/O; see the client's `timer`). @default systemClock */
@@ -132,6 +141,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     client: clientFor({ fetch: fetchImpl, clock, timer }),
     // Without a fetch of the caller's, http(s) sends skip the Fetch layer (wire-send.ts).
     wire: options.fetch === undefined ? createWireSend(timer, MAX_RECEIPT_BYTES) : undefined,
+    deliver: options.deliver && createHookSend(options.deliver, timer, MAX_RECEIPT_BYTES),
     leaseMs,
     batchSize,
     options,
@@ -223,6 +233,10 @@ function checkedWorkerOptions(options: OutboxWorkerOptions) {
   if (typeof capabilities !== 'object' || capabilities === null)
     throw new InvalidOptionError('store', options.store, 'a JournalStore (missing capabilities)');
   checkSigningSecrets(options.signingSecret);
+  if (options.deliver !== undefined && typeof options.deliver !== 'function')
+    throw new InvalidOptionError('deliver', options.deliver, 'a function');
+  if (options.deliver !== undefined && options.fetch !== undefined)
+    throw new InvalidOptionError('deliver', options.deliver, 'either deliver or fetch, not both');
   if (options.tracer !== undefined && typeof options.tracer?.startSpan !== 'function')
     throw new InvalidOptionError('tracer', options.tracer, "a tracer: trace.getTracer('oncely')");
   return { owner, leaseMs, batchSize, pollMs };

@@ -11,6 +11,7 @@ import type { IntentRecord } from './intent.js';
 import type { AttemptResult } from './next-step.js';
 import { sendOnWire, wireRequest } from './wire-attempt.js';
 import type { WireSend } from './wire-send.js';
+import { DEADLINE_BEFORE_DELIVERY, deliveryOf, type HookSend } from './outbox-deliver.js';
 
 /** The longest receipt body kept in the journal; a longer one is cut (the status is what counts). */
 export const MAX_RECEIPT_BYTES = 64 * 1024;
@@ -32,6 +33,10 @@ export interface SendContext {
    * request and the same reading of its answer, without a Response made for it.
    */
   readonly wire?: WireSend | undefined;
+  /** The worker's `deliver` hook (outbox-deliver.ts): in place of any HTTP request. */
+  readonly deliver?: HookSend | undefined;
+  /** This attempt's number (the hook is told it). @default the intent's attempts so far + 1 */
+  readonly attempt?: number | undefined;
 }
 
 /**
@@ -65,11 +70,27 @@ export async function sendAttempt(
       ),
     );
   const target = context.endpoint?.url ?? intent.target;
+  if (context.deliver) return sendThroughHook(intent, context, target, headers);
   const onWire = context.wire && wireRequest(intent, target, headers, context.clock);
   const sentAt = context.clock.now();
   const result = onWire
     ? await sendOnWire(context.wire!, onWire)
     : await requestOnce(intent, target, client, headers);
+  return { ...result, durationMs: context.clock.now() - sentAt };
+}
+
+/** The attempt through the worker's `deliver` hook, timed as a request would be. */
+async function sendThroughHook(
+  intent: IntentRecord,
+  context: SendContext,
+  target: string,
+  headers: Record<string, string>,
+): Promise<AttemptResult> {
+  const attempt = context.attempt ?? intent.attemptCount + 1;
+  const sentAt = context.clock.now();
+  const delivery = deliveryOf(intent, attempt, target, headers, sentAt);
+  if (delivery === undefined) return { ...DEADLINE_BEFORE_DELIVERY, durationMs: 0 };
+  const result = await context.deliver!(delivery);
   return { ...result, durationMs: context.clock.now() - sentAt };
 }
 

@@ -40,15 +40,23 @@ export async function sendOnWire(send: WireSend, request: WireRequest): Promise<
   } catch (error) {
     return { observation: observeError(error), body: null };
   }
+  return attemptOfAnswer(answer, request.method);
+}
+
+/**
+ * An answer as the client and sendAttempt would have read its Response: the status classified by
+ * the policy, Retry-After, Date and `webhook-delivery` honoured, the receipt and attempt log kept.
+ */
+export function attemptOfAnswer(answer: WireAnswer, method: string): AttemptResult {
   const { status, rawHeaders } = answer;
   // fetch refuses a status out of 200..599 as a network error.
-  if (status < 200 || status > 599) {
+  if (!(Number.isInteger(status) && status >= 200 && status <= 599)) {
     const refused = new TypeError('fetch failed', {
       cause: new Error(`invalid response status ${status}`),
     });
     return { observation: observeError(refused), body: null };
   }
-  const emptyBody = NULL_BODY_STATUSES.has(status) || request.method === 'HEAD';
+  const emptyBody = NULL_BODY_STATUSES.has(status) || method === 'HEAD';
   return {
     observation: {
       kind: 'response',

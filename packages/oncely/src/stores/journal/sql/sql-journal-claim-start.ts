@@ -36,7 +36,7 @@ export function claimStartStatements<Tx>(backend: JournalSqlBackend<Tx>) {
     // One row per claimed intent with the mark beside it; one row of NULLs but the mark when none.
     claimStart: `WITH ${claimed(
       `SELECT ctid AS row_id, open_attempt AS was_open FROM ${intents} WHERE ${from} AND ${due} ORDER BY next_attempt_at, seq LIMIT $5`,
-    )}, ${lowest} SELECT claimed.*, lowest.* FROM (SELECT 1) AS one LEFT JOIN claimed ON true LEFT JOIN lowest ON true`,
+    )}, ${lowest} SELECT claimed.*, lowest.* FROM (SELECT 1) AS one LEFT JOIN lowest ON true LEFT JOIN claimed ON true`,
     claimStartOne: `WITH ${claimed(
       `SELECT ctid AS row_id, open_attempt AS was_open FROM ${intents} WHERE key = $6 AND ${due} LIMIT $5`,
     )} SELECT * FROM claimed`,
@@ -175,9 +175,11 @@ export async function claimStartingIn(
     .map((row) => {
       const started = Number(row['was_open']) === 0;
       // The intent as a plain claim returns it: its attempt count before this attempt.
-      const count = Number(row['attempt_count']) - (started ? 1 : 0);
+      // The driver's row is this call's own: changed in place rather than copied for each intent.
+      row['attempt_count'] = Number(row['attempt_count']) - (started ? 1 : 0);
+      row['open_attempt'] = started ? 0 : 1;
       return {
-        intent: rowToIntent({ ...row, attempt_count: count, open_attempt: started ? 0 : 1 }),
+        intent: rowToIntent(row),
         token,
         interrupted: !started,
         started,
