@@ -11,7 +11,8 @@
 // by one worker in one Chromium: as entries of their own, each worker launched a Chromium of its
 // own, about 1.5 CPU-seconds each, and the suite is bound by CPU on 2 cores, not by its longest
 // entry (about 19 s of the hints below, started first).
-// ONCELY_TEST_CONCURRENCY sets how many workers run at once.
+// ONCELY_TEST_CONCURRENCY sets how many workers run at once. ONCELY_TEST_TIMES=N prints, at the
+// end, the N slowest files with when each started and ended (to keep the SECONDS hints right).
 import {
   existsSync,
   mkdirSync,
@@ -146,6 +147,8 @@ const workDir = mkdtempSync(join(scratch, 'workers-'));
 /** Where the workers claim the list's files: a file's number, created by whoever takes it. */
 const claimDir = join(workDir, 'claims');
 mkdirSync(claimDir);
+/** Where the workers log each file's start and end (ms since the epoch), a JSON line each. */
+const timesLog = join(workDir, 'times.jsonl');
 
 /**
  * One worker, a file for `node --test`: it claims the first entry of ENTRIES nobody has claimed
@@ -158,7 +161,7 @@ mkdirSync(claimDir);
  * end (the shared browser: test/web/browser-env.ts).
  */
 const WORKER = `import { AsyncResource, executionAsyncResource } from 'node:async_hooks';
-import { closeSync, openSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe } from 'node:test';
 
@@ -193,9 +196,14 @@ function next() {
   const [name, url] = file;
   describe(name, async () => {
     const suite = executionAsyncResource();
+    const started = Date.now();
     let done = false;
     const finished = () => {
-      if (!done) outside.runInAsyncScope(next);
+      if (!done) {
+        // One line per file, appended whole: the workers share the log.
+        appendFileSync(TIMES, JSON.stringify([name, started, Date.now()]) + '\\n');
+        outside.runInAsyncScope(next);
+      }
       done = true;
     };
     try {
@@ -217,7 +225,7 @@ function worker(number, entries) {
   );
   writeFileSync(
     path,
-    `const CLAIMS = ${JSON.stringify(claimDir)};\nconst ENTRIES = ${JSON.stringify(named, null, 2)};\n${WORKER}`,
+    `const CLAIMS = ${JSON.stringify(claimDir)};\nconst TIMES = ${JSON.stringify(timesLog)};\nconst ENTRIES = ${JSON.stringify(named, null, 2)};\n${WORKER}`,
   );
   return path;
 }
@@ -247,5 +255,22 @@ const result = spawnSync(
   ['--test', `--test-concurrency=${workers}`, '--test-reporter=spec', ...testFiles],
   { stdio: 'inherit', env: { ...process.env, TMPDIR: scratch } },
 );
+const slowest = Number(process.env['ONCELY_TEST_TIMES'] ?? 0);
+if (slowest > 0 && existsSync(timesLog)) printSlowest(slowest);
 rmSync(scratch, { recursive: true, force: true });
 process.exit(result.status ?? 1);
+
+/** The `count` slowest files of this run: seconds taken, started and ended (s from the start). */
+function printSlowest(count) {
+  const runs = readFileSync(timesLog, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  const start = Math.min(...runs.map(([, started]) => started));
+  const s = (ms) => (ms / 1000).toFixed(1).padStart(6);
+  console.log(`# the ${count} slowest files: seconds, started, ended (from the first start)`);
+  for (const [file, started, ended] of runs
+    .sort((a, b) => b[2] - b[1] - (a[2] - a[1]))
+    .slice(0, count))
+    console.log(`# ${s(ended - started)} ${s(started - start)} ${s(ended - start)}  ${name(file)}`);
+}
