@@ -1,26 +1,18 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import knexFactory, { type Knex } from 'knex';
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { drizzle as drizzleSqlite } from 'drizzle-orm/better-sqlite3';
-import { sql } from 'drizzle-orm';
-import { integer, pgTable, text as pgText } from 'drizzle-orm/pg-core';
-import { integer as sqliteInteger, sqliteTable, text as sqliteText } from 'drizzle-orm/sqlite-core';
-import pg from 'pg';
-import type { SqlExecutor } from '#oncely/stores/orm/index.js';
-import { kyselyExecutor } from '#oncely/stores/orm/kysely/index.js';
-import { knexExecutor } from '#oncely/stores/orm/knex/index.js';
-import { drizzlePgExecutor, drizzleSqliteExecutor } from '#oncely/stores/orm/drizzle/index.js';
-import { prismaExecutor, type PrismaLike } from '#oncely/stores/orm/prisma/index.js';
-import { typeormExecutor } from '#oncely/stores/orm/typeorm/index.js';
-import { DataSource, EntitySchema, type EntityManager } from 'typeorm';
-import { PrismaPg } from '@prisma/adapter-pg';
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { pathToFileURL } from 'node:url';
-import { prismaClientModule } from './prisma-client.js';
 import { after } from 'node:test';
+import type Database from 'better-sqlite3';
+import type { Knex } from 'knex';
+import type { Transaction } from 'kysely';
+import type pg from 'pg';
+import type { EntityManager, EntitySchema } from 'typeorm';
+import type { SqlExecutor } from '#oncely/stores/orm/index.js';
+import type { PrismaLike } from '#oncely/stores/orm/prisma/index.js';
+import { prismaClientModule } from './prisma-client.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
+
+// Each ORM (its package, its executor's module) is imported by its opener only: a crash test's
+// child opens one ORM, and loading the five cost it about 0.4 CPU-seconds more, per child.
 
 export const ORMS = ['kysely', 'knex', 'drizzle', 'prisma', 'typeorm'] as const;
 export type Orm = (typeof ORMS)[number];
@@ -61,7 +53,8 @@ const EFFECTS_DDL = {
     'CREATE TABLE IF NOT EXISTS effects (pk SERIAL PRIMARY KEY, id TEXT NOT NULL, n INTEGER NOT NULL)',
 };
 
-function sqliteFile(file: string): Database.Database {
+async function sqliteFile(file: string): Promise<Database.Database> {
+  const { default: Database } = await import('better-sqlite3');
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
@@ -69,7 +62,8 @@ function sqliteFile(file: string): Database.Database {
 }
 
 /** A pool whose every connection works in `schema` (created first by {@link openOrmBackend}). */
-function pgPool(url: string, schema: string, max: number): pg.Pool {
+async function pgPool(url: string, schema: string, max: number): Promise<pg.Pool> {
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${schema}` });
   // As node-postgres asks of every app (docs/orm.md): a client whose connection ends emits
   // 'error', on the pool while idle and on itself while checked out, and an 'error' nobody hears
@@ -85,6 +79,7 @@ export async function openOrmBackend(
   { poolSize = 8 } = {},
 ): Promise<OrmBackend> {
   if (target.db === 'postgres') {
+    const { default: pg } = await import('pg');
     const admin = new pg.Client({ connectionString: target.url });
     await admin.connect();
     await admin.query(`CREATE SCHEMA IF NOT EXISTS "${target.schema}"`);
@@ -99,11 +94,13 @@ const count = (rows: Array<Record<string, unknown>>): number => Number(rows[0]?.
 
 const OPENERS: Record<Orm, (t: OrmTarget, poolSize: number) => Promise<OrmBackend>> = {
   async kysely(target, poolSize) {
+    const { Kysely, PostgresDialect, SqliteDialect } = await import('kysely');
+    const { kyselyExecutor } = await import('#oncely/stores/orm/kysely/index.js');
     const db = new Kysely<EffectsDb>({
       dialect:
         target.db === 'sqlite'
-          ? new SqliteDialect({ database: sqliteFile(target.file) })
-          : new PostgresDialect({ pool: pgPool(target.url, target.schema, poolSize) }),
+          ? new SqliteDialect({ database: await sqliteFile(target.file) })
+          : new PostgresDialect({ pool: await pgPool(target.url, target.schema, poolSize) }),
     });
     const executor = kyselyExecutor(db, { dialect: target.db });
     return {
@@ -131,6 +128,8 @@ const OPENERS: Record<Orm, (t: OrmTarget, poolSize: number) => Promise<OrmBacken
   },
 
   async knex(target, poolSize) {
+    const { default: knexFactory } = await import('knex');
+    const { knexExecutor } = await import('#oncely/stores/orm/knex/index.js');
     const knex: Knex =
       target.db === 'sqlite'
         ? knexFactory({
@@ -165,12 +164,22 @@ const OPENERS: Record<Orm, (t: OrmTarget, poolSize: number) => Promise<OrmBacken
   },
 
   async drizzle(target, poolSize) {
+    const { sql } = await import('drizzle-orm');
+    const { drizzlePgExecutor, drizzleSqliteExecutor } = await import(
+      '#oncely/stores/orm/drizzle/index.js'
+    );
     if (target.db === 'sqlite') {
+      const { drizzle: drizzleSqlite } = await import('drizzle-orm/better-sqlite3');
+      const {
+        integer: sqliteInteger,
+        sqliteTable,
+        text: sqliteText,
+      } = await import('drizzle-orm/sqlite-core');
       const effects = sqliteTable('effects', {
         id: sqliteText('id').notNull(),
         n: sqliteInteger('n').notNull(),
       });
-      const client = sqliteFile(target.file);
+      const client = await sqliteFile(target.file);
       const db = drizzleSqlite(client);
       const executor = drizzleSqliteExecutor(db);
       return {
@@ -184,8 +193,10 @@ const OPENERS: Record<Orm, (t: OrmTarget, poolSize: number) => Promise<OrmBacken
         close: async () => void client.close(),
       };
     }
+    const { drizzle: drizzlePg } = await import('drizzle-orm/node-postgres');
+    const { integer, pgTable, text: pgText } = await import('drizzle-orm/pg-core');
     const effects = pgTable('effects', { id: pgText('id').notNull(), n: integer('n').notNull() });
-    const pool = pgPool(target.url, target.schema, poolSize);
+    const pool = await pgPool(target.url, target.schema, poolSize);
     const db = drizzlePg(pool);
     const executor = drizzlePgExecutor(db);
     type Tx = Parameters<Parameters<typeof db.transaction>[0]>[0];
@@ -203,18 +214,22 @@ const OPENERS: Record<Orm, (t: OrmTarget, poolSize: number) => Promise<OrmBacken
   typeorm: openTypeorm,
 };
 
-/** The effects table as TypeORM maps it, without decorators. */
-const TypeormEffect = new EntitySchema<{ pk: number; id: string; n: number }>({
-  name: 'Effect',
-  tableName: 'effects',
-  columns: {
-    pk: { type: Number, primary: true, generated: true },
-    id: { type: String },
-    n: { type: Number },
-  },
-});
+type TypeormEffectRow = { pk: number; id: string; n: number };
+/** The effects table as TypeORM maps it, without decorators (made once TypeORM is loaded). */
+let typeormEffect: EntitySchema<TypeormEffectRow> | undefined;
 
 async function openTypeorm(target: OrmTarget, poolSize: number): Promise<OrmBackend> {
+  const { DataSource, EntitySchema } = await import('typeorm');
+  const { typeormExecutor } = await import('#oncely/stores/orm/typeorm/index.js');
+  const TypeormEffect = (typeormEffect ??= new EntitySchema<TypeormEffectRow>({
+    name: 'Effect',
+    tableName: 'effects',
+    columns: {
+      pk: { type: Number, primary: true, generated: true },
+      id: { type: String },
+      n: { type: Number },
+    },
+  }));
   const dataSource = new DataSource(
     target.db === 'sqlite'
       ? {
@@ -257,14 +272,17 @@ interface EffectModel {
 type TestPrisma = PrismaLike & { effect: EffectModel; $disconnect(): Promise<void> };
 
 async function openPrisma(target: OrmTarget, poolSize: number): Promise<OrmBackend> {
+  const { prismaExecutor } = await import('#oncely/stores/orm/prisma/index.js');
   const file = await prismaClientModule(target.db === 'sqlite' ? 'sqlite' : 'postgresql');
   const { PrismaClient } = (await import(pathToFileURL(file).href)) as {
     PrismaClient: new (options: { adapter: unknown }) => TestPrisma;
   };
   const adapter =
     target.db === 'sqlite'
-      ? new PrismaBetterSqlite3({ url: `file:${target.file}` })
-      : new PrismaPg(
+      ? new (await import('@prisma/adapter-better-sqlite3')).PrismaBetterSqlite3({
+          url: `file:${target.file}`,
+        })
+      : new (await import('@prisma/adapter-pg')).PrismaPg(
           {
             connectionString: target.url,
             max: poolSize,
