@@ -84,7 +84,6 @@ const SECONDS = {
   'apps/serve/server': 1,
   'apps/serve/postgres-shutdown': 1,
   'apps/serve/notify-outbox': 1,
-  'apps/cli/outbox-cli': 1,
   'stores/sqlite-store': 1,
   'http/adapter-suite': 1,
   'apps/serve/hook-ledger': 1,
@@ -95,6 +94,25 @@ const SECONDS = {
   'apps/lab/hook-lab': 0.5,
   'journal/postgres-journal': 0.5,
   'apps/serve/listing-limit': 0.5,
+  'stores/orm-crash': 20,
+  'stores/orm-conformance': 18,
+  'steps/orm-steps': 12,
+  'http/express-prisma-example': 20,
+  'bench/orm': 15,
+  'bench/steps-chaos': 14,
+  'stores/orm-deferred': 6,
+  'steps/steps-crash': 7,
+  'stores/orm-race': 5,
+  'package/library-imports': 6,
+  'apps/cli/outbox-cli': 5,
+  'public-surface': 4,
+  'journal/sqlite-journal': 3,
+  'apps/lab/checkout-lab': 3,
+  'package/prepare': 3,
+  'http/deferred-writes': 3,
+  'web/outbox-endpoints-page': 3,
+  'web/checkout-page': 2.5,
+  'stores/orm-outbox': 2.5,
 };
 const QUICK_SECONDS = 0.3;
 /** The workers: the cores, and one more, as many files wait on a database or a browser. */
@@ -161,9 +179,21 @@ const timesLog = join(workDir, 'times.jsonl');
  * end (the shared browser: test/web/browser-env.ts).
  */
 const WORKER = `import { AsyncResource, executionAsyncResource } from 'node:async_hooks';
-import { appendFileSync, closeSync, openSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe } from 'node:test';
+
+/** CPU ms this worker and its ended children used so far (Linux; elsewhere the worker's own). */
+function cpuMs() {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    // utime, stime, cutime, cstime: fields 14 to 17, in ticks of (nearly always) 10 ms.
+    return fields.slice(11, 15).reduce((sum, ticks) => sum + Number(ticks), 0) * 10;
+  } catch {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  }
+}
 
 // What the files leave to the end of the whole worker (one Chromium for all its browser files).
 const atGroupEnd = [];
@@ -197,11 +227,13 @@ function next() {
   describe(name, async () => {
     const suite = executionAsyncResource();
     const started = Date.now();
+    const cpuAtStart = cpuMs();
     let done = false;
     const finished = () => {
       if (!done) {
         // One line per file, appended whole: the workers share the log.
-        appendFileSync(TIMES, JSON.stringify([name, started, Date.now()]) + '\\n');
+        const line = [name, started, Date.now(), cpuMs() - cpuAtStart];
+        appendFileSync(TIMES, JSON.stringify(line) + '\\n');
         outside.runInAsyncScope(next);
       }
       done = true;
@@ -260,7 +292,10 @@ if (slowest > 0 && existsSync(timesLog)) printSlowest(slowest);
 rmSync(scratch, { recursive: true, force: true });
 process.exit(result.status ?? 1);
 
-/** The `count` slowest files of this run: seconds taken, started and ended (s from the start). */
+/**
+ * The `count` slowest files of this run: seconds taken, started and ended (s from the start), and
+ * the CPU-seconds they and the processes they started and waited for used.
+ */
 function printSlowest(count) {
   const runs = readFileSync(timesLog, 'utf8')
     .trim()
@@ -268,9 +303,15 @@ function printSlowest(count) {
     .map((line) => JSON.parse(line));
   const start = Math.min(...runs.map(([, started]) => started));
   const s = (ms) => (ms / 1000).toFixed(1).padStart(6);
-  console.log(`# the ${count} slowest files: seconds, started, ended (from the first start)`);
-  for (const [file, started, ended] of runs
+  console.log(
+    `# the ${count} slowest files: seconds, started, ended (from the first start), CPU-s`,
+  );
+  for (const [file, started, ended, cpu] of runs
     .sort((a, b) => b[2] - b[1] - (a[2] - a[1]))
     .slice(0, count))
-    console.log(`# ${s(ended - started)} ${s(started - start)} ${s(ended - start)}  ${name(file)}`);
+    console.log(
+      `# ${s(ended - started)} ${s(started - start)} ${s(ended - start)} ${s(cpu)}  ${name(file)}`,
+    );
+  const cpu = runs.reduce((sum, run) => sum + run[3], 0);
+  console.log(`# all ${runs.length} files: ${s(cpu)} CPU-s`);
 }
