@@ -56,7 +56,7 @@ async function afterCrash(orm: Orm, target: OrmTarget) {
 }
 
 function crashSuite(orm: Orm, name: string, target: () => OrmTarget, skip?: string): void {
-  describe(`crash test: ${orm} on ${name}`, { skip: skip ?? false }, () => {
+  describe(`crash test: ${orm} on ${name}`, { skip: skip ?? false, concurrency: false }, () => {
     it('killed with the write in the transaction: neither effect nor receipt; a retry runs once', async () => {
       const t = target();
       assert.equal(await runAndKill(orm, t, 'before-commit', 'k-before'), 'ready effect-written');

@@ -94,7 +94,8 @@ function effectRoute(
 }
 
 function deferredSuite(orm: Orm, name: string, target: () => OrmTarget, skip?: string): void {
-  describe(`writes: 'deferred' on ${orm} (${name})`, { skip: skip ?? false }, () => {
+  const suite = { skip: skip ?? false, concurrency: false };
+  describe(`writes: 'deferred' on ${orm} (${name})`, suite, () => {
     it('commits the write with the row; a replay and a conflict write nothing; a throw and a 5xx roll back', async () => {
       const { backend, store, ledger } = await open(orm, target());
       try {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { after } from 'node:test';
+import { after, describe } from 'node:test';
 import type Database from 'better-sqlite3';
 import type { Knex } from 'knex';
 import type { Transaction } from 'kysely';
@@ -311,7 +311,9 @@ export const sqliteTarget = (dir: string, name: string): OrmTarget => ({
 
 /**
  * Where PostgreSQL runs (describePostgres): `register(orm, target, skip)` for each ORM, the
- * target a schema of its own, dropped after the tests.
+ * target a schema of its own, dropped after the tests. The ORMs' suites run side by side: they
+ * wait on PostgreSQL far longer than they compute, so their waits overlap. Each suite `register`
+ * makes must keep its own tests one at a time (`concurrency: false`), or they would too.
  */
 export async function forEachPostgresOrm(
   what: string,
@@ -323,15 +325,17 @@ export async function forEachPostgresOrm(
     after(async () => {
       for (const schema of schemas) await dropSchema(url, schema);
     });
-    for (const orm of ORMS)
-      register(
-        orm,
-        () => {
-          const schema = uniqueSchemaName(`${prefix}_${orm}`);
-          schemas.push(schema);
-          return { db: 'postgres', url, schema };
-        },
-        options.skip,
-      );
+    describe(`${what}: the ORMs side by side`, { concurrency: true }, () => {
+      for (const orm of ORMS)
+        register(
+          orm,
+          () => {
+            const schema = uniqueSchemaName(`${prefix}_${orm}`);
+            schemas.push(schema);
+            return { db: 'postgres', url, schema };
+          },
+          options.skip,
+        );
+    });
   });
 }
