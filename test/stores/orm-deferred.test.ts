@@ -94,8 +94,7 @@ function effectRoute(
 }
 
 function deferredSuite(orm: Orm, name: string, target: () => OrmTarget, skip?: string): void {
-  const suite = { skip: skip ?? false, concurrency: false };
-  describe(`writes: 'deferred' on ${orm} (${name})`, suite, () => {
+  describe(`writes: 'deferred' on ${orm} (${name})`, { skip: skip ?? false }, () => {
     it('commits the write with the row; a replay and a conflict write nothing; a throw and a 5xx roll back', async () => {
       const { backend, store, ledger } = await open(orm, target());
       try {

@@ -21,7 +21,7 @@ const REQUESTS = 40;
 const ROUNDS = 20;
 
 function raceSuite(orm: Orm, name: string, target: () => OrmTarget, skip?: string): void {
-  describe(`race: ${orm} on ${name}`, { skip: skip ?? false, concurrency: false }, () => {
+  describe(`race: ${orm} on ${name}`, { skip: skip ?? false }, () => {
     it(`${REQUESTS} concurrent requests with one key x ${ROUNDS} rounds: one effect per key`, async () => {
       const t = target();
       const backend = await openOrmBackend(orm, t);

@@ -311,21 +311,23 @@ export const sqliteTarget = (dir: string, name: string): OrmTarget => ({
 
 /**
  * Where PostgreSQL runs (describePostgres): `register(orm, target, skip)` for each ORM, the
- * target a schema of its own, dropped after the tests. The ORMs' suites run side by side: they
- * wait on PostgreSQL far longer than they compute, so their waits overlap. Each suite `register`
- * makes must keep its own tests one at a time (`concurrency: false`), or they would too.
+ * target a schema of its own, dropped after the tests. With `sideBySide`, the ORMs' suites run
+ * at once: they wait on PostgreSQL far longer than they compute, so their waits overlap. Only for
+ * suites on a virtual clock (a real lease can run out under the added load), each keeping its own
+ * tests one at a time (`concurrency: false`), or they would run at once too.
  */
 export async function forEachPostgresOrm(
   what: string,
   prefix: string,
   register: (orm: Orm, target: () => OrmTarget, skip: string | undefined) => void,
+  { sideBySide = false } = {},
 ): Promise<void> {
   await describePostgres(what, ({ url, options }) => {
     const schemas: string[] = [];
     after(async () => {
       for (const schema of schemas) await dropSchema(url, schema);
     });
-    describe(`${what}: the ORMs side by side`, { concurrency: true }, () => {
+    describe(`${what}: each ORM`, { concurrency: sideBySide }, () => {
       for (const orm of ORMS)
         register(
           orm,
