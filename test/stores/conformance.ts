@@ -60,7 +60,9 @@ export function runLedgerConformance<Tx>(
   makeHarness: () => Promise<ConformanceHarness<Tx>>,
   options: ConformanceOptions = {},
 ): void {
-  describe(`ledger conformance: ${name}`, { skip: options.skip ?? false }, () => {
+  // One test at a time inside a run, even when runs go side by side (orm-conformance).
+  const suite = { skip: options.skip ?? false, concurrency: false };
+  describe(`ledger conformance: ${name}`, suite, () => {
     async function setUp(overrides: Partial<LedgerOptions<Tx>> = {}) {
       const h = await makeHarness();
       const clock = new VirtualClock({ startAt: START_AT });

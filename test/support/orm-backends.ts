@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Transaction } from 'kysely';
 import type { SqlExecutor } from '#oncely/stores/orm/index.js';
 import type { EntityManager, EntitySchema } from 'typeorm';
-import { after } from 'node:test';
+import { after, describe } from 'node:test';
 import {
   openDrizzle,
   openKnex,
@@ -204,27 +204,33 @@ export const sqliteTarget = (dir: string, name: string): OrmTarget => ({
 
 /**
  * Where PostgreSQL runs (describePostgres): `register(orm, target, skip)` for each ORM, the
- * target a schema of its own, dropped after the tests.
+ * target a schema of its own, dropped after the tests. With `sideBySide`, the ORMs' suites run
+ * at once: they wait on PostgreSQL far longer than they compute, so their waits overlap. Only for
+ * suites on a virtual clock (a real lease can run out under the added load), each keeping its own
+ * tests one at a time (`concurrency: false`), or they would run at once too.
  */
 export async function forEachPostgresOrm(
   what: string,
   prefix: string,
   register: (orm: Orm, target: () => OrmTarget, skip: string | undefined) => void,
+  { sideBySide = false } = {},
 ): Promise<void> {
   await describePostgres(what, ({ url, options }) => {
     const schemas: string[] = [];
     after(async () => {
       for (const schema of schemas) await dropSchema(url, schema);
     });
-    for (const orm of ORMS)
-      register(
-        orm,
-        () => {
-          const schema = uniqueSchemaName(`${prefix}_${orm}`);
-          schemas.push(schema);
-          return { db: 'postgres', url, schema };
-        },
-        options.skip,
-      );
+    describe(`${what}: each ORM`, { concurrency: sideBySide }, () => {
+      for (const orm of ORMS)
+        register(
+          orm,
+          () => {
+            const schema = uniqueSchemaName(`${prefix}_${orm}`);
+            schemas.push(schema);
+            return { db: 'postgres', url, schema };
+          },
+          options.skip,
+        );
+    });
   });
 }
