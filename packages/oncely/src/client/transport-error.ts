@@ -88,6 +88,11 @@ export function isTransportError(error: unknown): boolean {
 export function observeError(error: unknown): Observation {
   const failure = classifyTransportError(error);
   if (failure === undefined) return { kind: 'failure', detail: describeError(error) };
+  return observeTransportFailure(failure, error);
+}
+
+/** A transport failure as the policy sees it: not sent, or sent with no answer (unknown). */
+export function observeTransportFailure(failure: TransportFailure, error: unknown): Observation {
   if (!failure.sent)
     return { kind: 'not_sent', reason: failure.reason, detail: describeError(error) };
   return {

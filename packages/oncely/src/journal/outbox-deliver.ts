@@ -1,5 +1,4 @@
-import { classifyTransportError, describeError } from '../client/transport-error.js';
-import { SYNTHETIC_TIMEOUT_STATUS } from '../contract/status-class.js';
+import { classifyTransportError, observeTransportFailure } from '../client/transport-error.js';
 import type { Observation } from '../policy/observation.js';
 import type { Clock } from '../time/clock.js';
 import { createDeadlineSweep, type DeadlineSweep } from './deadline-sweep.js';
@@ -143,14 +142,7 @@ function withinLimit(
 /** A throw: a transport failure the client knows, else sent with no answer (it may have happened). */
 function observeHookError(error: unknown): Observation {
   const failure = classifyTransportError(error) ?? { sent: true, reason: 'no_response' as const };
-  if (!failure.sent)
-    return { kind: 'not_sent', reason: failure.reason, detail: describeError(error) };
-  return {
-    kind: 'unknown',
-    status: SYNTHETIC_TIMEOUT_STATUS,
-    reason: failure.reason,
-    detail: describeError(error),
-  };
+  return observeTransportFailure(failure, error);
 }
 
 /** The hook's answer in the form the wire sender gives: raw header pairs, bytes cut to `keepBytes`. */
