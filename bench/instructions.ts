@@ -44,6 +44,8 @@ const USAGE = `usage: node dist/bench/instructions.js [options]
   --variants LIST    oncely rows of bench/anchors (default ${DEFAULT_VARIANTS})
   --modes LIST       new, replay or both (default new,replay)
   --pg URL           PostgreSQL for the PostgreSQL rows (default $ONCELY_TEST_POSTGRES_URL)
+  --keep-dumps       keep each window's callgrind dump (the folder is printed), for
+                     callgrind_annotate: where a build's extra instructions go
   --help             this text`;
 
 interface Options {
@@ -55,6 +57,7 @@ interface Options {
   rows: AnchorsRowId[];
   modes: Mode[];
   pgUrl: string | undefined;
+  keepDumps: boolean;
 }
 
 function readOptions(): Options {
@@ -68,6 +71,7 @@ function readOptions(): Options {
       variants: { type: 'string' },
       modes: { type: 'string' },
       pg: { type: 'string' },
+      'keep-dumps': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -92,6 +96,7 @@ function readOptions(): Options {
     rows: variants.map((variant) => ({ variant, table: 'durable' as const })),
     modes: MODES.filter((m) => modes.includes(m)),
     pgUrl: values.pg ?? (process.env['ONCELY_TEST_POSTGRES_URL'] || undefined),
+    keepDumps: values['keep-dumps'] === true,
   };
 }
 
@@ -203,7 +208,8 @@ async function main(): Promise<void> {
     report(options, counts);
   } finally {
     await Promise.all(builds.map((build) => build.server.close()));
-    rmSync(work, { recursive: true, force: true });
+    if (options.keepDumps) console.error(`instructions: callgrind dumps kept in ${work}`);
+    else rmSync(work, { recursive: true, force: true });
   }
 }
 
