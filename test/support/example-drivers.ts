@@ -180,6 +180,21 @@ export const EXAMPLE_DRIVERS: Readonly<Record<string, ExampleDriver>> = {
     }
   },
 
+  /** docs/outbox.md: an intent delivered through the worker's `deliver` hook, no HTTP. */
+  'examples/outbox-deliver.ts': async (script, cwd) => {
+    const dir = await mkdtemp(join(tmpdir(), 'oncely-example-'));
+    try {
+      const run = await runNode(script, cwd, { DB_FILE: join(dir, 'bus.db') });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.deepEqual(run.stdout.trim().split('\n'), [
+        'delivered 202 delivered 1',
+        'bus: order-7 {"orderId":"order-7","item":"tea"}',
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+
   /** docs/outbox.md: an order and its intent in one transaction, then delivered under its key. */
   'examples/outbox.ts': async (script, cwd) => {
     const serve = await startTestServer();
