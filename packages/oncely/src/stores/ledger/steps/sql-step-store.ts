@@ -94,12 +94,13 @@ export function createSqlStepStore<Tx>(
         ? commitAlone(statements.insertOrFail, paramsOf(step)).then(() => true, placeTaken)
         : alone.add(step),
 
-    // SQLite: one writer, whose every commit rewrites the pages it touched: a table of only the
-    // runs in flight stays a few hot pages. PostgreSQL: the DELETE would be a round trip and a
-    // statement more in every request with steps; the sweep deletes the rows later, in bulk.
+    // Where the dialect keeps finished runs for the sweep (StepStatements.forget), nothing to do;
+    // the statements are known by then (the run's first step set the table up).
     async forget(tx, scope, key, runAt) {
+      if (statements !== undefined && statements.forget === undefined) return;
       const sql = store.sql(tx);
-      if (sql.dialect === 'sqlite') await sql.run(of(sql).forget, [scope, key, runAt]);
+      const forget = of(sql).forget;
+      if (forget !== undefined) await sql.run(forget, [scope, key, runAt]);
     },
 
     async sweep(nowMs, limit) {

@@ -21,8 +21,13 @@ export interface StepStatements {
   readonly insertOrFail: string;
   /** `rows` records, 8 parameters each; returns the keys of those written. */
   insertMany(rows: number): string;
-  /** $1 scope, $2 key, $3 runAt: deletes the run's steps (its receipt is being written). */
-  readonly forget: string;
+  /**
+   * $1 scope, $2 key, $3 runAt: deletes the run's steps (its receipt is being written). SQLite
+   * only: its one writer's every commit rewrites the pages it touched, and a table of only the
+   * runs in flight stays a few hot pages. Undefined on PostgreSQL, where the DELETE would be a
+   * round trip and a statement more in every request with steps: the sweep deletes the rows later.
+   */
+  readonly forget: string | undefined;
   /** $1 nowMs, $2 limit: deletes the oldest due steps. */
   readonly sweep: string;
 }
@@ -78,7 +83,7 @@ export function stepStatements(dialect: SqlDialect, table: string): StepStatemen
     extend: `UPDATE ${table} SET expires_at = $4 WHERE ${run} AND expires_at < $4`,
     select: `SELECT position, name, result, recorded_at, expires_at FROM ${table} WHERE ${run} ORDER BY position`,
     insert: `INSERT INTO ${table} (${COLUMNS}) VALUES ${values(1)} ON CONFLICT DO NOTHING`,
-    forget: `DELETE FROM ${table} WHERE ${run}`,
+    forget: dialect === 'sqlite' ? `DELETE FROM ${table} WHERE ${run}` : undefined,
     insertOrFail: `INSERT INTO ${table} (${COLUMNS}) VALUES ${values(1)}`,
     insertMany: (rows) =>
       (insertTexts[rows] ??= `INSERT INTO ${table} (${COLUMNS}) VALUES ${values(rows)}
