@@ -1,4 +1,4 @@
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { ServerResponse, type OutgoingHttpHeaders } from 'node:http';
 import { NULL_BODY_STATUSES } from '../../contract/null-body-status.js';
 import type { AnswerBytes } from '../receipt-response.js';
 
@@ -91,25 +91,36 @@ export function captureNodeResponse(
 
 /**
  * Sends the response's writes to its capture; returns what puts them back, if anything must.
- * Usually `res` gets a capturing prototype over its own (made once per prototype) and keeps it:
- * once its capture has ended, the capturing methods pass each call on to the prototype's, so the
- * response acts as before. Swapping the prototype back, as this once did, gave every response a
- * second new hidden class; own-property closures on each response cost more still (profiles of
- * bench/anchors, docs/performance.md). When earlier middleware replaced one of those methods on
- * `res` itself (on-headers does, for `writeHead`), an own property hides the prototype's: those
- * responses get the capturing methods as own properties, and their own ones back.
+ * The capturing methods stay on the response once its capture has ended: they then pass each
+ * call on to the response's own method, or its prototype's, so the response acts as before.
+ * - A response of node's own class gets them as own properties, always the same functions in
+ *   the same order, so every such response keeps sharing one hidden class. Swapping its
+ *   prototype instead gave each response a hidden class of its own (V8 does not reuse the map
+ *   across responses here), and every property access of node's http code on it then missed
+ *   its inline caches: about a quarter of a new key's instructions (bench/middleware-cost).
+ * - A response whose prototype the framework set (Express sets every response's to its app's)
+ *   has a hidden class of its own already; it gets a capturing prototype over its own, made
+ *   once per prototype, which measured cheaper there than own properties.
+ * - When earlier middleware replaced one of those methods on `res` itself (on-headers does, for
+ *   `writeHead`), an own property hides the prototype's: those responses get the capturing
+ *   methods as own properties, and their own ones back on restore.
  */
 function divert(res: ServerResponse): (() => void) | undefined {
   const prototype = Object.getPrototypeOf(res) as object;
   if (capturingPrototypes.has(prototype)) return undefined; // captured before: diverted already
   const capturing = capturingOver(prototype);
+  const own = res as unknown as Record<string, unknown>;
+  if (own['end'] === capturing.methods.end) return undefined; // diverted already, in place
   if (CAPTURED_METHODS.some((name) => Object.hasOwn(res, name))) {
-    const own = res as unknown as Record<string, unknown>;
     const original = CAPTURED_METHODS.map((name) => [name, own[name]] as const);
     for (const name of CAPTURED_METHODS) own[name] = capturing.methods[name];
     return () => {
       for (const [name, method] of original) own[name] = method;
     };
+  }
+  if (prototype === ServerResponse.prototype) {
+    for (const name of CAPTURED_METHODS) own[name] = capturing.methods[name];
+    return undefined;
   }
   Object.setPrototypeOf(res, capturing.prototype);
   return undefined;
