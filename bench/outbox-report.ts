@@ -85,15 +85,15 @@ const LABEL: Record<Contender, string> = {
 export function formatOutbox(result: OutboxResult): string {
   const rows = summarize(result.drains);
   const lines = [
-    '| sender | CPU µs per delivery (PostgreSQL) | deliveries per CPU-s | ÷ best rival | wall deliveries/s | low load p50 / p99 ms | saturated p50 / p99 ms |',
-    '|---|---|---|---|---|---|---|',
+    '| sender | CPU µs per delivery (PostgreSQL) | deliveries per CPU-s | ÷ best rival | wall deliveries/s | low load p50 / p99 ms | low load from commit p50 / p99 ms | saturated p50 / p99 ms |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const row of rows) {
     const latency = result.latency.get(row.contender);
     const pair = (xs: readonly number[] | undefined): string =>
       xs && xs.length > 0 ? `${ms(quantile(xs, 0.5))} / ${ms(quantile(xs, 0.99))}` : '–';
     lines.push(
-      `| ${LABEL[row.contender]} | ${int(row.cpuUs[0])} (${int(row.cpuUs[1])}–${int(row.cpuUs[2])}; ${int(row.databaseUs)}) | ${int(row.perCpuSecond)} | ${row.ratio === undefined ? '' : `**${row.ratio.toFixed(2)}** (${row.rival})`} | ${int(row.wallPerS[0])} (${int(row.wallPerS[1])}–${int(row.wallPerS[2])}) | ${pair(latency?.low)} | ${pair(latency?.saturated)} |`,
+      `| ${LABEL[row.contender]} | ${int(row.cpuUs[0])} (${int(row.cpuUs[1])}–${int(row.cpuUs[2])}; ${int(row.databaseUs)}) | ${int(row.perCpuSecond)} | ${row.ratio === undefined ? '' : `**${row.ratio.toFixed(2)}** (${row.rival})`} | ${int(row.wallPerS[0])} (${int(row.wallPerS[1])}–${int(row.wallPerS[2])}) | ${pair(latency?.low)} | ${pair(latency?.lowFromCommit)} | ${pair(latency?.saturated)} |`,
     );
   }
   return `${lines.join('\n')}\n`;

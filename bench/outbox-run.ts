@@ -75,7 +75,12 @@ export interface DeliveryCheck {
 export interface OutboxResult {
   readonly drains: DrainRun[];
   /** record→first attempt, ms, pooled over the rounds. */
-  readonly latency: Map<Contender, { low: number[]; saturated: number[] }>;
+  /**
+   * Record→first attempt, ms: at low load from the record call (`low`) and from its return, the
+   * intent committed (`lowFromCommit`: the wake-up alone, without the record's own fsync); at
+   * saturation from the call.
+   */
+  readonly latency: Map<Contender, LatencySamples>;
   readonly checks: DeliveryCheck[];
   /** What an empty start and stop cost each worker (worker + backends, µs). */
   readonly startCostUs: Map<Contender, number>;
@@ -200,18 +205,18 @@ export async function recordAll(
   keys: readonly string[],
   startAtMs?: (i: number) => number,
 ): Promise<Map<string, number>> {
-  const committed = new Map<string, number>();
+  const called = new Map<string, number>();
   let next = 0;
   const lane = async (): Promise<void> => {
     for (let i = next++; i < keys.length; i = next++) {
       const due = startAtMs?.(i);
       if (due !== undefined && due > monotonicMs()) await sleep(due - monotonicMs());
-      committed.set(keys[i]!, monotonicMs());
+      called.set(keys[i]!, monotonicMs());
       await recorder.record(set, keys[i]!, JSON.stringify({ key: keys[i], n: i }));
     }
   };
   await Promise.all(Array.from({ length: RECORDERS }, lane));
-  return committed;
+  return called;
 }
 
 const keysOf = (prefix: string, n: number): string[] =>
@@ -291,6 +296,12 @@ export async function startCost(
   return costs.sort((a, b) => a - b)[1]!;
 }
 
+export interface LatencySamples {
+  low: number[];
+  lowFromCommit: number[];
+  saturated: number[];
+}
+
 /**
  * Low load, then saturation, on a running worker: record→first attempt (ms) of each intent, and
  * the delivery checks of both phases.
@@ -301,13 +312,14 @@ export async function latencies(
   set: string,
   drainRatePerS: number,
   options: OutboxOptions,
-): Promise<{ low: number[]; saturated: number[]; checks: DeliveryCheck[] }> {
+): Promise<LatencySamples & { checks: DeliveryCheck[] }> {
   const { child } = rig.workers.get(contender)!;
   const receiver = rig.receiver!;
   const recorder = rig.recorders.get(engineOf(contender).engine)!;
   const checks: DeliveryCheck[] = [];
   await child.ask({ type: 'go', set }, 'started');
   const low: number[] = [];
+  const lowFromCommit: number[] = [];
   for (let i = 0; i < options.lowLoadSamples; i++) {
     await sleep(Math.random() * (options.gapMaxMs ?? GAP_MAX_MS));
     const prefix = `${set}.low${i}.`;
@@ -315,7 +327,10 @@ export async function latencies(
     const key = `${prefix}0`;
     const calledAt = monotonicMs();
     await recorder.record(set, key, JSON.stringify({ key }));
-    low.push((await arrived) - calledAt);
+    const committedAt = monotonicMs();
+    const arrivedAt = await arrived;
+    low.push(arrivedAt - calledAt);
+    lowFromCommit.push(arrivedAt - committedAt);
     checks.push(await checkSet(receiver, contender, prefix, 1));
   }
   const rate = drainRatePerS * SATURATION_SHARE;
@@ -323,7 +338,7 @@ export async function latencies(
   const prefix = `${set}.sat.`;
   const all = receiver.reached(prefix, m);
   const startAt = monotonicMs();
-  const committed = await recordAll(
+  const called = await recordAll(
     recorder,
     set,
     keysOf(prefix, m),
@@ -332,7 +347,7 @@ export async function latencies(
   await all;
   await child.ask({ type: 'stop' }, 'stopped');
   const arrivals = await receiver.report(prefix);
-  const saturated = arrivals.map(([key, firstAt]) => firstAt - committed.get(key)!);
+  const saturated = arrivals.map(([key, firstAt]) => firstAt - called.get(key)!);
   checks.push(await checkSet(receiver, contender, prefix, m));
-  return { low, saturated, checks };
+  return { low, lowFromCommit, saturated, checks };
 }

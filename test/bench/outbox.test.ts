@@ -48,6 +48,11 @@ it(`${INTENTS} intents a drain through every contender: each delivered exactly o
       // warm-up and drain; HTTP rows also one low-load intent and a saturation set
       assert.equal(sets.length, contender.endsWith('-noop') ? 2 : 4, contender);
       assert.ok(sets.every((c) => c.expected > 0));
+      const latency = result.latency.get(contender)!;
+      if (contender.endsWith('-noop')) continue;
+      assert.equal(latency.lowFromCommit.length, 1, `${contender}: one low-load intent`);
+      // From the record's return can only be shorter than from its call.
+      assert.ok(latency.lowFromCommit[0]! <= latency.low[0]!, contender);
     }
   } finally {
     await rig.close();
