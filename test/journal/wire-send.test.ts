@@ -49,6 +49,8 @@ const routes: Record<string, (res: ServerResponse) => void> = {
   '/swallow': (res) => res.socket?.destroy(),
 };
 const server = createServer((req, res) => {
+  // The two paths' requests may straddle a second: node's own Date header would then differ.
+  res.sendDate = false;
   req.resume();
   req.on('end', () => routes[req.url ?? '']?.(res));
 });
