@@ -36,13 +36,13 @@ export function sqliteExecutorLedger<Tx>(
   const sweep = sqliteExecutorSweep(executor, live, graves);
 
   let setUp: Promise<void> | undefined;
-  function ready(): Promise<void> {
+  function createTables(): Promise<void> {
     // One statement per call: an ORM's raw statement runs one (better-sqlite3's prepare).
     const ddl = sqliteLedgerSchema(live)
       .split(';')
       .map((s) => s.trim())
       .filter((s) => s !== '');
-    setUp ??= executor
+    return executor
       .transaction(async (tx) => {
         for (const statement of ddl) await executor.queryIn(tx, statement, []);
       })
@@ -50,8 +50,9 @@ export function sqliteExecutorLedger<Tx>(
         setUp = undefined;
         throw error;
       });
-    return setUp;
   }
+  // Every statement awaits it: once set up, one lookup, not the schema's text built again.
+  const ready = (): Promise<void> => (setUp ??= createTables());
 
   async function liveRow(scope: string, key: string) {
     const row = (await q(sql.get, [scope, key])).rows[0] as LedgerRow | undefined;
