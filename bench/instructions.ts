@@ -6,12 +6,13 @@
  * even CPU time move with the other load, an instruction count does not: it is how "no slower
  * than before" is checked (the CPU a syscall spends in the kernel, an fsync, is not counted).
  * The builds' servers run side by side and take their windows in turn, round after round.
- * Short windows mislead: after a few hundred requests V8 still compiles (40 % of a 400-request
- * window) and a major GC landing in one window but not the other moves it 10 % or more; count
- * 2,000 or more after 1,000 warm-up (`callgrind_annotate` on a window's dump shows where).
+ * Short windows mislead: V8's optimising compiler still runs after 1,000 requests (12k to 1,030k
+ * instructions a request in windows of one build) and a major GC landing in one window but not
+ * the other moves it 10 % or more; count 2,000 or more after 5,000 warm-up, 3 rounds
+ * (`callgrind_annotate` on a window's dump shows where).
  *
  *   npx tsc -b && node dist/bench/instructions.js --build /path/to/old/checkout --build .
- *     [--requests 2000] [--warmup 1000] [--connections 8] [--rounds 2] [--pg URL]
+ *     [--requests 2000] [--warmup 5000] [--connections 8] [--rounds 3] [--pg URL]
  *     [--variants oncely-sqlite,oncely-postgres,oncely-postgres-deferred] [--modes new,replay]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -38,9 +39,9 @@ const USAGE = `usage: node dist/bench/instructions.js [options]
   --build DIR        a checkout whose dist/bench/anchors-server.js is measured; repeat it to
                      compare (default: this checkout)
   --requests N       measured requests per row, mode and round (default 2000)
-  --warmup N         requests per row and mode before counting starts (default 1000)
+  --warmup N         requests per row and mode before counting starts (default 5000)
   --connections N    requests in flight at once (default 4)
-  --rounds N         measured windows per row and mode, builds taking turns (default 2)
+  --rounds N         measured windows per row and mode, builds taking turns (default 3)
   --variants LIST    oncely rows of bench/anchors (default ${DEFAULT_VARIANTS})
   --modes LIST       new, replay or both (default new,replay)
   --pg URL           PostgreSQL for the PostgreSQL rows (default $ONCELY_TEST_POSTGRES_URL)
@@ -90,9 +91,9 @@ function readOptions(): Options {
   return {
     builds: (values.build ?? ['.']).map((dir) => resolve(dir)),
     requests: whole('requests', values.requests, 2000),
-    warmup: whole('warmup', values.warmup, 1000, 0),
+    warmup: whole('warmup', values.warmup, 5000, 0),
     connections: whole('connections', values.connections, 4),
-    rounds: whole('rounds', values.rounds, 2),
+    rounds: whole('rounds', values.rounds, 3),
     rows: variants.map((variant) => ({ variant, table: 'durable' as const })),
     modes: MODES.filter((m) => modes.includes(m)),
     pgUrl: values.pg ?? (process.env['ONCELY_TEST_POSTGRES_URL'] || undefined),
