@@ -62,8 +62,12 @@ export function insertEndedAttempts(
   fromHex: (expression: string) => string,
   endColumns: readonly JsonColumn[],
 ): string {
-  const ended = endColumns.map((c) => c.name).filter((name) => name !== 'key' && name !== 'attempt');
-  const values = ended.map((name) => (name === 'response_body' ? fromHex(`s.${name}`) : `s.${name}`));
+  const ended = endColumns
+    .map((c) => c.name)
+    .filter((name) => name !== 'key' && name !== 'attempt');
+  const values = ended.map((name) =>
+    name === 'response_body' ? fromHex(`s.${name}`) : `s.${name}`,
+  );
   // NOT NULL is checked before the conflict is: an earlier oncely's intent has its row (the
   // conflict) and no worker or start on the intent; its row keeps its own.
   return `INSERT INTO ${attempts} (key, attempt, worker, started_at, ${ended.join(', ')}) SELECT s.key, s.attempt, COALESCE(${source.worker}, ''), COALESCE(${source.startedAt}, s.ended_at), ${values.join(', ')} FROM ${source.from} WHERE true ON CONFLICT (key, attempt) DO UPDATE SET ${ended.map((name) => `${name} = excluded.${name}`).join(', ')}`;
