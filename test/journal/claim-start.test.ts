@@ -69,6 +69,49 @@ function runClaimStart(
     await store.close();
   });
 
+  it(
+    'an attempt is listed open until settled; its row keeps its worker and start',
+    options,
+    async () => {
+      const { clock, store, journal } = open();
+      await journal.record({ key: 'k1', target: TARGET, body: '{}' });
+      const startedAt = clock.now();
+      await store.capabilities.claimStarting!.claim('w1', startedAt, 1000, 10);
+      const open1 = { attempt: 1, worker: 'w1', startedAt, endedAt: null, outcome: null };
+      const seen = async () =>
+        (await store.attempts('k1')).map((a) => ({
+          attempt: a.attempt,
+          worker: a.worker,
+          startedAt: a.startedAt,
+          endedAt: a.endedAt,
+          outcome: a.outcome,
+        }));
+      assert.deepEqual(await seen(), [open1], 'in flight: listed open');
+      await clock.advance(1001); // w1 died mid-send
+      const fetch = (async () => new Response('ok')) as typeof globalThis.fetch;
+      const worker = createOutboxWorker({ store, clock, fetch, owner: 'w2' });
+      await worker.runOnce(); // settles the interrupted attempt
+      const [closed] = await seen();
+      assert.deepEqual(
+        [closed?.worker, closed?.startedAt, closed?.endedAt, closed?.outcome],
+        ['w1', startedAt, clock.now(), 'unknown'],
+        "the interrupted attempt, closed by w2, is w1's",
+      );
+      await clock.advance(24 * 3600_000);
+      await worker.runOnce(); // the next attempt, sent and settled
+      const attempts = await seen();
+      assert.deepEqual(
+        attempts.map((a) => [a.attempt, a.worker, a.outcome]),
+        [
+          [1, 'w1', 'unknown'],
+          [2, 'w2', 'ok'],
+        ],
+      );
+      assert.equal(attempts[1]?.startedAt, clock.now());
+      await store.close();
+    },
+  );
+
   it('an intent its endpoint holds back is not counted as attempted', options, async () => {
     const { clock, store, journal } = open();
     await journal.endpoints.add({ id: 'e1', url: TARGET });

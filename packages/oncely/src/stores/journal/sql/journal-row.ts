@@ -10,6 +10,7 @@ import type { StopReason } from '../../../policy/decide.js';
 import { orderingDdl } from './journal-ordering.js';
 import { policyFromJson } from '../../../journal/outbox-policy.js';
 import { attemptLogDdl, attemptLogOf } from './attempt-log-columns.js';
+import { openAttemptDdl } from './open-attempt.js';
 
 /**
  * The journal's two tables, shared by the SQL stores. Instants are integer ms on the worker's
@@ -95,7 +96,8 @@ export function journalDdl(intents: string, attempts: string, types: JournalColu
     PRIMARY KEY (key, attempt)
   );
   ${orderingDdl(intents, indexName(intents, 'ordered'), addColumn)};
-  ${attemptLogDdl(attempts, types)};`;
+  ${attemptLogDdl(attempts, types)};
+  ${openAttemptDdl(intents, types)};`;
 }
 
 /**

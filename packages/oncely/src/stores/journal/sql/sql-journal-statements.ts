@@ -1,6 +1,7 @@
 import { INTENT_INSERT_COLUMNS } from './journal-row.js';
 import type { JournalSqlBackend, JsonColumn } from './sql-journal-store.js';
 import { orderedTurn, reopenedSeq } from './journal-ordering.js';
+import { attemptsListing, insertEndedAttempts } from './open-attempt.js';
 
 export const START_COLUMNS: readonly JsonColumn[] = [
   { name: 'key', type: 'text' },
@@ -47,31 +48,50 @@ export const END_COLUMNS: readonly JsonColumn[] = [
 /** The journal's statements on `backend`'s dialect (one set for SQLite and PostgreSQL). */
 export function journalStatements<Tx>(backend: JournalSqlBackend<Tx>) {
   const { intents, attempts } = backend;
-  const attemptLogSet = `duration_ms = s.duration_ms, response_headers = s.response_headers, response_body = ${backend.fromHex('s.response_body')}, response_truncated = s.response_truncated`;
   // FIFO per ordering key: a claim (and the next due instant) passes over an intent whose turn
   // has not come (journal-ordering.ts).
   const turn = orderedTurn(intents, intents);
   const insertSql = `INSERT INTO ${intents} (${INTENT_INSERT_COLUMNS.join(', ')}) VALUES (${INTENT_INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT (key) DO NOTHING`;
   const intentOf = rowsByKey(backend, intents, 'i', 'key = s.key AND lease_token = s.token');
-  const attemptOf = rowsByKey(backend, attempts, 'a', 'key = s.key AND attempt = s.attempt');
-  const settleSql = `UPDATE ${intents} AS i SET state = s.state, next_attempt_at = COALESCE(s.next_at, i.next_attempt_at), previous_delay_ms = COALESCE(s.previous_delay, i.previous_delay_ms), saw_unknown = s.saw_unknown, stop_reason = s.stop_reason, final_status = s.final_status, final_body = ${backend.fromHex('s.final_body')}, final_detail = s.final_detail, finished_at = s.finished_at, open_attempt = 0, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL FROM ${backend.jsonRows('$1', SETTLE_COLUMNS)}${intentOf.from} WHERE ${intentOf.where} RETURNING ${backend.returningKey}`;
+  const settleSql = (returning: string) =>
+    `UPDATE ${intents} AS i SET state = s.state, next_attempt_at = COALESCE(s.next_at, i.next_attempt_at), previous_delay_ms = COALESCE(s.previous_delay, i.previous_delay_ms), saw_unknown = s.saw_unknown, stop_reason = s.stop_reason, final_status = s.final_status, final_body = ${backend.fromHex('s.final_body')}, final_detail = s.final_detail, finished_at = s.finished_at, open_attempt = 0, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL FROM ${backend.jsonRows('$1', SETTLE_COLUMNS)}${intentOf.from} WHERE ${intentOf.where} RETURNING ${returning}`;
   return {
     insert: insertSql,
     get: `SELECT * FROM ${intents} WHERE key = $1`,
-    attempts: `SELECT * FROM ${attempts} WHERE key = $1 ORDER BY attempt`,
+    attempts: attemptsListing(intents, attempts),
     counts: `SELECT state, COUNT(*) AS n FROM ${intents} GROUP BY state`,
     backlog: `SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM ${intents} WHERE state = 'pending'`,
     // One statement: pick the due rows (PostgreSQL skips rows another worker is claiming) and
     // lease them, so a claim is one round trip and atomic without an explicit transaction.
     claim: `UPDATE ${intents} SET lease_owner = $1, lease_token = $2, lease_expires_at = $3 WHERE key IN (SELECT key FROM ${intents} WHERE state = 'pending' AND next_attempt_at <= $4 AND (lease_expires_at IS NULL OR lease_expires_at <= $4) AND ${turn} ORDER BY next_attempt_at, seq LIMIT $5${backend.lockClause}) RETURNING *`,
     claimOne: `UPDATE ${intents} SET lease_owner = $1, lease_token = $2, lease_expires_at = $3 WHERE key IN (SELECT key FROM ${intents} WHERE key = $6 AND state = 'pending' AND next_attempt_at <= $4 AND (lease_expires_at IS NULL OR lease_expires_at <= $4) AND ${turn} LIMIT $5${backend.lockClause}) RETURNING *`,
-    // A batch in one statement each: the attempts' starts, the settlements, the attempts' ends.
-    start: `UPDATE ${intents} AS i SET attempt_count = s.attempt, open_attempt = 1 FROM ${backend.jsonRows('$1', START_COLUMNS)} WHERE i.key = s.key AND i.lease_token = s.token AND i.open_attempt = 0 RETURNING ${backend.returningKey}`,
-    startRows: `INSERT INTO ${attempts} (key, attempt, worker, started_at) SELECT s.key, s.attempt, s.worker, s.started_at FROM ${backend.jsonRows('$1', START_COLUMNS)}`,
-    settle: settleSql,
-    startCte: `WITH started AS (UPDATE ${intents} AS i SET attempt_count = s.attempt, open_attempt = 1 FROM ${backend.jsonRows('$1', START_COLUMNS)} WHERE i.key = s.key AND i.lease_token = s.token AND i.open_attempt = 0 RETURNING i.key AS key, s.attempt AS attempt, s.worker AS worker, s.started_at AS started_at) INSERT INTO ${attempts} (key, attempt, worker, started_at) SELECT key, attempt, worker, started_at FROM started RETURNING key`,
-    settleCte: `WITH settled AS (${settleSql}), ended AS (UPDATE ${attempts} AS a SET ended_at = s.ended_at, outcome = s.outcome, status = s.status, detail = s.detail, delay_ms = s.delay_ms, ${attemptLogSet} FROM ${backend.jsonRows('$2', END_COLUMNS)}${attemptOf.from} WHERE ${attemptOf.where} AND a.key IN (SELECT key FROM settled)) SELECT key FROM settled`,
-    endRows: `UPDATE ${attempts} AS a SET ended_at = s.ended_at, outcome = s.outcome, status = s.status, detail = s.detail, delay_ms = s.delay_ms, ${attemptLogSet} FROM ${backend.jsonRows('$1', END_COLUMNS)} WHERE a.key = s.key AND a.attempt = s.attempt`,
+    // A batch in one statement each: the attempts' starts (the intent rows alone: open-attempt.ts),
+    // the settlements, the attempts' ends (their rows, written closed).
+    start: `UPDATE ${intents} AS i SET attempt_count = s.attempt, open_attempt = 1, attempt_worker = s.worker, attempt_started_at = s.started_at FROM ${backend.jsonRows('$1', START_COLUMNS)} WHERE i.key = s.key AND i.lease_token = s.token AND i.open_attempt = 0 RETURNING ${backend.returningKey}`,
+    settle: settleSql(backend.returningKey),
+    // The intents settled, then their attempts' rows from what the intent rows say of them.
+    settleCte: `WITH settled AS (${settleSql('i.key AS key, i.attempt_worker AS attempt_worker, i.attempt_started_at AS attempt_started_at')}), ended AS (${insertEndedAttempts(
+      attempts,
+      {
+        from: `${backend.jsonRows('$2', END_COLUMNS)} JOIN settled AS st ON st.key = s.key`,
+        worker: 'st.attempt_worker',
+        startedAt: 'st.attempt_started_at',
+      },
+      backend.fromHex,
+      END_COLUMNS,
+    )}) SELECT key FROM settled`,
+    // Where one statement cannot write two tables: after `settle`, in its transaction, for the
+    // settled intents' ends alone.
+    endRows: insertEndedAttempts(
+      attempts,
+      {
+        from: `${backend.jsonRows('$1', END_COLUMNS)} JOIN ${intents} AS i ON i.key = s.key`,
+        worker: 'i.attempt_worker',
+        startedAt: 'i.attempt_started_at',
+      },
+      backend.fromHex,
+      END_COLUMNS,
+    ),
     cancel: `UPDATE ${intents} SET state = 'cancelled', stop_reason = $2, final_detail = $3, finished_at = $4, open_attempt = 0, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL WHERE key = $1 AND state = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $4)`,
     reopen: `UPDATE ${intents} SET ${reopenedSeq(backend.nextSeq)}, state = 'pending', policy = $2, deadline_at = $3, next_attempt_at = $4, previous_delay_ms = 0, stop_reason = NULL, final_status = NULL, final_body = NULL, final_detail = NULL, finished_at = NULL WHERE key = $1 AND state NOT IN ('pending', 'delivered')`,
     reopenMany: `UPDATE ${intents} AS i SET state = 'pending', policy = s.policy, deadline_at = s.deadline_at, next_attempt_at = s.next_at, previous_delay_ms = 0, stop_reason = NULL, final_status = NULL, final_body = NULL, final_detail = NULL, finished_at = NULL FROM ${backend.jsonRows('$1', REOPEN_COLUMNS)} WHERE i.key = s.key AND i.attempt_count = s.attempt_count AND i.state NOT IN ('pending', 'delivered') AND i.ordering_key IS NULL RETURNING ${backend.returningKey}`,

@@ -111,7 +111,7 @@ function sqlJournalStore<Tx>(
   return {
     name: backend.name,
     capabilities: {
-      claimStarting: claimStartCapability(backend, sql, query, ready, leaseToken),
+      claimStarting: claimStartCapability(backend, query, ready, leaseToken),
     },
     endpoints: createSqlEndpointStore(backend, query, ready),
     ready,
@@ -215,7 +215,10 @@ function handleQuery(tx: SqlHandle): JournalQuery {
       : { rows: [], changes: (await tx.run(text, params)).rowCount };
 }
 
-/** Starts the attempts whose lease is still theirs: true for each that started. */
+/**
+ * Starts the attempts whose lease is still theirs: true for each that started. One statement on
+ * the intent rows: an attempt's own row is written when it ends (open-attempt.ts).
+ */
 async function startIn<Tx>(
   backend: JournalSqlBackend<Tx>,
   sql: Statements,
@@ -228,22 +231,10 @@ async function startIn<Tx>(
     worker: x.worker,
     started_at: x.startedAt,
   }));
-  if (backend.writableCte) {
-    const started = new Set(
-      (await backend.query(sql.startCte, [JSON.stringify(rows)])).rows.map((row) =>
-        String(row['key']),
-      ),
-    );
-    return starts.map((x) => started.has(x.key));
-  }
-  return backend.transaction(async (q) => {
-    const started = new Set(
-      (await q(sql.start, [JSON.stringify(rows)])).rows.map((row) => String(row['key'])),
-    );
-    const ok = rows.filter((row) => started.has(row.key));
-    if (ok.length > 0) await q(sql.startRows, [JSON.stringify(ok)]);
-    return starts.map((x) => started.has(x.key));
-  });
+  const started = new Set(
+    (await backend.query(sql.start, [JSON.stringify(rows)])).rows.map((row) => String(row['key'])),
+  );
+  return starts.map((x) => started.has(x.key));
 }
 
 /** Settles the intents whose lease is still theirs, with their attempts' ends: true for each. */
