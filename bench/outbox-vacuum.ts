@@ -97,7 +97,7 @@ export async function runVacuumHeld(
         );
       runs.push(run);
       options.progress(
-        `  ${(run.cpuUs / run.intents).toFixed(0)} µs a delivery, ${((run.intents * 1000) / run.wallMs).toFixed(0)}/s`,
+        `  ${(run.cpuUs / run.intents).toFixed(0)} µs a delivery (worker ${(run.raw.workerUs / run.intents).toFixed(0)}, database ${(run.raw.databaseUs / run.intents).toFixed(0)}), ${((run.intents * 1000) / run.wallMs).toFixed(0)}/s`,
       );
     }
     await vacuumTables(rig);
