@@ -142,6 +142,27 @@ await describePostgres('PostgreSQL journal: the claim mark misses nothing', ({ u
     },
   );
 
+  it(
+    'an intent below the mark that the next-due reading finds is claimed next',
+    options,
+    async () => {
+      const { clock, store, journal } = open();
+      const { worker, sent } = workerOn(store, clock);
+      await journal.record({ key: 'a', target: TARGET, body: '{}' });
+      await worker.runOnce();
+      await clock.advance(10);
+      assert.equal(await store.nextDueAt(), undefined, 'nothing pending');
+      const late = createJournal({ store, clock: new VirtualClock({ startAt: START - 60_000 }) });
+      await late.record({ key: 'late', target: TARGET, body: '{}' });
+      // The worker told it is due must not find nothing (and ask again) until the full scan.
+      assert.equal(await store.nextDueAt(), START - 60_000);
+      await clock.advance(10);
+      assert.equal((await worker.runOnce()).sent, 1);
+      assert.deepEqual(sent, ['a', 'late']);
+      await store.close();
+    },
+  );
+
   it('a retried intent is claimed again when due, once', options, async () => {
     const { clock, store, journal } = open();
     const { worker, sent } = workerOn(store, clock, [503, 200]);

@@ -51,6 +51,10 @@ export interface ClaimMark {
    * `from` (undefined: none), so the next claim starts there, or `SLACK_MS` before `nowMs`.
    */
   advance(nowMs: number, from: ClaimPosition, lowest: ClaimPosition | undefined): void;
+  /** The mark itself: where the store's next-due reading starts, as claims do. */
+  position(): ClaimPosition;
+  /** A pending row was found below the mark: the next claim starts from the index's start. */
+  scanAllNext(): void;
 }
 
 const before = (a: ClaimPosition, b: ClaimPosition): boolean =>
@@ -80,6 +84,10 @@ export function createClaimMark(): ClaimMark {
       const next = lowest !== undefined && before(lowest, behind) ? lowest : behind;
       // A clock that went back would put the mark behind where this claim began: no gain there.
       mark = before(next, from) ? from : next;
+    },
+    position: () => mark,
+    scanAllNext() {
+      lastFullScanAt = undefined;
     },
   };
 }

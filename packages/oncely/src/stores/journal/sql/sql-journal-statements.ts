@@ -76,6 +76,8 @@ export function journalStatements<Tx>(backend: JournalSqlBackend<Tx>) {
     reopen: `UPDATE ${intents} SET ${reopenedSeq(backend.nextSeq)}, state = 'pending', policy = $2, deadline_at = $3, next_attempt_at = $4, previous_delay_ms = 0, stop_reason = NULL, final_status = NULL, final_body = NULL, final_detail = NULL, finished_at = NULL WHERE key = $1 AND state NOT IN ('pending', 'delivered')`,
     reopenMany: `UPDATE ${intents} AS i SET state = 'pending', policy = s.policy, deadline_at = s.deadline_at, next_attempt_at = s.next_at, previous_delay_ms = 0, stop_reason = NULL, final_status = NULL, final_body = NULL, final_detail = NULL, finished_at = NULL FROM ${backend.jsonRows('$1', REOPEN_COLUMNS)} WHERE i.key = s.key AND i.attempt_count = s.attempt_count AND i.state NOT IN ('pending', 'delivered') AND i.ordering_key IS NULL RETURNING ${backend.returningKey}`,
     nextDue: `SELECT MIN(CASE WHEN lease_expires_at IS NOT NULL AND lease_expires_at > next_attempt_at THEN lease_expires_at ELSE next_attempt_at END) AS at FROM ${intents} WHERE state = 'pending' AND ${turn}`,
+    // The same from the claim mark on ($1, $2: claim-mark.ts), past the settled rows behind it.
+    nextDueFrom: `SELECT MIN(CASE WHEN lease_expires_at IS NOT NULL AND lease_expires_at > next_attempt_at THEN lease_expires_at ELSE next_attempt_at END) AS at FROM ${intents} WHERE state = 'pending' AND (next_attempt_at, seq) >= ($1, $2) AND ${turn}`,
   };
 }
 

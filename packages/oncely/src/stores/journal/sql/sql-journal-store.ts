@@ -9,6 +9,7 @@ import { withWake, type JournalWake, type UnwatchedJournalStore } from '../journ
 import { orderedWrite, reopenBatch, reopenOne } from './sql-journal-reopen.js';
 import { attemptLogValues } from './attempt-log-columns.js';
 import { claimStartCapability } from './sql-journal-claim-start.js';
+import { createClaimMark } from './claim-mark.js';
 
 /** One statement's result: rows for a SELECT or RETURNING, changes for a write. */
 export interface JournalQueryResult {
@@ -107,11 +108,13 @@ function sqlJournalStore<Tx>(
     await ready();
     return backend.query(text, params);
   };
+  // Where claims start (PostgreSQL, claim-mark.ts); the next-due reading starts there too.
+  const mark = backend.writableCte ? createClaimMark() : undefined;
 
   return {
     name: backend.name,
     capabilities: {
-      claimStarting: claimStartCapability(backend, sql, query, ready, leaseToken),
+      claimStarting: claimStartCapability(backend, sql, query, ready, leaseToken, mark),
     },
     endpoints: createSqlEndpointStore(backend, query, ready),
     ready,
@@ -185,8 +188,17 @@ function sqlJournalStore<Tx>(
       return reopenBatch(backend, ready, sql, this.get.bind(this), reopenings);
     },
     async nextDueAt() {
+      if (mark !== undefined) {
+        const from = mark.position();
+        const ahead = (await query(sql.nextDueFrom, [from.at, from.seq])).rows[0]?.['at'];
+        if (ahead !== null && ahead !== undefined) return Number(ahead);
+      }
       const at = (await query(sql.nextDue)).rows[0]?.['at'];
-      return at === null || at === undefined ? undefined : Number(at);
+      if (at === null || at === undefined) return undefined;
+      // Pending below the mark only: the next claim reads from the start, or the worker, told
+      // it is due, would claim nothing until the full scan came round.
+      mark?.scanAllNext();
+      return Number(at);
     },
     close: () => backend.close(),
   };
