@@ -10,6 +10,7 @@ import { orderedWrite, reopenBatch, reopenOne } from './sql-journal-reopen.js';
 import { attemptLogValues } from './attempt-log-columns.js';
 import { claimStartCapability } from './sql-journal-claim-start.js';
 import { createClaimMark } from './claim-mark.js';
+import { nextDueAt } from './next-due.js';
 
 /** One statement's result: rows for a SELECT or RETURNING, changes for a write. */
 export interface JournalQueryResult {
@@ -108,7 +109,7 @@ function sqlJournalStore<Tx>(
     await ready();
     return backend.query(text, params);
   };
-  // Where claims start (PostgreSQL, claim-mark.ts); the next-due reading starts there too.
+  // Where claims start (PostgreSQL, claim-mark.ts), and the next-due reading (next-due.ts).
   const mark = backend.writableCte ? createClaimMark() : undefined;
 
   return {
@@ -187,19 +188,7 @@ function sqlJournalStore<Tx>(
     reopenMany(reopenings) {
       return reopenBatch(backend, ready, sql, this.get.bind(this), reopenings);
     },
-    async nextDueAt() {
-      if (mark !== undefined) {
-        const from = mark.position();
-        const ahead = (await query(sql.nextDueFrom, [from.at, from.seq])).rows[0]?.['at'];
-        if (ahead !== null && ahead !== undefined) return Number(ahead);
-      }
-      const at = (await query(sql.nextDue)).rows[0]?.['at'];
-      if (at === null || at === undefined) return undefined;
-      // Pending below the mark only: the next claim reads from the start, or the worker, told
-      // it is due, would claim nothing until the full scan came round.
-      mark?.scanAllNext();
-      return Number(at);
-    },
+    nextDueAt: () => nextDueAt(query, sql, mark),
     close: () => backend.close(),
   };
 }
