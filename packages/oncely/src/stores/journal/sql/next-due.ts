@@ -14,13 +14,15 @@ export async function nextDueAt(
   sql: ReturnType<typeof journalStatements>,
   mark: ClaimMark | undefined,
 ): Promise<number | undefined> {
-  if (mark !== undefined) {
-    const from = mark.position();
-    const ahead = (await query(sql.nextDueFrom, [from.at, from.seq])).rows[0]?.['at'];
-    if (ahead !== null && ahead !== undefined) return Number(ahead);
+  if (mark === undefined) {
+    const at = (await query(sql.nextDue)).rows[0]?.['at'];
+    return at === null || at === undefined ? undefined : Number(at);
   }
-  const at = (await query(sql.nextDue)).rows[0]?.['at'];
+  const from = mark.position();
+  const row = (await query(sql.nextDueFrom, [from.at, from.seq])).rows[0] ?? {};
+  const [ahead, at] = [row['ahead'], row['at']];
+  if (ahead !== null && ahead !== undefined) return Number(ahead);
   if (at === null || at === undefined) return undefined;
-  mark?.scanAllNext();
+  mark.scanAllNext();
   return Number(at);
 }
