@@ -8,6 +8,8 @@ import {
   FULL_SCAN_EVERY_MS,
   INDEX_START,
   SLACK_MS,
+  WIDE_SCAN_EVERY_MS,
+  WIDE_SLACK_MS,
 } from '#oncely/stores/journal/sql/claim-mark.js';
 import { VirtualClock } from '#oncely/time/index.js';
 import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
@@ -30,6 +32,22 @@ describe('claim mark: where a PostgreSQL claim starts its index scan', () => {
     assert.deepEqual(mark.startFor(START + 1), { at: START - SLACK_MS, seq: 0 });
     mark.advance(START + 1, INDEX_START, undefined);
     assert.deepEqual(mark.startFor(START + 2), { at: START + 1 - SLACK_MS, seq: 0 });
+  });
+
+  it('starts WIDE_SLACK_MS behind every WIDE_SCAN_EVERY_MS, or at the mark if lower', () => {
+    const mark = createClaimMark();
+    mark.startFor(START);
+    mark.advance(START, INDEX_START, undefined);
+    const at = START + WIDE_SCAN_EVERY_MS;
+    assert.deepEqual(mark.startFor(at - 1), { at: START - SLACK_MS, seq: 0 }, 'the mark');
+    assert.deepEqual(mark.startFor(at), { at: at - WIDE_SLACK_MS, seq: 0 }, 'wide');
+    mark.advance(at, { at: at - WIDE_SLACK_MS, seq: 0 }, undefined);
+    assert.deepEqual(mark.startFor(at + 1), { at: at - SLACK_MS, seq: 0 }, 'the mark again');
+    // A pending row far behind holds the mark there: a wide claim starts at it, not above it.
+    const held = createClaimMark();
+    held.startFor(START);
+    held.advance(START, INDEX_START, { at: START - 30_000, seq: 4 });
+    assert.deepEqual(held.startFor(START + WIDE_SCAN_EVERY_MS), { at: START - 30_000, seq: 4 });
   });
 
   it('scans from the start every FULL_SCAN_EVERY_MS, and when the clock went back', () => {
@@ -72,6 +90,32 @@ await describePostgres('PostgreSQL journal: the claim mark misses nothing', ({ u
   };
 
   it(
+    'an intent committed a few seconds after its stamp is sent by the next wide claim',
+    options,
+    async () => {
+      const { clock, store, journal } = open();
+      const { worker, sent } = workerOn(store, clock);
+      await journal.record({ key: 'a', target: TARGET, body: '{}' });
+      await worker.runOnce(); // the first claim scans all; the mark moves to SLACK_MS behind now
+      await clock.advance(10);
+      await worker.runOnce();
+      // Stamped within WIDE_SLACK_MS (a transaction open that long): below the mark.
+      const slow = new VirtualClock({ startAt: clock.now() - WIDE_SLACK_MS + 5_000 });
+      await createJournal({ store, clock: slow }).record({
+        key: 'slow',
+        target: TARGET,
+        body: '{}',
+      });
+      await clock.advance(10);
+      assert.equal((await worker.runOnce()).claimed, 0, 'below the mark: not seen at once');
+      await clock.advance(WIDE_SCAN_EVERY_MS);
+      assert.equal((await worker.runOnce()).sent, 1, 'the wide claim finds it');
+      assert.deepEqual(sent, ['a', 'slow']);
+      await store.close();
+    },
+  );
+
+  it(
     'an intent recorded with a due time before the mark is sent by the next full scan',
     options,
     async () => {
@@ -87,11 +131,34 @@ await describePostgres('PostgreSQL journal: the claim mark misses nothing', ({ u
       await clock.advance(10);
       const early = await worker.runOnce();
       assert.equal(early.claimed, 0, 'below the mark: not seen before the full scan');
+      await clock.advance(WIDE_SCAN_EVERY_MS);
+      assert.equal((await worker.runOnce()).claimed, 0, 'below the wide claim, too');
       await clock.advance(FULL_SCAN_EVERY_MS);
       const full = await worker.runOnce();
       assert.equal(full.sent, 1);
       assert.deepEqual(sent, ['a', 'late']);
       assert.equal((await store.get('late'))?.state, 'delivered');
+      await store.close();
+    },
+  );
+
+  it(
+    'an intent below the mark that the next-due reading finds is claimed next',
+    options,
+    async () => {
+      const { clock, store, journal } = open();
+      const { worker, sent } = workerOn(store, clock);
+      await journal.record({ key: 'a', target: TARGET, body: '{}' });
+      await worker.runOnce();
+      await clock.advance(10);
+      assert.equal(await store.nextDueAt(), undefined, 'nothing pending');
+      const late = createJournal({ store, clock: new VirtualClock({ startAt: START - 60_000 }) });
+      await late.record({ key: 'late', target: TARGET, body: '{}' });
+      // The worker told it is due must not find nothing (and ask again) until the full scan.
+      assert.equal(await store.nextDueAt(), START - 60_000);
+      await clock.advance(10);
+      assert.equal((await worker.runOnce()).sent, 1);
+      assert.deepEqual(sent, ['a', 'late']);
       await store.close();
     },
   );

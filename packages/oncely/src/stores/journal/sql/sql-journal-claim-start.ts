@@ -86,11 +86,11 @@ export function claimStartCapability<Tx>(
   query: JournalQuery,
   ready: () => Promise<void>,
   leaseToken: (owner: string, nowMs: number) => string,
+  mark: ClaimMark = createClaimMark(),
 ): NonNullable<JournalCapabilities['claimStarting']> {
   const oneStatement = backend.writableCte ? claimStartStatements(backend) : undefined;
   const picking = oneStatement ? undefined : pickThenStartStatements(backend);
   const unstart = unstartStatement(backend);
-  const mark = createClaimMark();
   return {
     claim: async (...args) => {
       const token = leaseToken(args[0], args[1]);

@@ -51,6 +51,7 @@ export function journalStatements<Tx>(backend: JournalSqlBackend<Tx>) {
   // FIFO per ordering key: a claim (and the next due instant) passes over an intent whose turn
   // has not come (journal-ordering.ts).
   const turn = orderedTurn(intents, intents);
+  const dueOf = `MIN(CASE WHEN lease_expires_at IS NOT NULL AND lease_expires_at > next_attempt_at THEN lease_expires_at ELSE next_attempt_at END)`;
   const insertSql = `INSERT INTO ${intents} (${INTENT_INSERT_COLUMNS.join(', ')}) VALUES (${INTENT_INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT (key) DO NOTHING`;
   const intentOf = rowsByKey(backend, intents, 'i', 'key = s.key AND lease_token = s.token');
   const settleSql = (returning: string) =>
@@ -95,7 +96,10 @@ export function journalStatements<Tx>(backend: JournalSqlBackend<Tx>) {
     cancel: `UPDATE ${intents} SET state = 'cancelled', stop_reason = $2, final_detail = $3, finished_at = $4, open_attempt = 0, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL WHERE key = $1 AND state = 'pending' AND (lease_expires_at IS NULL OR lease_expires_at <= $4)`,
     reopen: `UPDATE ${intents} SET ${reopenedSeq(backend.nextSeq)}, state = 'pending', policy = $2, deadline_at = $3, next_attempt_at = $4, previous_delay_ms = 0, stop_reason = NULL, final_status = NULL, final_body = NULL, final_detail = NULL, finished_at = NULL WHERE key = $1 AND state NOT IN ('pending', 'delivered')`,
     reopenMany: `UPDATE ${intents} AS i SET state = 'pending', policy = s.policy, deadline_at = s.deadline_at, next_attempt_at = s.next_at, previous_delay_ms = 0, stop_reason = NULL, final_status = NULL, final_body = NULL, final_detail = NULL, finished_at = NULL FROM ${backend.jsonRows('$1', REOPEN_COLUMNS)} WHERE i.key = s.key AND i.attempt_count = s.attempt_count AND i.state NOT IN ('pending', 'delivered') AND i.ordering_key IS NULL RETURNING ${backend.returningKey}`,
-    nextDue: `SELECT MIN(CASE WHEN lease_expires_at IS NOT NULL AND lease_expires_at > next_attempt_at THEN lease_expires_at ELSE next_attempt_at END) AS at FROM ${intents} WHERE state = 'pending' AND ${turn}`,
+    nextDue: `SELECT ${dueOf} AS at FROM ${intents} WHERE state = 'pending' AND ${turn}`,
+    // The same from the claim mark on ($1, $2: claim-mark.ts), past the settled rows behind it;
+    // only when nothing is pending there, from the start (an InitPlan runs when first needed).
+    nextDueFrom: `SELECT ahead, CASE WHEN ahead IS NULL THEN (SELECT ${dueOf} FROM ${intents} WHERE state = 'pending' AND ${turn}) END AS at FROM (SELECT ${dueOf} AS ahead FROM ${intents} WHERE state = 'pending' AND (next_attempt_at, seq) >= ($1, $2) AND ${turn}) AS a`,
   };
 }
 

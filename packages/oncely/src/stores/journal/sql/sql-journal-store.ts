@@ -9,6 +9,8 @@ import { withWake, type JournalWake, type UnwatchedJournalStore } from '../journ
 import { orderedWrite, reopenBatch, reopenOne } from './sql-journal-reopen.js';
 import { attemptLogValues } from './attempt-log-columns.js';
 import { claimStartCapability } from './sql-journal-claim-start.js';
+import { createClaimMark } from './claim-mark.js';
+import { nextDueAt } from './next-due.js';
 
 /** One statement's result: rows for a SELECT or RETURNING, changes for a write. */
 export interface JournalQueryResult {
@@ -107,11 +109,13 @@ function sqlJournalStore<Tx>(
     await ready();
     return backend.query(text, params);
   };
+  // Where claims start (PostgreSQL, claim-mark.ts), and the next-due reading (next-due.ts).
+  const mark = backend.writableCte ? createClaimMark() : undefined;
 
   return {
     name: backend.name,
     capabilities: {
-      claimStarting: claimStartCapability(backend, query, ready, leaseToken),
+      claimStarting: claimStartCapability(backend, query, ready, leaseToken, mark),
     },
     endpoints: createSqlEndpointStore(backend, query, ready),
     ready,
@@ -184,10 +188,7 @@ function sqlJournalStore<Tx>(
     reopenMany(reopenings) {
       return reopenBatch(backend, ready, sql, this.get.bind(this), reopenings);
     },
-    async nextDueAt() {
-      const at = (await query(sql.nextDue)).rows[0]?.['at'];
-      return at === null || at === undefined ? undefined : Number(at);
-    },
+    nextDueAt: () => nextDueAt(query, sql, mark),
     close: () => backend.close(),
   };
 }
