@@ -88,17 +88,23 @@ await describePostgres('PostgreSQL journal: the claim mark misses nothing', ({ u
     }) as JournalStore<unknown>;
     return { clock, store, journal: createJournal({ store, clock }) };
   };
+  /** A journal whose first intent, 'a', was sent: the first claim scanned all, then the mark
+   * moved to SLACK_MS behind the clock. */
+  const openPastFirst = async () => {
+    const opened = open();
+    const { worker, sent } = workerOn(opened.store, opened.clock);
+    await opened.journal.record({ key: 'a', target: TARGET, body: '{}' });
+    await worker.runOnce();
+    await opened.clock.advance(10);
+    await worker.runOnce();
+    return { ...opened, worker, sent };
+  };
 
   it(
     'an intent committed a few seconds after its stamp is sent by the next wide claim',
     options,
     async () => {
-      const { clock, store, journal } = open();
-      const { worker, sent } = workerOn(store, clock);
-      await journal.record({ key: 'a', target: TARGET, body: '{}' });
-      await worker.runOnce(); // the first claim scans all; the mark moves to SLACK_MS behind now
-      await clock.advance(10);
-      await worker.runOnce();
+      const { clock, store, worker, sent } = await openPastFirst();
       // Stamped within WIDE_SLACK_MS (a transaction open that long): below the mark.
       const slow = new VirtualClock({ startAt: clock.now() - WIDE_SLACK_MS + 5_000 });
       await createJournal({ store, clock: slow }).record({
@@ -119,12 +125,7 @@ await describePostgres('PostgreSQL journal: the claim mark misses nothing', ({ u
     'an intent recorded with a due time before the mark is sent by the next full scan',
     options,
     async () => {
-      const { clock, store, journal } = open();
-      const { worker, sent } = workerOn(store, clock);
-      await journal.record({ key: 'a', target: TARGET, body: '{}' });
-      await worker.runOnce(); // the first claim scans all; the mark moves to SLACK_MS behind now
-      await clock.advance(10);
-      await worker.runOnce();
+      const { clock, store, worker, sent } = await openPastFirst();
       // Stamped by a clock far behind (or a transaction open that long): below the mark.
       const late = createJournal({ store, clock: new VirtualClock({ startAt: START - 60_000 }) });
       await late.record({ key: 'late', target: TARGET, body: '{}' });
