@@ -2,7 +2,7 @@ import type { JournalCapabilities } from '../../../journal/journal-store.js';
 import type { AttemptStart, ClaimedIntent } from '../../../journal/intent.js';
 import { orderedTurn } from './journal-ordering.js';
 import { rowToIntent } from './journal-row.js';
-import { createClaimMark, type ClaimMark } from './claim-mark.js';
+import type { ClaimMark } from './claim-mark.js';
 import { START_COLUMNS } from './sql-journal-statements.js';
 import type { JournalQuery, JournalSqlBackend } from './sql-journal-store.js';
 
@@ -86,7 +86,7 @@ export function claimStartCapability<Tx>(
   query: JournalQuery,
   ready: () => Promise<void>,
   leaseToken: (owner: string, nowMs: number) => string,
-  mark: ClaimMark = createClaimMark(),
+  mark: ClaimMark,
 ): NonNullable<JournalCapabilities['claimStarting']> {
   const oneStatement = backend.writableCte ? claimStartStatements(backend) : undefined;
   const picking = oneStatement ? undefined : pickThenStartStatements(backend);

@@ -109,8 +109,10 @@ function sqlJournalStore<Tx>(
     await ready();
     return backend.query(text, params);
   };
-  // Where claims start (PostgreSQL, claim-mark.ts), and the next-due reading (next-due.ts).
-  const mark = backend.writableCte ? createClaimMark() : undefined;
+  // Where claims start, and the next-due reading (next-due.ts): on PostgreSQL only, whose claim
+  // is one statement that reads from the mark (claim-mark.ts); SQLite's reads none.
+  const mark = createClaimMark();
+  const markedReads = backend.writableCte ? mark : undefined;
 
   return {
     name: backend.name,
@@ -188,7 +190,7 @@ function sqlJournalStore<Tx>(
     reopenMany(reopenings) {
       return reopenBatch(backend, ready, sql, this.get.bind(this), reopenings);
     },
-    nextDueAt: () => nextDueAt(query, sql, mark),
+    nextDueAt: () => nextDueAt(query, sql, markedReads),
     close: () => backend.close(),
   };
 }
