@@ -37,6 +37,8 @@ const USAGE = `usage: node dist/bench/outbox.js [options]
   --low-load N              one-at-a-time intents per contender and round (default 6)
   --saturation-seconds N    open-loop arrivals at ${SATURATION_SHARE}× the drain rate, this long (default 1)
   --batch-size N            intents claimed at once by oncely and pg-boss (default 32)
+  --warmup N                intents drained by each contender before round 1, not counted
+                            (default: as many as a round, so round 1 runs on compiled code)
   --cpu-prof-dir DIR        oncely's worker processes write V8 CPU profiles there (node --cpu-prof)
   --hold-vacuum-minutes N   instead: drains while a REPEATABLE READ snapshot holds vacuum back
                             N minutes, against drains before it (PostgreSQL contenders)
@@ -115,6 +117,7 @@ async function main(): Promise<void> {
       'low-load': { type: 'string' },
       'saturation-seconds': { type: 'string' },
       'batch-size': { type: 'string' },
+      warmup: { type: 'string' },
       'hold-vacuum-minutes': { type: 'string' },
       'cpu-prof-dir': { type: 'string' },
       'vacuum-control': { type: 'boolean' },
@@ -141,7 +144,7 @@ async function main(): Promise<void> {
       1,
     ),
     batchSize: wholeArgOrExit('outbox', 'batch-size', values['batch-size'], 32),
-    warmupIntents: Math.min(intents, 300),
+    warmupIntents: wholeArgOrExit('outbox', 'warmup', values.warmup, intents),
     cpuProfDir: values['cpu-prof-dir'],
     progress: (line) => process.stderr.write(`  … ${line}\n`),
   };
