@@ -29,6 +29,7 @@ export {
   type SqliteStoreOptions,
 } from './sqlite-store-options.js';
 import { isSqliteUnavailable } from '../../sqlite-driver/sqlite-unavailable.js';
+import { StoreClosedError } from '../../store-errors.js';
 export { READER_CACHE_KIB } from './sqlite-connections.js';
 
 /**
@@ -59,7 +60,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
   return {
     name: 'sqlite',
-    isUnavailable: isSqliteUnavailable,
+    isUnavailable: isClosedOrUnavailable,
     table,
     tombstoneTable: tombstones.table,
     durability,
@@ -216,3 +217,13 @@ function writerTx({ onWriter, connection }: SqliteConnections): SqliteTx {
  * a request queued behind it waits.
  */
 const BACKLOG_CHUNK_ROWS = 10_000;
+
+/**
+ * An effect's statement that failed because the database did, or because the store was closed
+ * before it wrote: its transaction takes the writer at its first statement, so a store closed
+ * while the handler still worked (a server shutting down) is met there. Either way the request
+ * was not served and may be retried: 503 + Retry-After, not the effect's own failure (500).
+ */
+function isClosedOrUnavailable(error: unknown): boolean {
+  return error instanceof StoreClosedError || isSqliteUnavailable(error);
+}
