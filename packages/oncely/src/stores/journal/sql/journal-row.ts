@@ -138,6 +138,11 @@ export function toBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/** Bytes as hex text, for a JSON batch row (the statement unhexes it); no copy, '' for none. */
+export function hexOf(bytes: Uint8Array): string {
+  return bytes.byteLength === 0 ? '' : toBuffer(bytes).toString('hex');
+}
+
 const nullableNumber = (value: unknown): number | null =>
   value === null || value === undefined ? null : Number(value);
 const nullableString = (value: unknown): string | null =>
