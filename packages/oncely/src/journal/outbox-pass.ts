@@ -11,7 +11,7 @@ import type {
 import type { JournalCapabilities, JournalStore } from './journal-store.js';
 import { INTERRUPTED, settleAttempt, stopBeforeAttempt } from './next-step.js';
 import type { OutboxWorkerOptions } from './outbox-worker.js';
-import { sendAttempt, type clientFor } from './send-attempt.js';
+import { sendAttempt, type clientFor, type SendContext } from './send-attempt.js';
 import {
   abortIfAsked,
   gateEndpoints,
@@ -80,7 +80,7 @@ export interface OutboxPassSetup {
 /** A claimed intent with the secret header values it is sent with. */
 interface ToSend {
   readonly claim: ClaimedIntent;
-  readonly secrets: Record<string, string>;
+  readonly secrets: Readonly<Record<string, string>>;
 }
 
 /** Claims one batch of due intents, sends them, writes down every attempt and what follows. */
@@ -114,10 +114,13 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
   const slots = await slotsFor(store.endpoints, sending, clock.now());
   const answers: { endpoint: string; result: AttemptResult; endedAt: number }[] = [];
   const durations = new Map<string, number>();
+  const shared = sharedSendContext(setup);
   const settlements = await Promise.all(
     sending.map(async ({ claim, secrets, endpoint }, i) => {
       // A reserved throttle slot: wait for it, holding the lease (about SLOT_HORIZON_MS at most).
-      await waitForSlot(store.endpoints, endpoint, slots[i]!, clock);
+      // Without an endpoint the slot is now: nothing to wait for, no await spent on it.
+      if (endpoint !== undefined || slots[i]! > clock.now())
+        await waitForSlot(store.endpoints, endpoint, slots[i]!, clock);
       const sentAt = clock.now();
       const target = endpoint && sendTarget(endpoint, sentAt);
       const traced =
@@ -128,21 +131,17 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
           claim.intent.attemptCount + 1,
           target?.url ?? claim.intent.target,
         );
-      const result = await sendAttempt(
-        claim.intent,
-        {
-          fetch: setup.fetch,
-          clock,
-          timer: setup.timer,
-          secretHeaders: secrets,
-          signingSecret: options.signingSecret,
-          endpoint: target,
-          traceparent: traced?.traceparent,
-          wire: setup.wire,
-          deliver: setup.deliver,
-        },
-        setup.client,
-      );
+      // The batch's one context, unless this intent has secrets, an endpoint or a span of its own.
+      const context =
+        secrets === NO_SECRETS && target === undefined && traced === undefined
+          ? shared
+          : {
+              ...shared,
+              secretHeaders: secrets,
+              endpoint: target,
+              traceparent: traced?.traceparent,
+            };
+      const result = await sendAttempt(claim.intent, context, setup.client);
       if (traced) endAttemptSpan(traced.span, result);
       // One instant for the intent's next attempt and the endpoint's hold (a Retry-After).
       const endedAt = clock.now();
@@ -163,6 +162,21 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
   const disabled = await observeEndpoints(store.endpoints, answers, clock.now());
   await recordDisabledNotices(store, options.disabledNotice, disabled, clock.now());
   return { claimed: claimed.length, sent: sending.length, missingSecrets };
+}
+
+/** What every attempt of the worker is sent with; an intent's own secrets, endpoint, span added. */
+function sharedSendContext(setup: OutboxPassSetup): SendContext {
+  return {
+    fetch: setup.fetch,
+    clock: setup.clock,
+    timer: setup.timer,
+    secretHeaders: NO_SECRETS,
+    signingSecret: setup.options.signingSecret,
+    endpoint: undefined,
+    traceparent: undefined,
+    wire: setup.wire,
+    deliver: setup.deliver,
+  };
 }
 
 /** The start of a claimed intent's next attempt, by this worker, now. */
@@ -232,11 +246,15 @@ function sortClaims(
   return { early, toSend, missingSecrets };
 }
 
+/** The secret header values of an intent that names none: one object for all of them. */
+const NO_SECRETS: Readonly<Record<string, string>> = Object.freeze({});
+
 /** The values of the secret headers `intent` names; undefined when one has none. */
 function secretsFor(
   secrets: OutboxWorkerOptions['secrets'],
   intent: IntentRecord,
-): Record<string, string> | undefined {
+): Readonly<Record<string, string>> | undefined {
+  if (intent.secretHeaders.length === 0) return NO_SECRETS;
   const values: Record<string, string> = {};
   for (const name of intent.secretHeaders) {
     const value = typeof secrets === 'function' ? secrets(name, intent) : secrets?.[name];
@@ -254,8 +272,12 @@ async function writeSettlements(
   durations?: ReadonlyMap<string, number>,
 ): Promise<void> {
   const written = await setup.store.settle(settlements);
-  settlements.forEach((settlement, i) =>
-    setup.options.onSettled?.({
+  const onSettled = setup.options.onSettled;
+  if (onSettled === undefined) return;
+  settlements.forEach((settlement, i) => {
+    // Every settlement is of a claimed intent.
+    const intent = intents.get(settlement.key)!;
+    onSettled({
       key: settlement.key,
       state: settlement.next.state,
       attempt: settlement.attempt?.attempt,
@@ -263,10 +285,9 @@ async function writeSettlements(
       detail: settlement.attempt?.detail ?? null,
       written: written[i] === true,
       outcome: settlement.attempt?.outcome,
-      // Every settlement is of a claimed intent.
-      endpoint: intents.get(settlement.key)!.endpoint ?? null,
+      endpoint: intent.endpoint ?? null,
       durationMs: durations?.get(settlement.key),
-      recordedAt: intents.get(settlement.key)!.createdAt,
-    }),
-  );
+      recordedAt: intent.createdAt,
+    });
+  });
 }
