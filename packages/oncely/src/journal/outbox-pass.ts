@@ -11,18 +11,10 @@ import type {
 import type { JournalCapabilities, JournalStore } from './journal-store.js';
 import { INTERRUPTED, settleAttempt, stopBeforeAttempt } from './next-step.js';
 import type { OutboxWorkerOptions } from './outbox-worker.js';
-import { sendAttempt, type clientFor, type SendContext } from './send-attempt.js';
-import {
-  abortIfAsked,
-  gateEndpoints,
-  observeEndpoints,
-  sendTarget,
-  slotsFor,
-  waitForSlot,
-} from './endpoint-pass.js';
+import type { clientFor } from './send-attempt.js';
+import { batchSends, NO_SECRETS, sendAndSettle } from './batch-sends.js';
+import { gateEndpoints, observeEndpoints, slotsFor, waitForSlot } from './endpoint-pass.js';
 import { recordDisabledNotices } from './endpoint-notice.js';
-import { endAttemptSpan, startAttemptSpan } from './attempt-tracing.js';
-import type { AttemptResult } from './next-step.js';
 import type { WireSend } from './wire-send.js';
 import type { HookSend } from './outbox-deliver.js';
 
@@ -78,14 +70,14 @@ export interface OutboxPassSetup {
 }
 
 /** A claimed intent with the secret header values it is sent with. */
-interface ToSend {
+export interface ToSend {
   readonly claim: ClaimedIntent;
   readonly secrets: Readonly<Record<string, string>>;
 }
 
 /** Claims one batch of due intents, sends them, writes down every attempt and what follows. */
 export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult> {
-  const { store, owner, clock, random, options } = setup;
+  const { store, owner, clock, options } = setup;
   // Where the store can, each claimed intent's attempt starts with its claim (one write a batch).
   const claimed = await (setup.claimStarting?.claim ?? store.claim.bind(store))(
     owner,
@@ -112,71 +104,23 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
   const sending = admitted.filter(({ claim }) => claim.started === true || startedNow.has(claim));
   // Throttle slots are taken now, just before sending: a slow start cannot bunch the sends.
   const slots = await slotsFor(store.endpoints, sending, clock.now());
-  const answers: { endpoint: string; result: AttemptResult; endedAt: number }[] = [];
-  const durations = new Map<string, number>();
-  const shared = sharedSendContext(setup);
+  const sends = batchSends(setup);
   const settlements = await Promise.all(
-    sending.map(async ({ claim, secrets, endpoint }, i) => {
+    sending.map((item, i) =>
       // A reserved throttle slot: wait for it, holding the lease (about SLOT_HORIZON_MS at most).
-      // Without an endpoint the slot is now: nothing to wait for, no await spent on it.
-      if (endpoint !== undefined || slots[i]! > clock.now())
-        await waitForSlot(store.endpoints, endpoint, slots[i]!, clock);
-      const sentAt = clock.now();
-      const target = endpoint && sendTarget(endpoint, sentAt);
-      const traced =
-        options.tracer &&
-        startAttemptSpan(
-          options.tracer,
-          claim.intent,
-          claim.intent.attemptCount + 1,
-          target?.url ?? claim.intent.target,
-        );
-      // The batch's one context, unless this intent has secrets, an endpoint or a span of its own.
-      const context =
-        secrets === NO_SECRETS && target === undefined && traced === undefined
-          ? shared
-          : {
-              ...shared,
-              secretHeaders: secrets,
-              endpoint: target,
-              traceparent: traced?.traceparent,
-            };
-      const result = await sendAttempt(claim.intent, context, setup.client);
-      if (traced) endAttemptSpan(traced.span, result);
-      // One instant for the intent's next attempt and the endpoint's hold (a Retry-After).
-      const endedAt = clock.now();
-      durations.set(claim.intent.key, endedAt - sentAt);
-      if (endpoint) answers.push({ endpoint: endpoint.id, result, endedAt });
-      const settled = settleAttempt(
-        claim.intent,
-        claim.token,
-        claim.intent.attemptCount + 1,
-        result,
-        endedAt,
-        random,
-      );
-      return abortIfAsked(settled, result, endedAt);
-    }),
+      // Without an endpoint the slot is now: nothing to wait for, no promise spent on it.
+      item.endpoint !== undefined || slots[i]! > clock.now()
+        ? waitForSlot(store.endpoints, item.endpoint, slots[i]!, clock).then(() =>
+            sendAndSettle(sends, item),
+          )
+        : sendAndSettle(sends, item),
+    ),
   );
+  const { answers, durations } = sends;
   if (settlements.length > 0) await settleSome(settlements, durations);
   const disabled = await observeEndpoints(store.endpoints, answers, clock.now());
   await recordDisabledNotices(store, options.disabledNotice, disabled, clock.now());
   return { claimed: claimed.length, sent: sending.length, missingSecrets };
-}
-
-/** What every attempt of the worker is sent with; an intent's own secrets, endpoint, span added. */
-function sharedSendContext(setup: OutboxPassSetup): SendContext {
-  return {
-    fetch: setup.fetch,
-    clock: setup.clock,
-    timer: setup.timer,
-    secretHeaders: NO_SECRETS,
-    signingSecret: setup.options.signingSecret,
-    endpoint: undefined,
-    traceparent: undefined,
-    wire: setup.wire,
-    deliver: setup.deliver,
-  };
 }
 
 /** The start of a claimed intent's next attempt, by this worker, now. */
@@ -245,9 +189,6 @@ function sortClaims(
   }
   return { early, toSend, missingSecrets };
 }
-
-/** The secret header values of an intent that names none: one object for all of them. */
-const NO_SECRETS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** The values of the secret headers `intent` names; undefined when one has none. */
 function secretsFor(
