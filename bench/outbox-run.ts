@@ -155,6 +155,8 @@ export class OutboxRig {
         profiled
           ? [
               '--cpu-prof',
+              '--cpu-prof-interval',
+              '100',
               '--cpu-prof-dir',
               cpuProfDir,
               '--cpu-prof-name',

@@ -57,7 +57,9 @@ export function boundedResponse(
     if (whole.length > ATTEMPT_HEADER_VALUE_CHARS) truncated = true;
     kept[name] = whole.slice(0, ATTEMPT_HEADER_VALUE_CHARS);
   }
-  return { headers: kept, body: bytes.slice(0, ATTEMPT_BODY_BYTES), truncated };
+  // Within the bound the bytes are kept as they are: every caller hands over bytes of its own.
+  const body = bytes.byteLength > ATTEMPT_BODY_BYTES ? bytes.slice(0, ATTEMPT_BODY_BYTES) : bytes;
+  return { headers: kept, body, truncated };
 }
 
 /** Node's `rawHeaders` (names and values alternating) as pairs with lower-case names. */

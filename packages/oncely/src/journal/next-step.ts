@@ -1,4 +1,11 @@
-import { decide, mayStartAttempt, type Observation, type StopReason } from '../policy/decide.js';
+import {
+  decide,
+  INITIAL_RETRY_STATE,
+  mayStartAttempt,
+  type Observation,
+  type RetryState,
+  type StopReason,
+} from '../policy/decide.js';
 import { resolveRetryPolicy, type RetryPolicyOptions } from '../policy/retry-options.js';
 import type { Random } from '../time/random.js';
 import type { IntentRecord, IntentState, Settlement } from './intent.js';
@@ -75,12 +82,13 @@ export function settleAttempt(
   endedAt: number,
   random: Random,
 ): Settlement {
-  const state = {
-    attempt: attempt - 1,
-    previousDelayMs: intent.previousDelayMs,
-    sawUnknown: intent.sawUnknown,
-  };
-  const [decision, next] = decide(state, result.observation, endedAt, random, intentPolicy(intent));
+  const [decision, next] = decide(
+    retryStateBefore(intent, attempt),
+    result.observation,
+    endedAt,
+    random,
+    intentPolicy(intent),
+  );
   const observation = result.observation;
   const ended = {
     attempt,
@@ -105,18 +113,30 @@ export function settleAttempt(
       },
     };
   }
+  return finish(
+    intent,
+    token,
+    decision.reason,
+    next.sawUnknown,
+    endedAt,
+    ended.status,
+    decision.reason === 'ok' ? result.body : null,
+    ended.detail,
+    ended,
+  );
+}
+
+/**
+ * decide()'s state before attempt `attempt`, rebuilt from the journal: a first attempt with nothing
+ * behind it is INITIAL_RETRY_STATE itself, whose plain success decide() answers without allocating.
+ */
+function retryStateBefore(intent: IntentRecord, attempt: number): RetryState {
+  if (attempt === 1 && intent.previousDelayMs === 0 && !intent.sawUnknown)
+    return INITIAL_RETRY_STATE;
   return {
-    ...finish(
-      intent,
-      token,
-      decision.reason,
-      next.sawUnknown,
-      endedAt,
-      ended.status,
-      decision.reason === 'ok' ? result.body : null,
-      ended.detail,
-    ),
-    attempt: ended,
+    attempt: attempt - 1,
+    previousDelayMs: intent.previousDelayMs,
+    sawUnknown: intent.sawUnknown,
   };
 }
 
@@ -129,16 +149,16 @@ function finish(
   status: number | null = null,
   body: Uint8Array | null = null,
   detail: string | null = null,
+  attempt?: Settlement['attempt'],
 ): Settlement {
-  return {
-    key: intent.key,
-    token,
-    next: {
-      state: finalState(reason, sawUnknown),
-      sawUnknown,
-      final: { stopReason: reason, status, body, detail, finishedAt: nowMs },
-    },
+  const next: Settlement['next'] = {
+    state: finalState(reason, sawUnknown),
+    sawUnknown,
+    final: { stopReason: reason, status, body, detail, finishedAt: nowMs },
   };
+  return attempt === undefined
+    ? { key: intent.key, token, next }
+    : { key: intent.key, token, attempt, next };
 }
 
 /** ok is delivered; a receiver's no is refused; running out is unknown after a lost answer, else gave_up. */

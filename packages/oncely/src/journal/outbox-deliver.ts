@@ -1,7 +1,7 @@
 import { classifyTransportError, observeTransportFailure } from '../client/transport-error.js';
 import type { Observation } from '../policy/observation.js';
 import type { Clock } from '../time/clock.js';
-import { createDeadlineSweep, type DeadlineSweep } from './deadline-sweep.js';
+import { createDeadlineSweep } from './deadline-sweep.js';
 import type { IntentRecord } from './intent.js';
 import type { AttemptResult } from './next-step.js';
 import { attemptOfAnswer } from './wire-attempt.js';
@@ -60,18 +60,60 @@ const NO_HEADERS: readonly string[] = Object.freeze([]);
 const NO_BODY = new Uint8Array(0);
 const encoder = new TextEncoder();
 
-/** The worker's sender when it was given `deliver`: its answers read as wire answers. */
-export function createHookSend(deliver: OutboxDeliver, timer: Clock, keepBytes: number): HookSend {
+/**
+ * The worker's sender when it was given `deliver`: its answers read as wire answers, each timed
+ * on `clock` from the hook's call to its answer (the attempt's `durationMs`). One promise an
+ * attempt beyond the hook's own: the answer, the timeout and the reading meet in it.
+ */
+export function createHookSend(
+  deliver: OutboxDeliver,
+  timer: Clock,
+  keepBytes: number,
+  clock: Clock = timer,
+): HookSend {
   const sweep = createDeadlineSweep(timer);
-  return async (delivery) => {
-    let answer: OutboxDeliveryAnswer;
-    try {
-      answer = await withinLimit(sweep, delivery.timeoutMs, deliver, delivery);
-    } catch (error) {
-      return { observation: observeHookError(error), body: null };
-    }
-    return attemptOfAnswer(wireAnswerOf(answer, keepBytes), delivery.method);
-  };
+  return (delivery) =>
+    new Promise((resolve, reject) => {
+      const sentAt = clock.now();
+      const limitMs = delivery.timeoutMs;
+      // Whichever comes first, the answer or the limit, resolves; the other finds `done`.
+      let done = false;
+      const unwatch = sweep.watch(limitMs, () => {
+        done = true;
+        const error = new DOMException(`attempt timed out after ${limitMs} ms`, 'TimeoutError');
+        resolve(hookFailure(error, clock.now() - sentAt));
+      });
+      let answer: Promise<OutboxDeliveryAnswer>;
+      try {
+        answer = Promise.resolve(deliver(delivery));
+      } catch (error) {
+        answer = Promise.reject(error);
+      }
+      answer.then(
+        (value) => {
+          if (done) return;
+          done = true;
+          unwatch();
+          try {
+            const wire = wireAnswerOf(value, keepBytes);
+            resolve(attemptOfAnswer(wire, delivery.method, clock.now() - sentAt));
+          } catch (error) {
+            reject(error); // an answer that cannot be read fails the pass, as a throw in it would
+          }
+        },
+        (error: unknown) => {
+          if (done) return;
+          done = true;
+          unwatch();
+          resolve(hookFailure(error, clock.now() - sentAt));
+        },
+      );
+    });
+}
+
+/** A throw, or the limit passed: the attempt's result without an answer. */
+function hookFailure(error: unknown, durationMs: number): AttemptResult {
+  return { observation: observeHookError(error), body: null, durationMs };
 }
 
 /** The delivery of `intent`'s attempt `attempt`, or undefined when its deadline has passed. */
@@ -107,37 +149,8 @@ export const DEADLINE_BEFORE_DELIVERY: AttemptResult = Object.freeze({
     detail: 'the deadline passed before the attempt left',
   }),
   body: null,
+  durationMs: 0,
 });
-
-/** The hook's answer, or a TimeoutError once `limitMs` have passed on the sweep's timer. */
-function withinLimit(
-  sweep: DeadlineSweep,
-  limitMs: number,
-  deliver: OutboxDeliver,
-  delivery: OutboxDelivery,
-): Promise<OutboxDeliveryAnswer> {
-  return new Promise((resolve, reject) => {
-    const unwatch = sweep.watch(limitMs, () =>
-      reject(new DOMException(`attempt timed out after ${limitMs} ms`, 'TimeoutError')),
-    );
-    let answer: Promise<OutboxDeliveryAnswer>;
-    try {
-      answer = Promise.resolve(deliver(delivery));
-    } catch (error) {
-      answer = Promise.reject(error);
-    }
-    answer.then(
-      (value) => {
-        unwatch();
-        resolve(value);
-      },
-      (error: unknown) => {
-        unwatch();
-        reject(error);
-      },
-    );
-  });
-}
 
 /** A throw: a transport failure the client knows, else sent with no answer (it may have happened). */
 function observeHookError(error: unknown): Observation {

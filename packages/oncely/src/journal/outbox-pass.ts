@@ -11,18 +11,10 @@ import type {
 import type { JournalCapabilities, JournalStore } from './journal-store.js';
 import { INTERRUPTED, settleAttempt, stopBeforeAttempt } from './next-step.js';
 import type { OutboxWorkerOptions } from './outbox-worker.js';
-import { sendAttempt, type clientFor } from './send-attempt.js';
-import {
-  abortIfAsked,
-  gateEndpoints,
-  observeEndpoints,
-  sendTarget,
-  slotsFor,
-  waitForSlot,
-} from './endpoint-pass.js';
+import type { clientFor } from './send-attempt.js';
+import { batchSends, NO_SECRETS, sendAndSettle } from './batch-sends.js';
+import { gateEndpoints, observeEndpoints, slotsFor, waitForSlot } from './endpoint-pass.js';
 import { recordDisabledNotices } from './endpoint-notice.js';
-import { endAttemptSpan, startAttemptSpan } from './attempt-tracing.js';
-import type { AttemptResult } from './next-step.js';
 import type { WireSend } from './wire-send.js';
 import type { HookSend } from './outbox-deliver.js';
 
@@ -78,14 +70,14 @@ export interface OutboxPassSetup {
 }
 
 /** A claimed intent with the secret header values it is sent with. */
-interface ToSend {
+export interface ToSend {
   readonly claim: ClaimedIntent;
-  readonly secrets: Record<string, string>;
+  readonly secrets: Readonly<Record<string, string>>;
 }
 
 /** Claims one batch of due intents, sends them, writes down every attempt and what follows. */
 export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult> {
-  const { store, owner, clock, random, options } = setup;
+  const { store, owner, clock, options } = setup;
   // Where the store can, each claimed intent's attempt starts with its claim (one write a batch).
   const claimed = await (setup.claimStarting?.claim ?? store.claim.bind(store))(
     owner,
@@ -112,53 +104,19 @@ export async function runOutboxPass(setup: OutboxPassSetup): Promise<PassResult>
   const sending = admitted.filter(({ claim }) => claim.started === true || startedNow.has(claim));
   // Throttle slots are taken now, just before sending: a slow start cannot bunch the sends.
   const slots = await slotsFor(store.endpoints, sending, clock.now());
-  const answers: { endpoint: string; result: AttemptResult; endedAt: number }[] = [];
-  const durations = new Map<string, number>();
+  const sends = batchSends(setup);
   const settlements = await Promise.all(
-    sending.map(async ({ claim, secrets, endpoint }, i) => {
+    sending.map((item, i) =>
       // A reserved throttle slot: wait for it, holding the lease (about SLOT_HORIZON_MS at most).
-      await waitForSlot(store.endpoints, endpoint, slots[i]!, clock);
-      const sentAt = clock.now();
-      const target = endpoint && sendTarget(endpoint, sentAt);
-      const traced =
-        options.tracer &&
-        startAttemptSpan(
-          options.tracer,
-          claim.intent,
-          claim.intent.attemptCount + 1,
-          target?.url ?? claim.intent.target,
-        );
-      const result = await sendAttempt(
-        claim.intent,
-        {
-          fetch: setup.fetch,
-          clock,
-          timer: setup.timer,
-          secretHeaders: secrets,
-          signingSecret: options.signingSecret,
-          endpoint: target,
-          traceparent: traced?.traceparent,
-          wire: setup.wire,
-          deliver: setup.deliver,
-        },
-        setup.client,
-      );
-      if (traced) endAttemptSpan(traced.span, result);
-      // One instant for the intent's next attempt and the endpoint's hold (a Retry-After).
-      const endedAt = clock.now();
-      durations.set(claim.intent.key, endedAt - sentAt);
-      if (endpoint) answers.push({ endpoint: endpoint.id, result, endedAt });
-      const settled = settleAttempt(
-        claim.intent,
-        claim.token,
-        claim.intent.attemptCount + 1,
-        result,
-        endedAt,
-        random,
-      );
-      return abortIfAsked(settled, result, endedAt);
-    }),
+      // Without an endpoint the slot is now: nothing to wait for, no promise spent on it.
+      item.endpoint !== undefined || slots[i]! > clock.now()
+        ? waitForSlot(store.endpoints, item.endpoint, slots[i]!, clock).then(() =>
+            sendAndSettle(sends, item),
+          )
+        : sendAndSettle(sends, item),
+    ),
   );
+  const { answers, durations } = sends;
   if (settlements.length > 0) await settleSome(settlements, durations);
   const disabled = await observeEndpoints(store.endpoints, answers, clock.now());
   await recordDisabledNotices(store, options.disabledNotice, disabled, clock.now());
@@ -236,7 +194,8 @@ function sortClaims(
 function secretsFor(
   secrets: OutboxWorkerOptions['secrets'],
   intent: IntentRecord,
-): Record<string, string> | undefined {
+): Readonly<Record<string, string>> | undefined {
+  if (intent.secretHeaders.length === 0) return NO_SECRETS;
   const values: Record<string, string> = {};
   for (const name of intent.secretHeaders) {
     const value = typeof secrets === 'function' ? secrets(name, intent) : secrets?.[name];
@@ -254,8 +213,12 @@ async function writeSettlements(
   durations?: ReadonlyMap<string, number>,
 ): Promise<void> {
   const written = await setup.store.settle(settlements);
-  settlements.forEach((settlement, i) =>
-    setup.options.onSettled?.({
+  const onSettled = setup.options.onSettled;
+  if (onSettled === undefined) return;
+  settlements.forEach((settlement, i) => {
+    // Every settlement is of a claimed intent.
+    const intent = intents.get(settlement.key)!;
+    onSettled({
       key: settlement.key,
       state: settlement.next.state,
       attempt: settlement.attempt?.attempt,
@@ -263,10 +226,9 @@ async function writeSettlements(
       detail: settlement.attempt?.detail ?? null,
       written: written[i] === true,
       outcome: settlement.attempt?.outcome,
-      // Every settlement is of a claimed intent.
-      endpoint: intents.get(settlement.key)!.endpoint ?? null,
+      endpoint: intent.endpoint ?? null,
       durationMs: durations?.get(settlement.key),
-      recordedAt: intents.get(settlement.key)!.createdAt,
-    }),
-  );
+      recordedAt: intent.createdAt,
+    });
+  });
 }

@@ -141,7 +141,7 @@ export function createOutboxWorker(options: OutboxWorkerOptions): OutboxWorker {
     client: clientFor({ fetch: fetchImpl, clock, timer }),
     // Without a fetch of the caller's, http(s) sends skip the Fetch layer (wire-send.ts).
     wire: options.fetch === undefined ? createWireSend(timer, MAX_RECEIPT_BYTES) : undefined,
-    deliver: options.deliver && createHookSend(options.deliver, timer, MAX_RECEIPT_BYTES),
+    deliver: options.deliver && createHookSend(options.deliver, timer, MAX_RECEIPT_BYTES, clock),
     leaseMs,
     batchSize,
     options,

@@ -39,38 +39,56 @@ export interface SendContext {
   readonly attempt?: number | undefined;
 }
 
+/** The key's header, its name as the wire and a `deliver` hook see it. */
+const IDEMPOTENCY_KEY = HEADER.idempotencyKey.toLowerCase();
+const utf8 = new TextDecoder();
+
 /**
  * One attempt of an intent, through the client's own request path (timeouts, body read within
  * the timeout, transport failures classified as unknown), with a budget of one: the journal, not
  * an in-process loop, decides whether another follows. The key goes out as Idempotency-Key and,
  * when signing, as webhook-id: the same on every attempt, across restarts.
+ * Not an async function: a batch makes one attempt per intent, and the hook's or the wire's own
+ * promise is handed back as it is, without another promise and frame wrapped around it.
  */
-export async function sendAttempt(
+export function sendAttempt(
   intent: IntentRecord,
   context: SendContext,
-  client: Client = clientFor(context),
+  client?: Client,
 ): Promise<AttemptResult> {
-  const headers: Record<string, string> = {
-    ...intent.headers,
-    ...context.secretHeaders,
-    [HEADER.idempotencyKey.toLowerCase()]: intent.key,
-    ...(context.traceparent === undefined ? {} : { traceparent: context.traceparent }),
-  };
+  try {
+    const headers = attemptHeaders(intent, context);
+    const target = context.endpoint?.url ?? intent.target;
+    if (context.deliver) return sendThroughHook(intent, context, target, headers);
+    return sendOverHttp(intent, context, target, headers, client ?? clientFor(context));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** The headers an attempt goes out with: the intent's, the secret ones, the key, tracing, signing. */
+function attemptHeaders(intent: IntentRecord, context: SendContext): Record<string, string> {
+  const headers: Record<string, string> = { ...intent.headers, ...context.secretHeaders };
+  headers[IDEMPOTENCY_KEY] = intent.key;
+  if (context.traceparent !== undefined) headers['traceparent'] = context.traceparent;
   const nowMs = context.clock.now();
   const secrets = signingSecretsOf(context, nowMs);
   if (secrets.length > 0)
     Object.assign(
       headers,
-      signWebhookWith(
-        nodeEd25519,
-        secrets,
-        intent.key,
-        nowMs,
-        new TextDecoder().decode(intent.body),
-      ),
+      signWebhookWith(nodeEd25519, secrets, intent.key, nowMs, utf8.decode(intent.body)),
     );
-  const target = context.endpoint?.url ?? intent.target;
-  if (context.deliver) return sendThroughHook(intent, context, target, headers);
+  return headers;
+}
+
+/** The attempt over HTTP: the worker's own wire sender, else the client with the given fetch. */
+async function sendOverHttp(
+  intent: IntentRecord,
+  context: SendContext,
+  target: string,
+  headers: Record<string, string>,
+  client: Client,
+): Promise<AttemptResult> {
   const onWire = context.wire && wireRequest(intent, target, headers, context.clock);
   const sentAt = context.clock.now();
   const result = onWire
@@ -79,19 +97,17 @@ export async function sendAttempt(
   return { ...result, durationMs: context.clock.now() - sentAt };
 }
 
-/** The attempt through the worker's `deliver` hook, timed as a request would be. */
-async function sendThroughHook(
+/** The attempt through the worker's `deliver` hook, which times it as a request would be. */
+function sendThroughHook(
   intent: IntentRecord,
   context: SendContext,
   target: string,
   headers: Record<string, string>,
 ): Promise<AttemptResult> {
   const attempt = context.attempt ?? intent.attemptCount + 1;
-  const sentAt = context.clock.now();
-  const delivery = deliveryOf(intent, attempt, target, headers, sentAt);
-  if (delivery === undefined) return { ...DEADLINE_BEFORE_DELIVERY, durationMs: 0 };
-  const result = await context.deliver!(delivery);
-  return { ...result, durationMs: context.clock.now() - sentAt };
+  const delivery = deliveryOf(intent, attempt, target, headers, context.clock.now());
+  if (delivery === undefined) return Promise.resolve(DEADLINE_BEFORE_DELIVERY);
+  return context.deliver!(delivery);
 }
 
 /** The request itself through the client, its answer (or failure) classified, its response captured. */

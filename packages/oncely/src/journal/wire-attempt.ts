@@ -45,16 +45,21 @@ export async function sendOnWire(send: WireSend, request: WireRequest): Promise<
 
 /**
  * An answer as the client and sendAttempt would have read its Response: the status classified by
- * the policy, Retry-After, Date and `webhook-delivery` honoured, the receipt and attempt log kept.
+ * the policy, Retry-After, Date and `webhook-delivery` honoured, the receipt and attempt log kept;
+ * `durationMs` when the caller timed it.
  */
-export function attemptOfAnswer(answer: WireAnswer, method: string): AttemptResult {
+export function attemptOfAnswer(
+  answer: WireAnswer,
+  method: string,
+  durationMs: number | null = null,
+): AttemptResult {
   const { status, rawHeaders } = answer;
   // fetch refuses a status out of 200..599 as a network error.
   if (!(Number.isInteger(status) && status >= 200 && status <= 599)) {
     const refused = new TypeError('fetch failed', {
       cause: new Error(`invalid response status ${status}`),
     });
-    return { observation: observeError(refused), body: null };
+    return { observation: observeError(refused), body: null, durationMs };
   }
   const emptyBody = NULL_BODY_STATUSES.has(status) || method === 'HEAD';
   return {
@@ -67,9 +72,16 @@ export function attemptOfAnswer(answer: WireAnswer, method: string): AttemptResu
     // The client gives up on anything but a 2xx with budget one: then no body is kept.
     body: status >= 300 ? null : emptyBody ? new Uint8Array(0) : answer.body,
     hint: rawHeader(rawHeaders, 'webhook-delivery')?.trim().toLowerCase() ?? null,
-    response: boundedResponse(rawHeaderPairs(rawHeaders), answer.body),
+    response: boundedResponse(
+      rawHeaders.length === 0 ? NO_PAIRS : rawHeaderPairs(rawHeaders),
+      answer.body,
+    ),
+    durationMs,
   };
 }
+
+/** An answer without headers (a `deliver` hook's, often): no generator made to read none. */
+const NO_PAIRS: readonly (readonly [string, string])[] = Object.freeze([]);
 
 const urls = new Map<string, URL>();
 const MAX_URLS = 1000;

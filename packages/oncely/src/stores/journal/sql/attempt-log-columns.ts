@@ -1,5 +1,5 @@
 import type { AttemptResponse } from '../../../journal/attempt-response.js';
-import type { JournalColumnTypes } from './journal-row.js';
+import { hexOf, type JournalColumnTypes } from './journal-row.js';
 
 /**
  * The attempt log's columns on the attempts table (docs/outbox.md, "Attempt log"): how long the
@@ -29,7 +29,7 @@ export function attemptLogValues(
   return {
     duration_ms: durationMs ?? null,
     response_headers: response ? JSON.stringify(response.headers) : null,
-    response_body: response ? Buffer.from(response.body).toString('hex') : null,
+    response_body: response ? hexOf(response.body) : null,
     response_truncated: response ? (response.truncated ? 1 : 0) : null,
   };
 }

@@ -11,6 +11,7 @@ import { orderingDdl } from './journal-ordering.js';
 import { policyFromJson } from '../../../journal/outbox-policy.js';
 import { attemptLogDdl, attemptLogOf } from './attempt-log-columns.js';
 import { openAttemptDdl } from './open-attempt.js';
+import { createRowTextMemo } from './row-text-memo.js';
 
 /**
  * The journal's two tables, shared by the SQL stores. Instants are integer ms on the worker's
@@ -137,12 +138,32 @@ export function toBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/** Bytes as hex text, for a JSON batch row (the statement unhexes it); no copy, '' for none. */
+export function hexOf(bytes: Uint8Array): string {
+  return bytes.byteLength === 0 ? '' : toBuffer(bytes).toString('hex');
+}
+
 const nullableNumber = (value: unknown): number | null =>
   value === null || value === undefined ? null : Number(value);
 const nullableString = (value: unknown): string | null =>
   value === null || value === undefined ? null : String(value);
 
-/** Reads a row back (pg returns int8 as strings, both drivers return bytes as Buffers). */
+const headersOf = createRowTextMemo<Readonly<Record<string, string>>>();
+const secretHeadersOf = createRowTextMemo<readonly string[]>();
+
+/**
+ * Bytes a driver returned (a Buffer) as a plain Uint8Array over the same memory: the driver made
+ * them for this row alone, so they need no copy.
+ */
+const bytesOf = (value: unknown): Uint8Array => {
+  const bytes = value as Uint8Array;
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+};
+
+/**
+ * Reads a row back (pg returns int8 as strings, both drivers return bytes as Buffers). Rows with
+ * the same headers, secret headers or policy text share one frozen object of each.
+ */
 export function rowToIntent(row: Record<string, unknown>): IntentRecord {
   const state = String(row['state']) as IntentState;
   const outcome: FinalRecord | null =
@@ -151,7 +172,7 @@ export function rowToIntent(row: Record<string, unknown>): IntentRecord {
       : {
           stopReason: String(row['stop_reason']) as StopReason | 'cancelled',
           status: nullableNumber(row['final_status']),
-          body: row['final_body'] == null ? null : new Uint8Array(row['final_body'] as Uint8Array),
+          body: row['final_body'] == null ? null : bytesOf(row['final_body']),
           detail: nullableString(row['final_detail']),
           finishedAt: Number(row['finished_at']),
         };
@@ -159,9 +180,9 @@ export function rowToIntent(row: Record<string, unknown>): IntentRecord {
     key: String(row['key']),
     target: String(row['target']),
     method: String(row['method']),
-    headers: JSON.parse(String(row['headers'])) as Record<string, string>,
-    secretHeaders: JSON.parse(String(row['secret_headers'])) as string[],
-    body: new Uint8Array(row['body'] as Uint8Array),
+    headers: headersOf(String(row['headers'])),
+    secretHeaders: secretHeadersOf(String(row['secret_headers'])),
+    body: bytesOf(row['body']),
     policy: policyFromJson(String(row['policy'])),
     deadlineAt: nullableNumber(row['deadline_at']),
     createdBy: String(row['created_by']),

@@ -3,7 +3,7 @@ import type { JournalStore } from '../../../journal/journal-store.js';
 import { sqlHandleOf, type CarriesSqlHandle, type SqlHandle } from '../../../ledger/sql-handle.js';
 import { listStatement } from './sql-journal-list.js';
 import { journalStatements } from './sql-journal-statements.js';
-import { intentValues, rowToAttempt, rowToIntent, toBuffer } from './journal-row.js';
+import { hexOf, intentValues, rowToAttempt, rowToIntent } from './journal-row.js';
 import { createSqlEndpointStore } from './sql-endpoint-store.js';
 import { withWake, type JournalWake, type UnwatchedJournalStore } from '../journal-wake.js';
 import { orderedWrite, reopenBatch, reopenOne } from './sql-journal-reopen.js';
@@ -257,7 +257,7 @@ async function settleIn<Tx>(
       saw_unknown: next.sawUnknown ? 1 : 0,
       stop_reason: final?.stopReason ?? null,
       final_status: final?.status ?? null,
-      final_body: final?.body ? toBuffer(final.body).toString('hex') : null,
+      final_body: final?.body ? hexOf(final.body) : null,
       final_detail: final?.detail ?? null,
       finished_at: final?.finishedAt ?? null,
     };

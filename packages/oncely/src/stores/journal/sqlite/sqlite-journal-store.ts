@@ -116,10 +116,11 @@ export function createSqliteJournalStore(
   };
   /** The connection if one is open: a watch alone opens nothing. */
   const opened = (): SqliteDatabase | undefined => (closed ? undefined : db);
+  /** `text` as written ($1): cached by it, so a batch's long statement is renumbered once. */
   const prepare = (conn: { prepare(sql: string): unknown }, text: string, cached: boolean) => {
     let statement = cached ? cache.get(text) : undefined;
     if (!statement) {
-      statement = conn.prepare(text) as Statement;
+      statement = conn.prepare(numbered(text)) as Statement;
       if (cached) cache.set(text, statement);
     }
     return statement;
@@ -133,7 +134,7 @@ export function createSqliteJournalStore(
     sql: string,
     params: readonly unknown[] = [],
     cached = true,
-  ) => runStatement(prepare(conn, numbered(sql), cached), params);
+  ) => runStatement(prepare(conn, sql, cached), params);
   /** Runs `fn` in BEGIN IMMEDIATE ... COMMIT, the lock waited for in the event loop. */
   const writing = <T>(
     fn: (conn: SqliteDatabase) => T | Promise<T>,
@@ -159,7 +160,7 @@ export function createSqliteJournalStore(
         })),
     query: (sql, params) =>
       mutex.run(() => {
-        const statement = prepare(connection(), numbered(sql), true);
+        const statement = prepare(connection(), sql, true);
         return statement.readonly
           ? runStatement(statement, params)
           : writing(() => runStatement(statement, params), sync);
