@@ -22,8 +22,16 @@ export class CallgrindServer {
   /** Resolves to the app's URL once it listens with every row mounted. */
   readonly ready: Promise<string>;
 
-  /** `serverFile`: a build's dist/bench/anchors-server.js; `dir`: where callgrind writes. */
-  constructor(serverFile: string, setup: ServerSetup, dir: string) {
+  /**
+   * `serverFile`: a build's dist/bench/anchors-server.js; `dir`: where callgrind writes;
+   * `nodeFlags`: given to node itself.
+   */
+  constructor(
+    serverFile: string,
+    setup: ServerSetup,
+    dir: string,
+    nodeFlags: readonly string[] = [],
+  ) {
     this.#dir = dir;
     this.#child = fork(serverFile, [JSON.stringify(setup)], {
       execPath: 'valgrind',
@@ -33,6 +41,7 @@ export class CallgrindServer {
         `--callgrind-out-file=${join(dir, 'callgrind.out')}`,
         `--log-file=${join(dir, 'valgrind.log')}`,
         process.execPath,
+        ...nodeFlags,
       ],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

@@ -33,6 +33,18 @@ import {
 
 const DEFAULT_VARIANTS = 'oncely-sqlite,oncely-postgres,oncely-postgres-deferred';
 
+/**
+ * With default flags a window's count swung by 10–25 % within one build, mostly by whether a
+ * mark-compact or a TurboFan compile landed in it; these pin the young generation's size (so
+ * scavenges follow allocation) and keep GC off background threads and idle-time tuning.
+ */
+const STEADY_GC_FLAGS = [
+  '--min-semi-space-size=16',
+  '--max-semi-space-size=16',
+  '--no-memory-reducer',
+  '--single-threaded-gc',
+];
+
 const USAGE = `usage: node dist/bench/instructions.js [options]
   Instructions per request (valgrind's callgrind) of bench/anchors' routes in the durable table,
   for each build given, and each build ÷ the first. Needs valgrind; the builds must be built.
@@ -47,6 +59,9 @@ const USAGE = `usage: node dist/bench/instructions.js [options]
   --pg URL           PostgreSQL for the PostgreSQL rows (default $ONCELY_TEST_POSTGRES_URL)
   --keep-dumps       keep each window's callgrind dump (the folder is printed), for
                      callgrind_annotate: where a build's extra instructions go
+  --steady-gc        each server with a fixed young generation and GC on one thread, so a
+                     window's count tracks what the build allocates, not when a GC lands:
+                     ${STEADY_GC_FLAGS.join(' ')}
   --help             this text`;
 
 interface Options {
@@ -59,6 +74,8 @@ interface Options {
   modes: Mode[];
   pgUrl: string | undefined;
   keepDumps: boolean;
+  /** node flags of every server (STEADY_GC_FLAGS with --steady-gc). */
+  nodeFlags: readonly string[];
 }
 
 function readOptions(): Options {
@@ -73,6 +90,7 @@ function readOptions(): Options {
       modes: { type: 'string' },
       pg: { type: 'string' },
       'keep-dumps': { type: 'boolean' },
+      'steady-gc': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -98,6 +116,7 @@ function readOptions(): Options {
     modes: MODES.filter((m) => modes.includes(m)),
     pgUrl: values.pg ?? (process.env['ONCELY_TEST_POSTGRES_URL'] || undefined),
     keepDumps: values['keep-dumps'] === true,
+    nodeFlags: values['steady-gc'] === true ? STEADY_GC_FLAGS : [],
   };
 }
 
@@ -125,6 +144,7 @@ async function startBuilds(options: Options, work: string): Promise<Build[]> {
         join(dir, 'dist/bench/anchors-server.js'),
         setup,
         mkdtempSync(own),
+        options.nodeFlags,
       );
       return { dir, server, url: await server.ready };
     }),
