@@ -39,6 +39,31 @@ export const INTENT_INSERT_COLUMNS = [
   'endpoint',
 ] as const;
 
+/**
+ * What a claim reads back of each intent it leases: what rowToIntent reads of a pending intent
+ * (its outcome is read only once it is finished). Not `*`: the lease, the open attempt's worker
+ * and start, the final and the attempt-end columns would travel with every claimed row.
+ */
+export const CLAIMED_COLUMNS = [
+  'key',
+  'target',
+  'method',
+  'headers',
+  'secret_headers',
+  'body',
+  'policy',
+  'deadline_at',
+  'created_by',
+  'created_at',
+  'state',
+  'attempt_count',
+  'next_attempt_at',
+  'previous_delay_ms',
+  'saw_unknown',
+  'ordering_key',
+  'endpoint',
+] as const;
+
 export interface JournalColumnTypes {
   readonly bigint: string;
   readonly bytes: string;

@@ -1,7 +1,7 @@
 import type { JournalCapabilities } from '../../../journal/journal-store.js';
 import type { AttemptStart, ClaimedIntent } from '../../../journal/intent.js';
 import { orderedTurn } from './journal-ordering.js';
-import { rowToIntent } from './journal-row.js';
+import { CLAIMED_COLUMNS, rowToIntent } from './journal-row.js';
 import type { ClaimMark } from './claim-mark.js';
 import { START_COLUMNS } from './sql-journal-statements.js';
 import type { JournalQuery, JournalSqlBackend } from './sql-journal-store.js';
@@ -28,7 +28,7 @@ export function claimStartStatements<Tx>(backend: JournalSqlBackend<Tx>) {
   // on the key could be planned as a hash join over the whole table. A row updated and committed
   // between the snapshot and its lock is not seen at that address: left for the next claim.
   const claimed = (picked: string): string =>
-    `claimed AS (UPDATE ${intents} AS i SET lease_owner = $1, lease_token = $2, lease_expires_at = $3, ${startingSet('p.was_open', 'i.')} FROM (${picked}${backend.lockClause}) AS p WHERE i.ctid = p.row_id RETURNING i.*, p.was_open AS was_open)`;
+    `claimed AS (UPDATE ${intents} AS i SET lease_owner = $1, lease_token = $2, lease_expires_at = $3, ${startingSet('p.was_open', 'i.')} FROM (${picked}${backend.lockClause}) AS p WHERE i.ctid = p.row_id RETURNING ${CLAIMED_COLUMNS.map((c) => `i.${c}`).join(', ')}, p.was_open AS was_open)`;
   const due = `state = 'pending' AND next_attempt_at <= $4 AND (lease_expires_at IS NULL OR lease_expires_at <= $4) AND ${turn}`;
   const from = `(next_attempt_at, seq) >= ($6, $7)`;
   // The lowest pending row at or after where the claim began, whatever its lease (claim-mark.ts).
@@ -70,7 +70,7 @@ function pickThenStartStatements<Tx>(backend: JournalSqlBackend<Tx>) {
     pick: `SELECT key, open_attempt FROM ${intents} WHERE ${due} ORDER BY next_attempt_at, seq LIMIT $2`,
     pickOne: `SELECT key, open_attempt FROM ${intents} WHERE key = $3 AND ${due} LIMIT $2`,
     // $5: the picked rows' keys, a JSON array.
-    leaseStarting: `UPDATE ${intents} SET lease_owner = $1, lease_token = $2, lease_expires_at = $3, ${startingSet('open_attempt', '')} WHERE key IN (SELECT value FROM json_each($5)) RETURNING *`,
+    leaseStarting: `UPDATE ${intents} SET lease_owner = $1, lease_token = $2, lease_expires_at = $3, ${startingSet('open_attempt', '')} WHERE key IN (SELECT value FROM json_each($5)) RETURNING ${CLAIMED_COLUMNS.join(', ')}`,
   };
 }
 

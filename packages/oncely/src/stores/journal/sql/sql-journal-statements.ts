@@ -1,4 +1,4 @@
-import { INTENT_INSERT_COLUMNS } from './journal-row.js';
+import { CLAIMED_COLUMNS, INTENT_INSERT_COLUMNS } from './journal-row.js';
 import type { JournalSqlBackend, JsonColumn } from './sql-journal-store.js';
 import { orderedTurn, reopenedSeq } from './journal-ordering.js';
 import { attemptsListing, insertEndedAttempts } from './open-attempt.js';
@@ -53,6 +53,8 @@ export function journalStatements<Tx>(backend: JournalSqlBackend<Tx>) {
   const turn = orderedTurn(intents, intents);
   const dueOf = `MIN(CASE WHEN lease_expires_at IS NOT NULL AND lease_expires_at > next_attempt_at THEN lease_expires_at ELSE next_attempt_at END)`;
   const insertSql = `INSERT INTO ${intents} (${INTENT_INSERT_COLUMNS.join(', ')}) VALUES (${INTENT_INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT (key) DO NOTHING`;
+  // A claim reads back what the worker needs of each intent, and whether its attempt is open.
+  const claimed = `${CLAIMED_COLUMNS.join(', ')}, open_attempt`;
   const intentOf = rowsByKey(backend, intents, 'i', 'key = s.key AND lease_token = s.token');
   const settleSql = (returning: string) =>
     `UPDATE ${intents} AS i SET state = s.state, next_attempt_at = COALESCE(s.next_at, i.next_attempt_at), previous_delay_ms = COALESCE(s.previous_delay, i.previous_delay_ms), saw_unknown = s.saw_unknown, stop_reason = s.stop_reason, final_status = s.final_status, final_body = ${backend.fromHex('s.final_body')}, final_detail = s.final_detail, finished_at = s.finished_at, open_attempt = 0, lease_owner = NULL, lease_token = NULL, lease_expires_at = NULL FROM ${backend.jsonRows('$1', SETTLE_COLUMNS)}${intentOf.from} WHERE ${intentOf.where} RETURNING ${returning}`;
@@ -64,8 +66,8 @@ export function journalStatements<Tx>(backend: JournalSqlBackend<Tx>) {
     backlog: `SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM ${intents} WHERE state = 'pending'`,
     // One statement: pick the due rows (PostgreSQL skips rows another worker is claiming) and
     // lease them, so a claim is one round trip and atomic without an explicit transaction.
-    claim: `UPDATE ${intents} SET lease_owner = $1, lease_token = $2, lease_expires_at = $3 WHERE key IN (SELECT key FROM ${intents} WHERE state = 'pending' AND next_attempt_at <= $4 AND (lease_expires_at IS NULL OR lease_expires_at <= $4) AND ${turn} ORDER BY next_attempt_at, seq LIMIT $5${backend.lockClause}) RETURNING *`,
-    claimOne: `UPDATE ${intents} SET lease_owner = $1, lease_token = $2, lease_expires_at = $3 WHERE key IN (SELECT key FROM ${intents} WHERE key = $6 AND state = 'pending' AND next_attempt_at <= $4 AND (lease_expires_at IS NULL OR lease_expires_at <= $4) AND ${turn} LIMIT $5${backend.lockClause}) RETURNING *`,
+    claim: `UPDATE ${intents} SET lease_owner = $1, lease_token = $2, lease_expires_at = $3 WHERE key IN (SELECT key FROM ${intents} WHERE state = 'pending' AND next_attempt_at <= $4 AND (lease_expires_at IS NULL OR lease_expires_at <= $4) AND ${turn} ORDER BY next_attempt_at, seq LIMIT $5${backend.lockClause}) RETURNING ${claimed}`,
+    claimOne: `UPDATE ${intents} SET lease_owner = $1, lease_token = $2, lease_expires_at = $3 WHERE key IN (SELECT key FROM ${intents} WHERE key = $6 AND state = 'pending' AND next_attempt_at <= $4 AND (lease_expires_at IS NULL OR lease_expires_at <= $4) AND ${turn} LIMIT $5${backend.lockClause}) RETURNING ${claimed}`,
     // A batch in one statement each: the attempts' starts (the intent rows alone: open-attempt.ts),
     // the settlements, the attempts' ends (their rows, written closed).
     start: `UPDATE ${intents} AS i SET attempt_count = s.attempt, open_attempt = 1, attempt_worker = s.worker, attempt_started_at = s.started_at FROM ${backend.jsonRows('$1', START_COLUMNS)} WHERE i.key = s.key AND i.lease_token = s.token AND i.open_attempt = 0 RETURNING ${backend.returningKey}`,
