@@ -42,7 +42,7 @@ export const INTENT_INSERT_COLUMNS = [
 /**
  * What a claim reads back of each intent it leases: what rowToIntent reads of a pending intent
  * (its outcome is read only once it is finished). Not `*`: the lease, the open attempt's worker
- * and start, the final and the attempt-end columns would travel with every claimed row.
+ * and start, and the final columns would travel with every claimed row.
  */
 export const CLAIMED_COLUMNS = [
   'key',
