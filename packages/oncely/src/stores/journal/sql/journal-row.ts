@@ -40,29 +40,14 @@ export const INTENT_INSERT_COLUMNS = [
 ] as const;
 
 /**
- * What a claim reads back of each intent it leases: what rowToIntent reads of a pending intent
- * (its outcome is read only once it is finished). Not `*`: the lease, the open attempt's worker
+ * What a claim reads back of each intent it leases: what rowToIntent reads of a pending intent,
+ * which is what recording wrote of it (its outcome is read only once it is finished; whether an
+ * attempt was open each claim reads its own way). Not `*`: the lease, the open attempt's worker
  * and start, and the final columns would travel with every claimed row.
  */
-export const CLAIMED_COLUMNS = [
-  'key',
-  'target',
-  'method',
-  'headers',
-  'secret_headers',
-  'body',
-  'policy',
-  'deadline_at',
-  'created_by',
-  'created_at',
-  'state',
-  'attempt_count',
-  'next_attempt_at',
-  'previous_delay_ms',
-  'saw_unknown',
-  'ordering_key',
-  'endpoint',
-] as const;
+export const CLAIMED_COLUMNS: readonly string[] = INTENT_INSERT_COLUMNS.filter(
+  (column) => column !== 'open_attempt',
+);
 
 export interface JournalColumnTypes {
   readonly bigint: string;
