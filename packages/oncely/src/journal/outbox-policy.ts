@@ -2,6 +2,7 @@ import { InvalidOptionError } from '../contract/errors.js';
 import type { Jitter } from '../policy/backoff.js';
 import { resolveRetryPolicy } from '../policy/retry-options.js';
 import type { IntentPolicy } from './intent.js';
+import { createTextMemo } from './text-memo.js';
 
 /**
  * The outbox's default waits between attempts, Svix's (docs.svix.com/retries): 5 s, 5 min,
@@ -120,24 +121,15 @@ export function resolveOutboxPolicy(
 /**
  * A policy read back from JSON: Infinity was written as null. Rows written before schedules have
  * neither `schedule` nor `retryAfterJitterRatio`, and keep the client's behaviour they had.
+ * Frozen: one object serves every row with this text (a batch reads one text many times).
  */
-export function policyFromJson(text: string): IntentPolicy {
-  let policy = policiesByText.get(text);
-  if (policy === undefined) {
-    const read = JSON.parse(text) as IntentPolicy & { maxRetryAfterMs: number | null };
-    const whole =
-      read.maxRetryAfterMs === null ? { ...read, maxRetryAfterMs: Number.POSITIVE_INFINITY } : read;
-    if (Array.isArray(whole.schedule)) Object.freeze(whole.schedule);
-    // Frozen: one object serves every row with this text (a batch reads one text many times).
-    policy = Object.freeze(whole);
-    if (policiesByText.size >= MAX_POLICY_TEXTS) policiesByText.clear();
-    policiesByText.set(text, policy);
-  }
-  return policy;
-}
-
-const policiesByText = new Map<string, IntentPolicy>();
-const MAX_POLICY_TEXTS = 256;
+export const policyFromJson: (text: string) => IntentPolicy = createTextMemo((text) => {
+  const read = JSON.parse(text) as IntentPolicy & { maxRetryAfterMs: number | null };
+  const whole =
+    read.maxRetryAfterMs === null ? { ...read, maxRetryAfterMs: Number.POSITIVE_INFINITY } : read;
+  if (Array.isArray(whole.schedule)) Object.freeze(whole.schedule);
+  return Object.freeze(whole);
+});
 
 /** The settings given, as an object without undefined values. */
 type Given = { -readonly [K in keyof OutboxRetryInput]?: Exclude<OutboxRetryInput[K], undefined> };

@@ -11,7 +11,7 @@ import { orderingDdl } from './journal-ordering.js';
 import { policyFromJson } from '../../../journal/outbox-policy.js';
 import { attemptLogDdl, attemptLogOf } from './attempt-log-columns.js';
 import { openAttemptDdl } from './open-attempt.js';
-import { createRowTextMemo } from './row-text-memo.js';
+import { createTextMemo, frozenJson } from '../../../journal/text-memo.js';
 
 /**
  * The journal's two tables, shared by the SQL stores. Instants are integer ms on the worker's
@@ -158,8 +158,8 @@ const nullableNumber = (value: unknown): number | null =>
 const nullableString = (value: unknown): string | null =>
   value === null || value === undefined ? null : String(value);
 
-const headersOf = createRowTextMemo<Readonly<Record<string, string>>>();
-const secretHeadersOf = createRowTextMemo<readonly string[]>();
+const headersOf = createTextMemo(frozenJson<Readonly<Record<string, string>>>);
+const secretHeadersOf = createTextMemo(frozenJson<readonly string[]>);
 
 /**
  * Bytes a driver returned (a Buffer) as a plain Uint8Array over the same memory: the driver made
