@@ -11,6 +11,7 @@ import { connectHeard } from '../../postgres-driver/connect-heard.js';
 import { postgresJournalWake } from './postgres-journal-wake.js';
 import { hashName } from '../../ledger/postgres/postgres-statements.js';
 import { preparedByText } from '../../postgres-driver/prepared-by-text.js';
+import { withStatsForBacklog } from './postgres-journal-stats.js';
 
 /**
  * Percent of each intents page new rows fill (PostgreSQL's default 100): the rest is room for
@@ -100,7 +101,7 @@ export function createPostgresJournalStore(
     }
   };
 
-  return createSqlJournalStore<PgQueryable>({
+  const store = createSqlJournalStore<PgQueryable>({
     name: 'postgres',
     intents: qualify(tableName),
     attempts: qualify(`${tableName}_attempts`),
@@ -152,4 +153,9 @@ export function createPostgresJournalStore(
       pool = undefined;
     },
   });
+  return withStatsForBacklog(
+    store,
+    (sql, params) => on(thePool())(sql, params),
+    qualify(tableName),
+  );
 }
