@@ -106,21 +106,7 @@ export function createPostgresJournalStore(
     intents: qualify(tableName),
     attempts: qualify(`${tableName}_attempts`),
     endpoints: qualify(`${tableName}_endpoints`),
-    ddl: [
-      journalDdl(qualify(tableName), qualify(`${tableName}_attempts`), {
-        bigint: 'BIGINT',
-        bytes: 'BYTEA',
-        serial: 'BIGSERIAL PRIMARY KEY',
-        addColumn: 'ADD COLUMN IF NOT EXISTS',
-      }),
-      // Additive, for journals made before endpoints existed.
-      `ALTER TABLE ${qualify(tableName)} ADD COLUMN IF NOT EXISTS ${INTENT_ENDPOINT_COLUMN.name} ${INTENT_ENDPOINT_COLUMN.type}`,
-      endpointDdl(qualify(`${tableName}_endpoints`), 'BIGINT'),
-      // Room on each page for a row's next version: a claim (the lease, the attempt's start)
-      // changes no indexed column, so with room it is a HOT update, no index entry.
-      `ALTER TABLE ${qualify(tableName)} SET (fillfactor = ${INTENTS_FILLFACTOR})`,
-      `ALTER TABLE ${qualify(`${tableName}_attempts`)} SET (fillfactor = ${ATTEMPTS_FILLFACTOR})`,
-    ].join(';\n'),
+    ddl: postgresJournalDdl(qualify, tableName),
     // Our own identifiers only (checkIdentifier): no quote can be in the literal.
     orderingLock: `SELECT pg_advisory_xact_lock(hashtext('oncely-order:${qualify(tableName)}'), hashtext($1))`,
     nextSeq: `nextval(pg_get_serial_sequence('${qualify(tableName)}', 'seq'))`,
@@ -158,4 +144,23 @@ export function createPostgresJournalStore(
     (sql, params) => on(thePool())(sql, params),
     qualify(tableName),
   );
+}
+
+/** The journal's tables on PostgreSQL, made or brought up to date by ready(). */
+function postgresJournalDdl(qualify: (name: string) => string, tableName: string): string {
+  return [
+    journalDdl(qualify(tableName), qualify(`${tableName}_attempts`), {
+      bigint: 'BIGINT',
+      bytes: 'BYTEA',
+      serial: 'BIGSERIAL PRIMARY KEY',
+      addColumn: 'ADD COLUMN IF NOT EXISTS',
+    }),
+    // Additive, for journals made before endpoints existed.
+    `ALTER TABLE ${qualify(tableName)} ADD COLUMN IF NOT EXISTS ${INTENT_ENDPOINT_COLUMN.name} ${INTENT_ENDPOINT_COLUMN.type}`,
+    endpointDdl(qualify(`${tableName}_endpoints`), 'BIGINT'),
+    // Room on each page for a row's next version: a claim (the lease, the attempt's start)
+    // changes no indexed column, so with room it is a HOT update, no index entry.
+    `ALTER TABLE ${qualify(tableName)} SET (fillfactor = ${INTENTS_FILLFACTOR})`,
+    `ALTER TABLE ${qualify(`${tableName}_attempts`)} SET (fillfactor = ${ATTEMPTS_FILLFACTOR})`,
+  ].join(';\n');
 }
