@@ -1,6 +1,5 @@
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { createJournal, createOutboxWorker, type JournalStore } from '#oncely/journal/index.js';
 import { createPostgresJournalStore } from '#oncely/stores/postgres/index.js';
 import {
@@ -12,7 +11,7 @@ import {
   WIDE_SLACK_MS,
 } from '#oncely/stores/journal/sql/claim-mark.js';
 import { VirtualClock } from '#oncely/time/index.js';
-import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
+import { describePostgres, suitePool } from '../stores/postgres-env.js';
 
 const TARGET = 'http://receiver.test/hooks';
 const START = Date.parse('2026-12-01T00:00:00Z');
@@ -71,13 +70,7 @@ function workerOn(store: JournalStore<unknown>, clock: VirtualClock, statuses: n
 }
 
 await describePostgres('PostgreSQL journal: the claim mark misses nothing', ({ url, options }) => {
-  const schema = uniqueSchemaName('oncely_claim_mark');
-  const pool = url ? new pg.Pool({ connectionString: url, max: 3 }) : undefined;
-  after(async () => {
-    if (!pool) return;
-    await pool.end();
-    await dropSchema(url!, schema);
-  });
+  const { pool, schema } = suitePool(url, 'oncely_claim_mark');
   let n = 0;
   const open = () => {
     const clock = new VirtualClock({ startAt: START });

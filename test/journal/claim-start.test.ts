@@ -1,12 +1,11 @@
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { createJournal, createOutboxWorker, type JournalStore } from '#oncely/journal/index.js';
 import { createPostgresJournalStore } from '#oncely/stores/postgres/index.js';
 import { createSqliteJournalStore, openSqliteDatabase } from '#oncely/stores/sqlite/index.js';
 import { VirtualClock } from '#oncely/time/index.js';
-import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
+import { describePostgres, suitePool } from '../stores/postgres-env.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const TARGET = 'http://receiver.test/hooks';
@@ -127,13 +126,7 @@ function runClaimStart(
 }
 
 await describePostgres('PostgreSQL journal: claim and start in one write', ({ url, options }) => {
-  const schema = uniqueSchemaName('oncely_claim_start');
-  const pool = url ? new pg.Pool({ connectionString: url, max: 3 }) : undefined;
-  after(async () => {
-    if (!pool) return;
-    await pool.end();
-    await dropSchema(url!, schema);
-  });
+  const { pool, schema } = suitePool(url, 'oncely_claim_start');
   let n = 0;
   runClaimStart(
     () => createPostgresJournalStore({ pool: pool!, schema, table: `cs_${++n}` }) as JournalStore,

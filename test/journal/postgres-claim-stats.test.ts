@@ -1,10 +1,9 @@
-import { after, it } from 'node:test';
+import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { createJournal, type JournalStore } from '#oncely/journal/index.js';
 import { createPostgresJournalStore } from '#oncely/stores/postgres/index.js';
 import { VirtualClock } from '#oncely/time/index.js';
-import { describePostgres, dropSchema, uniqueSchemaName } from '../stores/postgres-env.js';
+import { describePostgres, suitePool } from '../stores/postgres-env.js';
 
 const TARGET = 'http://receiver.test/hooks';
 
@@ -15,13 +14,7 @@ const TARGET = 'http://receiver.test/hooks';
 await describePostgres(
   'PostgreSQL journal: statistics at the first backlog',
   ({ url, options }) => {
-    const schema = uniqueSchemaName('oncely_claim_stats');
-    const pool = url ? new pg.Pool({ connectionString: url, max: 3 }) : undefined;
-    after(async () => {
-      if (!pool) return;
-      await pool.end();
-      await dropSchema(url!, schema);
-    });
+    const { pool, schema } = suitePool(url, 'oncely_claim_stats');
     let n = 0;
     const open = async (intents: number) => {
       const table = `st_${++n}`;

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import type pgModule from 'pg';
 import type { LedgerStore } from '#oncely/ledger/index.js';
 import { createPostgresStore, type PgPool } from '#oncely/stores/postgres/index.js';
@@ -133,4 +133,22 @@ export function storeInFreshSchema(
       await dropSchema(url, schema);
     },
   };
+}
+
+/**
+ * A pool for a suite's journal tables in a schema of its own (`prefix` and a unique tail): ended,
+ * and the schema dropped, after the suite. Undefined when the tests are skipped (no `url`).
+ */
+export function suitePool(
+  url: string,
+  prefix: string,
+): { pool: InstanceType<typeof pg.Pool> | undefined; schema: string } {
+  const schema = uniqueSchemaName(prefix);
+  const pool = url ? new pg.Pool({ connectionString: url, max: 3 }) : undefined;
+  after(async () => {
+    if (!pool) return;
+    await pool.end();
+    await dropSchema(url, schema);
+  });
+  return { pool, schema };
 }
