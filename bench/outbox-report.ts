@@ -88,14 +88,20 @@ export function formatOutbox(result: OutboxResult): string {
     '| sender | CPU µs per delivery (PostgreSQL) | deliveries per CPU-s | ÷ best rival | wall deliveries/s | low load p50 / p99 ms | low load from commit p50 / p99 ms | saturated p50 / p99 ms |',
     '|---|---|---|---|---|---|---|---|',
   ];
+  const pair = (xs: readonly number[] | undefined): string =>
+    xs && xs.length > 0 ? `${ms(quantile(xs, 0.5))} / ${ms(quantile(xs, 0.99))}` : '–';
   for (const row of rows) {
     const latency = result.latency.get(row.contender);
-    const pair = (xs: readonly number[] | undefined): string =>
-      xs && xs.length > 0 ? `${ms(quantile(xs, 0.5))} / ${ms(quantile(xs, 0.99))}` : '–';
     lines.push(
       `| ${LABEL[row.contender]} | ${int(row.cpuUs[0])} (${int(row.cpuUs[1])}–${int(row.cpuUs[2])}; ${int(row.databaseUs)}) | ${int(row.perCpuSecond)} | ${row.ratio === undefined ? '' : `**${row.ratio.toFixed(2)}** (${row.rival})`} | ${int(row.wallPerS[0])} (${int(row.wallPerS[1])}–${int(row.wallPerS[2])}) | ${pair(latency?.low)} | ${pair(latency?.lowFromCommit)} | ${pair(latency?.saturated)} |`,
     );
   }
+  // Low load only: its worker's CPU is the recording process's (outbox-embedded.ts).
+  const { embedded } = result;
+  if (embedded.low.length > 0)
+    lines.push(
+      `| oncely, SQLite journal, worker in the recording process | – | – | | – | ${pair(embedded.low)} | ${pair(embedded.lowFromCommit)} | – |`,
+    );
   return `${lines.join('\n')}\n`;
 }
 

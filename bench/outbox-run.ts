@@ -84,6 +84,8 @@ export interface OutboxResult {
   readonly checks: DeliveryCheck[];
   /** What an empty start and stop cost each worker (worker + backends, µs). */
   readonly startCostUs: Map<Contender, number>;
+  /** Low load with the SQLite worker in the recording process (outbox-embedded.ts), pooled. */
+  readonly embedded: Pick<LatencySamples, 'low' | 'lowFromCommit'>;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -5,7 +5,9 @@
  * answers 200 at once; the intents recorded here, one commit each, as an app does. Contenders are
  * interleaved round by round in one run (bench/outbox-run.ts says what a round measures), and
  * the no-op rows compare claim and settle alone: oncely with sends that answer at once against
- * graphile-worker running no-op jobs. `--hold-vacuum-minutes` runs bench/outbox-vacuum.ts instead.
+ * graphile-worker running no-op jobs. Beside the SQLite row, each round also measures low load
+ * with its worker in this process (bench/outbox-embedded.ts), as an app embeds it.
+ * `--hold-vacuum-minutes` runs bench/outbox-vacuum.ts instead.
  *
  *   npm run build && node dist/bench/outbox.js --pg URL [--intents 2000] [--rounds 3]
  */
@@ -26,6 +28,7 @@ import {
   type OutboxResult,
 } from './outbox-run.js';
 import { formatVacuum, runVacuumHeld } from './outbox-vacuum.js';
+import { embeddedLowLoad } from './outbox-embedded.js';
 
 const USAGE = `usage: node dist/bench/outbox.js [options]
   a webhook sender's CPU per delivered intent: oncely's outbox against graphile-worker + fetch
@@ -68,6 +71,7 @@ export async function runOutboxBench(
     latency: new Map(contenders.map((c) => [c, { low: [], lowFromCommit: [], saturated: [] }])),
     checks: [],
     startCostUs: new Map(),
+    embedded: { low: [], lowFromCommit: [] },
   };
   await rig.start(contenders, options.batchSize, options.cpuProfDir);
   // Warm-up (JIT, prepared statements, connections), not counted; then each empty start's cost.
@@ -102,6 +106,13 @@ export async function runOutboxBench(
       pooled.lowFromCommit.push(...measured.lowFromCommit);
       pooled.saturated.push(...measured.saturated);
       result.checks.push(...measured.checks);
+      // Beside the SQLite row, in the same round: its worker in this process.
+      if (contender !== 'oncely-sqlite' || options.lowLoadSamples === 0) continue;
+      progress(`round ${round}/${options.rounds}: oncely-sqlite, worker in this process`);
+      const embedded = await embeddedLowLoad(rig, round, options);
+      result.embedded.low.push(...embedded.low);
+      result.embedded.lowFromCommit.push(...embedded.lowFromCommit);
+      result.checks.push(...embedded.checks);
     }
   }
   return result;
@@ -182,7 +193,7 @@ async function main(): Promise<void> {
         .map(([c, us]) => `${c} ${Math.round(us)}`)
         .join(
           ', ',
-        )}). Medians of ${options.rounds} rounds (lowest–highest); latency pooled over the rounds, from the record call to the receiver's first arrival (low load also from the record's return: the wake-up without the record's own commit).`,
+        )}). Medians of ${options.rounds} rounds (lowest–highest); latency pooled over the rounds, from the record call to the receiver's first arrival (low load also from the record's return: the wake-up without the record's own commit). "Worker in the recording process": low load with the SQLite worker in this process on the journal's own store, woken in process (no file event between them); its CPU is this process's, so it has no drain columns.`,
     );
     console.log(formatChecks(result.checks));
     if (failedChecks(result.checks).length > 0) process.exitCode = 1;

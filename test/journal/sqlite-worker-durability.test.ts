@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createJournal, createOutboxWorker } from '#oncely/journal/index.js';
@@ -108,6 +109,31 @@ describe('SQLite journal: what the worker writes survive (workerDurability)', ()
     assert.deepEqual(levels, [NORMAL]);
     assert.equal(level(), FULL);
     other.close();
+    await store.close();
+  });
+
+  it('a claim runs its statements and the two level changes, and reads no level back', async () => {
+    const file = join(dir, `journal-${++n}.db`);
+    const log: string[] = [];
+    const store = createSqliteJournalStore({
+      database: () =>
+        new Database(file, {
+          verbose: (sql) => log.push(String(sql).trim().split(/\s+/).slice(0, 3).join(' ')),
+        }) as unknown as SqliteDatabase,
+    });
+    const clock = new VirtualClock({ startAt: 1_700_000_000_000 });
+    await createJournal({ store, clock }).record({ key: 'k1', target: TARGET, body: '{}' });
+    log.length = 0;
+    const claimed = await store.capabilities.claimStarting!.claim('w', clock.now(), 60_000, 16);
+    assert.equal(claimed.length, 1);
+    assert.deepEqual(log, [
+      'PRAGMA synchronous =',
+      'BEGIN IMMEDIATE',
+      'SELECT key, open_attempt',
+      'UPDATE oncely_intents SET',
+      'COMMIT',
+      'PRAGMA synchronous =',
+    ]);
     await store.close();
   });
 

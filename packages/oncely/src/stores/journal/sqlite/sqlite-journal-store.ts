@@ -16,13 +16,16 @@ import {
 } from '../sql/sql-journal-store.js';
 import type { SqliteDatabase, SqliteTx } from '../../sqlite-driver/sqlite-database.js';
 import { dataVersionOf, withDataVersionWake } from './data-version-wake.js';
-import { inWriteTransaction } from '../../sqlite-driver/write-lock.js';
+import { inWriteTransaction, setSyncLevel } from '../../sqlite-driver/write-lock.js';
 import { systemClock, type Clock } from '../../../time/clock.js';
 import { resolve } from 'node:path';
 import { inProcessWake } from '../journal-wake.js';
 import { DURABILITIES, type Durability } from '../../../ledger/ledger-store.js';
 import { InvalidOptionError } from '../../../contract/errors.js';
 import type { CommitSync } from '../../sqlite-driver/write-lock.js';
+
+/** SQLite's `synchronous = FULL`: a record's commit fsyncs. */
+const FULL = 2;
 
 export interface SqliteJournalStoreOptions {
   /** A better-sqlite3@12 connection, or a function that opens one on first use (then closed by close()). */
@@ -108,7 +111,7 @@ export function createSqliteJournalStore(
     if (db) return db;
     db = typeof database === 'function' ? database() : database;
     db.pragma('journal_mode = WAL');
-    db.exec('PRAGMA synchronous = FULL');
+    setSyncLevel(db, FULL);
     // Writes never wait inside SQLite, which would freeze this process: they wait for another
     // process's lock in the event loop (write-lock.ts), in a transaction of their own.
     db.pragma('busy_timeout = 0');
