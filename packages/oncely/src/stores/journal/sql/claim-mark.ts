@@ -31,10 +31,10 @@
  * a row only if it is pending, due and free.
  *
  * The tiers are what a held-back VACUUM costs: the walk of a claim is the dead entries in its
- * range. From `SLACK_MS` behind, every claim walked the last two seconds of settled intents (a
- * 2-minute hold: about 120 entries a delivery, claim and mark); from the lowest pending row, a
- * claim walks what was settled since; the wide claim walks `WIDE_SLACK_MS` of history and the
- * full one all of it, each at its period.
+ * range. Not listening, a claim walks the last `SLACK_MS` of settled intents (in a 2-minute hold
+ * about 120 entries a delivery, claim and mark); listening, what was settled since the lowest
+ * pending row; the wide claim walks `WIDE_SLACK_MS` of history and the full one all of it, each
+ * at its period.
  */
 
 /** A position in the claim's order: (next_attempt_at, seq). */
