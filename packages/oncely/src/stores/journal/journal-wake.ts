@@ -1,4 +1,5 @@
 import type { JournalStore } from '../../journal/journal-store.js';
+import type { ClaimMarkHearing } from './sql/claim-mark.js';
 
 /**
  * How a journal tells its workers that an intent may be due now, so a recorded intent is
@@ -20,6 +21,11 @@ export interface JournalWake {
    * (`'record'`: on PostgreSQL its own statement has said so) or a reopening (`'other'`).
    */
   written(kind: 'record' | 'other'): Promise<void>;
+  /**
+   * Where the store's claim mark (claim-mark.ts) hears of the positions of rows written and of
+   * when listening begins and ends; absent where there is no mark (memory, SQLite).
+   */
+  hearWith?(claimMark: ClaimMarkHearing): void;
   /** Listens again if anything watches and listening had stopped (a lost connection): at each poll. */
   ensure(): void;
   /** Calls `onDue` after each such write until the function it resolves with is called. */

@@ -1,10 +1,12 @@
 import type { JournalWake } from '../journal-wake.js';
+import type { ClaimMarkHearing, ClaimPosition } from '../sql/claim-mark.js';
 import { connectHeard } from '../../postgres-driver/connect-heard.js';
 import type { PgPool, PgPoolClient } from '../../postgres-driver/pg-pool.js';
 
 /** What a listening client emits besides query results (pg's Client is an EventEmitter). */
 interface NotificationEmitter {
-  on(event: 'notification' | 'end', listener: () => void): unknown;
+  on(event: 'notification', listener: (message: { payload?: string }) => void): unknown;
+  on(event: 'end', listener: () => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
   removeAllListeners(event: 'notification' | 'end'): unknown;
 }
@@ -17,13 +19,28 @@ interface NotificationEmitter {
  * closed, so no pooled connection stays LISTENing). When it ends (the server restarted), `ensure`
  * at the worker's next poll takes another.
  *
+ * A record's notification carries its row's position in the claim order, `next_attempt_at seq`,
+ * for the store's claim mark (claim-mark.ts), which is told when listening begins and ends;
+ * other writes notify without one.
+ *
  * `channel` is built from checked identifiers only (no quote can be in it).
  */
 export function postgresJournalWake(pool: () => PgPool, channel: string): JournalWake {
   const listeners = new Set<() => void>();
+  let hearing: ClaimMarkHearing | undefined;
   let listening: Promise<PgPoolClient | undefined> | undefined;
+  // Which listen is the current one: a LISTEN that succeeds after it was given up tells no one.
+  let generation = 0;
+  const stopHearing = (): void => {
+    generation++;
+    hearing?.listening(false);
+  };
   const fire = (): void => {
     for (const onDue of listeners) onDue();
+  };
+  const heard = (message: { payload?: string }): void => {
+    hearing?.heard(positionOf(message.payload));
+    fire();
   };
   const stop = (client: PgPoolClient | undefined, destroy: boolean): void => {
     if (client === undefined) return;
@@ -33,10 +50,12 @@ export function postgresJournalWake(pool: () => PgPool, channel: string): Journa
   };
   const listen = (): Promise<PgPoolClient | undefined> =>
     (listening ??= (async () => {
+      const mine = ++generation;
       const client = await connectHeard(pool());
       const emitter = client as unknown as NotificationEmitter;
-      emitter.on('notification', fire);
+      emitter.on('notification', heard);
       emitter.on('end', () => {
+        stopHearing();
         listening = undefined;
         stop(client, true);
         fire(); // whatever was notified meanwhile is found by looking now
@@ -47,6 +66,7 @@ export function postgresJournalWake(pool: () => PgPool, channel: string): Journa
         stop(client, true); // a LISTEN refused keeps no connection from the pool
         throw error;
       }
+      if (mine === generation) hearing?.listening(true);
       return client;
     })().catch(() => {
       listening = undefined; // the poll goes on; the next relisten tries again
@@ -54,7 +74,10 @@ export function postgresJournalWake(pool: () => PgPool, channel: string): Journa
     }));
   return {
     recordStatement: (insert) =>
-      `WITH recorded AS (${insert} RETURNING 1) SELECT pg_notify('${channel}', '') FROM recorded`,
+      `WITH recorded AS (${insert} RETURNING next_attempt_at, seq) SELECT pg_notify('${channel}', next_attempt_at || ' ' || seq) FROM recorded`,
+    hearWith(claimMark) {
+      hearing = claimMark;
+    },
     async written(kind) {
       // Best effort: the write has committed; a lost notification costs a poll, not the write.
       if (kind === 'other')
@@ -72,6 +95,7 @@ export function postgresJournalWake(pool: () => PgPool, channel: string): Journa
       return () => {
         listeners.delete(listener);
         if (listeners.size > 0 || listening === undefined) return;
+        stopHearing();
         const ending = listening;
         listening = undefined;
         void ending.then((client) => stop(client, true));
@@ -79,9 +103,16 @@ export function postgresJournalWake(pool: () => PgPool, channel: string): Journa
     },
     async close() {
       listeners.clear();
+      stopHearing();
       const ending = listening;
       listening = undefined;
       stop(await ending, true);
     },
   };
+}
+
+/** A record's position from its notification's payload; undefined for one without (`''`). */
+export function positionOf(payload: string | undefined): ClaimPosition | undefined {
+  const match = /^(-?\d+) (\d+)$/.exec(payload ?? '');
+  return match ? { at: Number(match[1]), seq: Number(match[2]) } : undefined;
 }

@@ -44,13 +44,15 @@ export function createSqlEndpointStore<Tx>(
       });
     },
     // The due index covers pending rows by next_attempt_at: the parked ones are its far end.
-    wake: async (id, nowMs) =>
-      (
-        await query(
-          `UPDATE ${backend.intents} SET next_attempt_at = $2 WHERE state = 'pending' AND next_attempt_at >= $3 AND endpoint = $1`,
-          [id, nowMs, PARKED_AT],
-        )
-      ).changes,
+    // Woken, they are told of as a reopening is: workers look now, below their claim mark too.
+    async wake(id, nowMs) {
+      const { changes } = await query(
+        `UPDATE ${backend.intents} SET next_attempt_at = $2 WHERE state = 'pending' AND next_attempt_at >= $3 AND endpoint = $1`,
+        [id, nowMs, PARKED_AT],
+      );
+      if (changes > 0) await backend.wake.written('other');
+      return changes;
+    },
     // Its pending intents end `cancelled` as journal.cancel ends one: never one a live lease holds.
     async remove(id, final, nowMs) {
       await ready();

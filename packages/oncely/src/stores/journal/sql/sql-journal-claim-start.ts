@@ -165,14 +165,19 @@ export async function claimStartingIn(
   let rows: Record<string, unknown>[];
   if (onlyKey !== undefined) rows = (await query(sql.claimStartOne, [...params, onlyKey])).rows;
   else {
-    const from = mark.startFor(nowMs);
-    rows = (await query(sql.claimStart, [...params, from.at, from.seq])).rows;
+    const start = mark.startFor(nowMs);
+    try {
+      rows = (await query(sql.claimStart, [...params, start.from.at, start.from.seq])).rows;
+    } catch (error) {
+      mark.abandon(start);
+      throw error;
+    }
     const first = rows[0];
     const lowest =
       first === undefined || first['mark_at'] == null
         ? undefined
         : { at: Number(first['mark_at']), seq: Number(first['mark_seq']) };
-    mark.advance(nowMs, from, lowest);
+    mark.advance(nowMs, start, lowest);
     rows = rows.filter((row) => row['key'] != null);
   }
   return rows

@@ -113,6 +113,7 @@ function sqlJournalStore<Tx>(
   // is one statement that reads from the mark (claim-mark.ts); SQLite's reads none.
   const mark = createClaimMark();
   const markedReads = backend.writableCte ? mark : undefined;
+  if (markedReads) backend.wake.hearWith?.(mark);
 
   return {
     name: backend.name,
