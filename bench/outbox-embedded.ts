@@ -7,10 +7,9 @@
  */
 import { createJournal, createOutboxWorker, type JournalStore } from 'oncely';
 import { createSqliteJournalStore, openSqliteDatabase } from 'oncely/stores/sqlite';
-import { monotonicMs } from './outbox-protocol.js';
 import {
   checkSet,
-  GAP_MAX_MS,
+  lowLoad,
   recordAll,
   type DeliveryCheck,
   type LatencySamples,
@@ -18,8 +17,6 @@ import {
   type OutboxRig,
 } from './outbox-run.js';
 import type { Recorder } from './outbox-recorders.js';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * One round of the embedded row on a file of its own: a warm-up drain, then `lowLoadSamples`
@@ -58,21 +55,14 @@ export async function embeddedLowLoad(
     await recordAll(recorder, set, keysOf(`${set}.warm.`, warm));
     await warmed;
     checks.push(await checkSet(receiver, 'oncely-sqlite', `${set}.warm.`, warm));
-    const low: number[] = [];
-    const lowFromCommit: number[] = [];
-    for (let i = 0; i < options.lowLoadSamples; i++) {
-      await sleep(Math.random() * (options.gapMaxMs ?? GAP_MAX_MS));
-      const prefix = `${set}.low${i}.`;
-      const arrived = receiver.reached(prefix, 1);
-      const key = `${prefix}0`;
-      const calledAt = monotonicMs();
-      await recorder.record(set, key, JSON.stringify({ key }));
-      const committedAt = monotonicMs();
-      const arrivedAt = await arrived;
-      low.push(arrivedAt - calledAt);
-      lowFromCommit.push(arrivedAt - committedAt);
-      checks.push(await checkSet(receiver, 'oncely-sqlite', prefix, 1));
-    }
+    const { low, lowFromCommit } = await lowLoad(
+      rig,
+      recorder,
+      'oncely-sqlite',
+      set,
+      options,
+      checks,
+    );
     return { low, lowFromCommit, checks };
   } finally {
     stop.abort();

@@ -307,21 +307,18 @@ export interface LatencySamples {
 }
 
 /**
- * Low load, then saturation, on a running worker: record→first attempt (ms) of each intent, and
- * the delivery checks of both phases.
+ * Low load: one intent at a time into `set`, each after a random pause; record→first attempt (ms)
+ * from the call and from the record's return. Each intent's delivery check goes to `checks`.
  */
-export async function latencies(
+export async function lowLoad(
   rig: OutboxRig,
+  recorder: Recorder,
   contender: Contender,
   set: string,
-  drainRatePerS: number,
   options: OutboxOptions,
-): Promise<LatencySamples & { checks: DeliveryCheck[] }> {
-  const { child } = rig.workers.get(contender)!;
+  checks: DeliveryCheck[],
+): Promise<Pick<LatencySamples, 'low' | 'lowFromCommit'>> {
   const receiver = rig.receiver!;
-  const recorder = rig.recorders.get(engineOf(contender).engine)!;
-  const checks: DeliveryCheck[] = [];
-  await child.ask({ type: 'go', set }, 'started');
   const low: number[] = [];
   const lowFromCommit: number[] = [];
   for (let i = 0; i < options.lowLoadSamples; i++) {
@@ -337,6 +334,26 @@ export async function latencies(
     lowFromCommit.push(arrivedAt - committedAt);
     checks.push(await checkSet(receiver, contender, prefix, 1));
   }
+  return { low, lowFromCommit };
+}
+
+/**
+ * Low load, then saturation, on a running worker: record→first attempt (ms) of each intent, and
+ * the delivery checks of both phases.
+ */
+export async function latencies(
+  rig: OutboxRig,
+  contender: Contender,
+  set: string,
+  drainRatePerS: number,
+  options: OutboxOptions,
+): Promise<LatencySamples & { checks: DeliveryCheck[] }> {
+  const { child } = rig.workers.get(contender)!;
+  const receiver = rig.receiver!;
+  const recorder = rig.recorders.get(engineOf(contender).engine)!;
+  const checks: DeliveryCheck[] = [];
+  await child.ask({ type: 'go', set }, 'started');
+  const { low, lowFromCommit } = await lowLoad(rig, recorder, contender, set, options, checks);
   const rate = drainRatePerS * SATURATION_SHARE;
   const m = Math.max(20, Math.min(options.intents, Math.round(rate * options.saturationSeconds)));
   const prefix = `${set}.sat.`;
