@@ -1,4 +1,5 @@
 import type { Clock } from '../time/clock.js';
+import { afterThisTurn } from '../time/next-turn.js';
 
 /**
  * What a worker waits on between passes: the clock, or a wake from its journal, whichever comes
@@ -51,7 +52,7 @@ export function createWakeLatch(): WakeLatch {
         waker = () => {
           end();
           resolve();
-          setImmediate(() => timer.abort(CANCELLED));
+          afterThisTurn(() => timer.abort(CANCELLED));
         };
         if (signal?.aborted) return stop();
         signal?.addEventListener('abort', stop, { once: true });
